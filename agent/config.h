@@ -1,0 +1,33 @@
+// The agent's settings, read once from the environment (see SPEC.md). A bad
+// value gets one warning and the default; it never stops the host.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace brickprof::agent {
+
+enum class SyncMode { kDeferred, kPerLayer, kImmediate, kNone };
+enum class PtxMode { kHash, kSource };
+
+struct Config {
+  std::string output = "brickprof-%n-%p";       // BRICKPROF_OUTPUT
+  std::vector<std::string> formats = {"json", "tree", "dot"};  // BRICKPROF_FORMATS
+  std::string log_level = "warn";                // BRICKPROF_LOG
+  uint64_t buffer_bytes = 256ull << 20;          // BRICKPROF_BUFFER_MB
+  bool gpu = true;                               // BRICKPROF_GPU=auto|off
+  SyncMode sync = SyncMode::kDeferred;           // BRICKPROF_SYNC
+  PtxMode ptx = PtxMode::kHash;                  // BRICKPROF_PTX
+  std::vector<std::string> warnings;             // one per bad value
+};
+
+// Reads the environment through `getenv` (injectable for tests).
+Config read_config(const char* (*getenv_fn)(const char*));
+const char* to_string(SyncMode mode);
+
+// Expands %p pid, %r rank, %h host, %n program name in an output prefix.
+std::string expand_output_prefix(const std::string& pattern, long pid, long rank,
+                                 const std::string& host, const std::string& program);
+
+}  // namespace brickprof::agent

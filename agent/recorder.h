@@ -1,0 +1,87 @@
+// The recorder: per-thread, lock-free buffers of fixed-size event records.
+// Producers (scope API, NVTX injection, CUPTI callbacks) append on their own
+// thread with no lock and no allocation in steady state; at exit the dumper
+// replays every buffer into a Trace (see replay.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "analysis/trace.h"
+
+namespace brickprof::agent {
+
+enum class EventType : uint8_t {
+  kPush,       // a = element count or layer index; site = what was opened
+  kPop,        //
+  kWork,       // a, b = FLOPs and bytes (double bits) for the innermost scope
+  kCudaApi,    // tsc = API enter, a = correlation id, b = API exit tsc, site = API name
+  kGraphNode,  // a = CUDA graph node id created under the current scope
+  kMark,       // an instant (NVTX mark); site = its name
+};
+
+// One record: 32 bytes, so a 64-byte cache line holds two.
+struct Event {
+  uint64_t tsc;
+  uint64_t a;
+  uint64_t b;
+  uint32_t site;
+  EventType type;
+  uint8_t pad[3];
+};
+static_assert(sizeof(Event) == 32, "Event must stay 32 bytes");
+
+// What an interned site stands for, resolved once when first seen.
+struct SiteInfo {
+  StringId name = 0;  // in Recorder::strings()
+  NodeKind kind = NodeKind::kScope;
+  int16_t brick_id = -1;
+  Category category = Category::kNone;
+};
+
+struct Chunk;
+struct ThreadBuffer;
+
+class Recorder {
+ public:
+  // Intern a site by kind, brick id and name (name may be empty for layers
+  // and well-known bricks). Names are mapped to layers/bricks as NVTX and
+  // BRICKPROF_BRICK_NAMED need: "Layer 3" -> layer, "Rope" -> RopeEmbedding.
+  // Thread-safe (takes a lock): call once per call site, then cache the id.
+  static uint32_t intern_site(NodeKind kind, int brick_id, std::string_view name);
+  // For NVTX and dynamic names: picks layer / brick / scope from the name.
+  static uint32_t intern_named(std::string_view name, NodeKind default_kind);
+  static uint32_t intern_api_name(std::string_view name);
+
+  // Hot path. Returns false (and records nothing) when disabled or full.
+  static bool push(uint32_t site, uint64_t arg);
+  static bool pop();
+  static void work(double flops, double bytes);
+  static void cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
+                       uint64_t correlation);
+  static void graph_node(uint64_t graph_node_id);
+  static void mark(uint32_t site);
+
+  static void set_enabled(bool on);
+  static bool enabled();
+  // Cap on event memory, bytes (BRICKPROF_BUFFER_MB); set before recording.
+  static void set_capacity(uint64_t bytes);
+
+  // For the dumper: stop recording and visit every thread's events in order.
+  struct ThreadEvents {
+    uint32_t tid;
+    std::vector<const Event*> chunks;  // chunk starts
+    std::vector<uint32_t> counts;      // events in each chunk
+    bool truncated;                    // stopped recording at the cap
+  };
+  static std::vector<ThreadEvents> snapshot();
+  static uint64_t dropped_events();
+  static SiteInfo site(uint32_t id);
+  static const StringTable& strings();  // valid after recording stopped
+  // Forget all events (after fork, in the child).
+  static void reset_after_fork();
+};
+
+}  // namespace brickprof::agent

@@ -1,0 +1,40 @@
+// Turns the recorder's per-thread event streams into trace nodes and edges,
+// and remembers which scope issued each CUDA call, so GPU records (which
+// arrive later, from CUPTI) can be attached to the scope that launched them.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "agent/clock.h"
+#include "agent/recorder.h"
+#include "analysis/trace.h"
+
+namespace brickprof::agent {
+
+struct LaunchPoint {
+  uint32_t scope = kNoNode;  // innermost open scope at the API call
+  uint32_t thread = 0;
+  int64_t api_start_ns = 0;
+  int64_t api_end_ns = 0;
+};
+
+struct LaunchIndex {
+  std::unordered_map<uint64_t, LaunchPoint> by_correlation;
+  // Scope that was open when a CUDA graph node was created (captured):
+  // kernels replayed from the graph belong there.
+  std::unordered_map<uint64_t, uint32_t> scope_of_graph_node;
+};
+
+struct ReplayResult {
+  LaunchIndex launches;
+  uint64_t unbalanced_pops = 0;
+  uint64_t open_scopes_at_exit = 0;
+};
+
+// Appends CPU nodes (layers, bricks, scopes, marks) with contains edges.
+// Scopes still open at the end are closed at `end_tsc` and counted.
+ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Clock& clock,
+                    uint64_t end_tsc, Trace& trace);
+
+}  // namespace brickprof::agent

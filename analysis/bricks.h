@@ -1,0 +1,24 @@
+// The well-known bricks, their categories, and the names (and aliases) by
+// which scopes and NVTX ranges are recognised as layers and bricks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+inline constexpr int kBrickCount = 15;
+
+// Canonical name of a well-known brick id (0..14), "" otherwise.
+std::string_view brick_name(int brick_id);
+Category brick_category(int brick_id);
+// Well-known brick id for a name or alias ("RmsNorm", "rms_norm", "Rope",
+// "Gate", "SiLU", ...), case-insensitive; -1 if the name is custom.
+int brick_from_name(std::string_view name);
+// Layer index from names such as "Layer 3", "layer.3", "layers.3", "layer_3".
+std::optional<int32_t> layer_from_name(std::string_view name);
+
+}  // namespace brickprof

@@ -1,0 +1,87 @@
+// Per-brick and per-category statistics (see stats.h).
+#include "analysis/stats.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace brickprof {
+
+std::vector<uint32_t> nearest_brick(const Trace& trace) {
+  const size_t n = trace.nodes.size();
+  constexpr uint32_t kUnknown = kNoNode - 1;
+  std::vector<uint32_t> result(n, kUnknown);
+  std::vector<uint32_t> chain;
+  for (size_t i = 0; i < n; ++i) {
+    // Walk up until a known answer, then fill the chain: each node once.
+    uint32_t cur = static_cast<uint32_t>(i);
+    chain.clear();
+    uint32_t answer = kNoNode;
+    while (cur != kNoNode && cur < n) {
+      if (result[cur] != kUnknown) {
+        answer = result[cur];
+        break;
+      }
+      if (trace.nodes[cur].kind == NodeKind::kBrick) {
+        answer = cur;
+        result[cur] = cur;
+        break;
+      }
+      chain.push_back(cur);
+      if (chain.size() > n) break;  // parent cycle: the reader rejects these
+      cur = trace.nodes[cur].parent;
+    }
+    for (uint32_t c : chain) result[c] = answer;
+  }
+  return result;
+}
+
+TraceStats compute_stats(const Trace& trace) {
+  TraceStats stats;
+  std::unordered_map<std::string_view, size_t> index;
+  std::vector<size_t> brick_slot(trace.nodes.size(), SIZE_MAX);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node& node = trace.nodes[i];
+    if (node.kind != NodeKind::kBrick) continue;
+    std::string_view name = trace.name(node);
+    auto [it, inserted] = index.emplace(name, stats.bricks.size());
+    if (inserted) {
+      BrickStat s;
+      s.name = std::string(name);
+      s.category = node.category == Category::kNone ? Category::kOther : node.category;
+      s.min_ns = node.duration_ns();
+      s.max_ns = node.duration_ns();
+      stats.bricks.push_back(std::move(s));
+    }
+    BrickStat& s = stats.bricks[it->second];
+    int64_t d = node.duration_ns();
+    s.count++;
+    s.total_ns += d;
+    s.min_ns = std::min(s.min_ns, d);
+    s.max_ns = std::max(s.max_ns, d);
+    s.elements += node.elements;
+    brick_slot[i] = it->second;
+  }
+  std::vector<uint32_t> owner = nearest_brick(trace);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node& node = trace.nodes[i];
+    if (!is_gpu_kind(node.kind) || owner[i] == kNoNode) continue;
+    BrickStat& s = stats.bricks[brick_slot[owner[i]]];
+    s.gpu_ns += node.duration_ns();
+    s.kernels++;
+  }
+  for (Category c : {Category::kNorm, Category::kAttention, Category::kFfn, Category::kOther})
+    stats.categories.push_back(CategoryStat{c, 0, 0, 0});
+  for (const BrickStat& s : stats.bricks) {
+    CategoryStat& c = stats.categories[static_cast<size_t>(s.category)];
+    c.count += s.count;
+    c.total_ns += s.total_ns;
+    stats.brick_total_ns += s.total_ns;
+  }
+  for (CategoryStat& c : stats.categories)
+    c.pct = stats.brick_total_ns > 0
+                ? 100.0 * static_cast<double>(c.total_ns) / static_cast<double>(stats.brick_total_ns)
+                : 0;
+  return stats;
+}
+
+}  // namespace brickprof

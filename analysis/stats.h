@@ -1,0 +1,49 @@
+// Per-brick and per-category statistics, derived from a trace's nodes alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+struct BrickStat {
+  std::string name;
+  Category category = Category::kOther;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+  uint64_t elements = 0;
+  int64_t gpu_ns = 0;    // measured time of the GPU work the brick launched
+  uint64_t kernels = 0;  // GPU operations launched from the brick
+
+  int64_t avg_ns() const { return count ? total_ns / static_cast<int64_t>(count) : 0; }
+  // Elements per second of CPU-side time.
+  double throughput() const {
+    return total_ns > 0 ? static_cast<double>(elements) * 1e9 / static_cast<double>(total_ns) : 0;
+  }
+};
+
+struct CategoryStat {
+  Category category = Category::kOther;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  double pct = 0;  // share of all brick time
+};
+
+struct TraceStats {
+  std::vector<BrickStat> bricks;          // in order of first appearance
+  std::vector<CategoryStat> categories;   // Norm, Attention, FFN, Other
+  int64_t brick_total_ns = 0;
+};
+
+TraceStats compute_stats(const Trace& trace);
+
+// For every node, the id of its nearest brick ancestor (itself for a brick),
+// or kNoNode. Linear in the number of nodes.
+std::vector<uint32_t> nearest_brick(const Trace& trace);
+
+}  // namespace brickprof

@@ -1,0 +1,30 @@
+// The JSON trace ("brickprof/1"): writing it, and reading it back with clear
+// errors for corrupt, truncated or foreign input.
+#pragma once
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+inline constexpr std::string_view kSchema = "brickprof/1";
+
+// What went wrong reading a trace: one line, naming the problem and where.
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes the whole trace, with the derived bricks[] and categories[].
+void write_trace_json(const Trace& trace, std::ostream& out);
+
+// Parses a trace; throws TraceError (message without the file name).
+Trace parse_trace_json(std::string_view json);
+// Reads and parses a file; TraceError messages start with the path.
+Trace read_trace_file(const std::string& path);
+
+}  // namespace brickprof

@@ -64,6 +64,12 @@ class Recorder {
   static void graph_node(uint64_t graph_node_id);
   static void mark(uint32_t site);
 
+  // Called on the popping thread just before a scope's end is timestamped,
+  // with the kind of scope that ends; BRICKPROF_SYNC=per-layer|immediate
+  // installs one that synchronises the GPU so CPU wall times include it.
+  using ScopeEndHook = void (*)(NodeKind closed_kind);
+  static void set_scope_end_hook(ScopeEndHook hook);
+
   static void set_enabled(bool on);
   static bool enabled();
   // Cap on event memory, bytes (BRICKPROF_BUFFER_MB); set before recording.

@@ -193,7 +193,7 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
   if (kind == NodeKind::kBrick) {
     if (brick_id < 0 && !name.empty()) brick_id = brick_from_name(name);
     if (brick_id >= 0 && brick_id < kBrickCount) {
-      if (display.empty()) display = std::string(brick_name(brick_id));
+      display = std::string(brick_name(brick_id));  // aliases become the canonical name
       info.category = brick_category(brick_id);
     } else {
       brick_id = -1;

@@ -17,6 +17,9 @@
 
 namespace {
 
+std::mutex g_spins_mutex;
+std::vector<std::pair<long long, long long>> g_spins;
+
 // Busy-waits `d` and logs the wait's own start and end (steady_clock is
 // CLOCK_MONOTONIC, the agent's timeline) to $ANNOTATED_SPIN_LOG, so a test can
 // tell the agent's error from time the machine took away from us.
@@ -25,14 +28,16 @@ void spin_for(std::chrono::microseconds d) {
   auto until = start + d;
   auto now = start;
   while (now < until) now = std::chrono::steady_clock::now();
-  if (const char* log = std::getenv("ANNOTATED_SPIN_LOG")) {
-    if (FILE* f = std::fopen(log, "a")) {
-      std::fprintf(f, "%lld %lld\n",
-                   static_cast<long long>(start.time_since_epoch().count()),
-                   static_cast<long long>(now.time_since_epoch().count()));
-      std::fclose(f);
-    }
-  }
+  std::lock_guard<std::mutex> lock(g_spins_mutex);  // kept in memory: no I/O inside scopes
+  g_spins.emplace_back(start.time_since_epoch().count(), now.time_since_epoch().count());
+}
+
+void write_spin_log() {
+  const char* log = std::getenv("ANNOTATED_SPIN_LOG");
+  FILE* f = log ? std::fopen(log, "w") : nullptr;
+  if (!f) return;
+  for (const auto& s : g_spins) std::fprintf(f, "%lld %lld\n", s.first, s.second);
+  std::fclose(f);
 }
 
 // Threads take turns, so a busy-wait is not stretched by waiting for a core.
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; ++t) threads.emplace_back(layers, t * 10);
     for (auto& th : threads) th.join();
+    write_spin_log();
     std::printf("done threads\n");
     return 0;
   }

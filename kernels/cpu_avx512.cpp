@@ -27,10 +27,13 @@ inline float hsum128(__m128 s) {
   return _mm_cvtss_f32(s);
 }
 
-// Index vector for vpermw: 16 lanes of scale a, then 16 of scale b.
+// vpshufb pattern over 8 int16 scales broadcast to every 128-bit lane:
+// lanes 0-1 (int16 0..15) pick scale a, lanes 2-3 pick scale b. One in-lane
+// shuffle each, cheaper than a cross-lane vpermw (2 uops on Skylake-SP).
 inline __m512i pair_index(int a, int b) {
-  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(static_cast<int16_t>(a))),
-                            _mm256_set1_epi16(static_cast<int16_t>(b)), 1);
+  const auto word = [](int j) { return static_cast<int16_t>((2 * j + 1) << 8 | 2 * j); };
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set1_epi16(word(a))),
+                            _mm256_set1_epi16(word(b)), 1);
 }
 
 // One 64-byte vector of qs holds two chunks: its low nibbles are sub-blocks
@@ -49,7 +52,7 @@ struct RowKernel {
       const BlockQ8K& q8 = x[b];
       uint64_t sc, mn;
       unpack_scales(blk.scales, &sc, &mn);
-      const __m512i sc16 = _mm512_castsi128_si512(
+      const __m512i sc16 = _mm512_broadcast_i32x4(
           _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<int64_t>(sc))));
       const __m512i q0 = _mm512_loadu_si512(blk.qs);
       const __m512i q1 = _mm512_loadu_si512(blk.qs + 64);
@@ -61,10 +64,10 @@ struct RowKernel {
       __m512i p1 = _mm512_maddubs_epi16(hi0, _mm512_loadu_si512(q8.qs + 64));
       __m512i p2 = _mm512_maddubs_epi16(lo1, _mm512_loadu_si512(q8.qs + 128));
       __m512i p3 = _mm512_maddubs_epi16(hi1, _mm512_loadu_si512(q8.qs + 192));
-      p0 = _mm512_madd_epi16(p0, _mm512_permutexvar_epi16(i02, sc16));
-      p1 = _mm512_madd_epi16(p1, _mm512_permutexvar_epi16(i13, sc16));
-      p2 = _mm512_madd_epi16(p2, _mm512_permutexvar_epi16(i46, sc16));
-      p3 = _mm512_madd_epi16(p3, _mm512_permutexvar_epi16(i57, sc16));
+      p0 = _mm512_madd_epi16(p0, _mm512_shuffle_epi8(sc16, i02));
+      p1 = _mm512_madd_epi16(p1, _mm512_shuffle_epi8(sc16, i13));
+      p2 = _mm512_madd_epi16(p2, _mm512_shuffle_epi8(sc16, i46));
+      p3 = _mm512_madd_epi16(p3, _mm512_shuffle_epi8(sc16, i57));
       const __m512i isum = _mm512_add_epi32(_mm512_add_epi32(p0, p1), _mm512_add_epi32(p2, p3));
       acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(half(blk.d) * q8.d), acc);
       const __m128i mn16 = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<int64_t>(mn)));

@@ -69,8 +69,9 @@ void quantize_block(const float* x, BlockQ4K* b) {
     const float s = d * sc[j], m = dmin * mn[j];
     const float inv = s > 0 ? 1.0f / s : 0.0f;
     for (int i = 0; i < kSubBlock; ++i) {
-      const float v = std::nearbyint((x[j * kSubBlock + i] + m) * inv);
-      q[j * kSubBlock + i] = static_cast<uint8_t>(std::clamp(v, 0.0f, 15.0f));
+      // Clamp, then round half up by truncation: no libm call in the loop.
+      const float v = std::clamp((x[j * kSubBlock + i] + m) * inv, 0.0f, 15.0f);
+      q[j * kSubBlock + i] = static_cast<uint8_t>(v + 0.5f);
     }
   }
   for (int c = 0; c < 4; ++c) {
@@ -119,8 +120,8 @@ void quantize_row_q8k(const float* x, BlockQ8K* y, int64_t n) {
     int sums[8] = {};
     for (int p = 0; p < kQK; ++p) {
       const int w = q8k_weight_index(p);
-      const int q = static_cast<int>(std::nearbyint(s[w] * inv));
-      out.qs[p] = static_cast<int8_t>(std::clamp(q, -127, 127));
+      const float v = std::clamp(s[w] * inv, -127.0f, 127.0f);
+      out.qs[p] = static_cast<int8_t>(v + (v >= 0 ? 0.5f : -0.5f));  // round half away
       sums[w / kSubBlock] += out.qs[p];
     }
     for (int j = 0; j < 8; ++j) out.bsums[j] = static_cast<int16_t>(sums[j]);

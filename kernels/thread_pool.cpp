@@ -13,10 +13,11 @@ inline void cpu_relax() {
   _mm_pause();
 #endif
 }
-// A decode step issues a few dozen short jobs back to back; spinning this
-// long (a few microseconds) avoids a futex wake-up per job without burning a
-// core when the program is idle.
-constexpr int kSpins = 4000;
+// A decode step issues a few dozen short jobs back to back; spinning a few
+// microseconds avoids a futex wake-up per job. Spinning longer hurts when the
+// cores are shared: a spinning thread takes the time slice the thread it
+// waits for needs, so after this we block.
+constexpr int kSpins = 200;
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -26,7 +27,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
@@ -54,12 +55,13 @@ void ThreadPool::worker_loop() {
       wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
     }
     seen = generation_.load(std::memory_order_acquire);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stop_) return;
-    }
+    if (stop_.load(std::memory_order_acquire)) return;
     run_chunks();
-    busy_.fetch_sub(1, std::memory_order_acq_rel);
+    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Taking the lock orders this against the caller's predicate check.
+      { std::lock_guard<std::mutex> lock(mu_); }
+      done_.notify_one();
+    }
   }
 }
 
@@ -82,7 +84,11 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
   }
   wake_.notify_all();
   run_chunks();
-  while (busy_.load(std::memory_order_acquire) != 0) cpu_relax();
+  for (int i = 0; i < kSpins && busy_.load(std::memory_order_acquire) != 0; ++i) cpu_relax();
+  if (busy_.load(std::memory_order_acquire) != 0) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return busy_.load(std::memory_order_acquire) == 0; });
+  }
 }
 
 }  // namespace bricklayer

@@ -32,9 +32,10 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_;
+  std::condition_variable done_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> busy_{0};
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};
   // The current job (valid while busy_ > 0 or the caller runs it).
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;

@@ -1,0 +1,190 @@
+// The agent's life cycle (see agent.h): start once from any entry point, dump
+// once at exit, and never disturb the host: every failure becomes a warning
+// and a line in the trace's diagnostics.
+#include "agent/agent.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+
+#include "agent/clock.h"
+#include "agent/gpu_source.h"
+#include "agent/log.h"
+#include "agent/output.h"
+#include "agent/process_info.h"
+#include "agent/recorder.h"
+#include "agent/replay.h"
+
+extern "C" const struct brickprof_api* brickprof_get_api(uint32_t abi_version);
+
+namespace brickprof::agent {
+namespace {
+
+enum class State { kNew, kStarting, kStarted, kInert };
+
+std::atomic<State> g_state{State::kNew};
+std::atomic<bool> g_dumped{false};
+GpuSource* g_gpu = nullptr;  // never freed: CUPTI may call back late
+int64_t g_start_ns = 0;
+
+// Built on first use and never freed: the LD_PRELOAD constructor can run
+// before this file's dynamic initialisers, and the dump runs after them.
+Config& the_config() {
+  static Config* c = new Config();
+  return *c;
+}
+std::string& gpu_status() {
+  static std::string* s = new std::string("not started");
+  return *s;
+}
+
+constexpr int kDumpSignals[] = {SIGTERM, SIGINT};
+struct sigaction g_previous[NSIG];
+
+const char* getenv_wrapper(const char* name) { return std::getenv(name); }
+
+// Another copy of the agent (a different path) already owns the process.
+bool another_agent_is_active() {
+  void* sym = dlsym(RTLD_DEFAULT, "brickprof_get_api");
+  void* ours = reinterpret_cast<void*>(&brickprof_get_api);
+  return sym && sym != ours;
+}
+
+void on_dump_signal(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& prev = g_previous[sig];
+  bool has_handler = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
+                                                  : (prev.sa_handler != SIG_DFL &&
+                                                     prev.sa_handler != SIG_IGN);
+  if (has_handler) {  // the host handles it: let its own exit path dump
+    if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
+    else prev.sa_handler(sig);
+    return;
+  }
+  // The default action would kill the process: write the trace first, then
+  // die of the same signal so the parent sees the same status.
+  dump_at_exit();
+  sigaction(sig, &prev, nullptr);
+  raise(sig);
+}
+
+void install_signal_handlers() {
+  for (int sig : kDumpSignals) {
+    struct sigaction current;
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    // Only where the default (terminate) applies: an ignored signal stays
+    // ignored, and a handler the host set is the host's business.
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) {
+      g_previous[sig] = current;
+      struct sigaction ours;
+      std::memset(&ours, 0, sizeof ours);
+      ours.sa_sigaction = on_dump_signal;
+      ours.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset(&ours.sa_mask);
+      sigaction(sig, &ours, nullptr);
+    }
+  }
+}
+
+void after_fork_in_child() {
+  Recorder::reset_after_fork();
+  g_dumped.store(false);
+  g_gpu = nullptr;  // CUDA does not survive fork
+  gpu_status() = "unavailable: forked child";
+  g_start_ns = monotonic_ns();
+}
+
+void start() {
+  Clock::init();
+  g_start_ns = monotonic_ns();
+  the_config() = read_config(getenv_wrapper);
+  set_log_level(the_config().log_level);
+  for (const std::string& w : the_config().warnings) log_warn(w);
+  Recorder::set_capacity(the_config().buffer_bytes);
+  std::atexit([] { dump_at_exit(); });
+  install_signal_handlers();
+  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  if (!the_config().gpu) {
+    gpu_status() = "off (BRICKPROF_GPU=off)";
+  } else {
+    std::string status;
+    g_gpu = start_gpu_source(the_config(), &status).release();
+    gpu_status() = status;
+    if (!g_gpu) log_info("GPU capture " + status);
+  }
+  log_debug("started; clock " + std::string(Clock::uses_tsc() ? "tsc" : "clock_gettime"));
+}
+
+Trace build_trace() {
+  Recorder::set_enabled(false);
+  if (g_gpu) g_gpu->flush();
+  uint64_t end_ticks = Clock::ticks();
+  Clock clock = Clock::fit_now();
+  Trace trace;
+  ReplayResult replayed = replay(Recorder::snapshot(), clock, end_ticks, trace);
+  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks));
+  Diagnostics& d = trace.diagnostics;
+  d.cupti = gpu_status();
+  d.dropped_events = Recorder::dropped_events();
+  d.unbalanced_pops = replayed.unbalanced_pops;
+  d.open_scopes_at_exit = replayed.open_scopes_at_exit;
+  d.warnings = the_config().warnings;
+  if (d.dropped_events)
+    d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
+                         std::to_string(d.dropped_events) + " events dropped");
+  if (g_gpu) g_gpu->contribute(trace, replayed.launches);
+  return trace;
+}
+
+}  // namespace
+
+void ensure_started() {
+  State expected = State::kNew;
+  if (!g_state.compare_exchange_strong(expected, State::kStarting)) {
+    // Someone else is starting: wait until they are done (it is quick).
+    while (g_state.load() == State::kStarting) sched_yield();
+    return;
+  }
+  try {
+    if (another_agent_is_active()) {
+      Recorder::set_enabled(false);
+      g_state.store(State::kInert);
+      return;
+    }
+    start();
+  } catch (...) {
+    Recorder::set_enabled(false);  // carry on untouched
+  }
+  g_state.store(State::kStarted);
+}
+
+const Config& config() { return the_config(); }
+
+void dump_at_exit() {
+  if (g_state.load() != State::kStarted) return;
+  if (g_dumped.exchange(true)) return;
+  try {
+    Trace trace = build_trace();
+    std::string prefix = output_prefix(the_config(), trace.process);
+    for (const std::string& error : write_outputs(trace, the_config().formats, prefix))
+      log_warn(error);
+    log_info("wrote " + prefix + ".*");
+  } catch (const std::exception& e) {
+    log_error(std::string("could not write the trace: ") + e.what());
+  } catch (...) {
+    log_error("could not write the trace");
+  }
+}
+
+// LD_PRELOAD entry point.
+__attribute__((constructor)) static void on_load() { ensure_started(); }
+
+}  // namespace brickprof::agent

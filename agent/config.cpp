@@ -1,0 +1,110 @@
+// Reads the BRICKPROF_* environment (see config.h).
+#include "agent/config.h"
+
+#include <charconv>
+#include <sstream>
+#include <string_view>
+
+namespace brickprof::agent {
+namespace {
+
+const char* kKnownFormats[] = {"json", "tree", "dot", "chrome", "folded"};
+
+void warn(Config& c, const char* var, std::string_view value, const std::string& used) {
+  c.warnings.push_back(std::string(var) + "='" + std::string(value) + "' is not valid; using " +
+                       used);
+}
+
+}  // namespace
+
+const char* to_string(SyncMode mode) {
+  switch (mode) {
+    case SyncMode::kDeferred: return "deferred";
+    case SyncMode::kPerLayer: return "per-layer";
+    case SyncMode::kImmediate: return "immediate";
+    case SyncMode::kNone: return "none";
+  }
+  return "deferred";
+}
+
+Config read_config(const char* (*getenv_fn)(const char*)) {
+  Config c;
+  auto get = [&](const char* name) -> std::string_view {
+    const char* v = getenv_fn(name);
+    return v ? std::string_view(v) : std::string_view();
+  };
+  if (auto v = get("BRICKPROF_OUTPUT"); !v.empty()) c.output = std::string(v);
+
+  if (auto v = get("BRICKPROF_FORMATS"); !v.empty()) {
+    std::vector<std::string> formats;
+    bool bad = false;
+    std::stringstream ss{std::string(v)};
+    for (std::string item; std::getline(ss, item, ',');) {
+      if (item.empty()) continue;
+      bool known = false;
+      for (const char* f : kKnownFormats) known |= (item == f);
+      if (known) formats.push_back(item); else bad = true;
+    }
+    if (bad || formats.empty()) warn(c, "BRICKPROF_FORMATS", v, "json,tree,dot");
+    else c.formats = formats;
+  }
+
+  if (auto v = get("BRICKPROF_LOG"); !v.empty()) {
+    if (v == "off" || v == "error" || v == "warn" || v == "info" || v == "debug")
+      c.log_level = std::string(v);
+    else
+      warn(c, "BRICKPROF_LOG", v, "warn");
+  }
+
+  if (auto v = get("BRICKPROF_BUFFER_MB"); !v.empty()) {
+    uint64_t mb = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), mb);
+    if (ec != std::errc() || end != v.data() + v.size() || mb == 0 || mb > (1u << 20))
+      warn(c, "BRICKPROF_BUFFER_MB", v, "256");
+    else
+      c.buffer_bytes = mb << 20;
+  }
+
+  if (auto v = get("BRICKPROF_GPU"); !v.empty()) {
+    if (v == "auto") c.gpu = true;
+    else if (v == "off") c.gpu = false;
+    else warn(c, "BRICKPROF_GPU", v, "auto");
+  }
+
+  if (auto v = get("BRICKPROF_SYNC"); !v.empty()) {
+    if (v == "deferred") c.sync = SyncMode::kDeferred;
+    else if (v == "per-layer") c.sync = SyncMode::kPerLayer;
+    else if (v == "immediate") c.sync = SyncMode::kImmediate;
+    else if (v == "none") c.sync = SyncMode::kNone;
+    else warn(c, "BRICKPROF_SYNC", v, "deferred");
+  }
+
+  if (auto v = get("BRICKPROF_PTX"); !v.empty()) {
+    if (v == "hash") c.ptx = PtxMode::kHash;
+    else if (v == "source") c.ptx = PtxMode::kSource;
+    else warn(c, "BRICKPROF_PTX", v, "hash");
+  }
+  return c;
+}
+
+std::string expand_output_prefix(const std::string& pattern, long pid, long rank,
+                                 const std::string& host, const std::string& program) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out.push_back(pattern[i]);
+      continue;
+    }
+    switch (pattern[++i]) {
+      case 'p': out += std::to_string(pid); break;
+      case 'r': out += rank >= 0 ? std::to_string(rank) : std::string("0"); break;
+      case 'h': out += host; break;
+      case 'n': out += program; break;
+      case '%': out.push_back('%'); break;
+      default: out.push_back('%'); out.push_back(pattern[i]); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace brickprof::agent

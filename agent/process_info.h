@@ -1,0 +1,15 @@
+// Facts about the host process for the trace header: pid, program, command
+// line, host, MPI rank, thread names.
+#pragma once
+
+#include <cstdint>
+
+#include "analysis/trace.h"
+
+namespace brickprof::agent {
+
+// Rank from the usual launchers' variables (OMPI, PMI, Slurm, torchrun), or -1.
+int64_t detect_rank();
+void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns);
+
+}  // namespace brickprof::agent

@@ -1,0 +1,365 @@
+// Per-thread event buffers and the site table (see recorder.h).
+//
+// Each thread appends to its own chain of chunks. The owner publishes every
+// event with a release store of its write cursor, so the dumper (another
+// thread, at exit) can read a consistent prefix while the owner still runs.
+// Chunks grow from 8 KiB to 128 KiB and are charged to one global budget
+// (BRICKPROF_BUFFER_MB); past it, the thread stops recording and counts what
+// it drops.
+#include "agent/recorder.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+
+#include "agent/clock.h"
+#include "analysis/bricks.h"
+
+namespace brickprof::agent {
+
+struct Chunk {
+  Chunk* next = nullptr;
+  uint32_t capacity = 0;
+  std::atomic<uint32_t> sealed_count{0};  // events, once the owner moved on
+  Event events[1];                         // really `capacity` of them
+};
+
+struct ThreadBuffer {
+  std::atomic<Event*> cur{nullptr};
+  Event* end = nullptr;
+  Chunk* head = nullptr;
+  Chunk* tail = nullptr;
+  uint32_t tid = 0;
+  std::atomic<bool> truncated{false};
+  std::atomic<uint64_t> dropped{0};
+  uint32_t depth = 0;
+  static constexpr uint32_t kMaxDepth = 128;
+  uint32_t stack[kMaxDepth];  // open site ids, for the scope-end hook
+};
+
+namespace {
+
+constexpr uint32_t kFirstChunkEvents = 256;     // 8 KiB: cheap for short-lived threads
+constexpr uint32_t kMaxChunkEvents = 4096;      // 128 KiB
+
+std::atomic<bool> g_enabled{true};
+std::atomic<uint64_t> g_capacity{256ull << 20};
+std::atomic<uint64_t> g_used{0};
+std::atomic<uint64_t> g_dropped_unregistered{0};
+std::atomic<Recorder::ScopeEndHook> g_scope_end_hook{nullptr};
+
+std::mutex g_threads_mutex;
+// Heap objects built on first use (never freed: the dump at exit needs them),
+// because the LD_PRELOAD constructor may run before this file's initialisers.
+std::vector<ThreadBuffer*>*& threads_list() {
+  static std::vector<ThreadBuffer*>* list = new std::vector<ThreadBuffer*>();
+  return list;
+}
+
+thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
+
+// Site table: blocks published with release so the hot path can read a
+// site's kind without a lock.
+constexpr uint32_t kSiteBlock = 1024;
+constexpr uint32_t kMaxSiteBlocks = 1024;  // a million distinct names
+std::atomic<SiteInfo*> g_site_blocks[kMaxSiteBlocks];
+uint32_t g_site_count = 0;  // guarded by g_sites_mutex
+std::mutex g_sites_mutex;
+StringTable& strings_table() {  // guarded by g_sites_mutex
+  static StringTable* table = new StringTable();
+  return *table;
+}
+std::unordered_map<std::string, uint32_t>& site_index() {  // guarded by g_sites_mutex
+  static auto* index = new std::unordered_map<std::string, uint32_t>();
+  return *index;
+}
+
+uint32_t current_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+
+Chunk* allocate_chunk(uint32_t events) {
+  size_t bytes = sizeof(Chunk) + (events - 1) * sizeof(Event);
+  uint64_t used = g_used.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (used > g_capacity.load(std::memory_order_relaxed)) {
+    g_used.fetch_sub(bytes, std::memory_order_relaxed);
+    return nullptr;
+  }
+  void* memory = std::malloc(bytes);
+  if (!memory) {
+    g_used.fetch_sub(bytes, std::memory_order_relaxed);
+    return nullptr;
+  }
+  Chunk* c = new (memory) Chunk();
+  c->capacity = events;
+  return c;
+}
+
+ThreadBuffer* register_thread() {
+  ThreadBuffer* tb = new (std::nothrow) ThreadBuffer();
+  if (!tb) return nullptr;
+  tb->tid = current_tid();
+  {
+    std::lock_guard<std::mutex> lock(g_threads_mutex);
+    threads_list()->push_back(tb);
+  }
+  tls_buffer = tb;
+  return tb;
+}
+
+// Slow path of an append: seal the full chunk and start a bigger one.
+__attribute__((noinline)) Event* grow(ThreadBuffer* tb) {
+  if (tb->truncated.load(std::memory_order_relaxed)) return nullptr;
+  uint32_t events = tb->tail ? std::min(tb->tail->capacity * 2, kMaxChunkEvents)
+                             : kFirstChunkEvents;
+  Chunk* c = allocate_chunk(events);
+  if (!c) {
+    tb->truncated.store(true, std::memory_order_relaxed);
+    return nullptr;
+  }
+  if (tb->tail) {
+    tb->tail->sealed_count.store(tb->tail->capacity, std::memory_order_release);
+    tb->tail->next = c;
+  } else {
+    tb->head = c;
+  }
+  tb->tail = c;
+  tb->end = c->events + c->capacity;
+  return c->events;
+}
+
+// Reserves the next slot of this thread's buffer, or nullptr (counted).
+inline Event* next_slot(ThreadBuffer*& tb) {
+  tb = tls_buffer;
+  if (__builtin_expect(tb == nullptr, 0)) {
+    tb = register_thread();
+    if (!tb) {
+      g_dropped_unregistered.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+  Event* e = tb->cur.load(std::memory_order_relaxed);
+  if (__builtin_expect(e == tb->end, 0)) {
+    e = grow(tb);
+    if (!e) {
+      tb->dropped.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+  return e;
+}
+
+inline void publish(ThreadBuffer* tb, Event* e) { tb->cur.store(e + 1, std::memory_order_release); }
+
+inline bool recording() { return g_enabled.load(std::memory_order_relaxed); }
+
+uint64_t bits_of(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+uint32_t add_site_locked(const std::string& key, const SiteInfo& info) {
+  auto it = site_index().find(key);
+  if (it != site_index().end()) return it->second;
+  uint32_t id = g_site_count;
+  uint32_t block = id / kSiteBlock;
+  if (block >= kMaxSiteBlocks) return 0;  // site 0 is the catch-all "(other)"
+  SiteInfo* b = g_site_blocks[block].load(std::memory_order_relaxed);
+  if (!b) {
+    b = new SiteInfo[kSiteBlock];
+    g_site_blocks[block].store(b, std::memory_order_release);
+  }
+  b[id % kSiteBlock] = info;
+  ++g_site_count;
+  site_index().emplace(key, id);
+  return id;
+}
+
+uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
+  if (g_site_count == 0) {
+    SiteInfo other;
+    other.name = strings_table().intern("(other)");
+    add_site_locked("\x01other", other);
+  }
+  SiteInfo info;
+  info.kind = kind;
+  std::string display(name);
+  if (kind == NodeKind::kBrick) {
+    if (brick_id < 0 && !name.empty()) brick_id = brick_from_name(name);
+    if (brick_id >= 0 && brick_id < kBrickCount) {
+      if (display.empty()) display = std::string(brick_name(brick_id));
+      info.category = brick_category(brick_id);
+    } else {
+      brick_id = -1;
+      info.category = Category::kOther;
+    }
+    info.brick_id = static_cast<int16_t>(brick_id);
+  } else if (kind == NodeKind::kLayer) {
+    display = "Layer";  // the index comes with each push
+  }
+  info.name = strings_table().intern(display);
+  std::string key = std::to_string(static_cast<int>(kind)) + ":" + std::to_string(brick_id) +
+                    ":" + display;
+  return add_site_locked(key, info);
+}
+
+}  // namespace
+
+uint32_t Recorder::intern_site(NodeKind kind, int brick_id, std::string_view name) {
+  std::lock_guard<std::mutex> lock(g_sites_mutex);
+  return intern_locked(kind, brick_id, name);
+}
+
+uint32_t Recorder::intern_named(std::string_view name, NodeKind default_kind) {
+  std::lock_guard<std::mutex> lock(g_sites_mutex);
+  if (layer_from_name(name)) return intern_locked(NodeKind::kLayer, -1, name);
+  int brick = brick_from_name(name);
+  if (brick >= 0) return intern_locked(NodeKind::kBrick, brick, "");
+  return intern_locked(default_kind, -1, name);
+}
+
+uint32_t Recorder::intern_api_name(std::string_view name) {
+  std::lock_guard<std::mutex> lock(g_sites_mutex);
+  return intern_locked(NodeKind::kScope, -1, name);
+}
+
+SiteInfo Recorder::site(uint32_t id) {
+  SiteInfo* block = g_site_blocks[id / kSiteBlock].load(std::memory_order_acquire);
+  return block ? block[id % kSiteBlock] : SiteInfo{};
+}
+
+const StringTable& Recorder::strings() { return strings_table(); }
+
+bool Recorder::push(uint32_t site, uint64_t arg) {
+  if (!recording()) return false;
+  ThreadBuffer* tb;
+  Event* e = next_slot(tb);
+  if (!e) return false;
+  e->tsc = Clock::ticks();
+  e->a = arg;
+  e->site = site;
+  e->type = EventType::kPush;
+  publish(tb, e);
+  if (tb->depth < ThreadBuffer::kMaxDepth) tb->stack[tb->depth] = site;
+  ++tb->depth;
+  return true;
+}
+
+bool Recorder::pop() {
+  if (!recording()) return false;
+  ScopeEndHook hook = g_scope_end_hook.load(std::memory_order_relaxed);
+  if (__builtin_expect(hook != nullptr, 0)) {
+    ThreadBuffer* current = tls_buffer;
+    if (current && current->depth > 0 && current->depth <= ThreadBuffer::kMaxDepth)
+      hook(site(current->stack[current->depth - 1]).kind);
+  }
+  ThreadBuffer* tb;
+  Event* e = next_slot(tb);
+  if (!e) return false;
+  e->tsc = Clock::ticks();
+  e->type = EventType::kPop;
+  publish(tb, e);
+  if (tb->depth > 0) --tb->depth;
+  return true;
+}
+
+void Recorder::work(double flops, double bytes) {
+  if (!recording()) return;
+  ThreadBuffer* tb;
+  Event* e = next_slot(tb);
+  if (!e) return;
+  e->tsc = Clock::ticks();
+  e->a = bits_of(flops);
+  e->b = bits_of(bytes);
+  e->type = EventType::kWork;
+  publish(tb, e);
+}
+
+void Recorder::cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
+                        uint64_t correlation) {
+  if (!recording()) return;
+  ThreadBuffer* tb;
+  Event* e = next_slot(tb);
+  if (!e) return;
+  e->tsc = enter_tsc;
+  e->a = correlation;
+  e->b = exit_tsc;
+  e->site = name_site;
+  e->type = EventType::kCudaApi;
+  publish(tb, e);
+}
+
+void Recorder::graph_node(uint64_t graph_node_id) {
+  if (!recording()) return;
+  ThreadBuffer* tb;
+  Event* e = next_slot(tb);
+  if (!e) return;
+  e->tsc = Clock::ticks();
+  e->a = graph_node_id;
+  e->type = EventType::kGraphNode;
+  publish(tb, e);
+}
+
+void Recorder::mark(uint32_t site) {
+  if (!recording()) return;
+  ThreadBuffer* tb;
+  Event* e = next_slot(tb);
+  if (!e) return;
+  e->tsc = Clock::ticks();
+  e->site = site;
+  e->type = EventType::kMark;
+  publish(tb, e);
+}
+
+void Recorder::set_scope_end_hook(ScopeEndHook hook) { g_scope_end_hook.store(hook); }
+void Recorder::set_enabled(bool on) { g_enabled.store(on, std::memory_order_relaxed); }
+bool Recorder::enabled() { return recording(); }
+void Recorder::set_capacity(uint64_t bytes) { g_capacity.store(bytes); }
+
+std::vector<Recorder::ThreadEvents> Recorder::snapshot() {
+  std::vector<ThreadEvents> out;
+  std::lock_guard<std::mutex> lock(g_threads_mutex);
+  for (ThreadBuffer* tb : *threads_list()) {
+    ThreadEvents te;
+    te.tid = tb->tid;
+    te.truncated = tb->truncated.load(std::memory_order_relaxed);
+    Event* cur = tb->cur.load(std::memory_order_acquire);
+    for (Chunk* c = tb->head; c; c = c->next) {
+      // The chunk holding the cursor is the live one; earlier ones are sealed.
+      bool live = cur >= c->events && cur <= c->events + c->capacity;
+      uint32_t n = live ? static_cast<uint32_t>(cur - c->events)
+                        : c->sealed_count.load(std::memory_order_acquire);
+      te.chunks.push_back(c->events);
+      te.counts.push_back(n);
+      if (live) break;
+    }
+    out.push_back(std::move(te));
+  }
+  return out;
+}
+
+uint64_t Recorder::dropped_events() {
+  uint64_t total = g_dropped_unregistered.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_threads_mutex);
+  for (ThreadBuffer* tb : *threads_list()) total += tb->dropped.load(std::memory_order_relaxed);
+  return total;
+}
+
+void Recorder::reset_after_fork() {
+  // Only the forking thread survives; the parent's events are not ours to
+  // report. The old buffers are abandoned (the child may exec soon anyway).
+  threads_list() = new std::vector<ThreadBuffer*>();
+  new (&g_threads_mutex) std::mutex();  // another thread may have held it at fork
+  new (&g_sites_mutex) std::mutex();
+  g_used.store(0);
+  g_dropped_unregistered.store(0);
+  tls_buffer = nullptr;
+}
+
+}  // namespace brickprof::agent

@@ -1,0 +1,59 @@
+// The C ABI behind <brickprof/brickprof.h>: the function table that the
+// header's lazy binding finds with dlsym("brickprof_get_api").
+#include <brickprof/brickprof.h>
+
+#include "agent/agent.h"
+#include "agent/recorder.h"
+
+namespace brickprof::agent {
+namespace {
+
+NodeKind kind_of(int32_t kind) {
+  switch (kind) {
+    case BRICKPROF_KIND_LAYER: return NodeKind::kLayer;
+    case BRICKPROF_KIND_BRICK: return NodeKind::kBrick;
+    default: return NodeKind::kScope;
+  }
+}
+
+// The site's cookie caches its interned id + 1 (0 = not yet interned).
+__attribute__((noinline)) uint32_t intern_cookie(brickprof_site* site) {
+  const char* name = site->name ? site->name : "";
+  uint32_t id = Recorder::intern_site(kind_of(site->kind), site->brick, name) + 1;
+  __atomic_store_n(&site->cookie, id, __ATOMIC_RELAXED);
+  return id;
+}
+
+int api_push(brickprof_site* site, uint64_t arg) {
+  uint32_t cookie = __atomic_load_n(&site->cookie, __ATOMIC_RELAXED);
+  if (__builtin_expect(cookie == 0, 0)) cookie = intern_cookie(site);
+  return Recorder::push(cookie - 1, arg);
+}
+
+int api_push_name(int32_t kind, const char* name, uint64_t arg) {
+  if (!Recorder::enabled()) return 0;
+  std::string_view text = name ? name : "";
+  uint32_t site = kind == BRICKPROF_KIND_SCOPE ? Recorder::intern_named(text, NodeKind::kScope)
+                                               : Recorder::intern_site(kind_of(kind), -1, text);
+  return Recorder::push(site, arg);
+}
+
+void api_pop() { Recorder::pop(); }
+void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
+void api_set_enabled(int on) { Recorder::set_enabled(on != 0); }
+int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
+
+const brickprof_api kApi = {
+    BRICKPROF_ABI_VERSION, sizeof(brickprof_api), api_push,        api_push_name,
+    api_pop,               api_add_work,          api_set_enabled, api_is_enabled,
+};
+
+}  // namespace
+}  // namespace brickprof::agent
+
+extern "C" __attribute__((visibility("default"))) const brickprof_api* brickprof_get_api(
+    uint32_t abi_version) {
+  if (abi_version != BRICKPROF_ABI_VERSION) return nullptr;
+  brickprof::agent::ensure_started();
+  return &brickprof::agent::kApi;
+}

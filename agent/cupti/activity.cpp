@@ -1,0 +1,133 @@
+// CUPTI activity buffers and record intake (see activity.h).
+#include "agent/cupti/activity.h"
+
+#include <cstdlib>
+
+#include "agent/clock.h"
+
+namespace brickprof::agent {
+namespace {
+
+constexpr size_t kAlign = 8;  // CUPTI requires 8-byte aligned buffers
+
+BufferPool* g_pool = nullptr;  // never freed: CUPTI may still hold buffers
+
+uint64_t CUPTIAPI timestamp_now() { return static_cast<uint64_t>(monotonic_ns()); }
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;  // as many as fit
+  uint8_t* b = g_pool ? g_pool->take() : nullptr;
+  if (b == nullptr) {
+    // Pool empty: hand CUPTI nothing; it drops records and counts them.
+    if (GpuState* s = gpu_state()) s->buffers_refused.fetch_add(1);
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  *buffer = b;
+  *size = g_pool->buffer_bytes();
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t size,
+                               size_t valid_size) {
+  (void)size;
+  GpuState* s = gpu_state();
+  if (s != nullptr && buffer != nullptr && valid_size > 0) {
+    try {
+      std::lock_guard<std::mutex> lock(s->translate_mu);
+      CUpti_Activity* record = nullptr;
+      while (s->cupti.activity_get_next_record(buffer, valid_size, &record) == CUPTI_SUCCESS)
+        translate(record, s->translation);
+    } catch (...) {
+      // Out of memory while staging: the records of this buffer are lost.
+    }
+    size_t dropped = 0;
+    if (s->cupti.activity_get_num_dropped(ctx, stream_id, &dropped) == CUPTI_SUCCESS)
+      s->dropped_records.fetch_add(dropped);
+  }
+  if (g_pool != nullptr && buffer != nullptr) g_pool->give_back(buffer);
+}
+
+}  // namespace
+
+BufferPool::BufferPool(size_t count, size_t bytes) : bytes_(bytes) {
+  for (size_t i = 0; i < count; ++i) {
+    auto* b = static_cast<uint8_t*>(std::aligned_alloc(kAlign, bytes));
+    if (b == nullptr) break;
+    all_.push_back(b);
+  }
+  free_ = all_;
+}
+
+BufferPool::~BufferPool() {
+  for (uint8_t* b : all_) std::free(b);
+}
+
+uint8_t* BufferPool::take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.empty()) return nullptr;
+  uint8_t* b = free_.back();
+  free_.pop_back();  // capacity stays: no allocation on give_back either
+  return b;
+}
+
+void BufferPool::give_back(uint8_t* buffer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.size() < all_.size()) free_.push_back(buffer);
+}
+
+size_t BufferPool::available() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return free_.size();
+}
+
+size_t activity_buffer_count(uint64_t buffer_bytes) {
+  uint64_t n = buffer_bytes / 8 / kActivityBufferBytes;
+  if (n < 4) n = 4;
+  if (n > 64) n = 64;
+  return static_cast<size_t>(n);
+}
+
+bool start_activity(GpuState& s, std::string* why) {
+  const Cupti& c = s.cupti;
+  if (g_pool == nullptr)
+    g_pool = new BufferPool(activity_buffer_count(s.config.buffer_bytes), kActivityBufferBytes);
+  // Staged nodes are bounded like the recorder's events (about 200 bytes each).
+  s.translation.max_nodes = s.config.buffer_bytes / 256;
+  s.translation.registry = &s.registry;
+  // One timeline: CUPTI stamps GPU records with our CLOCK_MONOTONIC ns.
+  if (c.register_timestamp == nullptr || c.register_timestamp(timestamp_now) != CUPTI_SUCCESS)
+    s.warnings.push_back("CUPTI timestamp callback unavailable: GPU times on CUPTI's clock");
+  CUptiResult r = c.activity_register_callbacks(buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS) {
+    *why = "cuptiActivityRegisterCallbacks: " + cupti_error(c, r);
+    return false;
+  }
+  // CONCURRENT_KERNEL, never KERNEL: the latter serialises all kernels.
+  const CUpti_ActivityKind required[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+  for (CUpti_ActivityKind kind : required) {
+    r = c.activity_enable(kind);
+    if (r != CUPTI_SUCCESS) {
+      *why = "cuptiActivityEnable(" + std::to_string(kind) + "): " + cupti_error(c, r);
+      return false;
+    }
+  }
+  const CUpti_ActivityKind optional[] = {CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+  for (CUpti_ActivityKind kind : optional) {
+    r = c.activity_enable(kind);
+    if (r != CUPTI_SUCCESS)
+      s.warnings.push_back("activity kind " + std::to_string(kind) + " not enabled: " +
+                           cupti_error(c, r));
+  }
+  s.activity_on = true;
+  return true;
+}
+
+void flush_activity(GpuState& s) {
+  if (!s.activity_on || s.cupti.activity_flush_all == nullptr) return;
+  s.cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+}  // namespace brickprof::agent

@@ -1,0 +1,44 @@
+// CUPTI activity: a fixed pool of aligned buffers handed to CUPTI (nothing
+// is allocated when CUPTI asks), completed buffers translated into staged
+// nodes, dropped records counted, forced flushes at exit and before resets.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "agent/cupti/state.h"
+
+namespace brickprof::agent {
+
+// A fixed set of equally sized buffers; take() returns null when all are
+// with CUPTI. Thread-safe. Exposed for tests.
+class BufferPool {
+ public:
+  BufferPool(size_t count, size_t bytes);
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+  uint8_t* take();
+  void give_back(uint8_t* buffer);
+  size_t buffer_bytes() const { return bytes_; }
+  size_t available() const;
+
+ private:
+  std::vector<uint8_t*> free_;
+  std::vector<uint8_t*> all_;
+  size_t bytes_;
+  mutable std::mutex mu_;
+};
+
+// Pool size from BRICKPROF_BUFFER_MB: an eighth of the cap, in 4 MiB
+// buffers, at least 4 and at most 64 of them.
+size_t activity_buffer_count(uint64_t buffer_bytes);
+inline constexpr size_t kActivityBufferBytes = 4u << 20;
+
+// Registers the buffer callbacks and the timestamp source, enables the
+// activity kinds. False with a reason if CUPTI refuses.
+bool start_activity(GpuState& state, std::string* why);
+// cuptiActivityFlushAll(FORCED); safe to call from any thread, any time.
+void flush_activity(GpuState& state);
+
+}  // namespace brickprof::agent

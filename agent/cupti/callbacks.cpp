@@ -1,0 +1,240 @@
+// CUPTI callback switchboard and handlers (see callbacks.h). The launch path
+// is: enter -> store a tick count in a thread_local frame; exit -> one
+// Recorder::cuda_api append. No lock and no allocation in steady state.
+#include "agent/cupti/callbacks.h"
+
+#include "agent/clock.h"
+#include "agent/cupti/activity.h"
+#include "agent/cupti/devices.h"
+#include "agent/recorder.h"
+
+namespace brickprof::agent {
+namespace {
+
+constexpr uint32_t kMaxDepth = 8;
+constexpr size_t kMaxAddresses = 1u << 20;
+
+// Per-thread API nesting: cudaMemcpy calls cuMemcpy inside it, both fire.
+struct ThreadFrames {
+  uint64_t enter_tsc[kMaxDepth];
+  uint32_t depth;
+  uint32_t runtime_depth;
+  uint32_t runtime_correlation;  // of the outermost runtime call
+};
+thread_local ThreadFrames t_frames;  // zero-initialised POD: no TLS init call
+
+CbidSlot* slot_for(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (cbid >= kMaxCbid) return nullptr;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return &s.driver_api[cbid];
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return &s.runtime_api[cbid];
+  return nullptr;
+}
+
+uint32_t api_site(CbidSlot& slot, CUpti_CallbackDomain domain, const char* function_name) {
+  uint32_t site = slot.site.load(std::memory_order_relaxed);
+  if (site == 0 && function_name != nullptr) {
+    // First call of this API: intern its name once (takes the recorder lock).
+    site = Recorder::intern_api_name(
+        normalize_api_name(function_name, domain == CUPTI_CB_DOMAIN_RUNTIME_API));
+    slot.site.store(site, std::memory_order_relaxed);
+  }
+  return site;
+}
+
+void store_addresses(GpuState& s, uint64_t correlation, const ParamRange& r) {
+  std::lock_guard<std::mutex> lock(s.addresses_mu);
+  if (s.addresses.size() >= kMaxAddresses) {
+    ++s.addresses_dropped;
+    return;
+  }
+  s.addresses[correlation] = {r.src, r.dst, r.bytes};
+}
+
+void register_image(GpuState& s, const void* image, size_t size) {
+  if (image == nullptr) return;
+  std::string why;
+  if (!s.registry.add_image(image, size, &why)) s.module_parse_errors.fetch_add(1);
+}
+
+void on_api_enter(GpuState& s, CUpti_CallbackDomain domain, const CbidSlot& slot,
+                  const CUpti_CallbackData* cb) {
+  ThreadFrames& f = t_frames;
+  if (f.depth < kMaxDepth) f.enter_tsc[f.depth] = Clock::ticks();
+  ++f.depth;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && f.runtime_depth++ == 0)
+    f.runtime_correlation = cb->correlationId;
+  switch (slot.info.cls) {
+    case ApiClass::kMemcpy:
+    case ApiClass::kMemset: {
+      ParamRange r;
+      if (read_param_range(slot.info, cb->functionParams, &r))
+        store_addresses(s, cb->correlationId, r);
+      break;
+    }
+    case ApiClass::kModuleLoad:
+    case ApiClass::kLibraryLoad:
+      register_image(s, read_param_image(slot.info, cb->functionParams), 0);
+      break;
+    case ApiClass::kReset:
+      // The reset destroys the context and its pending records: flush first.
+      flush_activity(s);
+      break;
+    default:
+      break;
+  }
+}
+
+void on_api_exit(CUpti_CallbackDomain domain, CbidSlot& slot, const CUpti_CallbackData* cb) {
+  ThreadFrames& f = t_frames;
+  if (f.depth == 0) return;  // enabled mid-call: no enter seen
+  --f.depth;
+  uint64_t enter = f.depth < kMaxDepth ? f.enter_tsc[f.depth] : Clock::ticks();
+  bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (runtime && f.runtime_depth > 0) --f.runtime_depth;
+  // A driver call inside a runtime call that shares its correlation id adds
+  // nothing: the runtime exit records the outer (user-visible) call.
+  if (!runtime && f.runtime_depth > 0 && cb->correlationId == f.runtime_correlation) return;
+  uint32_t site = api_site(slot, domain, cb->functionName);
+  Recorder::cuda_api(enter, Clock::ticks(), site, cb->correlationId);
+}
+
+void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+            const CUpti_CallbackData* cb) {
+  CbidSlot* slot = slot_for(s, domain, cbid);
+  if (slot == nullptr) return;
+  if (!slot->classified) {
+    // Only when cuptiGetCallbackName was missing and whole domains are on.
+    slot->info = classify_api(cb->functionName ? cb->functionName : "",
+                              domain == CUPTI_CB_DOMAIN_RUNTIME_API);
+    slot->classified = true;
+  }
+  if (slot->info.cls == ApiClass::kIgnore) return;
+  if (cb->callbackSite == CUPTI_API_ENTER) {
+    on_api_enter(s, domain, *slot, cb);
+  } else {
+    on_api_exit(domain, *slot, cb);
+  }
+}
+
+uint64_t graph_node_id(GpuState& s, CUgraphNode node) {
+  uint64_t id = 0;
+  if (node == nullptr || s.cupti.get_graph_node_id == nullptr ||
+      s.cupti.get_graph_node_id(node, &id) != CUPTI_SUCCESS) {
+    return 0;
+  }
+  return id;
+}
+
+void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* rd) {
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_MODULE_LOADED: {
+      // The cubin is only valid inside this callback: hash it now.
+      auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+      if (m != nullptr && m->pCubin != nullptr) register_image(s, m->pCubin, m->cubinSize);
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED: {
+      auto* g = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
+      if (g == nullptr) break;
+      // Runs on the capturing thread, inside the brick: the recorder ties
+      // the node to the scope open now.
+      if (uint64_t id = graph_node_id(s, g->node)) Recorder::graph_node(id);
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED: {
+      auto* g = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
+      if (g == nullptr) break;
+      uint64_t clone = graph_node_id(s, g->node);
+      uint64_t original = graph_node_id(s, g->originalNode);
+      if (clone != 0 && original != 0 && clone != original) {
+        std::lock_guard<std::mutex> lock(s.graph_mu);
+        s.graph_node_origin[clone] = original;
+      }
+      break;
+    }
+    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+      note_device_of_context(s, rd->context);
+      break;
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+      // Records of a context not yet delivered are lost with it.
+      flush_activity(s);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+void CUPTIAPI on_cupti_callback(void* userdata, CUpti_CallbackDomain domain,
+                                CUpti_CallbackId cbid, const void* data) {
+  auto* s = static_cast<GpuState*>(userdata);
+  if (s == nullptr || data == nullptr) return;
+  try {
+    switch (domain) {
+      case CUPTI_CB_DOMAIN_DRIVER_API:
+      case CUPTI_CB_DOMAIN_RUNTIME_API:
+        on_api(*s, domain, cbid, static_cast<const CUpti_CallbackData*>(data));
+        break;
+      case CUPTI_CB_DOMAIN_RESOURCE:
+        on_resource(*s, cbid, static_cast<const CUpti_ResourceData*>(data));
+        break;
+      default:
+        break;
+    }
+  } catch (...) {
+    // Never let an exception unwind into the driver.
+  }
+}
+
+bool enable_callbacks(GpuState& s, std::string* why) {
+  const Cupti& c = s.cupti;
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+    CbidSlot* slots;
+  };
+  const Domain domains[] = {
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, s.driver_api},
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, s.runtime_api},
+  };
+  for (const Domain& d : domains) {
+    bool runtime = d.domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (c.get_callback_name == nullptr) {
+      // Old CUPTI: no names up front; classify on first call instead.
+      CUptiResult r = c.enable_domain(1, s.subscriber, d.domain);
+      if (r != CUPTI_SUCCESS) {
+        *why = "cuptiEnableDomain: " + cupti_error(c, r);
+        return false;
+      }
+      continue;
+    }
+    for (uint32_t cbid = 1; cbid < d.size && cbid < kMaxCbid; ++cbid) {
+      const char* name = nullptr;
+      if (c.get_callback_name(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr)
+        continue;
+      CbidSlot& slot = d.slots[cbid];
+      slot.info = classify_api(name, runtime);
+      slot.classified = true;
+      if (slot.info.cls == ApiClass::kIgnore) continue;
+      CUptiResult r = c.enable_callback(1, s.subscriber, d.domain, cbid);
+      if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_INVALID_PARAMETER) {
+        *why = std::string("cuptiEnableCallback(") + name + "): " + cupti_error(c, r);
+        return false;
+      }
+    }
+  }
+  for (CUpti_CallbackId cbid :
+       {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+        CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING}) {
+    CUptiResult r = c.enable_callback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, cbid);
+    if (r != CUPTI_SUCCESS) {
+      *why = "cuptiEnableCallback(resource " + std::to_string(cbid) + "): " + cupti_error(c, r);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace brickprof::agent

@@ -1,0 +1,143 @@
+// start_gpu_source(): loads libcuda and libcupti, subscribes the one CUPTI
+// subscriber, enables callbacks and activity, installs the sync-mode hook.
+// Any failure leaves the process untouched and says why in the status.
+#include <algorithm>
+#include <cstdlib>
+
+#include "agent/cupti/activity.h"
+#include "agent/cupti/callbacks.h"
+#include "agent/cupti/devices.h"
+#include "agent/cupti/state.h"
+#include "agent/gpu_source.h"
+#include "agent/log.h"
+#include "agent/recorder.h"
+
+namespace brickprof::agent {
+namespace {
+
+std::atomic<GpuState*> g_state{nullptr};
+
+// BRICKPROF_SYNC=per-layer|immediate: make the CPU scope wait for its GPU
+// work, so wall times include it. Only where this thread has a context:
+// synchronising would otherwise create one (or fail).
+void sync_at_scope_end(NodeKind closed) {
+  GpuState* s = gpu_state();
+  if (s == nullptr) return;
+  if (s->config.sync == SyncMode::kPerLayer && closed != NodeKind::kLayer) return;
+  CUcontext ctx = nullptr;
+  if (s->driver.ctx_get_current(&ctx) == CUDA_SUCCESS && ctx != nullptr)
+    s->driver.ctx_synchronize();
+}
+
+CUptiResult subscribe(GpuState& s, std::string* other) {
+  const Cupti& c = s.cupti;
+  if (c.subscribe_v2 != nullptr) {
+    char old_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {0};
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "brickprof";
+    params.oldSubscriberName = old_name;
+    params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+    CUptiResult r = c.subscribe_v2(&s.subscriber, on_cupti_callback, &s, &params);
+    *other = old_name;
+    return r;
+  }
+  return c.subscribe(&s.subscriber, on_cupti_callback, &s);
+}
+
+class CuptiSource final : public GpuSource {
+ public:
+  explicit CuptiSource(GpuState* s) : s_(s) {}
+
+  void flush() override { flush_activity(*s_); }
+
+  void contribute(Trace& trace, const LaunchIndex& launches) override {
+    GpuState& s = *s_;
+    query_all_devices(s);
+    {
+      std::lock_guard<std::mutex> lock(s.devices_mu);
+      trace.devices = s.devices;
+    }
+    std::sort(trace.devices.begin(), trace.devices.end(),
+              [](const Device& a, const Device& b) { return a.id < b.id; });
+    std::scoped_lock lock(s.translate_mu, s.addresses_mu, s.graph_mu);
+    AttributionInputs in;
+    in.launches = &launches;
+    in.addresses = &s.addresses;
+    in.graph_node_origin = &s.graph_node_origin;
+    attribute(s.translation.staged, in, trace);
+    trace.ptx = s.registry.export_modules();
+    Diagnostics& d = trace.diagnostics;
+    d.dropped_activity_records += s.dropped_records.load() + s.translation.dropped_over_cap;
+    d.zero_timestamp_records += s.translation.zero_timestamp_records;
+    for (const std::string& w : s.warnings) d.warnings.push_back(w);
+    auto note = [&d](uint64_t n, const std::string& what) {
+      if (n != 0) d.warnings.push_back(std::to_string(n) + " " + what);
+    };
+    note(s.buffers_refused.load(), "CUPTI buffer requests refused (pool empty; records dropped)");
+    note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");
+    note(s.module_parse_errors.load(), "module images the PTX registry could not read");
+    note(s.addresses_dropped, "copy address records dropped at the cap");
+    note(s.translation.unhandled_records, "activity records of kinds not translated");
+  }
+
+ private:
+  GpuState* s_;
+};
+
+std::unique_ptr<GpuSource> fail(GpuState* s, const std::string& why, std::string* status,
+                                bool expected) {
+  *status = "unavailable: " + why;
+  // No libcuda is the normal CPU-only case: keep stderr as the host's own
+  // (the agent core logs the status at info level).
+  if (!expected) log_warn("GPU capture " + *status + "; CPU scopes only");
+  if (s != nullptr && s->subscriber != nullptr && s->cupti.unsubscribe != nullptr)
+    s->cupti.unsubscribe(s->subscriber);
+  // `s` is leaked on purpose: CUPTI may still hold its address.
+  return nullptr;
+}
+
+}  // namespace
+
+GpuState* gpu_state() { return g_state.load(std::memory_order_acquire); }
+void set_gpu_state(GpuState* state) { g_state.store(state, std::memory_order_release); }
+
+std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* status) {
+  try {
+    if (config.sync == SyncMode::kNone) {
+      *status = "off: BRICKPROF_SYNC=none (CPU scopes only)";
+      return nullptr;
+    }
+    auto* s = new GpuState(config);
+    std::string why;
+    if (!load_driver(&s->driver, &why)) return fail(nullptr, why, status, true);
+    std::string path;
+    if (!load_cupti(&s->cupti, &why, &path)) return fail(nullptr, why, status, false);
+    std::string other;
+    CUptiResult r = subscribe(*s, &other);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      s->subscriber = nullptr;
+      return fail(nullptr,
+                  "another CUPTI subscriber is active" + (other.empty() ? "" : " (" + other + ")"),
+                  status, false);
+    }
+    if (r != CUPTI_SUCCESS) {
+      s->subscriber = nullptr;
+      return fail(nullptr, "cuptiSubscribe: " + cupti_error(s->cupti, r), status, false);
+    }
+    set_gpu_state(s);
+    if (!enable_callbacks(*s, &why) || !start_activity(*s, &why)) {
+      set_gpu_state(nullptr);
+      return fail(s, why, status, false);
+    }
+    if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
+      Recorder::set_scope_end_hook(sync_at_scope_end);
+    *status = "active (" + path + ", sync " + to_string(config.sync) + ")";
+    return std::make_unique<CuptiSource>(s);
+  } catch (...) {
+    *status = "unavailable: internal error while starting CUPTI";
+    return nullptr;
+  }
+}
+
+}  // namespace brickprof::agent

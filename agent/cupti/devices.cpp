@@ -1,0 +1,124 @@
+// Device peaks (see devices.h) and the query at context creation.
+#include "agent/cupti/devices.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <mutex>
+
+#include "agent/cupti/callbacks.h"
+
+namespace brickprof::agent {
+namespace {
+
+// Parses a positive number; false on junk.
+bool parse_positive(const char* text, double* out) {
+  if (text == nullptr || *text == '\0') return false;
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !(v > 0)) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int fp32_lanes_per_sm(int major, int minor) {
+  switch (major) {
+    case 3: return 192;
+    case 5: return 128;
+    case 6: return minor == 0 ? 64 : 128;
+    case 7: return 64;
+    case 8: return minor == 0 ? 64 : 128;
+    default: return 128;  // 9.x Hopper, 10.x/12.x Blackwell
+  }
+}
+
+Device make_device(const DeviceAttributes& a, const char* gflops_override,
+                   const char* gbps_override, std::vector<std::string>* warnings) {
+  Device d;
+  d.id = a.id;
+  d.name = a.name;
+  d.sm_count = static_cast<uint32_t>(a.sm_count);
+  d.clock_mhz = a.clock_khz / 1000.0;
+  d.memory_clock_mhz = a.memory_clock_khz / 1000.0;
+  d.memory_bus_bits = static_cast<uint32_t>(a.bus_width_bits);
+  d.peak_gflops = static_cast<double>(a.sm_count) * fp32_lanes_per_sm(a.cc_major, a.cc_minor) *
+                  2.0 * a.clock_khz * 1e3 / 1e9;
+  d.peak_gbps = 2.0 * a.memory_clock_khz * 1e3 * a.bus_width_bits / 8.0 / 1e9;
+  d.peaks_source = "device attributes";
+  double v = 0;
+  bool overridden = false;
+  if (gflops_override && *gflops_override) {
+    if (parse_positive(gflops_override, &v)) {
+      d.peak_gflops = v;
+      overridden = true;
+    } else if (warnings) {
+      warnings->push_back(std::string("BRICKPROF_PEAK_GFLOPS='") + gflops_override +
+                          "' is not a positive number; ignored");
+    }
+  }
+  if (gbps_override && *gbps_override) {
+    if (parse_positive(gbps_override, &v)) {
+      d.peak_gbps = v;
+      overridden = true;
+    } else if (warnings) {
+      warnings->push_back(std::string("BRICKPROF_PEAK_GBPS='") + gbps_override +
+                          "' is not a positive number; ignored");
+    }
+  }
+  if (overridden) d.peaks_source = "override";
+  return d;
+}
+
+void query_device(GpuState& s, int ordinal) {
+  const Driver& drv = s.driver;
+  CUdevice dev = 0;
+  if (drv.device_get(&dev, ordinal) != CUDA_SUCCESS) return;
+  {
+    std::lock_guard<std::mutex> lock(s.devices_mu);
+    for (const Device& d : s.devices)
+      if (d.id == static_cast<uint32_t>(ordinal)) return;
+  }
+  DeviceAttributes a;
+  a.id = static_cast<uint32_t>(ordinal);
+  char name[256] = {0};
+  if (drv.device_get_name(name, sizeof name - 1, dev) == CUDA_SUCCESS) a.name = name;
+  drv.device_get_attribute(&a.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  drv.device_get_attribute(&a.clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
+  drv.device_get_attribute(&a.memory_clock_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev);
+  drv.device_get_attribute(&a.bus_width_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev);
+  drv.device_get_attribute(&a.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  drv.device_get_attribute(&a.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  std::vector<std::string> warnings;
+  Device d = make_device(a, std::getenv("BRICKPROF_PEAK_GFLOPS"),
+                         std::getenv("BRICKPROF_PEAK_GBPS"), &warnings);
+  {
+    std::lock_guard<std::mutex> lock(s.devices_mu);
+    s.devices.push_back(d);
+  }
+  if (!warnings.empty()) {
+    std::lock_guard<std::mutex> lock(s.translate_mu);
+    for (auto& w : warnings) s.warnings.push_back(w);
+  }
+}
+
+void note_device_of_context(GpuState& s, CUcontext ctx) {
+  // cuCtxGetDevice reads the current context; the new one normally is
+  // current on the creating thread. If not, the exit-time sweep finds it.
+  CUcontext current = nullptr;
+  CUdevice dev = 0;
+  if (s.driver.ctx_get_current(&current) != CUDA_SUCCESS || current != ctx) return;
+  if (s.driver.ctx_get_device(&dev) != CUDA_SUCCESS) return;
+  query_device(s, static_cast<int>(dev));
+}
+
+void query_all_devices(GpuState& s) {
+  int count = 0;
+  // Fails with CUDA_ERROR_NOT_INITIALIZED when the host never used CUDA:
+  // then there is nothing to report and we must not initialise it.
+  if (s.driver.device_get_count(&count) != CUDA_SUCCESS) return;
+  for (int i = 0; i < count; ++i) query_device(s, i);
+}
+
+}  // namespace brickprof::agent

@@ -1,0 +1,41 @@
+// Device facts for the roofline: name, SMs, clocks, memory bus, and peak
+// FP32 FLOP/s and DRAM bytes/s derived from them, or taken from
+// BRICKPROF_PEAK_GFLOPS / BRICKPROF_PEAK_GBPS when set.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/trace.h"
+
+namespace brickprof::agent {
+
+struct DeviceAttributes {
+  uint32_t id = 0;
+  std::string name;
+  int sm_count = 0;
+  int clock_khz = 0;         // CU_DEVICE_ATTRIBUTE_CLOCK_RATE
+  int memory_clock_khz = 0;  // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE
+  int bus_width_bits = 0;    // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH
+  int cc_major = 0;
+  int cc_minor = 0;
+};
+
+// FP32 lanes per SM by compute capability (CUDA programming guide,
+// "arithmetic instructions" throughput table).
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+
+// Peaks: FLOP/s = SMs x lanes x 2 (FMA) x clock; bytes/s = 2 (DDR) x memory
+// clock x bus width / 8. Overrides (null or empty = none) win; a bad
+// override is ignored with a warning appended to `warnings`.
+Device make_device(const DeviceAttributes& a, const char* gflops_override,
+                   const char* gbps_override, std::vector<std::string>* warnings);
+
+struct GpuState;
+// Adds device `ordinal` to state.devices once (driver attribute queries).
+void query_device(GpuState& state, int ordinal);
+// Every device, if the host initialised CUDA (never initialises it itself).
+void query_all_devices(GpuState& state);
+
+}  // namespace brickprof::agent

@@ -1,0 +1,54 @@
+// libcuda and libcupti, dlopen'ed at run time: every function the agent uses
+// is resolved into a table here, so the agent has no link-time dependency
+// and loads (CPU-only) where neither library exists.
+#pragma once
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include <string>
+#include <vector>
+
+namespace brickprof::agent {
+
+struct Driver {
+  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
+  decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
+  CUresult (*ctx_synchronize)() = nullptr;
+  decltype(&::cuDeviceGetCount) device_get_count = nullptr;
+  decltype(&::cuDeviceGet) device_get = nullptr;
+  decltype(&::cuDeviceGetName) device_get_name = nullptr;
+  decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
+};
+
+struct Cupti {
+  decltype(&::cuptiSubscribe) subscribe = nullptr;
+  decltype(&::cuptiSubscribe_v2) subscribe_v2 = nullptr;  // CUDA 12.9+; optional
+  decltype(&::cuptiUnsubscribe) unsubscribe = nullptr;
+  decltype(&::cuptiEnableCallback) enable_callback = nullptr;
+  decltype(&::cuptiEnableDomain) enable_domain = nullptr;
+  decltype(&::cuptiGetCallbackName) get_callback_name = nullptr;  // optional
+  decltype(&::cuptiGetResultString) get_result_string = nullptr;
+  decltype(&::cuptiActivityEnable) activity_enable = nullptr;
+  decltype(&::cuptiActivityRegisterCallbacks) activity_register_callbacks = nullptr;
+  decltype(&::cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;  // optional
+  decltype(&::cuptiActivityFlushAll) activity_flush_all = nullptr;
+  decltype(&::cuptiActivityGetNextRecord) activity_get_next_record = nullptr;
+  decltype(&::cuptiActivityGetNumDroppedRecords) activity_get_num_dropped = nullptr;
+  decltype(&::cuptiGetGraphNodeId) get_graph_node_id = nullptr;  // optional
+};
+
+// Candidate paths for libcupti, in search order: the soname first (so a
+// host that already loaded one keeps it), then under $CUDA_HOME and
+// /usr/local/cuda. `cuda_home` may be null.
+std::vector<std::string> cupti_candidates(const char* cuda_home);
+
+// Each returns false with a short reason ("no libcuda", "libcupti lacks
+// cuptiActivityEnable") and leaves the table unusable.
+bool load_driver(Driver* driver, std::string* why);
+bool load_cupti(Cupti* cupti, std::string* why, std::string* path_loaded);
+
+// "CUPTI_ERROR_..." text for a result, or the number.
+std::string cupti_error(const Cupti& cupti, CUptiResult result);
+
+}  // namespace brickprof::agent

@@ -1,0 +1,72 @@
+// The CUPTI source's shared state: one instance, built at start and never
+// freed (CUPTI may call back during exit, after static destructors ran).
+// Callbacks touch per-thread state lock-free; everything here that needs a
+// lock is off the launch path (module loads, copies, buffer completion).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/config.h"
+#include "agent/cupti/api_class.h"
+#include "agent/cupti/libraries.h"
+#include "agent/cupti/translate.h"
+#include "agent/ptx/registry.h"
+#include "analysis/trace.h"
+
+namespace brickprof::agent {
+
+// Callback ids are small dense integers; a table per domain beats a map.
+inline constexpr uint32_t kMaxCbid = 2048;
+
+struct CbidSlot {
+  ApiInfo info;
+  bool classified = false;
+  std::atomic<uint32_t> site{0};  // recorder site of the API name, 0 = not yet
+};
+
+struct GpuState {
+  explicit GpuState(const Config& c) : config(c), registry(c.ptx == PtxMode::kSource) {}
+
+  Config config;
+  Driver driver;
+  Cupti cupti;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  bool activity_on = false;
+
+  CbidSlot driver_api[kMaxCbid];
+  CbidSlot runtime_api[kMaxCbid];
+
+  PtxRegistry registry;
+
+  // Activity translation (CUPTI's buffer-completion thread, and the flush).
+  std::mutex translate_mu;
+  TranslationContext translation;
+
+  // Copy/memset addresses by correlation; bounded.
+  std::mutex addresses_mu;
+  std::unordered_map<uint64_t, TransferAddresses> addresses;
+  uint64_t addresses_dropped = 0;
+
+  // Graph node clones (instantiation) -> original node ids.
+  std::mutex graph_mu;
+  std::unordered_map<uint64_t, uint64_t> graph_node_origin;
+
+  // Devices seen at context creation.
+  std::mutex devices_mu;
+  std::vector<Device> devices;
+
+  std::atomic<uint64_t> buffers_refused{0};    // pool empty when CUPTI asked
+  std::atomic<uint64_t> dropped_records{0};    // cuptiActivityGetNumDroppedRecords
+  std::atomic<uint64_t> module_parse_errors{0};
+  std::vector<std::string> warnings;           // guarded by translate_mu
+};
+
+// The one instance (null until start_gpu_source succeeds far enough).
+GpuState* gpu_state();
+void set_gpu_state(GpuState* state);
+
+}  // namespace brickprof::agent

@@ -1,0 +1,277 @@
+// CUPTI activity record -> trace node translation (see translate.h).
+#include "agent/cupti/translate.h"
+
+#include <string>
+
+#include "agent/ptx/module_image.h"
+
+namespace brickprof::agent {
+namespace {
+
+Direction direction_of(uint8_t copy_kind) {
+  switch (copy_kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return Direction::kH2D;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return Direction::kD2H;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+      return Direction::kD2D;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return Direction::kH2H;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return Direction::kPeer;
+    default:
+      return Direction::kUnknown;
+  }
+}
+
+MemoryKind memory_kind_of(uint32_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+      return MemoryKind::kPageable;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+      return MemoryKind::kPinned;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+      return MemoryKind::kDevice;
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+      return MemoryKind::kArray;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+      return MemoryKind::kManaged;
+    default:
+      return MemoryKind::kUnknown;
+  }
+}
+
+SyncKind sync_kind_of(CUpti_ActivitySynchronizationType type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      return SyncKind::kEvent;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      return SyncKind::kStreamWait;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      return SyncKind::kStream;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      return SyncKind::kContext;
+    default:
+      return SyncKind::kUnknown;
+  }
+}
+
+// A record without both timestamps cannot be placed on the timeline.
+bool usable_times(uint64_t start, uint64_t end, TranslationContext& ctx) {
+  if (start == 0 || end == 0 || end < start) {
+    ++ctx.zero_timestamp_records;
+    return false;
+  }
+  return true;
+}
+
+bool stage(TranslationContext& ctx, Node node, const GpuDetail& detail) {
+  if (ctx.staged.nodes.size() >= ctx.max_nodes) {
+    ++ctx.dropped_over_cap;
+    return false;
+  }
+  ctx.staged.add_gpu_node(node, detail);
+  return true;
+}
+
+bool translate_kernel(const KernelRecord& k, TranslationContext& ctx) {
+  if (!usable_times(k.start, k.end, ctx)) return false;
+  auto it = ctx.names.find(k.name);
+  if (it == ctx.names.end()) {
+    TranslationContext::NameInfo info;
+    info.name = ctx.staged.strings.intern(k.name ? demangle(k.name) : std::string("<unnamed>"));
+    info.ptx_hash = (ctx.registry && k.name) ? ctx.registry->hash_for_kernel(k.name) : 0;
+    it = ctx.names.emplace(k.name, info).first;
+  }
+  Node n;
+  n.kind = NodeKind::kKernel;
+  n.name = it->second.name;
+  n.start_ns = static_cast<int64_t>(k.start);
+  n.end_ns = static_cast<int64_t>(k.end);
+  GpuDetail d;
+  d.device = k.deviceId;
+  d.context = k.contextId;
+  d.stream = k.streamId;
+  d.correlation = k.correlationId;
+  d.grid[0] = static_cast<uint32_t>(k.gridX);
+  d.grid[1] = static_cast<uint32_t>(k.gridY);
+  d.grid[2] = static_cast<uint32_t>(k.gridZ);
+  d.block[0] = static_cast<uint32_t>(k.blockX);
+  d.block[1] = static_cast<uint32_t>(k.blockY);
+  d.block[2] = static_cast<uint32_t>(k.blockZ);
+  d.smem = static_cast<uint32_t>(k.staticSharedMemory + k.dynamicSharedMemory);
+  d.registers = k.registersPerThread;
+  d.ptx_hash = it->second.ptx_hash;
+  d.graph_node = k.graphNodeId;
+  return stage(ctx, n, d);
+}
+
+const char* direction_label(Direction d) {
+  switch (d) {
+    case Direction::kH2D: return "memcpy HtoD";
+    case Direction::kD2H: return "memcpy DtoH";
+    case Direction::kD2D: return "memcpy DtoD";
+    case Direction::kH2H: return "memcpy HtoH";
+    case Direction::kPeer: return "memcpy PtoP";
+    default: return "memcpy";
+  }
+}
+
+bool translate_memcpy(const CUpti_ActivityMemcpy6& m, TranslationContext& ctx) {
+  if (!usable_times(m.start, m.end, ctx)) return false;
+  GpuDetail d;
+  d.direction = direction_of(m.copyKind);
+  d.src_kind = memory_kind_of(m.srcKind);
+  d.dst_kind = memory_kind_of(m.dstKind);
+  d.bytes = m.bytes;
+  d.device = m.deviceId;
+  d.context = m.contextId;
+  d.stream = m.streamId;
+  d.correlation = m.correlationId;
+  d.graph_node = m.graphNodeId;
+  Node n;
+  n.kind = NodeKind::kTransfer;
+  n.name = ctx.staged.strings.intern(direction_label(d.direction));
+  n.start_ns = static_cast<int64_t>(m.start);
+  n.end_ns = static_cast<int64_t>(m.end);
+  return stage(ctx, n, d);
+}
+
+bool translate_peer(const CUpti_ActivityMemcpyPtoP4& m, TranslationContext& ctx) {
+  if (!usable_times(m.start, m.end, ctx)) return false;
+  GpuDetail d;
+  // Between two devices it is a peer copy whatever copyKind says (DtoD).
+  d.direction = m.srcDeviceId != m.dstDeviceId ? Direction::kPeer : direction_of(m.copyKind);
+  d.src_kind = memory_kind_of(m.srcKind);
+  d.dst_kind = memory_kind_of(m.dstKind);
+  d.bytes = m.bytes;
+  d.device = m.deviceId;
+  d.context = m.contextId;
+  d.stream = m.streamId;
+  d.correlation = m.correlationId;
+  d.graph_node = m.graphNodeId;
+  Node n;
+  n.kind = NodeKind::kTransfer;
+  n.name = ctx.staged.strings.intern(direction_label(d.direction));
+  n.start_ns = static_cast<int64_t>(m.start);
+  n.end_ns = static_cast<int64_t>(m.end);
+  return stage(ctx, n, d);
+}
+
+bool translate_memset(const CUpti_ActivityMemset4& m, TranslationContext& ctx) {
+  if (!usable_times(m.start, m.end, ctx)) return false;
+  GpuDetail d;
+  d.bytes = m.bytes;
+  d.dst_kind = memory_kind_of(m.memoryKind);
+  d.device = m.deviceId;
+  d.context = m.contextId;
+  d.stream = m.streamId;
+  d.correlation = m.correlationId;
+  d.graph_node = m.graphNodeId;
+  Node n;
+  n.kind = NodeKind::kMemset;
+  n.name = ctx.staged.strings.intern("memset");
+  n.start_ns = static_cast<int64_t>(m.start);
+  n.end_ns = static_cast<int64_t>(m.end);
+  return stage(ctx, n, d);
+}
+
+bool translate_sync(const CUpti_ActivitySynchronization2& s, TranslationContext& ctx) {
+  if (!usable_times(s.start, s.end, ctx)) return false;
+  GpuDetail d;
+  d.sync = sync_kind_of(s.type);
+  d.context = s.contextId;
+  // CUPTI marks "no stream" (context/event syncs) with all bits set.
+  d.stream = s.streamId == UINT32_MAX ? 0 : s.streamId;
+  d.correlation = s.correlationId;
+  d.event = s.cudaEventId == UINT32_MAX ? 0 : s.cudaEventId;
+  Node n;
+  n.kind = NodeKind::kSync;
+  n.name = ctx.staged.strings.intern("sync " + std::string(to_string(d.sync)));
+  n.start_ns = static_cast<int64_t>(s.start);
+  n.end_ns = static_cast<int64_t>(s.end);
+  return stage(ctx, n, d);
+}
+
+}  // namespace
+
+bool translate(const CUpti_Activity* record, TranslationContext& ctx) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return translate_kernel(*reinterpret_cast<const KernelRecord*>(record), ctx);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return translate_memcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record), ctx);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return translate_peer(*reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record), ctx);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return translate_memset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record), ctx);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return translate_sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(record),
+                            ctx);
+    default:
+      ++ctx.unhandled_records;
+      return false;
+  }
+}
+
+uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trace) {
+  uint64_t orphans = 0;
+  for (const Node& src : staged.nodes) {
+    Node n = src;
+    GpuDetail d = staged.gpu[src.detail];
+    n.name = trace.strings.intern(staged.strings.view(src.name));
+    n.parent = kNoNode;
+    if (in.launches) {
+      auto launch = in.launches->by_correlation.find(d.correlation);
+      if (launch != in.launches->by_correlation.end()) {
+        n.parent = launch->second.scope;
+        n.thread = launch->second.thread;
+        d.api_start_ns = launch->second.api_start_ns;
+        d.api_end_ns = launch->second.api_end_ns;
+      }
+      // Graph replays: the scope that captured the node beats the scope
+      // around cudaGraphLaunch (often none, or a whole step).
+      if (d.graph_node != 0) {
+        uint64_t id = d.graph_node;
+        if (in.graph_node_origin) {
+          // Instantiation clones nodes; follow clones back to the original.
+          for (int hops = 0; hops < 8; ++hops) {
+            auto o = in.graph_node_origin->find(id);
+            if (o == in.graph_node_origin->end() || o->second == id) break;
+            id = o->second;
+          }
+        }
+        auto captured = in.launches->scope_of_graph_node.find(id);
+        if (captured == in.launches->scope_of_graph_node.end())
+          captured = in.launches->scope_of_graph_node.find(d.graph_node);
+        if (captured != in.launches->scope_of_graph_node.end() && captured->second != kNoNode)
+          n.parent = captured->second;
+      }
+    }
+    if (in.addresses && (n.kind == NodeKind::kTransfer || n.kind == NodeKind::kMemset)) {
+      auto a = in.addresses->find(d.correlation);
+      if (a != in.addresses->end()) {
+        d.src_addr = a->second.src;
+        d.dst_addr = a->second.dst;
+      }
+    }
+    uint32_t id = trace.add_gpu_node(n, d);
+    if (n.parent != kNoNode) {
+      trace.add_edge(n.parent, id, EdgeType::kLaunches);
+    } else {
+      ++orphans;
+    }
+  }
+  return orphans;
+}
+
+}  // namespace brickprof::agent

@@ -1,0 +1,66 @@
+// Pure translation of CUPTI activity records into trace nodes, in two steps:
+// translate() turns each record into a staged node as buffers complete
+// (names interned, PTX hash looked up); attribute() at exit moves staged
+// nodes into the trace under the scope that launched them. No libcupti call
+// is made here, so tests feed it records of the real CUPTI types.
+#pragma once
+
+#include <cupti_activity.h>
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "agent/ptx/registry.h"
+#include "agent/replay.h"
+#include "analysis/trace.h"
+
+namespace brickprof::agent {
+
+// The kernel record layout of the headers we build against.
+#if CUPTI_API_VERSION >= 130000
+using KernelRecord = CUpti_ActivityKernel10;
+#else
+using KernelRecord = CUpti_ActivityKernel9;
+#endif
+
+// Host/device addresses of a copy or memset, captured from the API
+// callback's parameters (activity records do not carry them).
+struct TransferAddresses {
+  uint64_t src = 0;
+  uint64_t dst = 0;
+  uint64_t bytes = 0;
+};
+
+struct TranslationContext {
+  Trace staged;                             // nodes without parents yet
+  const PtxRegistry* registry = nullptr;    // kernel -> module hash
+  uint64_t zero_timestamp_records = 0;      // dropped: no usable time
+  uint64_t unhandled_records = 0;           // kinds we do not translate
+  uint64_t max_nodes = UINT64_MAX;          // memory cap; beyond it, count drops
+  uint64_t dropped_over_cap = 0;
+  // CUPTI's kernel name pointers are stable per function: demangle once.
+  struct NameInfo {
+    StringId name;
+    uint64_t ptx_hash;
+  };
+  std::unordered_map<const char*, NameInfo> names;
+};
+
+// Stages one record. Returns true if it became a node.
+bool translate(const CUpti_Activity* record, TranslationContext& ctx);
+
+struct AttributionInputs {
+  const LaunchIndex* launches = nullptr;
+  // Correlation -> copy addresses from the API callbacks.
+  const std::unordered_map<uint64_t, TransferAddresses>* addresses = nullptr;
+  // Instantiated (cloned) graph node id -> the node it was cloned from.
+  const std::unordered_map<uint64_t, uint64_t>* graph_node_origin = nullptr;
+};
+
+// Moves the staged nodes into `trace`: parent = the scope that launched the
+// work (for graph replays: the scope open when the graph node was captured),
+// thread and API times from the launch, a `launches` edge from that scope.
+// Returns how many nodes found no launching scope (they stay roots).
+uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trace);
+
+}  // namespace brickprof::agent

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Runs the NVTX-annotated program with the agent injected through
+NVTX_INJECTION64_PATH only (no LD_PRELOAD) and checks the trace: layers,
+bricks (aliases resolved), scopes and marks, with the right nesting."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+program, agent = sys.argv[1], sys.argv[2]
+with tempfile.TemporaryDirectory() as tmp:
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env.update(NVTX_INJECTION64_PATH=agent, BRICKPROF_OUTPUT=os.path.join(tmp, "t"),
+               BRICKPROF_FORMATS="json", BRICKPROF_LOG="warn")
+    run = subprocess.run([program], env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run
+    assert run.stdout == "nvtx program done\n", run.stdout  # output unchanged
+    with open(os.path.join(tmp, "t.json")) as f:
+        trace = json.load(f)
+
+nodes = trace["nodes"]
+by_id = {n["id"]: n for n in nodes}
+
+
+def path(n):
+    names = []
+    while n is not None:
+        names.append(n["name"])
+        n = by_id.get(n["parent"]) if n.get("parent") is not None else None
+    return "/".join(reversed(names))
+
+
+paths = sorted((path(n), n["kind"]) for n in nodes)
+expected = []
+for layer in (0, 1):
+    L = f"Layer {layer}"
+    expected += [
+        (L, "layer"),
+        (f"{L}/RmsNorm", "brick"),
+        (f"{L}/RopeEmbedding", "brick"),
+        (f"{L}/RopeEmbedding/rope-mark", "scope"),
+        (f"{L}/GateProjection", "brick"),
+        (f"{L}/GateProjection/Activation", "brick"),
+        (f"{L}/custom_softmax", "scope"),
+    ]
+expected += [("async_load", "scope"), ("async_load [end]", "scope")]
+missing = [e for e in expected if e not in paths]
+extra = [p for p in paths if p not in expected]
+if missing or extra:
+    print("missing:", missing, "\nextra:", extra, "\nall:", paths)
+    sys.exit(1)
+d = trace["diagnostics"]
+assert d["unbalanced_pops"] == 0, d
+layers = [n for n in nodes if n["kind"] == "layer"]
+assert all(n["end_ns"] >= n["start_ns"] for n in nodes)
+for l in layers:
+    kids = [n for n in nodes if n.get("parent") == l["id"]]
+    assert all(l["start_ns"] <= k["start_ns"] and k["end_ns"] <= l["end_ns"] for k in kids)
+print("ok:", len(nodes), "nodes;", "nvtx status:", d.get("nvtx"))

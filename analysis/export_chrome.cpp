@@ -17,8 +17,10 @@ namespace {
 // is the exact 3-decimal form.
 void write_us(JsonWriter& w, std::string_view key, int64_t ns) {
   w.key(key);
-  if (ns % 1000 == 0) w.value(ns / 1000);
-  else w.value(static_cast<double>(ns) / 1000.0);
+  if (ns % 1000 == 0)
+    w.value(ns / 1000);
+  else
+    w.value(static_cast<double>(ns) / 1000.0);
 }
 
 void write_metadata(JsonWriter& w, std::string_view what, int64_t pid, int64_t tid,

@@ -95,8 +95,8 @@ class Builder {
         uint32_t id = stack.back();
         stack.pop_back();
         const Node& node = trace_.nodes[id];
-        uint32_t parent_agg = node.parent < n ? tree_.of_trace_node[node.parent]
-                                              : thread_group(node.thread);
+        uint32_t parent_agg =
+            node.parent < n ? tree_.of_trace_node[node.parent] : thread_group(node.thread);
         uint32_t agg = merge(id, parent_agg);
         tree_.of_trace_node[id] = agg;
         auto kids = index.children(id);
@@ -113,8 +113,10 @@ class Builder {
     node.parent = parent;
     node.depth = tree_.nodes[parent].depth + 1;
     AggregateNode& p = tree_.nodes[parent];
-    if (p.last_child == kNoAgg) p.first_child = id;
-    else tree_.nodes[p.last_child].next_sibling = id;
+    if (p.last_child == kNoAgg)
+      p.first_child = id;
+    else
+      tree_.nodes[p.last_child].next_sibling = id;
     p.last_child = id;
     p.child_count++;
     tree_.nodes.push_back(node);
@@ -167,7 +169,8 @@ class Builder {
 
 void AggregateTree::children(uint32_t agg, std::vector<uint32_t>& out) const {
   out.clear();
-  for (uint32_t c = nodes[agg].first_child; c != kNoAgg; c = nodes[c].next_sibling) out.push_back(c);
+  for (uint32_t c = nodes[agg].first_child; c != kNoAgg; c = nodes[c].next_sibling)
+    out.push_back(c);
 }
 
 AggregateTree build_aggregate_tree(const Trace& trace) { return Builder(trace).build(); }

@@ -17,8 +17,10 @@ namespace {
 // is the exact 3-decimal form.
 void write_us(JsonWriter& w, std::string_view key, int64_t ns) {
   w.key(key);
-  if (ns % 1000 == 0) w.value(ns / 1000);
-  else w.value(static_cast<double>(ns) / 1000.0);
+  if (ns % 1000 == 0)
+    w.value(ns / 1000);
+  else
+    w.value(static_cast<double>(ns) / 1000.0);
 }
 
 void write_metadata(JsonWriter& w, std::string_view what, int64_t pid, int64_t tid,
@@ -131,7 +133,14 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
     const int64_t epid = gpu ? kGpuPidBase + g->device : pid;
     const int64_t etid = gpu ? g->stream : node.thread;
     w.newline().begin_object();
-    w.field("ph", "X").field("name", node_label(trace, node)).field("cat", to_string(node.kind));
+    // node_label allocates; most nodes carry their name as is.
+    std::string_view name = trace.name(node);
+    std::string label;
+    if (name.empty() || node.kind == NodeKind::kTransfer || node.kind == NodeKind::kMemset) {
+      label = node_label(trace, node);
+      name = label;
+    }
+    w.field("ph", "X").field("name", name).field("cat", to_string(node.kind));
     w.field("pid", epid).field("tid", etid);
     write_us(w, "ts", node.start_ns);
     write_us(w, "dur", node.duration_ns());

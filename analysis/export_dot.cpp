@@ -14,11 +14,16 @@ constexpr size_t kFlushAt = 1 << 20;
 
 const char* fill_for(Category c) {
   switch (c) {
-    case Category::kNorm: return "#cfe2f3";       // blue
-    case Category::kAttention: return "#fce5cd";  // orange
-    case Category::kFfn: return "#d9ead3";        // green
-    case Category::kOther: return "#eeeeee";      // grey
-    default: return "#ffffff";
+    case Category::kNorm:
+      return "#cfe2f3";  // blue
+    case Category::kAttention:
+      return "#fce5cd";  // orange
+    case Category::kFfn:
+      return "#d9ead3";  // green
+    case Category::kOther:
+      return "#eeeeee";  // grey
+    default:
+      return "#ffffff";
   }
 }
 
@@ -56,7 +61,8 @@ std::string label_of(const Trace& trace, const AggregateTree& tree, uint32_t agg
   }
   append_duration(s, a.total_ns);
   if (a.count > 1) s += " ×" + std::to_string(a.count);
-  if (node.kind == NodeKind::kBrick || a.elements) s += "\\n" + std::to_string(a.elements) + " elem";
+  if (node.kind == NodeKind::kBrick || a.elements)
+    s += "\\n" + std::to_string(a.elements) + " elem";
   return s;
 }
 

@@ -114,8 +114,10 @@ std::string format_rate(double per_second) {
     ++unit;
   }
   char tmp[32];
-  if (unit == 0) std::snprintf(tmp, sizeof tmp, "%.0f", per_second);
-  else std::snprintf(tmp, sizeof tmp, "%.2f%s", per_second, kUnits[unit]);
+  if (unit == 0)
+    std::snprintf(tmp, sizeof tmp, "%.0f", per_second);
+  else
+    std::snprintf(tmp, sizeof tmp, "%.2f%s", per_second, kUnits[unit]);
   return tmp;
 }
 

@@ -24,8 +24,10 @@ ChildIndex::ChildIndex(const Trace& trace) {
   offsets_.assign(n + 1, 0);
   size_t root_count = 0;
   for (const Node& node : trace.nodes) {
-    if (node.parent < n) ++offsets_[node.parent + 1];
-    else ++root_count;
+    if (node.parent < n)
+      ++offsets_[node.parent + 1];
+    else
+      ++root_count;
   }
   for (size_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
   children_.resize(offsets_[n]);
@@ -33,8 +35,10 @@ ChildIndex::ChildIndex(const Trace& trace) {
   std::vector<uint32_t> fill(offsets_.begin(), offsets_.end() - 1);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t p = trace.nodes[i].parent;
-    if (p < n) children_[fill[p]++] = i;
-    else roots_.push_back(i);
+    if (p < n)
+      children_[fill[p]++] = i;
+    else
+      roots_.push_back(i);
   }
   for (size_t i = 0; i < n; ++i)
     order_by_start(trace, children_.data() + offsets_[i], children_.data() + offsets_[i + 1]);
@@ -53,7 +57,8 @@ std::optional<SlowestKernel> slowest_kernel(const Trace& trace) {
   for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
     const Node& node = trace.nodes[i];
     if (node.kind != NodeKind::kKernel) continue;
-    if (!best || node.duration_ns() > best->gpu_ns) best = SlowestKernel{i, kNoNode, node.duration_ns()};
+    if (!best || node.duration_ns() > best->gpu_ns)
+      best = SlowestKernel{i, kNoNode, node.duration_ns()};
   }
   if (best) {
     // Walk up to the nearest brick: one chain, not a whole-trace pass.

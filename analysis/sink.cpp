@@ -33,10 +33,8 @@ void write_dot_default(const Trace& t, std::ostream& out) { write_dot(t, out); }
 
 // The one table of formats: adding a format is one line here.
 constexpr Format kFormats[] = {
-    {"json", ".json", &write_trace_json},
-    {"tree", ".tree.txt", &write_tree_default},
-    {"dot", ".dot", &write_dot_default},
-    {"chrome", ".trace.json", &write_chrome_trace},
+    {"json", ".json", &write_trace_json}, {"tree", ".tree.txt", &write_tree_default},
+    {"dot", ".dot", &write_dot_default},  {"chrome", ".trace.json", &write_chrome_trace},
     {"folded", ".folded", &write_folded},
 };
 

@@ -40,8 +40,9 @@ std::string find_agent(std::string* error) {
                                  dir / ".." / "lib" / "libbrickprof.so"};
   for (const fs::path& c : candidates)
     if (std::string found = usable(c); !found.empty()) return found;
-  *error = "agent libbrickprof.so not found in " + (dir / ".." / "agent").lexically_normal().string() +
-           " or " + (dir / ".." / "lib").lexically_normal().string() + "; set BRICKPROF_AGENT";
+  *error = "agent libbrickprof.so not found in " +
+           (dir / ".." / "agent").lexically_normal().string() + " or " +
+           (dir / ".." / "lib").lexically_normal().string() + "; set BRICKPROF_AGENT";
   return {};
 }
 

@@ -67,8 +67,8 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
     if (!std::cout) return fail("cannot write to standard output");
     return kExitOk;
   }
-  std::string error = write_file_atomically(
-      o.out, [&](std::ostream& out) { render(trace, views, o.json, out); });
+  std::string error =
+      write_file_atomically(o.out, [&](std::ostream& out) { render(trace, views, o.json, out); });
   return error.empty() ? kExitOk : fail(error);
 }
 

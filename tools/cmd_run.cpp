@@ -40,8 +40,10 @@ void set_env(const char* name, const std::string& value) {
 void set_agent_env(const std::string& agent, const RunOptions& o) {
   // Prepend, keeping whatever the user preloads; the loader accepts ':'.
   const char* preload = std::getenv("LD_PRELOAD");
-  if (!preload || !*preload) ::setenv("LD_PRELOAD", agent.c_str(), 1);
-  else if (!has_item(preload, agent)) ::setenv("LD_PRELOAD", (agent + ":" + preload).c_str(), 1);
+  if (!preload || !*preload)
+    ::setenv("LD_PRELOAD", agent.c_str(), 1);
+  else if (!has_item(preload, agent))
+    ::setenv("LD_PRELOAD", (agent + ":" + preload).c_str(), 1);
   ::setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
   ::setenv("NVTX_INJECTION64_PATH", agent.c_str(), 1);
   set_env("BRICKPROF_OUTPUT", o.output);
@@ -85,9 +87,12 @@ int spawn_and_wait(const std::vector<std::string>& command) {
   } else {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (WIFEXITED(status)) result = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result = 128 + WTERMSIG(status);
-    else result = 1;
+    if (WIFEXITED(status))
+      result = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      result = 128 + WTERMSIG(status);
+    else
+      result = 1;
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
@@ -97,12 +102,14 @@ int spawn_and_wait(const std::vector<std::string>& command) {
 int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   std::vector<std::string> command = o.command;
   command.insert(command.end(), trailing.begin(), trailing.end());
-  if (command.empty()) return fail("run: no command given (usage: brickprof run [options] -- CMD ARGS...)");
+  if (command.empty())
+    return fail("run: no command given (usage: brickprof run [options] -- CMD ARGS...)");
   if (!o.formats.empty()) {
     std::vector<std::string> names = parse_formats(o.formats);
     if (names.empty()) return fail("run: --formats: empty list");
     for (const std::string& f : names)
-      if (!make_exporter(f)) return fail("run: --formats: unknown format '" + f + "' (json,tree,dot,chrome,folded)");
+      if (!make_exporter(f))
+        return fail("run: --formats: unknown format '" + f + "' (json,tree,dot,chrome,folded)");
   }
   std::string error;
   std::string agent = find_agent(&error);
@@ -134,7 +141,8 @@ Command add_run_command(CLI::App& parent) {
   sub->add_option("command", o->command, "The command to profile (put it after --)");
   sub->footer(
       "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"
-      "next to this binary. Exit code: CMD's, or 128+N if a signal N killed it; 2 on usage errors.");
+      "next to this binary. Exit code: CMD's, or 128+N if a signal N killed it; 2 on usage "
+      "errors.");
   return {sub, [o](const std::vector<std::string>& trailing) { return run(*o, trailing); }};
 }
 

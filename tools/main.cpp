@@ -34,8 +34,10 @@ int main_impl(int argc, char** argv) {
   std::vector<std::string> head, trailing;
   bool split = false;
   for (int i = 1; i < argc; ++i) {
-    if (!split && std::strcmp(argv[i], "--") == 0) split = true;
-    else (split ? trailing : head).emplace_back(argv[i]);
+    if (!split && std::strcmp(argv[i], "--") == 0)
+      split = true;
+    else
+      (split ? trailing : head).emplace_back(argv[i]);
   }
   CLI::App app{"brickprof: profile CUDA and CPU inference workloads, and report on the traces"};
   app.name("brickprof");

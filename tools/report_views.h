@@ -13,9 +13,9 @@
 namespace brickprof::cli {
 
 struct ReportView {
-  const char* name;       // the flag: "tree" -> --tree
+  const char* name;  // the flag: "tree" -> --tree
   const char* help;
-  bool by_default;        // shown when no view flag is given
+  bool by_default;  // shown when no view flag is given
   void (*text)(const Trace& trace, std::ostream& out);
   // Writes the view as one JSON value (for --json); nullptr if the view has
   // no JSON form.

@@ -117,8 +117,10 @@ void summary_json(const Trace& trace, JsonWriter& w) {
     w.begin_object().field("node", slow->kernel);
     w.field("name", trace.name(trace.nodes[slow->kernel])).field("gpu_ns", slow->gpu_ns);
     w.key("brick");
-    if (slow->brick != kNoNode) w.value(node_label(trace, trace.nodes[slow->brick]));
-    else w.null();
+    if (slow->brick != kNoNode)
+      w.value(node_label(trace, trace.nodes[slow->brick]));
+    else
+      w.null();
     w.end_object();
   } else {
     w.null();

@@ -21,7 +21,12 @@ void entry_fields(const Trace& trace, const AggregateTree& tree, uint32_t agg, J
   const GpuDetail* g = trace.detail(node);
   if (node.kind == NodeKind::kKernel && g) {
     w.key("grid").begin_array().value(g->grid[0]).value(g->grid[1]).value(g->grid[2]).end_array();
-    w.key("block").begin_array().value(g->block[0]).value(g->block[1]).value(g->block[2]).end_array();
+    w.key("block")
+        .begin_array()
+        .value(g->block[0])
+        .value(g->block[1])
+        .value(g->block[2])
+        .end_array();
     w.field("smem", g->smem);
   }
 }

@@ -27,7 +27,8 @@ TEST_P(GoldenTest, MatchesExactly) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,
                          ::testing::Values(Golden{"tree_small.json", "tree", "tree_small.tree.txt"},
-                                           Golden{"tree_small.json", "folded", "tree_small.folded"}),
+                                           Golden{"tree_small.json", "folded",
+                                                  "tree_small.folded"}),
                          [](const auto& info) { return std::string(info.param.format); });
 
 }  // namespace

@@ -22,9 +22,11 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 TEST(Registry, KnowsEveryFormatAndExtension) {
-  const std::pair<const char*, const char*> expected[] = {
-      {"json", ".json"}, {"tree", ".tree.txt"}, {"dot", ".dot"},
-      {"chrome", ".trace.json"}, {"folded", ".folded"}};
+  const std::pair<const char*, const char*> expected[] = {{"json", ".json"},
+                                                          {"tree", ".tree.txt"},
+                                                          {"dot", ".dot"},
+                                                          {"chrome", ".trace.json"},
+                                                          {"folded", ".folded"}};
   ASSERT_EQ(exporter_names().size(), std::size(expected));
   for (auto [name, ext] : expected) {
     auto e = make_exporter(name);

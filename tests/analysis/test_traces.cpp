@@ -9,7 +9,9 @@
 
 namespace brickprof::test {
 
-std::string data_path(const std::string& name) { return std::string(BRICKPROF_TEST_DATA) + "/" + name; }
+std::string data_path(const std::string& name) {
+  return std::string(BRICKPROF_TEST_DATA) + "/" + name;
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -32,7 +34,8 @@ Trace full_trace() {
   t.diagnostics.unbalanced_pops = 4;
   t.diagnostics.open_scopes_at_exit = 5;
   t.diagnostics.warnings = {"first warning", "second\nwith newline"};
-  t.devices.push_back({0, "GPU A", 132, 1980.5, 2619, 5120, 989000.25, 3350.5, "device attributes"});
+  t.devices.push_back(
+      {0, "GPU A", 132, 1980.5, 2619, 5120, 989000.25, 3350.5, "device attributes"});
   t.devices.push_back({1, "GPU B", 8, 1000, 1000, 128, 10, 20, "default"});
   t.threads = {{11, "main"}, {12, "worker"}};
 
@@ -82,8 +85,12 @@ Trace full_trace() {
   kd.correlation = 99;
   kd.api_start_ns = 5000;
   kd.api_end_ns = 6000;
-  kd.grid[0] = 64; kd.grid[1] = 2; kd.grid[2] = 1;
-  kd.block[0] = 128; kd.block[1] = 1; kd.block[2] = 1;
+  kd.grid[0] = 64;
+  kd.grid[1] = 2;
+  kd.grid[2] = 1;
+  kd.block[0] = 128;
+  kd.block[1] = 1;
+  kd.block[2] = 1;
   kd.smem = 8192;
   kd.registers = 40;
   kd.ptx_hash = 0xfedcba9876543210ull;

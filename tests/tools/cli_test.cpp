@@ -68,7 +68,8 @@ TEST(Report, ExportViewsMatchTheExporters) {
 }
 
 TEST(Report, JsonViewsForScripts) {
-  CliResult r = run_brickprof({"report", "--json", "--summary", "--tree", data_path("tree_small.json")});
+  CliResult r =
+      run_brickprof({"report", "--json", "--summary", "--tree", data_path("tree_small.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["summary"]["bricks"][0]["name"], "RmsNorm");
@@ -84,7 +85,8 @@ TEST(Report, JsonViewsForScripts) {
 
 TEST(Report, WritesToOutFile) {
   std::string dir = fresh_dir("out");
-  CliResult r = run_brickprof({"report", "--tree", data_path("tree_small.json"), "-o", dir + "/t.txt"});
+  CliResult r =
+      run_brickprof({"report", "--tree", data_path("tree_small.json"), "-o", dir + "/t.txt"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(read_text(dir + "/t.txt"), read_text(data_path("tree_small.tree.txt")));
@@ -164,8 +166,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Help, EveryCommandHasHelp) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"--help"},
-                                        {"run", "--help"}, {"report", "--help"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--help"}, {"run", "--help"}, {"report", "--help"}}) {
     CliResult r = run_brickprof(args);
     EXPECT_EQ(r.exit_code, 0) << args.size();
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;

@@ -41,16 +41,16 @@ TEST(Run, CommandWithoutDashDash) {
 }
 
 TEST(Run, ArgumentsAfterDashDashAreNotOptions) {
-  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo \"$1 $2\"", "x", "--output", "--help"});
+  CliResult r =
+      run_with_fake({"run", "--", "sh", "-c", "echo \"$1 $2\"", "x", "--output", "--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "--output --help\n");
 }
 
 TEST(Run, SetsAgentAndOptionEnvironment) {
   CliResult r = run_with_fake(
-      {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug",
-       "--buffer-mb", "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--", "sh",
-       "-c",
+      {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug", "--buffer-mb",
+       "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--", "sh", "-c",
        "echo \"$LD_PRELOAD|$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH\"; "
        "echo \"$BRICKPROF_OUTPUT|$BRICKPROF_FORMATS|$BRICKPROF_LOG|$BRICKPROF_BUFFER_MB|"
        "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX\""},
@@ -68,8 +68,8 @@ TEST(Run, UnsetOptionsLeaveTheAgentDefaults) {
 
 TEST(Run, PrependsToAnExistingPreload) {
   std::string other = std::filesystem::canonical(FAKE_OTHER).string();
-  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo \"$LD_PRELOAD\""},
-                              {{"LD_PRELOAD", other}});
+  CliResult r =
+      run_with_fake({"run", "--", "sh", "-c", "echo \"$LD_PRELOAD\""}, {{"LD_PRELOAD", other}});
   EXPECT_EQ(r.out, agent() + ":" + other + "\n");
   // Already preloaded: not added twice.
   r = run_with_fake({"run", "--", "sh", "-c", "echo \"$LD_PRELOAD\""}, {{"LD_PRELOAD", agent()}});
@@ -77,7 +77,8 @@ TEST(Run, PrependsToAnExistingPreload) {
 }
 
 TEST(Run, MissingAgentIsAUsageError) {
-  CliResult r = run_brickprof({"run", "--", "true"}, {{"BRICKPROF_AGENT", "/nonexistent/libbrickprof.so"}});
+  CliResult r =
+      run_brickprof({"run", "--", "true"}, {{"BRICKPROF_AGENT", "/nonexistent/libbrickprof.so"}});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "brickprof: run: BRICKPROF_AGENT=/nonexistent/libbrickprof.so: no such file\n");
 }

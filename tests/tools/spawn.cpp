@@ -14,7 +14,9 @@
 
 namespace brickprof::test {
 
-std::string data_path(const std::string& name) { return std::string(BRICKPROF_TEST_DATA) + "/" + name; }
+std::string data_path(const std::string& name) {
+  return std::string(BRICKPROF_TEST_DATA) + "/" + name;
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -45,8 +47,10 @@ CliResult run_brickprof(const std::vector<std::string>& args, const EnvChanges& 
   pid_t pid = ::fork();
   if (pid == 0) {
     for (const auto& [name, value] : env) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
     }
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

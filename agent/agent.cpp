@@ -24,8 +24,6 @@
 #include "agent/recorder.h"
 #include "agent/replay.h"
 
-extern "C" const struct brickprof_api* brickprof_get_api(uint32_t abi_version);
-
 namespace brickprof::agent {
 namespace {
 
@@ -52,11 +50,15 @@ struct sigaction g_previous[NSIG];
 
 const char* getenv_wrapper(const char* name) { return std::getenv(name); }
 
-// Another copy of the agent (a different path) already owns the process.
+// Another copy of the agent (a different file) already owns the process.
+// Compares load bases: taking &brickprof_get_api here would go through the
+// GOT and name the other copy's function too.
 bool another_agent_is_active() {
   void* sym = dlsym(RTLD_DEFAULT, "brickprof_get_api");
-  void* ours = reinterpret_cast<void*>(&brickprof_get_api);
-  return sym && sym != ours;
+  Dl_info theirs, ours;
+  if (!sym || !dladdr(sym, &theirs)) return false;
+  if (!dladdr(reinterpret_cast<void*>(&getenv_wrapper), &ours)) return false;
+  return theirs.dli_fbase != ours.dli_fbase;
 }
 
 void on_dump_signal(int sig, siginfo_t* info, void* context) {

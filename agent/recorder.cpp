@@ -3,12 +3,13 @@
 // Each thread appends to its own chain of chunks. The owner publishes every
 // event with a release store of its write cursor, so the dumper (another
 // thread, at exit) can read a consistent prefix while the owner still runs.
-// Chunks grow from 8 KiB to 128 KiB and are charged to one global budget
+// Chunks grow from 8 KiB to 2 MiB and are charged to one global budget
 // (BRICKPROF_BUFFER_MB); past it, the thread stops recording and counts what
 // it drops.
 #include "agent/recorder.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,7 +48,8 @@ struct ThreadBuffer {
 namespace {
 
 constexpr uint32_t kFirstChunkEvents = 256;     // 8 KiB: cheap for short-lived threads
-constexpr uint32_t kMaxChunkEvents = 4096;      // 128 KiB
+constexpr uint32_t kMaxChunkEvents = (2u << 20) / sizeof(Event) - 4;  // ~2 MiB
+constexpr size_t kHugePage = 2u << 20;
 
 std::atomic<bool> g_enabled{true};
 std::atomic<uint64_t> g_capacity{256ull << 20};
@@ -90,7 +92,16 @@ Chunk* allocate_chunk(uint32_t events) {
     g_used.fetch_sub(bytes, std::memory_order_relaxed);
     return nullptr;
   }
-  void* memory = std::malloc(bytes);
+  // Big chunks come 2 MiB-aligned and ask for huge pages: the first write to
+  // each 4 KiB page otherwise costs a page fault (~8 ns per event).
+  void* memory = nullptr;
+  if (bytes >= kHugePage) {
+    size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+    memory = std::aligned_alloc(kHugePage, rounded);
+    if (memory) madvise(memory, rounded, MADV_HUGEPAGE);
+  } else {
+    memory = std::malloc(bytes);
+  }
   if (!memory) {
     g_used.fetch_sub(bytes, std::memory_order_relaxed);
     return nullptr;
@@ -193,7 +204,7 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
   if (kind == NodeKind::kBrick) {
     if (brick_id < 0 && !name.empty()) brick_id = brick_from_name(name);
     if (brick_id >= 0 && brick_id < kBrickCount) {
-      if (display.empty()) display = std::string(brick_name(brick_id));
+      display = std::string(brick_name(brick_id));  // aliases become the canonical name
       info.category = brick_category(brick_id);
     } else {
       brick_id = -1;

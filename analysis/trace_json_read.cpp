@@ -1,15 +1,22 @@
-// Reads the JSON trace with simdjson (on-demand, so large traces stream
-// through at hundreds of MB/s) and validates what the analyses rely on:
+// Reads the JSON trace with simdjson (on-demand, fed in batches so large
+// traces stream through in bounded memory) and validates what the analyses rely on:
 // known node ids, non-negative times, an acyclic parent tree.
 #include <simdjson.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 
+#include "analysis/json_scan.h"
 #include "analysis/trace_json.h"
 
 namespace brickprof {
@@ -73,6 +80,20 @@ uint64_t get_hash(od::value v, const Cursor& c) {
   return get_uint(v, c);
 }
 
+// A field's key without copying: trace keys have no escapes; a key that
+// does is unescaped the slow way.
+std::string_view key_of(simdjson::simdjson_result<od::field>& f) {
+  od::raw_json_string rk;
+  if (f.key().get(rk) != simdjson::SUCCESS) throw TraceError("bad key");
+  const char* raw = rk.raw();
+  const char* p = raw;
+  while (*p != '"' && *p != '\\') ++p;
+  if (*p == '"') return std::string_view(raw, static_cast<size_t>(p - raw));
+  std::string_view k;
+  if (f.unescaped_key().get(k) != simdjson::SUCCESS) throw TraceError("bad key");
+  return k;
+}
+
 template <typename E>
 E get_enum(od::value v, const Cursor& c) {
   std::string_view s = get_string(v, c);
@@ -91,7 +112,7 @@ void get_dims(od::value v, uint32_t (&dims)[3], Cursor& c) {
 
 class Reader {
  public:
-  Trace read(std::string_view json);
+  Trace read(std::string_view json, const std::function<void(size_t)>& consumed);
 
  private:
   void read_process(od::object obj);
@@ -101,6 +122,9 @@ class Reader {
   void read_nodes(od::array arr);
   void read_node(od::object obj);
   void read_edges(od::array arr);
+  void read_edge(od::object obj);
+  od::document& batch(std::string_view text, size_t b, size_t e, bool wrap);
+  void reserve_nodes(size_t total_bytes, size_t batch_bytes, size_t count);
   void read_ptx(od::array arr);
   uint32_t resolve(uint64_t raw_id, const char* what);
   void link();
@@ -118,43 +142,99 @@ class Reader {
   std::vector<RawEdge> raw_edges_;
   std::unordered_map<uint64_t, uint32_t> id_map_;
   bool dense_ids_ = true;  // ids are 0..n-1 in order: no map needed
+  static constexpr size_t kBatchBytes = 4 << 20;
+  od::parser parser_;
+  od::document doc_;
+  std::unique_ptr<char[]> buffer_;
+  size_t buffer_size_ = 0;
+  bool reserved_ = false;
 };
 
-Trace Reader::read(std::string_view json) {
-  simdjson::padded_string padded(json);
-  od::parser parser;
-  od::document doc;
-  if (auto err = parser.iterate(padded).get(doc)) fail(simdjson::error_message(err));
+// The top level is walked by json_scan (no full-document index); each small
+// section, and each few-megabyte batch of nodes[]/edges[] elements, is parsed
+// by simdjson from one reused padded buffer. Memory stays proportional to the
+// trace model, not to the file, and `consumed` lets a file reader drop pages
+// it has finished with.
+Trace Reader::read(std::string_view json, const std::function<void(size_t)>& consumed) {
   bool saw_schema = false;
+  size_t i = skip_json_space(json, 0);
+  if (i >= json.size() || json[i] != '{') fail("not a JSON object at the top level");
+  i = skip_json_space(json, i + 1);
+  bool first = true;
   try {
-    od::object top;
-    if (doc.get_object().get(top)) fail("not a JSON object at the top level");
-    for (auto field : top) {
-      std::string_view key = field.unescaped_key();
+    while (true) {
+      if (i >= json.size()) fail("truncated JSON (the top-level object is not closed)");
+      if (json[i] == '}') break;
+      if (!first) {
+        if (json[i] != ',') fail(c_.describe() + ": malformed JSON (expected ',' or '}')");
+        i = skip_json_space(json, i + 1);
+      }
+      first = false;
+      if (i >= json.size() || json[i] != '"') fail("malformed JSON (expected a key at offset " +
+                                                    std::to_string(i) + ")");
+      size_t key_end = json_string_end(json, i);
+      if (key_end == kScanFailed) fail("truncated JSON (in a key)");
+      std::string_view key = json.substr(i + 1, key_end - i - 2);
       c_ = Cursor{};
       c_.key = key;
-      od::value v = field.value();
+      i = skip_json_space(json, key_end);
+      if (i >= json.size() || json[i] != ':') fail(c_.describe() + ": malformed JSON (expected ':')");
+      i = skip_json_space(json, i + 1);
+      if ((key == "nodes" || key == "edges") && i < json.size() && json[i] == '[') {
+        bool nodes = key == "nodes";
+        c_ = Cursor{};
+        c_.section = nodes ? "nodes" : "edges";
+        c_.index = 0;
+        size_t end = scan_json_array(json, i, kBatchBytes, [&](size_t b, size_t e, size_t count) {
+          od::array arr = batch(json, b, e, true).get_array();
+          if (nodes) {
+            reserve_nodes(json.size(), e - b, count);
+            for (auto element : arr) {
+              read_node(element.get_object());
+              ++c_.index;
+            }
+          } else {
+            for (auto element : arr) {
+              read_edge(element.get_object());
+              ++c_.index;
+            }
+          }
+          if (consumed) consumed(e);
+        });
+        if (end == kScanFailed)
+          fail(std::string(c_.section) + ": truncated or malformed JSON near element " +
+               std::to_string(c_.index));
+        c_.index = -1;
+        i = skip_json_space(json, end);
+        continue;
+      }
+      size_t end = json_value_end(json, i);
+      if (end == kScanFailed) fail(c_.describe() + ": truncated or malformed JSON");
       if (key == "schema") {
-        std::string_view schema = get_string(v, c_);
+        std::string_view schema;
+        if (batch(json, i, end, false).get_string().get(schema) != simdjson::SUCCESS)
+          fail("schema: expected a string");
         if (schema != kSchema)
           fail("schema is '" + std::string(schema) + "', expected '" + std::string(kSchema) + "'");
         saw_schema = true;
       } else if (key == "process") {
-        read_process(v.get_object());
+        read_process(batch(json, i, end, false).get_object());
       } else if (key == "diagnostics") {
-        read_diagnostics(v.get_object());
+        read_diagnostics(batch(json, i, end, false).get_object());
       } else if (key == "devices") {
-        read_devices(v.get_array());
+        read_devices(batch(json, i, end, false).get_array());
       } else if (key == "threads") {
-        read_threads(v.get_array());
+        read_threads(batch(json, i, end, false).get_array());
       } else if (key == "nodes") {
-        read_nodes(v.get_array());
+        read_nodes(batch(json, i, end, false).get_array());
       } else if (key == "edges") {
-        read_edges(v.get_array());
+        read_edges(batch(json, i, end, false).get_array());
       } else if (key == "ptx") {
-        read_ptx(v.get_array());
+        read_ptx(batch(json, i, end, false).get_array());
       }  // bricks[] and categories[] are derived; anything else is ignored
+      i = skip_json_space(json, end);
     }
+    if (skip_json_space(json, i + 1) != json.size()) fail("trailing content after the trace object");
   } catch (const simdjson::simdjson_error& e) {
     fail(c_.describe() + ": " + (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
                                          e.error() == simdjson::TAPE_ERROR
@@ -164,6 +244,37 @@ Trace Reader::read(std::string_view json) {
   if (!saw_schema) fail("no \"schema\" key: not a brickprof trace");
   link();
   return std::move(t_);
+}
+
+// Parses text[b, e) (wrapped in [] when it is a run of array elements) as
+// the current document. The previous document's values must be done with.
+od::document& Reader::batch(std::string_view text, size_t b, size_t e, bool wrap) {
+  size_t len = e - b + (wrap ? 2 : 0);
+  if (len + simdjson::SIMDJSON_PADDING > buffer_size_) {
+    buffer_size_ = std::max(len + simdjson::SIMDJSON_PADDING, 2 * buffer_size_);
+    buffer_ = std::make_unique<char[]>(buffer_size_);
+  }
+  char* out = buffer_.get();
+  if (wrap) *out++ = '[';
+  std::memcpy(out, text.data() + b, e - b);
+  if (wrap) out[e - b] = ']';
+  std::memset(buffer_.get() + len, 0, simdjson::SIMDJSON_PADDING);
+  if (auto err = parser_.iterate(buffer_.get(), len, buffer_size_).get(doc_))
+    fail(c_.describe() + ": " + simdjson::error_message(err));
+  return doc_;
+}
+
+// Sizes the node vectors from the first batch, so they do not regrow (and
+// briefly double) on the way to millions of nodes; unused capacity is never
+// touched, so it costs address space, not memory.
+void Reader::reserve_nodes(size_t total_bytes, size_t batch_bytes, size_t count) {
+  if (reserved_ || count == 0) return;
+  reserved_ = true;
+  size_t gpu = t_.gpu.size() + 1;
+  size_t estimate = total_bytes / std::max<size_t>(1, batch_bytes / count) + count;
+  t_.nodes.reserve(estimate);
+  raw_parents_.reserve(estimate);
+  t_.gpu.reserve(estimate * gpu / std::max<size_t>(1, t_.nodes.size() + 1) + count);
 }
 
 void Reader::read_process(od::object obj) {
@@ -259,7 +370,7 @@ void Reader::read_node(od::object obj) {
   bool has_gpu = false, has_id = false, has_kind = false, has_start = false, has_end = false;
   uint64_t raw_id = 0, raw_parent = UINT64_MAX;
   for (auto f : obj) {
-    std::string_view k = f.unescaped_key();
+    std::string_view k = key_of(f);
     c_.key = k;
     od::value v = f.value();
     switch (k.empty() ? '\0' : k[0]) {
@@ -359,24 +470,28 @@ uint32_t Reader::resolve(uint64_t raw_id, const char* what) {
 }
 
 void Reader::read_edges(od::array arr) {
-  // Edges may precede nodes in a hand-made file: keep raw ids, resolve later.
   c_.section = "edges";
   c_.index = 0;
   for (auto element : arr) {
-    RawEdge e;
-    for (auto f : element.get_object()) {
-      std::string_view k = f.unescaped_key();
-      c_.key = k;
-      if (k == "src") e.src = get_uint(f.value(), c_);
-      else if (k == "dst") e.dst = get_uint(f.value(), c_);
-      else if (k == "type") e.type = get_enum<EdgeType>(f.value(), c_);
-    }
-    c_.key = {};
-    if (e.src == UINT64_MAX || e.dst == UINT64_MAX) fail(c_.describe() + ": missing src or dst");
-    raw_edges_.push_back(e);
+    read_edge(element.get_object());
     ++c_.index;
   }
   c_.index = -1;
+}
+
+// Edges may precede nodes in a hand-made file: keep raw ids, resolve later.
+void Reader::read_edge(od::object obj) {
+  RawEdge e;
+  for (auto f : obj) {
+    std::string_view k = key_of(f);
+    c_.key = k;
+    if (k == "src") e.src = get_uint(f.value(), c_);
+    else if (k == "dst") e.dst = get_uint(f.value(), c_);
+    else if (k == "type") e.type = get_enum<EdgeType>(f.value(), c_);
+  }
+  c_.key = {};
+  if (e.src == UINT64_MAX || e.dst == UINT64_MAX) fail(c_.describe() + ": missing src or dst");
+  raw_edges_.push_back(e);
 }
 
 void Reader::read_ptx(od::array arr) {
@@ -434,24 +549,60 @@ void Reader::link() {
   }
 }
 
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw TraceError(path + ": read error");
-  return std::move(buffer).str();
-}
+// A read-only private mapping of a whole file; pages the reader has finished
+// with are handed back, so a 3 GB trace never has 3 GB resident.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw TraceError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st{};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw TraceError(path + ": not a regular file");
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p == MAP_FAILED) {
+        ::close(fd);
+        throw TraceError(path + ": cannot map: " + std::strerror(errno));
+      }
+      data_ = static_cast<const char*>(p);
+      ::madvise(p, size_, MADV_SEQUENTIAL);
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view text() const { return {data_, size_}; }
+  // Drops the resident pages below `offset` (whole 64 MiB steps).
+  void release(size_t offset) {
+    constexpr size_t kStep = 64u << 20;
+    size_t upto = offset / kStep * kStep;
+    if (upto <= released_) return;
+    ::madvise(const_cast<char*>(data_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
+
+ private:
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t released_ = 0;
+};
 
 }  // namespace
 
-Trace parse_trace_json(std::string_view json) { return Reader().read(json); }
+Trace parse_trace_json(std::string_view json) { return Reader().read(json, nullptr); }
 
 Trace read_trace_file(const std::string& path) {
-  std::string text = read_whole_file(path);
-  if (text.empty()) throw TraceError(path + ": empty file");
+  MappedFile file(path);
+  if (file.text().empty()) throw TraceError(path + ": empty file");
   try {
-    return parse_trace_json(text);
+    return Reader().read(file.text(), [&](size_t offset) { file.release(offset); });
   } catch (const TraceError& e) {
     throw TraceError(path + ": " + e.what());
   }

@@ -1,0 +1,168 @@
+// Writes Chrome trace event JSON (see export_chrome.h).
+#include "analysis/export_chrome.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "analysis/format.h"
+#include "analysis/json_writer.h"
+#include "analysis/queries.h"
+
+namespace brickprof {
+namespace {
+
+// Microseconds with nanosecond precision. Whole microseconds are written as
+// integers; otherwise the shortest double that round-trips, which for n/1000
+// is the exact 3-decimal form.
+void write_us(JsonWriter& w, std::string_view key, int64_t ns) {
+  w.key(key);
+  if (ns % 1000 == 0) w.value(ns / 1000);
+  else w.value(static_cast<double>(ns) / 1000.0);
+}
+
+void write_metadata(JsonWriter& w, std::string_view what, int64_t pid, int64_t tid,
+                    std::string_view name) {
+  w.newline().begin_object();
+  w.field("ph", "M").field("name", what).field("pid", pid).field("tid", tid);
+  w.key("args").begin_object().field("name", name).end_object();
+  w.end_object();
+}
+
+void write_sort_index(JsonWriter& w, int64_t pid, int64_t index) {
+  w.newline().begin_object();
+  w.field("ph", "M").field("name", "process_sort_index").field("pid", pid).field("tid", 0);
+  w.key("args").begin_object().field("sort_index", index).end_object();
+  w.end_object();
+}
+
+void write_dims(JsonWriter& w, std::string_view key, const uint32_t (&d)[3]) {
+  w.key(key).begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
+}
+
+void write_args(JsonWriter& w, const Trace& trace, uint32_t id, const Node& node) {
+  w.key("args").begin_object();
+  w.field("node", id);
+  switch (node.kind) {
+    case NodeKind::kLayer:
+      w.field("layer", node.layer_index);
+      break;
+    case NodeKind::kBrick:
+      w.field("brick_id", static_cast<int>(node.brick_id));
+      w.field("category", to_string(node.category));
+      break;
+    default:
+      break;
+  }
+  if (node.elements) w.field("elements", node.elements);
+  if (node.flops > 0) w.field("flops", node.flops);
+  if (node.bytes_moved > 0) w.field("bytes_moved", node.bytes_moved);
+  if (const GpuDetail* g = trace.detail(node)) {
+    w.field("device", g->device).field("stream", g->stream).field("correlation", g->correlation);
+    switch (node.kind) {
+      case NodeKind::kKernel:
+        write_dims(w, "grid", g->grid);
+        write_dims(w, "block", g->block);
+        w.field("smem", g->smem).field("registers", g->registers);
+        w.key("ptx_hash").hex(g->ptx_hash);
+        break;
+      case NodeKind::kTransfer:
+      case NodeKind::kMemset:
+        w.field("bytes", g->bytes).field("direction", to_string(g->direction));
+        w.field("src_kind", to_string(g->src_kind)).field("dst_kind", to_string(g->dst_kind));
+        break;
+      case NodeKind::kSync:
+        w.field("sync", to_string(g->sync));
+        break;
+      default:
+        break;
+    }
+  }
+  if (node.parent != kNoNode) w.field("parent", node.parent);
+  w.end_object();
+}
+
+}  // namespace
+
+void write_chrome_trace(const Trace& trace, std::ostream& out) {
+  const int64_t pid = trace.process.pid;
+  const size_t n = trace.nodes.size();
+  // Tracks that need names: CPU threads, and (device, stream) pairs.
+  std::set<uint32_t> threads;
+  std::set<std::pair<uint32_t, uint32_t>> streams;
+  for (const Node& node : trace.nodes) {
+    if (const GpuDetail* g = trace.detail(node); g && is_gpu_kind(node.kind))
+      streams.emplace(g->device, g->stream);
+    else
+      threads.insert(node.thread);
+  }
+  for (const ThreadInfo& t : trace.threads) threads.insert(t.tid);
+
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("traceEvents").begin_array();
+  std::string process_name = trace.process.program.empty() ? "process" : trace.process.program;
+  write_metadata(w, "process_name", pid, 0, process_name);
+  write_sort_index(w, pid, 0);
+  for (uint32_t tid : threads) {
+    std::string name = "Thread " + std::to_string(tid);
+    for (const ThreadInfo& t : trace.threads)
+      if (t.tid == tid && !t.name.empty()) name = t.name;
+    write_metadata(w, "thread_name", pid, tid, name);
+  }
+  uint32_t last_device = UINT32_MAX;
+  for (auto [device, stream] : streams) {
+    int64_t gpid = kGpuPidBase + device;
+    if (device != last_device) {
+      std::string name = "GPU " + std::to_string(device);
+      for (const Device& d : trace.devices)
+        if (d.id == device && !d.name.empty()) name += " (" + d.name + ")";
+      write_metadata(w, "process_name", gpid, 0, name);
+      write_sort_index(w, gpid, 1 + device);
+      last_device = device;
+    }
+    write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
+  }
+
+  for (uint32_t id = 0; id < n; ++id) {
+    const Node& node = trace.nodes[id];
+    const GpuDetail* g = trace.detail(node);
+    const bool gpu = g && is_gpu_kind(node.kind);
+    const int64_t epid = gpu ? kGpuPidBase + g->device : pid;
+    const int64_t etid = gpu ? g->stream : node.thread;
+    w.newline().begin_object();
+    w.field("ph", "X").field("name", node_label(trace, node)).field("cat", to_string(node.kind));
+    w.field("pid", epid).field("tid", etid);
+    write_us(w, "ts", node.start_ns);
+    write_us(w, "dur", node.duration_ns());
+    write_args(w, trace, id, node);
+    w.end_object();
+    if (!gpu || node.parent >= n) continue;
+    // A flow from the launching scope (at the API call, held inside the
+    // scope so the arrow binds to it) to the GPU slice.
+    const Node& parent = trace.nodes[node.parent];
+    if (!is_cpu_kind(parent.kind)) continue;
+    // Without a correlation id, one far above CUPTI's 32-bit counters.
+    uint64_t flow_id = g->correlation ? g->correlation : (uint64_t{1} << 40) + id;
+    int64_t at = g->api_start_ns ? g->api_start_ns : parent.start_ns;
+    at = std::clamp(at, parent.start_ns, parent.end_ns);
+    w.newline().begin_object();
+    w.field("ph", "s").field("name", "launch").field("cat", "launch").field("id", flow_id);
+    w.field("pid", pid).field("tid", parent.thread);
+    write_us(w, "ts", at);
+    w.end_object();
+    w.newline().begin_object();
+    w.field("ph", "f").field("bp", "e").field("name", "launch").field("cat", "launch");
+    w.field("id", flow_id).field("pid", epid).field("tid", etid);
+    write_us(w, "ts", node.start_ns);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("displayTimeUnit", "ns");
+  w.key("otherData").begin_object();
+  w.field("clock", trace.process.clock).field("pid", pid).field("host", trace.process.host);
+  w.end_object();
+  w.end_object().newline();
+}
+
+}  // namespace brickprof

@@ -1,0 +1,20 @@
+// Chrome trace event JSON (<prefix>.trace.json), for Perfetto UI and
+// chrome://tracing: CPU scopes as nested slices per thread, GPU work on one
+// process track per device with a thread track per stream, and flow arrows
+// from each launching scope to its kernel.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+// GPU device d is shown as pid kGpuPidBase + d: above Linux's largest pid
+// (2^22), so it never collides with the CPU process.
+inline constexpr int64_t kGpuPidBase = int64_t{1} << 22;
+
+void write_chrome_trace(const Trace& trace, std::ostream& out);
+
+}  // namespace brickprof

@@ -1,0 +1,122 @@
+// Human-readable numbers for text outputs (see format.h).
+#include "analysis/format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace brickprof {
+namespace {
+
+void append_int(std::string& out, uint64_t v) {
+  char tmp[24];
+  auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+  out.append(tmp, r.ptr);
+}
+
+// Appends `scaled / 10^decimals` with exactly `decimals` digits after the point.
+void append_fixed(std::string& out, uint64_t scaled, int decimals) {
+  uint64_t div = 1;
+  for (int i = 0; i < decimals; ++i) div *= 10;
+  append_int(out, scaled / div);
+  if (decimals == 0) return;
+  out.push_back('.');
+  uint64_t frac = scaled % div;
+  char digits[20];
+  for (int i = decimals - 1; i >= 0; --i) {
+    digits[i] = static_cast<char>('0' + frac % 10);
+    frac /= 10;
+  }
+  out.append(digits, static_cast<size_t>(decimals));
+}
+
+// Rounds v / unit to `decimals` places, half away from zero, in integers.
+uint64_t round_scaled(uint64_t v, uint64_t unit, int decimals) {
+  uint64_t step = unit;
+  for (int i = 0; i < decimals; ++i) step /= 10;
+  return (v + step / 2) / step;
+}
+
+}  // namespace
+
+void append_duration(std::string& out, int64_t ns) {
+  if (ns < 0) {
+    out.push_back('-');
+    ns = -ns;
+  }
+  uint64_t v = static_cast<uint64_t>(ns);
+  if (v < 1000) {
+    append_int(out, v);
+    out += "ns";
+    return;
+  }
+  uint64_t us10 = round_scaled(v, 1000, 1);
+  if (us10 < 10000) {
+    append_fixed(out, us10, 1);
+    out += "µs";
+    return;
+  }
+  uint64_t ms100 = round_scaled(v, 1000000, 2);
+  if (ms100 < 100000) {
+    append_fixed(out, ms100, 2);
+    out += "ms";
+    return;
+  }
+  append_fixed(out, round_scaled(v, 1000000000, 2), 2);
+  out += "s";
+}
+
+std::string format_duration(int64_t ns) {
+  std::string s;
+  append_duration(s, ns);
+  return s;
+}
+
+void append_bytes(std::string& out, uint64_t bytes) {
+  if (bytes < 1024) {
+    append_int(out, bytes);
+    out += "B";
+    return;
+  }
+  static constexpr const char* kUnits[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
+  // Tenths of the unit, rounded; move up a unit when rounding reaches 1024.0.
+  long double value = static_cast<long double>(bytes) / 1024.0L;
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && std::llround(value * 10.0L) >= 10240) {
+    value /= 1024.0L;
+    ++unit;
+  }
+  append_fixed(out, static_cast<uint64_t>(std::llround(value * 10.0L)), 1);
+  out += kUnits[unit];
+}
+
+std::string format_bytes(uint64_t bytes) {
+  std::string s;
+  append_bytes(s, bytes);
+  return s;
+}
+
+void append_dims(std::string& out, const uint32_t (&dims)[3]) {
+  append_int(out, dims[0]);
+  if (dims[1] == 1 && dims[2] == 1) return;
+  out += "×";
+  append_int(out, dims[1]);
+  out += "×";
+  append_int(out, dims[2]);
+}
+
+std::string format_rate(double per_second) {
+  if (!std::isfinite(per_second) || per_second <= 0) return "0";
+  static constexpr const char* kUnits[] = {"", "K", "M", "G", "T", "P"};
+  size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && per_second >= 999.995) {
+    per_second /= 1000.0;
+    ++unit;
+  }
+  char tmp[32];
+  if (unit == 0) std::snprintf(tmp, sizeof tmp, "%.0f", per_second);
+  else std::snprintf(tmp, sizeof tmp, "%.2f%s", per_second, kUnits[unit]);
+  return tmp;
+}
+
+}  // namespace brickprof

@@ -1,0 +1,50 @@
+// Peak FLOP/s and bandwidth the roofline and transfer views compare against:
+// measured or device-reported values from the trace, user overrides, and the
+// seed's per-backend table as a labelled last resort.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+struct Peaks {
+  double gflops = 0;
+  double gbps = 0;
+  std::string source;  // "override", "measured", "device attributes", "default (...)"
+  bool is_default() const { return source.rfind("default", 0) == 0; }
+};
+
+// Command-line overrides (--peak-gflops, --peak-gbps, --link-gbps); 0 = unset.
+struct PeakOverrides {
+  double gflops = 0;
+  double gbps = 0;
+  double link_gbps = 0;
+};
+
+enum class Backend : uint8_t { kScalar, kAvx2, kAvx512, kNeon, kGpu };
+
+// The seed's table: RTX 4090 83 TFLOPS/1008 GB/s, AVX-512 2.0/100,
+// AVX2 0.5/50, NEON 0.2/40, scalar 0.1/25 (FP32, approximate).
+Peaks backend_default(Backend backend);
+std::string_view to_string(Backend backend);
+
+// A devices[] entry named "cpu..." (any case) carries the host's peaks.
+bool is_cpu_device(const Device& device);
+
+// Peaks of GPU `device`: its devices[] entry (peak_gflops/peak_gbps, with its
+// peaks_source), overrides first, the RTX 4090 row if nothing is known.
+Peaks gpu_peaks(const Trace& trace, uint32_t device, const PeakOverrides& overrides);
+// Host peaks: overrides, a "cpu" devices[] entry, else the table row of the
+// SIMD backend the trace's names mention (avx512/avx2/neon/scalar; AVX2 if none).
+Peaks cpu_peaks(const Trace& trace, const PeakOverrides& overrides);
+
+// Host<->device link bandwidth, GB/s: override, else a default by the
+// device's name (PCIe 4.0 x16 = 25 GB/s achievable, H100/H200/A100 SXM
+// NVLink-C2C/PCIe 5 = 50 GB/s), labelled.
+Peaks link_peak(const Trace& trace, uint32_t device, const PeakOverrides& overrides);
+
+}  // namespace brickprof

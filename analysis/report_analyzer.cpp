@@ -1,0 +1,78 @@
+// Analyzer view: per-op summary, slowest ops, hotspots, devices, balance,
+// communication.
+#include <cstdio>
+
+#include "analysis/json_writer.h"
+#include "analysis/report_format.h"
+#include "analysis/report_views.h"
+#include "analysis/trace_analyzer.h"
+
+namespace brickprof {
+namespace {
+
+constexpr size_t kMaxOps = 20;
+
+void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>& ops, const Analysis& a) {
+  w.key(key).begin_array();
+  for (const OpSummary& s : ops)
+    w.newline().begin_object().field("name", s.name).field("kind", to_string(s.kind)).field("count", s.count)
+        .field("total_ns", s.total_ns).field("avg_ns", s.avg_ns()).field("bytes", s.bytes)
+        .field("share", a.comm_share(s)).end_object();
+  w.end_array();
+}
+
+void nodes_json(JsonWriter& w, std::string_view key, const Trace& t, const std::vector<uint32_t>& ids) {
+  w.key(key).begin_array();
+  for (uint32_t i : ids)
+    w.newline().begin_object().field("node", i).field("name", t.name(t.nodes[i]))
+        .field("duration_ns", t.nodes[i].duration_ns()).end_object();
+  w.end_array();
+}
+
+}  // namespace
+
+void render_analyzer(const Trace& t, std::ostream& out, bool json) {
+  Analysis a = analyze_trace(t);
+  if (json) {
+    JsonWriter w(out);
+    w.begin_object().field("total_ns", a.total_ns).field("imbalance_ratio", a.imbalance_ratio);
+    ops_json(w, "ops", a.ops, a);
+    nodes_json(w, "slowest", t, a.slowest);
+    nodes_json(w, "hotspots", t, a.hotspots);
+    w.key("devices").begin_array();
+    for (const DeviceSummary& d : a.devices)
+      w.newline().begin_object().field("device", d.device).field("ops", d.ops).field("total_ns", d.total_ns)
+          .field("bytes", d.bytes).end_object();
+    w.end_array();
+    ops_json(w, "communication", a.communication, a);
+    w.end_object().newline();
+    return;
+  }
+  char buf[256];
+  out << "Operations (" << a.ops.size() << " distinct, " << format_time(a.total_ns) << " total)\n";
+  std::snprintf(buf, sizeof buf, "  %-36s %-8s %9s %12s %12s\n", "name", "kind", "count", "total", "avg");
+  out << buf;
+  for (size_t i = 0; i < a.ops.size() && i < kMaxOps; ++i) {
+    const OpSummary& s = a.ops[i];
+    std::snprintf(buf, sizeof buf, "  %-36.36s %-8s %9llu %12s %12s\n", s.name.c_str(),
+                  std::string(to_string(s.kind)).c_str(), static_cast<unsigned long long>(s.count),
+                  format_time(s.total_ns).c_str(), format_us(s.avg_ns()).c_str());
+    out << buf;
+  }
+  out << "Slowest operations:\n";
+  for (uint32_t i : a.slowest) out << "  " << t.name(t.nodes[i]) << ' ' << format_time(t.nodes[i].duration_ns()) << '\n';
+  if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';
+  for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i) out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
+  out << "Devices:\n";
+  for (const DeviceSummary& d : a.devices)
+    out << "  " << d.device << ": " << d.ops << " ops, " << format_time(d.total_ns) << ", "
+        << format_bytes(d.bytes) << '\n';
+  if (a.imbalance_ratio > 0)
+    out << "Load balance: imbalance " << format_fixed(a.imbalance_ratio, 2) << " (max/mean busy time over GPUs)\n";
+  if (!a.communication.empty()) out << "Communication:\n";
+  for (const OpSummary& s : a.communication)
+    out << "  " << s.name << ' ' << format_time(s.total_ns) << " (" << format_fixed(100 * a.comm_share(s), 1)
+        << "% of op time, " << s.count << " calls)\n";
+}
+
+}  // namespace brickprof

@@ -1,0 +1,73 @@
+// Roofline view: a table per brick and kernel, peaks and their source stated.
+#include <cstdio>
+#include <set>
+
+#include "analysis/json_writer.h"
+#include "analysis/report_format.h"
+#include "analysis/report_views.h"
+#include "analysis/roofline.h"
+
+namespace brickprof {
+namespace {
+
+constexpr size_t kMaxRows = 40;
+
+std::string where(const RooflineEntry& e) { return e.gpu ? "gpu" + std::to_string(e.device) : "cpu"; }
+
+}  // namespace
+
+void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, bool json) {
+  Roofline r = compute_roofline(t, o);
+  if (json) {
+    JsonWriter w(out);
+    w.begin_object().field("unannotated_kernels", r.unannotated_kernels);
+    w.key("entries").begin_array();
+    for (const RooflineEntry& e : r.entries) {
+      w.newline().begin_object();
+      w.field("kind", e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel");
+      w.field("name", e.name).field("on", where(e)).field("count", e.count);
+      w.field("time_ns", e.time_ns).field("flops", e.flops).field("bytes", e.bytes);
+      w.field("work_source", e.work_source).field("intensity", e.intensity());
+      w.field("gflops", e.gflops()).field("gbps", e.gbps());
+      w.field("bound", e.memory_bound() ? "memory" : "compute");
+      w.field("roof_gflops", e.roof_gflops()).field("efficiency", e.efficiency());
+      w.field("peak_gflops", e.peaks.gflops).field("peak_gbps", e.peaks.gbps);
+      w.field("peaks_source", e.peaks.source).end_object();
+    }
+    w.end_array().end_object().newline();
+    return;
+  }
+  out << "Roofline\n";
+  std::set<std::string> seen;
+  for (const RooflineEntry& e : r.entries) {
+    std::string line = where(e) + ": " + format_fixed(e.peaks.gflops, 0) + " GFLOP/s, " +
+                       format_fixed(e.peaks.gbps, 0) + " GB/s, ridge " +
+                       format_fixed(e.peaks.gflops / e.peaks.gbps, 1) + " FLOP/B (" +
+                       e.peaks.source + ")";
+    if (seen.insert(line).second) out << "  peaks " << line << '\n';
+  }
+  if (r.entries.empty()) {
+    out << "  no flops/bytes_moved annotations in the trace: nothing to place on the roofline\n";
+    return;
+  }
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "  %-6s %-28s %-5s %7s %10s %9s %8s %9s %8s %-7s %7s  %s\n", "kind",
+                "name", "on", "count", "time", "GFLOP", "FLOP/B", "GFLOP/s", "GB/s", "bound",
+                "of roof", "work from");
+  out << buf;
+  for (size_t i = 0; i < r.entries.size() && i < kMaxRows; ++i) {
+    const RooflineEntry& e = r.entries[i];
+    std::snprintf(buf, sizeof buf, "  %-6s %-28.28s %-5s %7llu %10s %9.3f %8.2f %9.1f %8.1f %-7s %6.1f%%  %s\n",
+                  e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel", e.name.c_str(),
+                  where(e).c_str(), static_cast<unsigned long long>(e.count),
+                  format_time(e.time_ns).c_str(), e.flops / 1e9, e.intensity(), e.gflops(), e.gbps(),
+                  e.memory_bound() ? "memory" : "compute", 100.0 * e.efficiency(),
+                  e.work_source.c_str());
+    out << buf;
+  }
+  if (r.entries.size() > kMaxRows) out << "  ... " << r.entries.size() - kMaxRows << " more (see --json)\n";
+  if (r.unannotated_kernels)
+    out << "  " << r.unannotated_kernels << " kernel(s) without flops/bytes (own or their brick's)\n";
+}
+
+}  // namespace brickprof

@@ -1,0 +1,44 @@
+// The analyses as report views: each renders text for the terminal or JSON
+// for scripts, from a trace's nodes and edges alone. The CLI
+// (`brickprof report ...`) and the agent's exit dump call these.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "analysis/dependency_graph.h"
+#include "analysis/machine_peaks.h"
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+// Thrown for a bad view argument (e.g. "--what-if X" without "=K").
+class ViewError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Critical path and slack, in the seed's summary form. Throws GraphError on
+// a dependency cycle.
+void render_critical_path(const Trace& trace, const DependencyGraph& graph, std::ostream& out,
+                          bool json);
+void render_critical_path(const Trace& trace, std::ostream& out, bool json);
+
+// `spec` is "NAME=K" (K > 0, "2" or "2x"): NAME k times faster.
+void render_what_if(const Trace& trace, const DependencyGraph& graph, std::string_view spec,
+                    std::ostream& out, bool json);
+
+// Roofline per kernel and per brick against the device peaks.
+void render_roofline(const Trace& trace, const PeakOverrides& overrides, std::ostream& out,
+                     bool json);
+
+// Transfer totals, bandwidth vs link, pageable copies, ping-pong, re-uploads.
+void render_transfers(const Trace& trace, std::ostream& out, bool json);
+
+// The trace analyzer: per-op summary, slowest ops, memory hotspots, devices,
+// load balance, communication share.
+void render_analyzer(const Trace& trace, std::ostream& out, bool json);
+
+}  // namespace brickprof

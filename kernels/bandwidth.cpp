@@ -1,0 +1,43 @@
+// The CPU read-bandwidth probe used by bricklayer and the benchmark.
+#include "kernels/bandwidth.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+
+namespace bricklayer {
+
+BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, int64_t bytes,
+                                       double seconds) {
+  const int64_t n = bytes / 4 / 4096 * 4096;
+  std::unique_ptr<float, void (*)(void*)> buf(
+      static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)), std::free);
+  if (!buf) throw std::bad_alloc();
+  // Touch every page first (and in parallel, so pages spread like the data
+  // the kernels read).
+  pool.parallel_for(n, 1 << 18, [&](int64_t a, int64_t b) {
+    std::memset(buf.get() + a, 0, static_cast<size_t>(b - a) * 4);
+  });
+  BandwidthResult r;
+  r.bytes = n * 4;
+  std::atomic<float> sink{0};
+  const auto start = std::chrono::steady_clock::now();
+  double best = 1e30;
+  do {
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.parallel_for(n, 1 << 18, [&](int64_t a, int64_t b) {
+      const float s = k.sum(buf.get() + a, b - a);
+      sink.store(s, std::memory_order_relaxed);
+    });
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = dt < best ? dt : best;
+    ++r.passes;
+  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds);
+  r.gbps = static_cast<double>(r.bytes) / best / 1e9;
+  return r;
+}
+
+}  // namespace bricklayer

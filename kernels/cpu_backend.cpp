@@ -1,0 +1,190 @@
+// CPU op implementations: row-parallel GEMV on the pool, per-(token, head) attention.
+#include "kernels/cpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernels/q4k.h"
+
+namespace bricklayer {
+
+void CpuBackend::FreeDeleter::operator()(void* p) const { std::free(p); }
+
+CpuBackend::CpuBackend(const CpuKernels& kernels, ThreadPool& pool)
+    : kernels_(kernels), pool_(pool) {}
+
+CpuBackend::~CpuBackend() = default;
+
+void CpuBackend::prepare(const Graph& g) {
+  if (ptrs_.size() < g.tensors.size()) ptrs_.resize(g.tensors.size(), nullptr);
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    const Tensor& t = g.tensors[i];
+    if (ptrs_[i]) continue;
+    if (t.kind == TensorKind::Weight || t.kind == TensorKind::Vector) {
+      ptrs_[i] = const_cast<void*>(t.host);  // read-only, used in place
+      continue;
+    }
+    const size_t bytes = (static_cast<size_t>(t.bytes()) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes);
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes);
+    owned_.emplace_back(p);
+    ptrs_[i] = p;
+  }
+  const int hd = g.cfg.head_dim();
+  inv_freq_.resize(static_cast<size_t>(hd / 2));
+  for (int i = 0; i < hd / 2; ++i) {
+    inv_freq_[static_cast<size_t>(i)] =
+        std::pow(g.cfg.rope_theta, -2.0f * static_cast<float>(i) / static_cast<float>(hd));
+  }
+}
+
+void CpuBackend::begin_step(const Graph& g, const Step& s) {
+  pos_ = s.pos;
+  std::memcpy(ptrs_[static_cast<size_t>(g.tokens)], s.tokens,
+              static_cast<size_t>(g.rows()) * sizeof(int32_t));
+}
+
+void CpuBackend::read(int tensor, float* dst, int64_t count) {
+  std::memcpy(dst, raw(tensor), static_cast<size_t>(count) * sizeof(float));
+}
+
+void CpuBackend::get_rows(const Graph& g, const Node& n) {
+  const Tensor& table = g.tensors[static_cast<size_t>(n.in[0])];
+  const auto* tokens = static_cast<const int32_t*>(raw(n.in[1]));
+  float* out = f32(n.out);
+  for (int r = 0; r < g.rows(); ++r) {
+    const int64_t row = tokens[r];
+    if (table.type == WeightType::Q4K) {
+      const auto* w = static_cast<const BlockQ4K*>(table.host);
+      dequantize_row_q4k(w + row * (table.cols / kQK), out + r * n.n, n.n);
+    } else {
+      std::memcpy(out + r * n.n, static_cast<const float*>(table.host) + row * n.n,
+                  static_cast<size_t>(n.n) * sizeof(float));
+    }
+  }
+}
+
+void CpuBackend::mul_mat(const Graph& g, const Node& n) {
+  const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
+  const float* x = f32(n.in[1]);
+  float* y = f32(n.out);
+  const int m = g.rows();
+  // Enough rows per chunk to amortise the hand-out, few enough to balance.
+  const int64_t grain = 16;
+  if (w.type == WeightType::Q4K) {
+    const int64_t nb = n.k / kQK;
+    const auto* wq = static_cast<const BlockQ4K*>(w.host);
+    if (kernels_.gemv_q4k_q8) {
+      q8_.resize(static_cast<size_t>(m * nb));
+      for (int t = 0; t < m; ++t) quantize_row_q8k(x + t * n.k, q8_.data() + t * nb, n.k);
+      const BlockQ8K* xq = q8_.data();
+      pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
+        kernels_.gemv_q4k_q8(wq, nb, r0, r1, xq, m, y, n.n);
+      });
+    } else {
+      pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
+        kernels_.gemv_q4k_f32(wq, nb, r0, r1, x, m, y, n.n);
+      });
+    }
+  } else {
+    const auto* wf = static_cast<const float*>(w.host);
+    pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
+      kernels_.gemv_f32(wf, n.k, r0, r1, x, m, y, n.n);
+    });
+  }
+}
+
+void CpuBackend::rms_norm(const Graph& g, const Node& n) {
+  const float* x = f32(n.in[0]);
+  const float* w = f32(n.in[1]);
+  float* y = f32(n.out);
+  for (int r = 0; r < g.rows(); ++r) kernels_.rms_norm(x + r * n.n, w, y + r * n.n, n.n, g.cfg.rms_eps);
+}
+
+void CpuBackend::add(const Graph& g, const Node& n) {
+  kernels_.add(f32(n.in[0]), f32(n.in[1]), f32(n.out), g.rows() * n.n);
+}
+
+void CpuBackend::mul(const Graph& g, const Node& n) {
+  kernels_.mul(f32(n.in[0]), f32(n.in[1]), f32(n.out), g.rows() * n.n);
+}
+
+void CpuBackend::silu(const Graph& g, const Node& n) {
+  kernels_.silu(f32(n.in[0]), f32(n.out), g.rows() * n.n);
+}
+
+// Rotates adjacent pairs (x[2i], x[2i+1]) of every head by pos * theta^(-2i/d).
+void CpuBackend::rope(const Graph& g, const Node& n) {
+  const float* x = f32(n.in[0]);
+  float* y = f32(n.out);
+  const int hd = g.cfg.head_dim();
+  for (int r = 0; r < g.rows(); ++r) {
+    const float p = static_cast<float>(pos_ + r % g.seq_tokens);
+    for (int64_t h = 0; h < n.n / hd; ++h) {
+      const int64_t base = r * n.n + h * hd;
+      for (int i = 0; i < hd / 2; ++i) {
+        const float a = p * inv_freq_[static_cast<size_t>(i)];
+        const float c = std::cos(a), s = std::sin(a);
+        const float x0 = x[base + 2 * i], x1 = x[base + 2 * i + 1];
+        y[base + 2 * i] = x0 * c - x1 * s;
+        y[base + 2 * i + 1] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+// Row r (sequence r / T, token r % T) is written to cache row
+// seq * context + pos + r % T.
+void CpuBackend::copy(const Graph& g, const Node& n) {
+  const float* src = f32(n.in[0]);
+  float* cache = f32(n.out);
+  for (int r = 0; r < g.rows(); ++r) {
+    const int64_t seq = r / g.seq_tokens, t = r % g.seq_tokens;
+    const int64_t dst = seq * g.cfg.context + pos_ + t;
+    std::memcpy(cache + dst * n.n, src + r * n.n, static_cast<size_t>(n.n) * sizeof(float));
+  }
+}
+
+// Causal attention with grouped-query heads: head h reads KV head
+// h / (heads / kv_heads). Softmax in f32 with the max subtracted.
+void CpuBackend::attention(const Graph& g, const Node& n) {
+  const Config& c = g.cfg;
+  const int hd = c.head_dim(), group = c.heads / c.kv_heads, kv = c.kv_dim();
+  const float* q = f32(n.in[0]);
+  const float* kc = f32(n.in[1]);
+  const float* vc = f32(n.in[2]);
+  float* out = f32(n.out);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const int64_t items = static_cast<int64_t>(g.rows()) * c.heads;
+  pool_.parallel_for(items, 4, [&](int64_t i0, int64_t i1) {
+    std::vector<float> score(static_cast<size_t>(c.context));
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t r = i / c.heads, h = i % c.heads;
+      const int64_t seq = r / g.seq_tokens, len = pos_ + r % g.seq_tokens + 1;
+      const float* qh = q + r * c.hidden + h * hd;
+      const int64_t kv_off = (h / group) * hd;
+      const int64_t row0 = seq * c.context;
+      float mx = -INFINITY;
+      for (int64_t j = 0; j < len; ++j) {
+        score[static_cast<size_t>(j)] = kernels_.dot(qh, kc + (row0 + j) * kv + kv_off, hd) * scale;
+        mx = std::max(mx, score[static_cast<size_t>(j)]);
+      }
+      float total = 0;
+      for (int64_t j = 0; j < len; ++j) {
+        score[static_cast<size_t>(j)] = std::exp(score[static_cast<size_t>(j)] - mx);
+        total += score[static_cast<size_t>(j)];
+      }
+      float* oh = out + r * c.hidden + h * hd;
+      std::memset(oh, 0, static_cast<size_t>(hd) * sizeof(float));
+      for (int64_t j = 0; j < len; ++j) {
+        kernels_.axpy(score[static_cast<size_t>(j)] / total, vc + (row0 + j) * kv + kv_off, oh, hd);
+      }
+    }
+  });
+}
+
+}  // namespace bricklayer

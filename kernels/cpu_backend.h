@@ -1,0 +1,53 @@
+// The CPU dispatcher: runs each op with one kernel table (scalar, AVX2 or AVX-512).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu_kernels.h"
+#include "kernels/dispatch.h"
+#include "kernels/thread_pool.h"
+
+namespace bricklayer {
+
+class CpuBackend final : public Dispatcher {
+ public:
+  // `pool` is shared with the caller (weights generation uses it too).
+  CpuBackend(const CpuKernels& kernels, ThreadPool& pool);
+  ~CpuBackend() override;
+
+  std::string name() const override { return kernels_.name; }
+  void prepare(const Graph& g) override;
+  void begin_step(const Graph& g, const Step& s) override;
+  void end_step(const Graph&) override {}
+  void read(int tensor, float* dst, int64_t count) override;
+
+  void get_rows(const Graph& g, const Node& n) override;
+  void mul_mat(const Graph& g, const Node& n) override;
+  void rms_norm(const Graph& g, const Node& n) override;
+  void add(const Graph& g, const Node& n) override;
+  void rope(const Graph& g, const Node& n) override;
+  void attention(const Graph& g, const Node& n) override;
+  void copy(const Graph& g, const Node& n) override;
+  void mul(const Graph& g, const Node& n) override;
+  void silu(const Graph& g, const Node& n) override;
+
+ private:
+  float* f32(int tensor) const { return static_cast<float*>(ptrs_[static_cast<size_t>(tensor)]); }
+  const void* raw(int tensor) const { return ptrs_[static_cast<size_t>(tensor)]; }
+
+  struct FreeDeleter {
+    void operator()(void* p) const;
+  };
+
+  const CpuKernels& kernels_;
+  ThreadPool& pool_;
+  std::vector<void*> ptrs_;
+  std::vector<std::unique_ptr<void, FreeDeleter>> owned_;
+  std::vector<BlockQ8K> q8_;        // activations of the current MulMat
+  std::vector<float> inv_freq_;     // RoPE frequencies per pair
+  int pos_ = 0;
+};
+
+}  // namespace bricklayer

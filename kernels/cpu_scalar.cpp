@@ -1,0 +1,71 @@
+// Scalar reference kernels: plain loops, the oracle the SIMD kernels are tested against.
+#include <cmath>
+
+#include "kernels/cpu_kernels.h"
+#include "kernels/q4k.h"
+
+namespace bricklayer {
+namespace {
+
+void gemv_q4k_f32(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const float* x, int m,
+                  float* y, int64_t ldy) {
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int t = 0; t < m; ++t) y[t * ldy + r] = dot_q4k_f32_ref(w + r * nb, x + t * nb * kQK, nb);
+  }
+}
+
+void gemv_f32(const float* w, int64_t k, int64_t r0, int64_t r1, const float* x, int m, float* y,
+              int64_t ldy) {
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int t = 0; t < m; ++t) {
+      float s = 0;
+      for (int64_t i = 0; i < k; ++i) s += w[r * k + i] * x[t * k + i];
+      y[t * ldy + r] = s;
+    }
+  }
+}
+
+void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
+  float ss = 0;
+  for (int64_t i = 0; i < n; ++i) ss += x[i] * x[i];
+  const float scale = 1.0f / std::sqrt(ss / static_cast<float>(n) + eps);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale * w[i];
+}
+
+void add(const float* a, const float* b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+void mul(const float* a, const float* b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+}
+
+void silu(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + std::exp(-x[i]));
+}
+
+float dot(const float* a, const float* b, int64_t n) {
+  float s = 0;
+  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+void axpy(float a, const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+
+float sum(const float* x, int64_t n) {
+  float s = 0;
+  for (int64_t i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+constexpr CpuKernels kScalar = {
+    "scalar", nullptr, gemv_q4k_f32, gemv_f32, rms_norm, add, mul, silu, dot, axpy, sum,
+};
+
+}  // namespace
+
+const CpuKernels& scalar_kernels() { return kScalar; }
+
+}  // namespace bricklayer

@@ -1,0 +1,263 @@
+// CUDA backend: loads the embedded PTX, uploads weights, launches one kernel per op.
+#include "kernels/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "kernels/cuda/embedded.h"
+
+namespace bricklayer {
+
+namespace {
+constexpr unsigned kBlock = 256;
+constexpr int kRowsPerWarp = 4;
+unsigned blocks_for(int64_t n, unsigned per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+}  // namespace
+
+std::unique_ptr<Dispatcher> make_cuda_backend(std::string* error) {
+  return CudaBackend::create(error);
+}
+
+std::unique_ptr<CudaBackend> CudaBackend::create(std::string* error) {
+  std::string why;
+  const cuda::DriverApi* api = cuda::driver_api(&why);
+  if (!api) {
+    *error = "backend cuda: " + why;
+    return nullptr;
+  }
+  std::unique_ptr<CudaBackend> b(new CudaBackend(*api));
+  if (!b->init(&why)) {
+    *error = "backend cuda: " + why;
+    return nullptr;
+  }
+  return b;
+}
+
+bool CudaBackend::init(std::string* error) {
+  auto fail = [&](const char* what, CUresult r) {
+    *error = std::string(what) + " failed: " + cuda::error_text(api_, r);
+    return false;
+  };
+  CUresult r = api_.cuInit(0);
+  if (r != CUDA_SUCCESS) return fail("cuInit", r);
+  int count = 0;
+  if ((r = api_.cuDeviceGetCount(&count)) != CUDA_SUCCESS) return fail("cuDeviceGetCount", r);
+  if (count == 0) {
+    *error = "no CUDA device";
+    return false;
+  }
+  if ((r = api_.cuDeviceGet(&device_, 0)) != CUDA_SUCCESS) return fail("cuDeviceGet", r);
+  char name[256] = {};
+  api_.cuDeviceGetName(name, sizeof name - 1, device_);
+  device_name_ = name;
+  if ((r = api_.cuDevicePrimaryCtxRetain(&ctx_, device_)) != CUDA_SUCCESS)
+    return fail("cuDevicePrimaryCtxRetain", r);
+  if ((r = api_.cuCtxSetCurrent(ctx_)) != CUDA_SUCCESS) return fail("cuCtxSetCurrent", r);
+  // PTX by default, so the driver JIT-compiles it and a profiler's PTX
+  // registry sees the text; BRICKLAYER_CUDA_IMAGE=fatbin loads SASS instead.
+  const char* image = std::getenv("BRICKLAYER_CUDA_IMAGE");
+  const void* data = (image && std::strcmp(image, "fatbin") == 0)
+                         ? static_cast<const void*>(bricklayer_kernels_fatbin)
+                         : static_cast<const void*>(bricklayer_kernels_ptx);
+  if ((r = api_.cuModuleLoadData(&module_, data)) != CUDA_SUCCESS) return fail("cuModuleLoadData", r);
+  const struct {
+    CUfunction* f;
+    const char* name;
+  } fns[] = {{&fn_.gemv_q4k, "bl_gemv_q4k"},         {&fn_.gemv_f32, "bl_gemv_f32"},
+             {&fn_.rms_norm, "bl_rms_norm"},         {&fn_.rope, "bl_rope"},
+             {&fn_.kv_write, "bl_kv_write"},         {&fn_.attention, "bl_attention"},
+             {&fn_.add, "bl_add"},                   {&fn_.mul, "bl_mul"},
+             {&fn_.silu, "bl_silu"},                 {&fn_.get_rows_q4k, "bl_get_rows_q4k"},
+             {&fn_.get_rows_f32, "bl_get_rows_f32"}, {&fn_.read_sum, "bl_read_sum"}};
+  for (const auto& f : fns) {
+    if ((r = api_.cuModuleGetFunction(f.f, module_, f.name)) != CUDA_SUCCESS)
+      return fail(f.name, r);
+  }
+  if ((r = api_.cuStreamCreate(&stream_, CU_STREAM_DEFAULT)) != CUDA_SUCCESS)
+    return fail("cuStreamCreate", r);
+  if ((r = api_.cuMemAlloc(&pos_, sizeof(int))) != CUDA_SUCCESS) return fail("cuMemAlloc", r);
+  return true;
+}
+
+CudaBackend::~CudaBackend() {
+  // Best effort: errors at teardown are not worth reporting.
+  if (stream_) api_.cuStreamSynchronize(stream_);
+  if (exec_) api_.cuGraphExecDestroy(exec_);
+  if (graph_) api_.cuGraphDestroy(graph_);
+  for (CUdeviceptr p : owned_) api_.cuMemFree(p);
+  if (pos_) api_.cuMemFree(pos_);
+  if (stream_) api_.cuStreamDestroy(stream_);
+  if (module_) api_.cuModuleUnload(module_);
+  if (ctx_) api_.cuDevicePrimaryCtxRelease(device_);
+}
+
+void CudaBackend::check(CUresult r, const char* what) const {
+  if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cuda::error_text(api_, r));
+}
+
+template <typename... Args>
+void CudaBackend::launch(CUfunction f, unsigned gx, unsigned gy, unsigned block, unsigned smem,
+                         Args... args) {
+  void* params[] = {static_cast<void*>(&args)...};
+  check(api_.cuLaunchKernel(f, gx, gy, 1, block, 1, 1, smem, stream_, params, nullptr),
+        "cuLaunchKernel");
+  ++kernel_launches_;
+}
+
+void CudaBackend::prepare(const Graph& g) {
+  if (ptrs_.size() < g.tensors.size()) ptrs_.resize(g.tensors.size(), 0);
+  int64_t max_k = 0;
+  for (const Node& n : g.nodes) max_k = std::max(max_k, n.k);
+  // Shared memory holds one token's activations (GEMV) or one row's scores.
+  const int64_t smem = std::max<int64_t>(max_k, g.cfg.context) * 4;
+  if (smem > 48 * 1024) {
+    const int bytes = static_cast<int>(smem);
+    check(api_.cuFuncSetAttribute(fn_.gemv_q4k, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+          "cuFuncSetAttribute");
+    check(api_.cuFuncSetAttribute(fn_.gemv_f32, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+          "cuFuncSetAttribute");
+    check(api_.cuFuncSetAttribute(fn_.attention, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+          "cuFuncSetAttribute");
+  }
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    if (ptrs_[i]) continue;
+    const Tensor& t = g.tensors[i];
+    const size_t bytes = static_cast<size_t>(t.bytes());
+    CUdeviceptr p = 0;
+    check(api_.cuMemAlloc(&p, bytes), "cuMemAlloc");
+    owned_.push_back(p);
+    ptrs_[i] = p;
+    if (t.kind == TensorKind::Weight || t.kind == TensorKind::Vector) {
+      check(api_.cuMemcpyHtoD(p, t.host, bytes), "cuMemcpyHtoD");
+    } else {
+      check(api_.cuMemsetD8(p, 0, bytes), "cuMemsetD8");
+    }
+  }
+}
+
+void CudaBackend::upload_step(const Graph& g, const Step& s) {
+  // Synchronous copies on the legacy stream: they wait for the previous
+  // step's kernels, which may still read the old values.
+  check(api_.cuMemcpyHtoD(ptr(g.tokens), s.tokens, static_cast<size_t>(g.rows()) * sizeof(int32_t)),
+        "cuMemcpyHtoD");
+  check(api_.cuMemcpyHtoD(pos_, &s.pos, sizeof(int)), "cuMemcpyHtoD");
+}
+
+void CudaBackend::begin_step(const Graph& g, const Step& s) {
+  if (!capturing_) upload_step(g, s);  // replay() uploads for captured steps
+}
+
+void CudaBackend::end_step(const Graph&) {
+  if (!capturing_) check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+}
+
+void CudaBackend::read(int tensor, float* dst, int64_t count) {
+  check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(api_.cuMemcpyDtoH(dst, ptr(tensor), static_cast<size_t>(count) * sizeof(float)),
+        "cuMemcpyDtoH");
+}
+
+void CudaBackend::begin_capture() {
+  check(api_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        "cuStreamBeginCapture");
+  capturing_ = true;
+}
+
+void CudaBackend::end_capture() {
+  capturing_ = false;
+  check(api_.cuStreamEndCapture(stream_, &graph_), "cuStreamEndCapture");
+  check(api_.cuGraphInstantiate(&exec_, graph_, 0), "cuGraphInstantiate");
+}
+
+void CudaBackend::replay(const Graph& g, const Step& s) {
+  upload_step(g, s);
+  check(api_.cuGraphLaunch(exec_, stream_), "cuGraphLaunch");
+  ++graph_launches_;
+}
+
+void CudaBackend::get_rows(const Graph& g, const Node& n) {
+  const Tensor& table = g.tensors[static_cast<size_t>(n.in[0])];
+  const int cols = static_cast<int>(n.n);
+  launch(table.type == WeightType::Q4K ? fn_.get_rows_q4k : fn_.get_rows_f32,
+         static_cast<unsigned>(g.rows()), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), ptr(n.out), cols);
+}
+
+void CudaBackend::mul_mat(const Graph& g, const Node& n) {
+  const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
+  const int rows = static_cast<int>(n.n), k = static_cast<int>(n.k);
+  const unsigned grid = blocks_for(rows, (kBlock / 32) * kRowsPerWarp);
+  launch(w.type == WeightType::Q4K ? fn_.gemv_q4k : fn_.gemv_f32, grid,
+         static_cast<unsigned>(g.rows()), kBlock, static_cast<unsigned>(k * 4), ptr(n.in[0]),
+         ptr(n.in[1]), ptr(n.out), rows, k, kRowsPerWarp);
+}
+
+void CudaBackend::rms_norm(const Graph& g, const Node& n) {
+  launch(fn_.rms_norm, static_cast<unsigned>(g.rows()), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]),
+         ptr(n.out), static_cast<int>(n.n), g.cfg.rms_eps);
+}
+
+void CudaBackend::add(const Graph& g, const Node& n) {
+  const int count = static_cast<int>(g.rows() * n.n);
+  launch(fn_.add, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), ptr(n.out), count);
+}
+
+void CudaBackend::mul(const Graph& g, const Node& n) {
+  const int count = static_cast<int>(g.rows() * n.n);
+  launch(fn_.mul, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), ptr(n.out), count);
+}
+
+void CudaBackend::silu(const Graph& g, const Node& n) {
+  const int count = static_cast<int>(g.rows() * n.n);
+  launch(fn_.silu, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.out), count);
+}
+
+void CudaBackend::rope(const Graph& g, const Node& n) {
+  // In place: the graph's Rope nodes read and write the same tensor.
+  const int dim = static_cast<int>(n.n), rows = g.rows();
+  launch(fn_.rope, blocks_for(static_cast<int64_t>(rows) * dim / 2, kBlock), 1, kBlock, 0,
+         ptr(n.out), dim, g.cfg.head_dim(), g.seq_tokens, rows, pos_, g.cfg.rope_theta);
+}
+
+void CudaBackend::copy(const Graph& g, const Node& n) {
+  const int kv = static_cast<int>(n.n), rows = g.rows();
+  launch(fn_.kv_write, blocks_for(static_cast<int64_t>(rows) * kv, kBlock), 1, kBlock, 0,
+         ptr(n.in[0]), ptr(n.out), kv, g.seq_tokens, g.cfg.context, rows, pos_);
+}
+
+void CudaBackend::attention(const Graph& g, const Node& n) {
+  const Config& c = g.cfg;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
+  launch(fn_.attention, static_cast<unsigned>(c.heads), static_cast<unsigned>(g.rows()), 128,
+         static_cast<unsigned>(c.context * 4), ptr(n.in[0]), ptr(n.in[1]), ptr(n.in[2]),
+         ptr(n.out), c.heads, c.kv_heads, c.head_dim(), g.seq_tokens, c.context, pos_, scale);
+}
+
+double CudaBackend::measure_read_bandwidth() {
+  const size_t bytes = size_t{1} << 30;
+  CUdeviceptr buf = 0, out = 0;
+  check(api_.cuMemAlloc(&buf, bytes), "cuMemAlloc");
+  check(api_.cuMemAlloc(&out, sizeof(float)), "cuMemAlloc");
+  check(api_.cuMemsetD8(buf, 0, bytes), "cuMemsetD8");
+  const size_t n4 = bytes / 16;
+  double best = 1e30;
+  const int64_t launches_before = kernel_launches_;
+  for (int pass = 0; pass < 6; ++pass) {
+    check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    const auto t0 = std::chrono::steady_clock::now();
+    launch(fn_.read_sum, 132u * 8u, 1, kBlock, 0, buf, n4, out);
+    check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  kernel_launches_ = launches_before;  // the probe is not part of the model
+  api_.cuMemFree(buf);
+  api_.cuMemFree(out);
+  return static_cast<double>(bytes) / best / 1e9;
+}
+
+}  // namespace bricklayer

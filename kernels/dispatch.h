@@ -1,0 +1,58 @@
+// The dispatcher interface: one method per op, one kernel per call, per backend.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/graph.h"
+
+namespace bricklayer {
+
+// Values that change from step to step; everything else is fixed per graph.
+struct Step {
+  int pos = 0;                       // tokens each sequence already holds
+  const int32_t* tokens = nullptr;   // rows() ids, sequence-major
+};
+
+class Dispatcher {
+ public:
+  virtual ~Dispatcher() = default;
+  virtual std::string name() const = 0;
+
+  // Allocates the graph's tensors (once per tensor id) and uploads weights.
+  virtual void prepare(const Graph& g) = 0;
+  // Makes the step's token ids and position visible to the kernels.
+  virtual void begin_step(const Graph& g, const Step& s) = 0;
+  // Waits until the step's kernels are done.
+  virtual void end_step(const Graph& g) = 0;
+  // Copies `count` floats of a tensor's first rows to host memory.
+  virtual void read(int tensor, float* dst, int64_t count) = 0;
+
+  virtual void get_rows(const Graph& g, const Node& n) = 0;
+  virtual void mul_mat(const Graph& g, const Node& n) = 0;
+  virtual void rms_norm(const Graph& g, const Node& n) = 0;
+  virtual void add(const Graph& g, const Node& n) = 0;
+  virtual void rope(const Graph& g, const Node& n) = 0;
+  virtual void attention(const Graph& g, const Node& n) = 0;  // Op::SoftMax
+  virtual void copy(const Graph& g, const Node& n) = 0;       // KV-cache write
+  virtual void mul(const Graph& g, const Node& n) = 0;
+  virtual void silu(const Graph& g, const Node& n) = 0;
+
+  // Graph capture (CUDA graphs); a backend without it runs every step eagerly.
+  virtual bool can_capture() const { return false; }
+  virtual void begin_capture() {}
+  virtual void end_capture() {}
+  virtual bool captured() const { return false; }
+  // Replays the captured step with new step values.
+  virtual void replay(const Graph&, const Step&) {}
+
+  // Kernel launches issued so far (eager launches plus graph launches).
+  int64_t kernel_launches() const { return kernel_launches_; }
+  int64_t graph_launches() const { return graph_launches_; }
+
+ protected:
+  int64_t kernel_launches_ = 0;
+  int64_t graph_launches_ = 0;
+};
+
+}  // namespace bricklayer

@@ -1,0 +1,87 @@
+// The graph walk with brickprof annotations: Layer -> Brick (with FLOPs, bytes) -> kernel.
+#include "kernels/executor.h"
+
+#include <brickprof/brickprof.h>
+
+namespace bricklayer {
+
+int dispatch_node(const Graph& g, const Node& n, Dispatcher& d) {
+  switch (n.op) {
+    case Op::None: return 0;  // a leaf: its data is already in place
+    case Op::GetRows: d.get_rows(g, n); break;
+    case Op::MulMat: d.mul_mat(g, n); break;
+    case Op::RmsNorm: d.rms_norm(g, n); break;
+    case Op::Add: d.add(g, n); break;
+    case Op::Rope: d.rope(g, n); break;
+    case Op::SoftMax: d.attention(g, n); break;
+    case Op::Copy: d.copy(g, n); break;
+    case Op::Mul: d.mul(g, n); break;
+    case Op::Silu: d.silu(g, n); break;
+  }
+  return 1;
+}
+
+namespace {
+
+// The scope macros keep static per-site metadata, so each brick needs its
+// own call site: one case per brick.
+int annotated(const Graph& g, const Node& n, Dispatcher& d, int pos) {
+  const uint64_t elements = static_cast<uint64_t>(g.rows()) * static_cast<uint64_t>(n.n);
+  const Work w = node_work(g, n, pos);
+#define BRICKLAYER_RUN(SCOPE)              \
+  {                                        \
+    SCOPE;                                 \
+    BRICKPROF_WORK(w.flops, w.bytes);      \
+    return dispatch_node(g, n, d);         \
+  }
+  switch (n.brick) {
+    case Brick::Embedding: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_EMBEDDING, elements))
+    case Brick::RmsNorm: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, elements))
+    case Brick::QkvProjection:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, elements))
+    case Brick::RopeEmbedding:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_ROPE_EMBEDDING, elements))
+    case Brick::KvCacheWrite: BRICKLAYER_RUN(BRICKPROF_BRICK_NAMED("KvCacheWrite", elements))
+    case Brick::AttentionScore:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_ATTENTION_SCORE, elements))
+    case Brick::OutputProjection:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_OUTPUT_PROJECTION, elements))
+    case Brick::ResidualAdd: BRICKLAYER_RUN(BRICKPROF_BRICK_NAMED("ResidualAdd", elements))
+    case Brick::GateProjection:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_GATE_PROJECTION, elements))
+    case Brick::UpProjection:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_UP_PROJECTION, elements))
+    case Brick::Activation: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_ACTIVATION, elements))
+    case Brick::DownProjection:
+      BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_DOWN_PROJECTION, elements))
+    case Brick::LmHead: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_LM_HEAD, elements))
+  }
+#undef BRICKLAYER_RUN
+  return dispatch_node(g, n, d);
+}
+
+int64_t run_range(const Graph& g, Dispatcher& d, int pos, size_t begin, size_t end) {
+  int64_t count = 0;
+  for (size_t i = begin; i < end; ++i) {
+    const Node& n = g.nodes[i];
+    if (n.op != Op::None) count += annotated(g, n, d, pos);
+  }
+  return count;
+}
+
+}  // namespace
+
+int64_t execute_graph(const Graph& g, Dispatcher& d, const Step& s) {
+  d.begin_step(g, s);
+  int64_t count = run_range(g, d, s.pos, 0, g.prologue_end);
+  for (size_t l = 0; l < g.layers.size(); ++l) {
+    BRICKPROF_LAYER(l);
+    count += run_range(g, d, s.pos, g.layers[l].first, g.layers[l].second);
+  }
+  const size_t epilogue = g.layers.empty() ? g.prologue_end : g.layers.back().second;
+  count += run_range(g, d, s.pos, epilogue, g.nodes.size());
+  d.end_step(g);
+  return count;
+}
+
+}  // namespace bricklayer

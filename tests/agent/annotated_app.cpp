@@ -1,0 +1,97 @@
+// A small annotated program the integration tests run under the agent:
+// layers and bricks on several threads with busy-waits of known length.
+//   annotated_app threads        3 threads x 2 layers x {RmsNorm 2 ms, GateProjection 4 ms}
+//   annotated_app fork           a child records its own scope and exits 5
+//   annotated_app wait           prints "ready", then waits in a scope (for SIGTERM)
+#include <brickprof/brickprof.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::mutex g_spins_mutex;
+std::vector<std::pair<long long, long long>> g_spins;
+
+// Busy-waits `d` and logs the wait's own start and end (steady_clock is
+// CLOCK_MONOTONIC, the agent's timeline) to $ANNOTATED_SPIN_LOG, so a test can
+// tell the agent's error from time the machine took away from us.
+void spin_for(std::chrono::microseconds d) {
+  auto start = std::chrono::steady_clock::now();
+  auto until = start + d;
+  auto now = start;
+  while (now < until) now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(g_spins_mutex);  // kept in memory: no I/O inside scopes
+  g_spins.emplace_back(start.time_since_epoch().count(), now.time_since_epoch().count());
+}
+
+void write_spin_log() {
+  const char* log = std::getenv("ANNOTATED_SPIN_LOG");
+  FILE* f = log ? std::fopen(log, "w") : nullptr;
+  if (!f) return;
+  for (const auto& s : g_spins) std::fprintf(f, "%lld %lld\n", s.first, s.second);
+  std::fclose(f);
+}
+
+// Threads take turns, so a busy-wait is not stretched by waiting for a core.
+std::mutex g_turn;
+
+void layers(int first) {
+  for (int layer = first; layer < first + 2; ++layer) {
+    std::lock_guard<std::mutex> turn(g_turn);
+    BRICKPROF_LAYER(layer);
+    {
+      BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
+      BRICKPROF_WORK(3 * 4096, 8 * 4096);
+      spin_for(std::chrono::microseconds(2000));
+    }
+    {
+      BRICKPROF_BRICK(BRICKPROF_BRICK_GATE_PROJECTION, 11008);
+      spin_for(std::chrono::microseconds(4000));
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "threads";
+  if (std::strcmp(mode, "threads") == 0) {
+    BRICKPROF_SCOPE("main");
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t) threads.emplace_back(layers, t * 10);
+    for (auto& th : threads) th.join();
+    write_spin_log();
+    std::printf("done threads\n");
+    return 0;
+  }
+  if (std::strcmp(mode, "fork") == 0) {
+    BRICKPROF_SCOPE("parent");
+    std::fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      { BRICKPROF_SCOPE("child"); spin_for(std::chrono::microseconds(1000)); }
+      std::printf("child\n");
+      std::exit(5);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    std::printf("parent saw %d\n", WEXITSTATUS(status));
+    return 0;
+  }
+  if (std::strcmp(mode, "wait") == 0) {
+    BRICKPROF_SCOPE("waiting");
+    std::printf("ready\n");
+    std::fflush(stdout);
+    for (;;) pause();
+  }
+  std::fprintf(stderr, "unknown mode %s\n", mode);
+  return 2;
+}

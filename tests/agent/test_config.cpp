@@ -1,0 +1,81 @@
+// Environment parsing: defaults, every variable, and bad values -> warning + default.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "agent/config.h"
+
+namespace brickprof::agent {
+namespace {
+
+std::map<std::string, std::string> g_env;
+const char* fake_getenv(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+Config read(std::map<std::string, std::string> env) {
+  g_env = std::move(env);
+  return read_config(fake_getenv);
+}
+
+TEST(ConfigTest, Defaults) {
+  Config c = read({});
+  EXPECT_EQ(c.output, "brickprof-%n-%p");
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "tree", "dot"}));
+  EXPECT_EQ(c.buffer_bytes, 256ull << 20);
+  EXPECT_TRUE(c.gpu);
+  EXPECT_EQ(c.sync, SyncMode::kDeferred);
+  EXPECT_EQ(c.ptx, PtxMode::kHash);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(ConfigTest, ReadsEveryVariable) {
+  Config c = read({{"BRICKPROF_OUTPUT", "/tmp/x-%p"},
+                   {"BRICKPROF_FORMATS", "json,chrome,folded"},
+                   {"BRICKPROF_LOG", "debug"},
+                   {"BRICKPROF_BUFFER_MB", "16"},
+                   {"BRICKPROF_GPU", "off"},
+                   {"BRICKPROF_SYNC", "per-layer"},
+                   {"BRICKPROF_PTX", "source"}});
+  EXPECT_EQ(c.output, "/tmp/x-%p");
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome", "folded"}));
+  EXPECT_EQ(c.log_level, "debug");
+  EXPECT_EQ(c.buffer_bytes, 16ull << 20);
+  EXPECT_FALSE(c.gpu);
+  EXPECT_EQ(c.sync, SyncMode::kPerLayer);
+  EXPECT_EQ(c.ptx, PtxMode::kSource);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(ConfigTest, BadValuesWarnOnceEachAndKeepDefaults) {
+  Config c = read({{"BRICKPROF_FORMATS", "json,pdf"},
+                   {"BRICKPROF_LOG", "loud"},
+                   {"BRICKPROF_BUFFER_MB", "12abc"},
+                   {"BRICKPROF_GPU", "maybe"},
+                   {"BRICKPROF_SYNC", "sometimes"},
+                   {"BRICKPROF_PTX", "all"}});
+  EXPECT_EQ(c.warnings.size(), 6u);
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "tree", "dot"}));
+  EXPECT_EQ(c.log_level, "warn");
+  EXPECT_EQ(c.buffer_bytes, 256ull << 20);
+  EXPECT_TRUE(c.gpu);
+  EXPECT_EQ(c.sync, SyncMode::kDeferred);
+  EXPECT_EQ(c.ptx, PtxMode::kHash);
+  EXPECT_NE(c.warnings[0].find("BRICKPROF_FORMATS"), std::string::npos);
+}
+
+TEST(ConfigTest, ZeroBufferIsRejected) {
+  EXPECT_EQ(read({{"BRICKPROF_BUFFER_MB", "0"}}).warnings.size(), 1u);
+}
+
+TEST(ConfigTest, ExpandsOutputPrefix) {
+  EXPECT_EQ(expand_output_prefix("out/%n-%p-r%r-%h%%", 42, 3, "node1", "app"),
+            "out/app-42-r3-node1%");
+  EXPECT_EQ(expand_output_prefix("x-%r", 1, -1, "h", "p"), "x-0");
+  EXPECT_EQ(expand_output_prefix("trailing%", 1, 0, "h", "p"), "trailing%");
+}
+
+}  // namespace
+}  // namespace brickprof::agent

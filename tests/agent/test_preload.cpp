@@ -1,0 +1,302 @@
+// The agent preloaded into real processes: annotated ones (nesting and times
+// must be right) and unmodified ones (exit code and output must not change).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/trace_json.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int status = 0;  // raw wait status
+  std::string out;
+  std::string err;
+  int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+};
+
+std::string slurp_fd(int fd) {
+  std::string s;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<size_t>(n));
+  return s;
+}
+
+// Runs argv with extra environment; `on_started` may signal the child.
+Result run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+           bool wait_for_ready_then_term = false) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) std::abort();
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  Result r;
+  if (wait_for_ready_then_term) {
+    char c;
+    std::string line;
+    while (read(out_pipe[0], &c, 1) == 1) {
+      line.push_back(c);
+      if (c == '\n') break;
+    }
+    r.out = line;
+    kill(pid, SIGTERM);
+  }
+  std::thread err_reader([&] { r.err = slurp_fd(err_pipe[0]); });
+  r.out += slurp_fd(out_pipe[0]);
+  err_reader.join();
+  waitpid(pid, &r.status, 0);
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  return r;
+}
+
+class PreloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("bp-preload-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::map<std::string, std::string> agent_env(const std::string& prefix = "out-%p") {
+    return {{"LD_PRELOAD", BRICKPROF_AGENT_PATH},
+            {"BRICKPROF_OUTPUT", (dir_ / prefix).string()},
+            {"BRICKPROF_FORMATS", "json"}};
+  }
+  std::vector<fs::path> outputs(const std::string& ext = ".json") {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().string().size() > ext.size() &&
+          e.path().string().compare(e.path().string().size() - ext.size(), ext.size(), ext) == 0)
+        files.push_back(e.path());
+    return files;
+  }
+  json load_only_output() {
+    auto files = outputs();
+    EXPECT_EQ(files.size(), 1u);
+    if (files.empty()) return json();
+    // Our own reader must accept it too.
+    EXPECT_NO_THROW(brickprof::read_trace_file(files[0].string()));
+    std::ifstream in(files[0]);
+    return json::parse(in);
+  }
+  // The same command with and without the agent: same status and stdout.
+  Result expect_unchanged(const std::vector<std::string>& argv, bool term = false) {
+    Result plain = run(argv, {}, term);
+    Result traced = run(argv, agent_env(), term);
+    EXPECT_EQ(traced.status, plain.status);
+    EXPECT_EQ(traced.out, plain.out);
+    EXPECT_EQ(traced.err, plain.err);
+    return traced;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(PreloadTest, AnnotatedThreadsNestAndTimesMatchBusyWaits) {
+  auto env = agent_env();
+  std::string spin_log = (dir_ / "spins.txt").string();
+  env["ANNOTATED_SPIN_LOG"] = spin_log;
+  Result r = run({BRICKPROF_ANNOTATED_APP, "threads"}, env);
+  std::vector<std::pair<double, double>> spins;  // the app's own busy-wait intervals
+  {
+    std::ifstream in(spin_log);
+    for (double s, e; in >> s >> e;) spins.emplace_back(s, e);
+  }
+  ASSERT_EQ(spins.size(), 12u);
+  ASSERT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(r.out, "done threads\n");
+  EXPECT_EQ(r.err, "");
+  json t = load_only_output();
+  ASSERT_EQ(t["schema"], "brickprof/1");
+  const json& nodes = t["nodes"];
+  int layers = 0, rms = 0, gate = 0;
+  for (const json& n : nodes) {
+    double ms = (n["end_ns"].get<double>() - n["start_ns"].get<double>()) / 1e6;
+    if (n["kind"] == "layer") {
+      ++layers;
+      EXPECT_TRUE(n["parent"].is_null());  // worker threads: layers are roots
+    } else if (n["kind"] == "brick") {
+      const json& parent = nodes[n["parent"].get<size_t>()];
+      EXPECT_EQ(parent["kind"], "layer");
+      EXPECT_EQ(parent["thread"], n["thread"]);
+      double target = n["name"] == "RmsNorm" ? 2.0 : 4.0;
+      (n["name"] == "RmsNorm" ? rms : gate)++;
+      // The brick encloses exactly one busy-wait, and lasts as long within 5%.
+      double start = n["start_ns"].get<double>(), end = n["end_ns"].get<double>();
+      int enclosed = 0;
+      for (auto [s, e] : spins) {
+        if (s < start || e > end) continue;
+        ++enclosed;
+        double spin_ms = (e - s) / 1e6;
+        EXPECT_GE(spin_ms, target);
+        EXPECT_NEAR(ms, spin_ms, spin_ms * 0.05) << n.dump();
+      }
+      EXPECT_EQ(enclosed, 1) << n.dump();
+      if (n["name"] == "RmsNorm") {
+        EXPECT_EQ(n["flops"], 3 * 4096);
+        EXPECT_EQ(n["category"], "Norm");
+      }
+    }
+  }
+  EXPECT_EQ(layers, 6);
+  EXPECT_EQ(rms, 6);
+  EXPECT_EQ(gate, 6);
+  EXPECT_EQ(t["diagnostics"]["unbalanced_pops"], 0);
+  EXPECT_EQ(t["diagnostics"]["dropped_events"], 0);
+  EXPECT_EQ(t["bricks"].size(), 2u);
+  EXPECT_EQ(t["threads"].size(), 4u);
+}
+
+TEST_F(PreloadTest, TrueIsUnchanged) {
+  expect_unchanged({"/bin/true"});
+  json t = load_only_output();
+  EXPECT_EQ(t["nodes"].size(), 0u);
+  EXPECT_NE(t["diagnostics"]["cupti"].get<std::string>().find("unavailable"), std::string::npos);
+}
+
+TEST_F(PreloadTest, FalseKeepsItsExitCode) {
+  Result r = expect_unchanged({"/bin/false"});
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST_F(PreloadTest, PythonIsUnchanged) {
+  if (system("python3 -c pass 2>/dev/null") != 0) GTEST_SKIP() << "no python3";
+  Result r = expect_unchanged({"python3", "-c", "import sys; print('hi'); sys.exit(4)"});
+  EXPECT_EQ(r.exit_code(), 4);
+  EXPECT_EQ(r.out, "hi\n");
+}
+
+TEST_F(PreloadTest, ShellWithSubshellsIsUnchanged) {
+  Result r = expect_unchanged({"/bin/sh", "-c", "echo a; (echo b; exit 3); echo $?; exit 6"});
+  EXPECT_EQ(r.exit_code(), 6);
+  EXPECT_EQ(r.out, "a\nb\n3\n");
+}
+
+TEST_F(PreloadTest, ForkedChildWritesItsOwnTrace) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "fork"});
+  EXPECT_EQ(r.out, "child\nparent saw 5\n");
+  auto files = outputs();
+  ASSERT_EQ(files.size(), 2u);
+  int with_child = 0, with_parent = 0;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    json t = json::parse(in);
+    for (const json& n : t["nodes"]) {
+      with_child += n["name"] == "child";
+      with_parent += n["name"] == "parent";
+    }
+  }
+  EXPECT_EQ(with_child, 1);  // the parent's events are not repeated in the child
+  EXPECT_EQ(with_parent, 1);
+}
+
+TEST_F(PreloadTest, SigtermStillDiesOfSigtermAndWritesTrace) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "wait"}, /*term=*/true);
+  ASSERT_TRUE(WIFSIGNALED(r.status));
+  EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
+  json t = load_only_output();
+  EXPECT_EQ(t["diagnostics"]["open_scopes_at_exit"], 1);
+  ASSERT_EQ(t["nodes"].size(), 1u);
+  EXPECT_EQ(t["nodes"][0]["name"], "waiting");
+}
+
+TEST_F(PreloadTest, UnwritableOutputWarnsOnceAndChangesNothingElse) {
+  auto env = agent_env();
+  env["BRICKPROF_OUTPUT"] = "/nonexistent-dir/x";
+  Result r = run({BRICKPROF_ANNOTATED_APP, "threads"}, env);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "done threads\n");
+  EXPECT_NE(r.err.find("brickprof: cannot write /nonexistent-dir/x.json"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST_F(PreloadTest, BadEnvironmentValueWarnsOnceAndUsesDefault) {
+  auto env = agent_env();
+  env["BRICKPROF_SYNC"] = "sometimes";
+  Result r = run({"/bin/true"}, env);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_NE(r.err.find("BRICKPROF_SYNC"), std::string::npos);
+  json t = load_only_output();
+  EXPECT_EQ(t["diagnostics"]["warnings"].size(), 1u);
+}
+
+TEST_F(PreloadTest, LoadingTwiceIsHarmless) {
+  fs::path copy = dir_ / "copy-of-agent.so";
+  fs::copy_file(BRICKPROF_AGENT_PATH, copy);
+  auto env = agent_env();
+  env["LD_PRELOAD"] = std::string(BRICKPROF_AGENT_PATH) + ":" + BRICKPROF_AGENT_PATH + ":" +
+                      copy.string();
+  env["CUDA_INJECTION64_PATH"] = copy.string();
+  Result r = run({BRICKPROF_ANNOTATED_APP, "threads"}, env);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.err, "");
+  json t = load_only_output();
+  EXPECT_EQ(t["nodes"].size(), 1u + 3u * 2u * 3u);  // each scope once: main + 3 threads x 2 layers x (layer + 2 bricks)
+}
+
+TEST_F(PreloadTest, CProgramRecordsThroughTheC99Api) {
+  Result plain = run({BRICKPROF_C_APP}, {});
+  EXPECT_EQ(plain.out, "c ok 0\n");  // no agent: every call is a no-op
+  EXPECT_TRUE(outputs().empty());
+  Result r = run({BRICKPROF_C_APP}, agent_env());
+  EXPECT_EQ(r.out, "c ok 1\n");
+  json t = load_only_output();
+  int layers = 0, qkv = 0, rope = 0, scopes = 0;
+  for (const json& n : t["nodes"]) {
+    layers += n["kind"] == "layer";
+    qkv += n["name"] == "QkvProjection";
+    rope += n["name"] == "RopeEmbedding";
+    scopes += n["name"] == "c scope";
+  }
+  EXPECT_EQ(layers, 2);
+  EXPECT_EQ(qkv, 2);
+  EXPECT_EQ(rope, 2);
+  EXPECT_EQ(scopes, 2);
+  EXPECT_EQ(t["diagnostics"]["unbalanced_pops"], 0);
+}
+
+TEST_F(PreloadTest, TinyBufferCountsDroppedEventsInTheOutput) {
+  auto env = agent_env();
+  env["BRICKPROF_BUFFER_MB"] = "1";
+  Result r = run({BRICKPROF_STRESS_APP}, env);
+  EXPECT_EQ(r.exit_code(), 0);
+  json t = load_only_output();
+  EXPECT_GT(t["diagnostics"]["dropped_events"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(t["diagnostics"]["warnings"].empty());
+}
+
+}  // namespace

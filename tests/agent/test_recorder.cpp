@@ -1,0 +1,175 @@
+// Recorder and replay: nesting, threads, the memory cap and what it drops.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "agent/clock.h"
+#include "agent/recorder.h"
+#include "agent/replay.h"
+
+namespace brickprof::agent {
+namespace {
+
+class RecorderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Clock::init();
+    Recorder::reset_after_fork();  // a clean slate for each test
+    Recorder::set_capacity(64ull << 20);
+    Recorder::set_enabled(true);
+  }
+  Trace replay_all(ReplayResult* result = nullptr) {
+    Trace trace;
+    ReplayResult r = replay(Recorder::snapshot(), Clock::fit_now(), Clock::ticks(), trace);
+    if (result) *result = r;
+    return trace;
+  }
+};
+
+TEST_F(RecorderTest, NestsLayersBricksAndScopes) {
+  uint32_t layer = Recorder::intern_site(NodeKind::kLayer, -1, "");
+  uint32_t rms = Recorder::intern_site(NodeKind::kBrick, 0, "");
+  uint32_t custom = Recorder::intern_site(NodeKind::kBrick, -1, "Fancy");
+  ASSERT_TRUE(Recorder::push(layer, 3));
+  ASSERT_TRUE(Recorder::push(rms, 4096));
+  Recorder::work(100, 200);
+  ASSERT_TRUE(Recorder::pop());
+  ASSERT_TRUE(Recorder::push(custom, 7));
+  ASSERT_TRUE(Recorder::pop());
+  ASSERT_TRUE(Recorder::pop());
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  ASSERT_EQ(t.nodes.size(), 3u);
+  EXPECT_EQ(t.name(t.nodes[0]), "Layer 3");
+  EXPECT_EQ(t.nodes[0].layer_index, 3);
+  EXPECT_EQ(t.name(t.nodes[1]), "RmsNorm");
+  EXPECT_EQ(t.nodes[1].parent, 0u);
+  EXPECT_EQ(t.nodes[1].category, Category::kNorm);
+  EXPECT_EQ(t.nodes[1].elements, 4096u);
+  EXPECT_DOUBLE_EQ(t.nodes[1].flops, 100);
+  EXPECT_DOUBLE_EQ(t.nodes[1].bytes_moved, 200);
+  EXPECT_EQ(t.name(t.nodes[2]), "Fancy");
+  EXPECT_EQ(t.nodes[2].brick_id, -1);
+  EXPECT_EQ(t.nodes[2].category, Category::kOther);
+  for (const Node& n : t.nodes) EXPECT_LE(n.start_ns, n.end_ns);
+  EXPECT_LE(t.nodes[0].start_ns, t.nodes[1].start_ns);
+  EXPECT_GE(t.nodes[0].end_ns, t.nodes[2].end_ns);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+  EXPECT_EQ(t.edges.size(), 2u);
+}
+
+TEST_F(RecorderTest, NamesMapToLayersAndBricksWithAliases) {
+  uint32_t a = Recorder::intern_named("layers.5", NodeKind::kScope);
+  uint32_t b = Recorder::intern_named("Rope", NodeKind::kScope);
+  uint32_t c = Recorder::intern_named("my_thing", NodeKind::kScope);
+  EXPECT_EQ(Recorder::site(a).kind, NodeKind::kLayer);
+  EXPECT_EQ(Recorder::site(b).kind, NodeKind::kBrick);
+  EXPECT_EQ(Recorder::site(b).brick_id, 3);
+  EXPECT_EQ(Recorder::site(c).kind, NodeKind::kScope);
+  EXPECT_EQ(Recorder::intern_named("Rope", NodeKind::kScope), b);  // interned once
+}
+
+TEST_F(RecorderTest, CountsUnbalancedPopsAndOpenScopes) {
+  uint32_t s = Recorder::intern_site(NodeKind::kScope, -1, "open");
+  EXPECT_TRUE(Recorder::pop());  // nothing open
+  ASSERT_TRUE(Recorder::push(s, 0));
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  EXPECT_EQ(r.unbalanced_pops, 1u);
+  EXPECT_EQ(r.open_scopes_at_exit, 1u);
+  ASSERT_EQ(t.nodes.size(), 1u);
+  EXPECT_GE(t.nodes[0].end_ns, t.nodes[0].start_ns);
+}
+
+TEST_F(RecorderTest, ManyThreadsKeepTheirOwnOrder) {
+  uint32_t outer = Recorder::intern_site(NodeKind::kScope, -1, "outer");
+  uint32_t inner = Recorder::intern_site(NodeKind::kScope, -1, "inner");
+  constexpr int kThreads = 8, kIterations = 5000;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&] {
+      for (int j = 0; j < kIterations; ++j) {
+        Recorder::push(outer, j);
+        Recorder::push(inner, j);
+        Recorder::pop();
+        Recorder::pop();
+      }
+    });
+  for (auto& th : threads) th.join();
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  EXPECT_EQ(t.nodes.size(), size_t{kThreads} * kIterations * 2);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(Recorder::dropped_events(), 0u);
+  for (const Node& n : t.nodes) {
+    if (n.parent == kNoNode) continue;
+    const Node& p = t.nodes[n.parent];
+    EXPECT_EQ(p.thread, n.thread);
+    EXPECT_EQ(p.elements, n.elements);  // same iteration
+  }
+}
+
+TEST_F(RecorderTest, CapDropsAndCountsInsteadOfGrowing) {
+  Recorder::set_capacity(64 * 1024);  // a few chunks
+  uint32_t s = Recorder::intern_site(NodeKind::kScope, -1, "s");
+  uint64_t recorded = 0, attempted = 0;
+  for (int i = 0; i < 100000; ++i) {
+    ++attempted;
+    if (Recorder::push(s, 0)) {
+      ++recorded;
+      ++attempted;
+      if (Recorder::pop()) ++recorded;
+    }
+  }
+  EXPECT_GT(recorded, 0u);
+  EXPECT_LT(recorded, attempted);
+  EXPECT_EQ(Recorder::dropped_events(), attempted - recorded);
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);  // cut-off scopes are not "open at exit"
+}
+
+TEST_F(RecorderTest, DisabledRecordsNothing) {
+  uint32_t s = Recorder::intern_site(NodeKind::kScope, -1, "s");
+  Recorder::set_enabled(false);
+  EXPECT_FALSE(Recorder::push(s, 0));
+  EXPECT_FALSE(Recorder::pop());
+  Recorder::set_enabled(true);
+  EXPECT_TRUE(replay_all().nodes.empty());
+}
+
+TEST_F(RecorderTest, CudaCallsRememberTheirScope) {
+  uint32_t brick = Recorder::intern_site(NodeKind::kBrick, 2, "");
+  uint32_t api = Recorder::intern_api_name("cuLaunchKernel");
+  Recorder::push(brick, 1);
+  uint64_t t0 = Clock::ticks();
+  Recorder::cuda_api(t0, Clock::ticks(), api, 42);
+  Recorder::graph_node(7);
+  Recorder::pop();
+  Recorder::cuda_api(Clock::ticks(), Clock::ticks(), api, 43);  // outside any scope
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  ASSERT_EQ(t.nodes.size(), 1u);
+  ASSERT_TRUE(r.launches.by_correlation.count(42));
+  EXPECT_EQ(r.launches.by_correlation[42].scope, 0u);
+  EXPECT_LE(r.launches.by_correlation[42].api_start_ns, r.launches.by_correlation[42].api_end_ns);
+  EXPECT_EQ(r.launches.by_correlation[43].scope, kNoNode);
+  EXPECT_EQ(r.launches.scope_of_graph_node[7], 0u);
+}
+
+TEST(ClockTest, TicksConvertToMonotonicNanoseconds) {
+  Clock::init();
+  int64_t before = monotonic_ns();
+  uint64_t ticks = Clock::ticks();
+  int64_t after = monotonic_ns();
+  Clock c = Clock::fit_now();
+  int64_t ns = c.to_ns(ticks);
+  EXPECT_GE(ns, before - 1000);  // within a microsecond of the bracketing reads
+  EXPECT_LE(ns, after + 1000);
+}
+
+}  // namespace
+}  // namespace brickprof::agent

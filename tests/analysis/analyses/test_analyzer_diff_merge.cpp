@@ -1,0 +1,72 @@
+// Trace analyzer, diff (regressions, changed code) and multi-rank merge.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/critical_path.h"
+#include "analysis/trace_analyzer.h"
+#include "analysis/trace_diff.h"
+#include "analysis/trace_merge.h"
+#include "test_util.h"
+
+namespace brickprof {
+namespace {
+
+TEST(Analyzer, OpsDevicesBalanceCommunication) {
+  Trace t = test::load("analyzer.json");
+  Analysis a = analyze_trace(t);
+  ASSERT_EQ(a.ops.size(), 3u);  // the brick launched GPU work: not an op itself
+  EXPECT_EQ(a.ops[0].name, "down_gemv");
+  EXPECT_EQ(a.ops[0].count, 2u);
+  EXPECT_EQ(a.ops[0].avg_ns(), 150'000);
+  EXPECT_EQ(a.total_ns, 450'000);
+  EXPECT_EQ(t.name(t.nodes[a.slowest[0]]), "down_gemv");
+  EXPECT_DOUBLE_EQ(a.imbalance_ratio, 1.5);  // 300 µs vs a mean of 200 µs
+  ASSERT_EQ(a.communication.size(), 1u);
+  EXPECT_EQ(a.communication[0].name, "ncclAllReduce_sum");
+  EXPECT_NEAR(a.comm_share(a.communication[0]), 100.0 / 450.0, 1e-12);
+  ASSERT_EQ(a.devices.size(), 3u);
+  EXPECT_EQ(a.devices[0].device, "cpu");
+}
+
+TEST(Analyzer, CommunicationNames) {
+  EXPECT_TRUE(is_communication("ncclKernel_AllGather_RING"));
+  EXPECT_TRUE(is_communication("reduce_scatter"));
+  EXPECT_TRUE(is_communication("all-reduce"));
+  EXPECT_FALSE(is_communication("gemv_q4k"));
+}
+
+TEST(Diff, RegressionAndChangedCode) {
+  Trace base = test::load("diff_base.json"), next = test::load("diff_new.json");
+  TraceDiff d = diff_traces(base, next, 5);
+  EXPECT_EQ(d.regressions, 2u);  // RmsNorm +10%, gemv +20%
+  EXPECT_EQ(d.code_changes, 1u);
+  EXPECT_EQ(d.entries[0].name, "gemv");
+  EXPECT_TRUE(d.entries[0].code_changed);
+  EXPECT_DOUBLE_EQ(d.entries[0].change_pct(), 20.0);
+  EXPECT_EQ(diff_traces(base, next, 25).regressions, 0u);
+  EXPECT_EQ(diff_traces(base, base, 0).regressions, 0u);
+  std::ostringstream out;
+  render_diff(d, out, false);
+  EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
+}
+
+TEST(Merge, RenumbersAndKeepsRanksApart) {
+  Trace a = test::load("seed_threads.json"), b = test::load("seed_streams.json");
+  b.process.rank = 1;
+  Trace m = merge_traces({a, b});
+  EXPECT_EQ(m.nodes.size(), a.nodes.size() + b.nodes.size());
+  EXPECT_EQ(m.edges.size(), a.edges.size() + b.edges.size());
+  EXPECT_EQ(m.nodes[a.nodes.size() + 2].parent, a.nodes.size() + 1);
+  ASSERT_EQ(m.devices.size(), 1u);
+  EXPECT_EQ(m.devices[0].name, "rank 1: Test GPU");
+  EXPECT_EQ(m.diagnostics.warnings.back(), "merged ranks: 0 (pid 1), 1 (pid 1)");
+  // Thread 1 of rank 0 and thread 1 of rank 1 are different lanes now.
+  EXPECT_NE(m.nodes[0].thread, m.nodes[a.nodes.size()].thread);
+  // Both ranks' paths are in one graph; the longer one sets the length.
+  DependencyGraph g = build_dependency_graph(m);
+  EXPECT_EQ(compute_critical_path(m, g).length_ns, 702'000 - 0 - 500);
+}
+
+}  // namespace
+}  // namespace brickprof

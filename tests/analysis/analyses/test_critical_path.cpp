@@ -1,0 +1,140 @@
+// Critical path, slack and what-if on hand-checked traces (the seed's
+// example on threads and on streams, a serial trace, a cycle).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analysis/critical_path.h"
+#include "analysis/report_views.h"
+#include "analysis/trace_json.h"
+
+namespace brickprof {
+namespace {
+
+Trace load(const std::string& name) { return read_trace_file(std::string(ANALYSES_DATA) + "/" + name); }
+
+std::string slurp(const std::string& name) {
+  std::ifstream in(std::string(ANALYSES_DATA) + "/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+uint32_t find(const Trace& t, std::string_view name) {
+  for (uint32_t i = 0; i < t.nodes.size(); ++i)
+    if (t.name(t.nodes[i]) == name) return i;
+  return kNoNode;
+}
+
+int64_t slack_of(const CriticalPath& cp, uint32_t node) {
+  for (const NodeSlack& s : cp.nodes)
+    if (s.node == node) return s.slack_ns;
+  return -1;
+}
+
+TEST(CriticalPath, SeedExampleOnThreadsMatchesGolden) {
+  Trace t = load("seed_threads.json");
+  std::ostringstream out;
+  render_critical_path(t, out, false);
+  EXPECT_EQ(out.str(), slurp("seed_threads.critical_path.txt"));
+}
+
+TEST(CriticalPath, SeedExampleOnThreadsNumbers) {
+  Trace t = load("seed_threads.json");
+  DependencyGraph g = build_dependency_graph(t);
+  CriticalPath cp = compute_critical_path(t, g);
+  EXPECT_EQ(cp.length_ns, 700'000);
+  ASSERT_EQ(cp.steps.size(), 3u);
+  EXPECT_EQ(cp.steps[0].node, find(t, "RmsNorm"));
+  EXPECT_EQ(cp.steps[2].duration_ns, 400'000);
+  EXPECT_EQ(slack_of(cp, find(t, "AttentionScore")), 100'000);
+  EXPECT_EQ(slack_of(cp, find(t, "QkvProjection")), 0);
+  EXPECT_TRUE(cp.parallel());
+}
+
+TEST(CriticalPath, WhatIfReevaluatesThePath) {
+  Trace t = load("seed_threads.json");
+  DependencyGraph g = build_dependency_graph(t);
+  // RmsNorm 2x: everything after it moves 50 µs earlier.
+  EXPECT_EQ(what_if(t, g, "RmsNorm", 2).after_ns, 650'000);
+  // Off the path: no gain at all (subtracting would have claimed 50 µs).
+  EXPECT_EQ(what_if(t, g, "AttentionScore", 2).saved_ns(), 0);
+  // QkvProjection 4x: 150 µs shorter, but AttentionScore (ends at 200) now
+  // binds GateProjection: the gain stops at 100 µs.
+  EXPECT_EQ(what_if(t, g, "QkvProjection", 4).saved_ns(), 100'000);
+  EXPECT_EQ(what_if(t, g, "Nope", 2).matched_activities, 0u);
+}
+
+TEST(CriticalPath, SeedExampleOnStreams) {
+  Trace t = load("seed_streams.json");
+  DependencyGraph g = build_dependency_graph(t);
+  CriticalPath cp = compute_critical_path(t, g);
+  // 0.5 µs of CPU before the first launch, three kernels, the unexplained
+  // 0.5 µs of the synchronise, 0.5 µs of layer after it.
+  EXPECT_EQ(cp.length_ns, 701'500);
+  std::vector<std::string> names;
+  for (const PathStep& s : cp.steps) names.emplace_back(t.name(t.nodes[s.node]));
+  EXPECT_EQ(names, (std::vector<std::string>{"RmsNorm", "rmsnorm_kernel", "qkv_gemv", "gate_gemv",
+                                             "cudaStreamSynchronize", "Layer 0"}));
+  EXPECT_EQ(slack_of(cp, find(t, "attention_score")), 100'000);
+  EXPECT_EQ(what_if(t, g, "AttentionScore", 2).saved_ns(), 0);
+  EXPECT_EQ(what_if(t, g, "GateProjection", 2).saved_ns(), 200'000);
+  EXPECT_EQ(what_if(t, g, "rmsnorm_kernel", 4).saved_ns(), 75'000);
+}
+
+TEST(CriticalPath, SerialTraceIsTheTimeline) {
+  Trace t = load("serial.json");
+  std::ostringstream out;
+  render_critical_path(t, out, false);
+  EXPECT_EQ(out.str(),
+            "Critical Path: 0.35ms (3 nodes)\n"
+            "──────────────────────────────────────────────────\n"
+            "┌ RmsNorm (100.0µs)\n"
+            "│ (untracked CPU time) (50.0µs)\n"
+            "└ QkvProjection (200.0µs)\n"
+            "No cross-stream or cross-thread work: the critical path is the timeline itself.\n");
+}
+
+TEST(CriticalPath, CycleIsAClearError) {
+  Trace t = load("cycle.json");
+  try {
+    build_dependency_graph(t);
+    FAIL() << "expected a GraphError";
+  } catch (const GraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("dependency cycle"), std::string::npos);
+  }
+}
+
+TEST(CriticalPath, LongChainHasNoRecursion) {
+  // 10^6 nested scopes and a 10^6-long sequence chain: depth never recurses.
+  Trace t;
+  const uint32_t n = 1'000'000;
+  for (uint32_t i = 0; i < n; ++i) {
+    Node node;
+    node.kind = NodeKind::kScope;
+    node.name = t.strings.intern("s");
+    node.parent = i ? i - 1 : kNoNode;
+    node.start_ns = i;
+    node.end_ns = 2 * static_cast<int64_t>(n) - i;
+    t.add_node(node);
+    if (i) t.add_edge(i - 1, i, EdgeType::kContains);
+  }
+  DependencyGraph g = build_dependency_graph(t);
+  CriticalPath cp = compute_critical_path(t, g);
+  EXPECT_EQ(cp.length_ns, 2 * static_cast<int64_t>(n));
+}
+
+TEST(CriticalPath, WhatIfSpecErrors) {
+  Trace t = load("seed_threads.json");
+  DependencyGraph g = build_dependency_graph(t);
+  std::ostringstream out;
+  EXPECT_THROW(render_what_if(t, g, "RmsNorm", out, false), ViewError);
+  EXPECT_THROW(render_what_if(t, g, "RmsNorm=0", out, false), ViewError);
+  EXPECT_THROW(render_what_if(t, g, "RmsNorm=abc", out, false), ViewError);
+  render_what_if(t, g, "RmsNorm=2x", out, false);
+  EXPECT_EQ(out.str(), "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms -> 0.65ms\n");
+}
+
+}  // namespace
+}  // namespace brickprof

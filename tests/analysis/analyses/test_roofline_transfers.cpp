@@ -1,0 +1,89 @@
+// Roofline bounds and transfer findings (ping-pong, re-upload, pageable) on
+// hand-checked traces.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/report_views.h"
+#include "analysis/roofline.h"
+#include "analysis/transfers.h"
+#include "test_util.h"
+
+namespace brickprof {
+namespace {
+
+const RooflineEntry* entry(const Roofline& r, std::string_view name) {
+  for (const RooflineEntry& e : r.entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+TEST(Roofline, BoundsAndInheritedWork) {
+  Trace t = test::load("roofline.json");
+  Roofline r = compute_roofline(t, {});
+  const RooflineEntry* gate = entry(r, "GateProjection");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_TRUE(gate->gpu);
+  EXPECT_EQ(gate->time_ns, 60'000'000);  // GPU time of its three kernels
+  EXPECT_DOUBLE_EQ(gate->intensity(), 2.0);
+  EXPECT_TRUE(gate->memory_bound());      // ridge is 1000/100 = 10 FLOP/B
+  EXPECT_DOUBLE_EQ(gate->roof_gflops(), 200.0);
+  EXPECT_NEAR(gate->efficiency(), (2e9 / 60e6) / 200.0, 1e-12);
+  const RooflineEntry* gemv = entry(r, "gate_gemv");
+  ASSERT_NE(gemv, nullptr);
+  EXPECT_EQ(gemv->work_source, "brick share");
+  EXPECT_DOUBLE_EQ(gemv->flops, 1e9);  // 30 of the brick's 60 ms
+  const RooflineEntry* gemm = entry(r, "big_gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->work_source, "kernel");
+  EXPECT_FALSE(gemm->memory_bound());
+  EXPECT_DOUBLE_EQ(gemm->efficiency(), 0.5);  // 500 of 1000 GFLOP/s
+  const RooflineEntry* norm = entry(r, "RmsNorm");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_FALSE(norm->gpu);
+  EXPECT_TRUE(norm->peaks.is_default());  // nothing measured: the AVX2 row
+  EXPECT_DOUBLE_EQ(norm->roof_gflops(), 12.5);
+  EXPECT_DOUBLE_EQ(norm->efficiency(), 0.8);
+}
+
+TEST(Roofline, OverridesReplaceDefaults) {
+  Trace t = test::load("roofline.json");
+  Roofline r = compute_roofline(t, PeakOverrides{100, 10, 0});
+  const RooflineEntry* norm = entry(r, "RmsNorm");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_EQ(norm->peaks.source, "override");
+  std::ostringstream out;
+  render_roofline(t, {}, out, false);
+  EXPECT_NE(out.str().find("default (seed table: AVX2, not measured)"), std::string::npos);
+}
+
+TEST(Transfers, PingPongRepeatedUploadsPageable) {
+  Trace t = test::load("transfers.json");
+  TransferReport r = analyze_transfers(t, {});
+  ASSERT_EQ(r.ping_pongs.size(), 1u);
+  EXPECT_EQ(r.ping_pongs[0].nodes, (std::vector<uint32_t>{2, 3, 5}));
+  EXPECT_EQ(r.ping_pongs[0].scope, "Layer 0 / LmHead");
+  ASSERT_EQ(r.repeated.size(), 1u);
+  EXPECT_EQ(r.repeated[0].uploads, 2u);
+  EXPECT_EQ(r.repeated[0].wasted_bytes(), 1u << 20);
+  EXPECT_EQ(r.pageable_count, 1u);
+  EXPECT_EQ(r.pageable[0].scope, "Layer 0 / LmHead");
+  ASSERT_EQ(r.slow.size(), 3u);  // the pageable D2H (34%), the two 1 MiB uploads (42%)
+  EXPECT_EQ(r.slow[0].node, 8u);
+  EXPECT_TRUE(r.link.is_default());
+  ASSERT_EQ(r.totals.size(), 2u);
+  EXPECT_EQ(r.totals[0].direction, Direction::kH2D);
+  EXPECT_EQ(r.totals[0].count, 4u);
+}
+
+TEST(Transfers, ViewsRenderTextAndJson) {
+  Trace t = test::load("transfers.json");
+  std::ostringstream text, json;
+  render_transfers(t, text, false);
+  render_transfers(t, json, true);
+  EXPECT_NE(text.str().find("H2D -> D2H -> H2D of 4.00 MiB"), std::string::npos);
+  EXPECT_NE(json.str().find("\"ping_pongs\":[\n{\"nodes\":[2,3,5]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace brickprof

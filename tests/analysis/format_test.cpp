@@ -1,0 +1,54 @@
+// Time, size and dimension formatting used by the text outputs.
+#include <gtest/gtest.h>
+
+#include "analysis/format.h"
+
+namespace brickprof {
+namespace {
+
+TEST(Format, DurationUnits) {
+  EXPECT_EQ(format_duration(0), "0ns");
+  EXPECT_EQ(format_duration(999), "999ns");
+  EXPECT_EQ(format_duration(1000), "1.0µs");
+  EXPECT_EQ(format_duration(12345), "12.3µs");
+  EXPECT_EQ(format_duration(12350), "12.4µs");
+  EXPECT_EQ(format_duration(50000), "50.0µs");
+  EXPECT_EQ(format_duration(999949), "999.9µs");
+  EXPECT_EQ(format_duration(999950), "1.00ms");  // rounding picks the unit
+  EXPECT_EQ(format_duration(1230000), "1.23ms");
+  EXPECT_EQ(format_duration(999994999), "999.99ms");
+  EXPECT_EQ(format_duration(999995000), "1.00s");
+  EXPECT_EQ(format_duration(4560000000), "4.56s");
+  EXPECT_EQ(format_duration(7200000000000), "7200.00s");
+}
+
+TEST(Format, Bytes) {
+  EXPECT_EQ(format_bytes(0), "0B");
+  EXPECT_EQ(format_bytes(1023), "1023B");
+  EXPECT_EQ(format_bytes(1024), "1.0KB");
+  EXPECT_EQ(format_bytes(1536), "1.5KB");
+  EXPECT_EQ(format_bytes(4 << 20), "4.0MB");
+  EXPECT_EQ(format_bytes((1 << 20) - 1), "1.0MB");
+  EXPECT_EQ(format_bytes(3ull << 30), "3.0GB");
+}
+
+TEST(Format, Dims) {
+  std::string s;
+  const uint32_t flat[3] = {16, 1, 1};
+  append_dims(s, flat);
+  EXPECT_EQ(s, "16");
+  s.clear();
+  const uint32_t cube[3] = {8, 4, 1};
+  append_dims(s, cube);
+  EXPECT_EQ(s, "8×4×1");
+}
+
+TEST(Format, Rate) {
+  EXPECT_EQ(format_rate(0), "0");
+  EXPECT_EQ(format_rate(950), "950");
+  EXPECT_EQ(format_rate(12500), "12.50K");
+  EXPECT_EQ(format_rate(3.2e9), "3.20G");
+}
+
+}  // namespace
+}  // namespace brickprof

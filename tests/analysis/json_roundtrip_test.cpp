@@ -1,0 +1,134 @@
+// The JSON exporter round trip: write, parse back, compare every field of
+// every node, edge, device, thread, PTX module and diagnostic.
+#include <gtest/gtest.h>
+
+#include "analysis/sink.h"
+#include "analysis/trace_json.h"
+#include "test_traces.h"
+
+namespace brickprof {
+namespace {
+
+void expect_same_detail(const GpuDetail& a, const GpuDetail& b, uint32_t id) {
+  SCOPED_TRACE("node " + std::to_string(id));
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.context, b.context);
+  EXPECT_EQ(a.stream, b.stream);
+  EXPECT_EQ(a.correlation, b.correlation);
+  EXPECT_EQ(a.api_start_ns, b.api_start_ns);
+  EXPECT_EQ(a.api_end_ns, b.api_end_ns);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.grid[i], b.grid[i]);
+    EXPECT_EQ(a.block[i], b.block[i]);
+  }
+  EXPECT_EQ(a.smem, b.smem);
+  EXPECT_EQ(a.registers, b.registers);
+  EXPECT_EQ(a.ptx_hash, b.ptx_hash);
+  EXPECT_EQ(a.graph_node, b.graph_node);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.direction, b.direction);
+  EXPECT_EQ(a.src_kind, b.src_kind);
+  EXPECT_EQ(a.dst_kind, b.dst_kind);
+  EXPECT_EQ(a.src_addr, b.src_addr);
+  EXPECT_EQ(a.dst_addr, b.dst_addr);
+  EXPECT_EQ(a.sync, b.sync);
+  EXPECT_EQ(a.event, b.event);
+}
+
+void expect_same(const Trace& a, const Trace& b) {
+  EXPECT_EQ(a.process.pid, b.process.pid);
+  EXPECT_EQ(a.process.ppid, b.process.ppid);
+  EXPECT_EQ(a.process.program, b.process.program);
+  EXPECT_EQ(a.process.cmdline, b.process.cmdline);
+  EXPECT_EQ(a.process.host, b.process.host);
+  EXPECT_EQ(a.process.rank, b.process.rank);
+  EXPECT_EQ(a.process.start_ns, b.process.start_ns);
+  EXPECT_EQ(a.process.end_ns, b.process.end_ns);
+  EXPECT_EQ(a.process.clock, b.process.clock);
+
+  const Diagnostics &da = a.diagnostics, &db = b.diagnostics;
+  EXPECT_EQ(da.cupti, db.cupti);
+  EXPECT_EQ(da.nvtx, db.nvtx);
+  EXPECT_EQ(da.dropped_events, db.dropped_events);
+  EXPECT_EQ(da.dropped_activity_records, db.dropped_activity_records);
+  EXPECT_EQ(da.zero_timestamp_records, db.zero_timestamp_records);
+  EXPECT_EQ(da.unbalanced_pops, db.unbalanced_pops);
+  EXPECT_EQ(da.open_scopes_at_exit, db.open_scopes_at_exit);
+  EXPECT_EQ(da.warnings, db.warnings);
+
+  ASSERT_EQ(a.devices.size(), b.devices.size());
+  for (size_t i = 0; i < a.devices.size(); ++i) {
+    const Device &x = a.devices[i], &y = b.devices[i];
+    EXPECT_EQ(x.id, y.id);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.sm_count, y.sm_count);
+    EXPECT_EQ(x.clock_mhz, y.clock_mhz);
+    EXPECT_EQ(x.memory_clock_mhz, y.memory_clock_mhz);
+    EXPECT_EQ(x.memory_bus_bits, y.memory_bus_bits);
+    EXPECT_EQ(x.peak_gflops, y.peak_gflops);
+    EXPECT_EQ(x.peak_gbps, y.peak_gbps);
+    EXPECT_EQ(x.peaks_source, y.peaks_source);
+  }
+  ASSERT_EQ(a.threads.size(), b.threads.size());
+  for (size_t i = 0; i < a.threads.size(); ++i) {
+    EXPECT_EQ(a.threads[i].tid, b.threads[i].tid);
+    EXPECT_EQ(a.threads[i].name, b.threads[i].name);
+  }
+
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (uint32_t i = 0; i < a.nodes.size(); ++i) {
+    SCOPED_TRACE("node " + std::to_string(i));
+    const Node &x = a.nodes[i], &y = b.nodes[i];
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.category, y.category);
+    EXPECT_EQ(x.brick_id, y.brick_id);
+    EXPECT_EQ(x.layer_index, y.layer_index);
+    EXPECT_EQ(a.name(x), b.name(y));
+    EXPECT_EQ(x.parent, y.parent);
+    EXPECT_EQ(x.thread, y.thread);
+    EXPECT_EQ(x.start_ns, y.start_ns);
+    EXPECT_EQ(x.end_ns, y.end_ns);
+    EXPECT_EQ(x.elements, y.elements);
+    EXPECT_EQ(x.flops, y.flops);
+    EXPECT_EQ(x.bytes_moved, y.bytes_moved);
+    ASSERT_EQ(a.detail(x) != nullptr, b.detail(y) != nullptr);
+    if (a.detail(x)) expect_same_detail(*a.detail(x), *b.detail(y), i);
+  }
+  ASSERT_EQ(a.edges.size(), b.edges.size());
+  for (size_t i = 0; i < a.edges.size(); ++i) {
+    EXPECT_EQ(a.edges[i].src, b.edges[i].src);
+    EXPECT_EQ(a.edges[i].dst, b.edges[i].dst);
+    EXPECT_EQ(a.edges[i].type, b.edges[i].type);
+  }
+  ASSERT_EQ(a.ptx.size(), b.ptx.size());
+  for (size_t i = 0; i < a.ptx.size(); ++i) {
+    EXPECT_EQ(a.ptx[i].hash, b.ptx[i].hash);
+    EXPECT_EQ(a.ptx[i].kind, b.ptx[i].kind);
+    EXPECT_EQ(a.ptx[i].bytes, b.ptx[i].bytes);
+    EXPECT_EQ(a.ptx[i].kernels, b.ptx[i].kernels);
+    EXPECT_EQ(a.ptx[i].source, b.ptx[i].source);
+  }
+}
+
+TEST(JsonExport, RoundTripsEveryField) {
+  Trace original = test::full_trace();
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+}
+
+TEST(JsonExport, RoundTripsTheFixture) {
+  Trace original = test::small_trace();
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+  // And a second trip is byte-identical.
+  MemorySink again;
+  ASSERT_TRUE(write_outputs(back, {"json"}, again).empty());
+  EXPECT_EQ(sink.text("json"), again.text("json"));
+}
+
+}  // namespace
+}  // namespace brickprof

@@ -1,0 +1,23 @@
+// Traces and file helpers shared by the analysis tests.
+#pragma once
+
+#include <string>
+
+#include "analysis/trace.h"
+
+namespace brickprof::test {
+
+// Path of a fixture under tests/data/.
+std::string data_path(const std::string& name);
+std::string read_text(const std::string& path);
+
+// tests/data/tree_small.json, parsed.
+Trace small_trace();
+
+// A trace that sets every field the JSON format carries, for round trips.
+Trace full_trace();
+
+// Two threads, each with a layer holding `bricks` distinct custom bricks.
+Trace two_thread_trace(int bricks);
+
+}  // namespace brickprof::test

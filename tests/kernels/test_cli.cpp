@@ -1,0 +1,81 @@
+// The bricklayer binary: bad arguments give one stderr line and exit 2; a small run works.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(const std::string& args) {
+  const char* exe = std::getenv("BRICKLAYER_EXE");
+  const std::string err_path = ::testing::TempDir() + "bricklayer_stderr.txt";
+  const std::string cmd = std::string(exe ? exe : "bricklayer") + " " + args + " 2>" + err_path;
+  Result r{-1, {}, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* e = fopen(err_path.c_str(), "r")) {
+    while ((n = fread(buf, 1, sizeof buf, e)) > 0) r.err.append(buf, n);
+    fclose(e);
+  }
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+const char* kSmall = "--layers 1 --hidden 256 --heads 4 --kv-heads 2 --ffn 512 --vocab 128 "
+                     "--context 32 --prompt 4 --tokens 3 --probe-seconds 0";
+
+TEST(Cli, HelpExitsZero) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--kv-heads"), std::string::npos);
+}
+
+TEST(Cli, BadArgumentsExitTwoWithOneLine) {
+  for (const char* args : {"--hidden 1000 --heads 16", "--heads 16 --kv-heads 5", "--hidden 0",
+                           "--hidden 384 --heads 6 --kv-heads 2", "--backend tpu", "--mode lazy",
+                           "--weights q8", "--layers x", "--no-such-flag",
+                           "--prompt 200 --tokens 100 --context 256", "--ffn 1000"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("bricklayer: ", 0), 0u) << r.err;
+  }
+}
+
+TEST(Cli, CudaWithoutDriverIsAClearError) {
+  const Result r = run(std::string(kSmall) + " --backend cuda");
+  if (r.code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SmallRunOnEveryCpuBackend) {
+  for (const char* backend : {"auto", "scalar"}) {
+    const Result r = run(std::string(kSmall) + " --backend " + backend);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("tokens/s"), std::string::npos);
+    EXPECT_NE(r.out.find("ops per decode step: 21"), std::string::npos) << r.out;
+  }
+  const Result f = run(std::string(kSmall) + " --weights f32 --hidden 200 --heads 4 --ffn 300");
+  EXPECT_EQ(f.code, 0) << f.err;  // f32 has no multiple-of-256 rule
+}
+
+}  // namespace

@@ -1,0 +1,176 @@
+// `brickprof report` and the CLI's usage handling, run as a real process:
+// views, --json, -o, and the exit code 2 + one stderr line for bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "spawn.h"
+
+namespace brickprof::test {
+namespace {
+
+size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+TEST(Report, DefaultIsSummaryThenTree) {
+  CliResult r = run_brickprof({"report", data_path("tree_small.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  size_t summary = r.out.find("Per-brick timing:");
+  size_t tree = r.out.find(read_text(data_path("tree_small.tree.txt")));
+  ASSERT_NE(summary, std::string::npos) << r.out;
+  ASSERT_NE(tree, std::string::npos) << r.out;
+  EXPECT_LT(summary, tree);
+  EXPECT_NE(r.out.find("Category breakdown:"), std::string::npos);
+  EXPECT_NE(r.out.find("dropped events: 0"), std::string::npos);
+  EXPECT_NE(r.out.find("Slowest kernel: batched_q4k_gemv 100.0µs in QkvProjection"),
+            std::string::npos);
+}
+
+TEST(Report, SummaryTableRows) {
+  CliResult r = run_brickprof({"report", "--summary", data_path("tree_small.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // RmsNorm: 3 runs (50 + 50 + 40 µs), 12288 elements in 140 µs.
+  EXPECT_NE(r.out.find("RmsNorm              3     46.7µs    140.0µs     12.3µs     87.77M\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Norm          140.0µs   31.8%        3\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Execution Graph"), std::string::npos);
+}
+
+TEST(Report, DiagnosticsAreShown) {
+  std::string dir = fresh_dir("diag");
+  std::string path = dir + "/lossy.json";
+  std::string text = read_text(data_path("tree_small.json"));
+  std::string from = "\"dropped_events\":0", to = "\"dropped_events\":17";
+  text.replace(text.find(from), from.size(), to);
+  from = "\"warnings\":[]";
+  to = "\"warnings\":[\"CUPTI buffer overflow\"]";
+  text.replace(text.find(from), from.size(), to);
+  std::ofstream(path) << text;
+  CliResult r = run_brickprof({"report", "--summary", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dropped events: 17"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: CUPTI buffer overflow"), std::string::npos) << r.out;
+}
+
+TEST(Report, ExportViewsMatchTheExporters) {
+  CliResult tree = run_brickprof({"report", "--tree", data_path("tree_small.json")});
+  EXPECT_EQ(tree.out, read_text(data_path("tree_small.tree.txt")));
+  CliResult folded = run_brickprof({"report", "--folded", data_path("tree_small.json")});
+  EXPECT_EQ(folded.out, read_text(data_path("tree_small.folded")));
+  CliResult dot = run_brickprof({"report", "--dot", data_path("tree_small.json")});
+  EXPECT_EQ(dot.out.rfind("digraph brickprof {", 0), 0u);
+  CliResult chrome = run_brickprof({"report", "--chrome", data_path("tree_small.json")});
+  EXPECT_EQ(nlohmann::json::parse(chrome.out)["displayTimeUnit"], "ns");
+}
+
+TEST(Report, JsonViewsForScripts) {
+  CliResult r = run_brickprof({"report", "--json", "--summary", "--tree", data_path("tree_small.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["summary"]["bricks"][0]["name"], "RmsNorm");
+  EXPECT_EQ(doc["summary"]["bricks"][0]["count"], 3);
+  EXPECT_EQ(doc["summary"]["diagnostics"]["scope_balanced"], true);
+  const auto& layer0 = doc["tree"]["threads"][0]["children"][0];
+  EXPECT_EQ(doc["tree"]["threads"][0]["name"], "main");
+  EXPECT_EQ(layer0["name"], "Layer 0");
+  EXPECT_EQ(layer0["count"], 2);
+  EXPECT_EQ(layer0["total_ns"], 1330000);
+  EXPECT_EQ(layer0["children"][1]["children"][0]["count"], 2);  // batched_q4k_gemv
+}
+
+TEST(Report, WritesToOutFile) {
+  std::string dir = fresh_dir("out");
+  CliResult r = run_brickprof({"report", "--tree", data_path("tree_small.json"), "-o", dir + "/t.txt"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(read_text(dir + "/t.txt"), read_text(data_path("tree_small.tree.txt")));
+}
+
+struct BadInput {
+  const char* name;
+  std::string path;
+  const char* problem;  // expected in the message
+};
+
+class ReportBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ReportBadInput, ExitTwoWithOneLine) {
+  const BadInput& b = GetParam();
+  CliResult r = run_brickprof({"report", b.path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("brickprof: " + b.path + ": ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(b.problem), std::string::npos) << r.err;
+}
+
+std::string truncated_copy() {
+  std::string dir = fresh_dir("truncated");
+  std::string text = read_text(data_path("tree_small.json"));
+  std::string path = dir + "/truncated.json";
+  std::ofstream(path) << text.substr(0, text.size() / 2);
+  return path;
+}
+
+std::string empty_file() {
+  std::string path = fresh_dir("empty") + "/empty.json";
+  std::ofstream{path};
+  return path;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, ReportBadInput,
+    ::testing::Values(
+        BadInput{"truncated", truncated_copy(), "truncated"},
+        BadInput{"empty", empty_file(), "empty"},
+        BadInput{"wrong_schema", data_path("bad_schema.json"), "schema"},
+        BadInput{"no_schema", data_path("bad_no_schema.json"), "schema"},
+        BadInput{"not_json", data_path("bad_not_json.txt"), ""},
+        BadInput{"missing", data_path("does_not_exist.json"), "cannot open"},
+        BadInput{"unknown_parent", data_path("bad_unknown_parent.json"), "unknown node id 7"},
+        BadInput{"parent_cycle", data_path("bad_parent_cycle.json"), "cycle"},
+        BadInput{"negative_time", data_path("bad_negative_time.json"), "negative time"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+struct Usage {
+  const char* name;
+  std::vector<std::string> args;
+};
+
+class UsageError : public ::testing::TestWithParam<Usage> {};
+
+TEST_P(UsageError, ExitTwoWithOneLine) {
+  CliResult r = run_brickprof(GetParam().args, {{"BRICKPROF_AGENT", FAKE_AGENT}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("brickprof: ", 0), 0u) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, UsageError,
+    ::testing::Values(Usage{"no_command", {}}, Usage{"unknown_command", {"frobnicate"}},
+                      Usage{"report_without_file", {"report"}},
+                      Usage{"report_unknown_flag", {"report", "--bogus", "x.json"}},
+                      Usage{"report_json_of_dot", {"report", "--dot", "--json", "x.json"}},
+                      Usage{"run_without_command", {"run"}},
+                      Usage{"run_bad_format", {"run", "--formats", "json,pdf", "--", "true"}},
+                      Usage{"run_bad_sync", {"run", "--sync", "sometimes", "--", "true"}},
+                      Usage{"run_bad_buffer", {"run", "--buffer-mb", "0", "--", "true"}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Help, EveryCommandHasHelp) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"},
+                                        {"run", "--help"}, {"report", "--help"}}) {
+    CliResult r = run_brickprof(args);
+    EXPECT_EQ(r.exit_code, 0) << args.size();
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace brickprof::test

@@ -1,0 +1,92 @@
+// `brickprof run`: environment plumbing, exit-code and stdout passthrough,
+// with a do-nothing library standing in for the agent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "spawn.h"
+
+namespace brickprof::test {
+namespace {
+
+std::string agent() { return std::filesystem::canonical(FAKE_AGENT).string(); }
+
+CliResult run_with_fake(std::vector<std::string> args, EnvChanges env = {}) {
+  env.push_back({"BRICKPROF_AGENT", FAKE_AGENT});
+  return run_brickprof(args, env);
+}
+
+TEST(Run, ExitCodeIsTheCommands) {
+  EXPECT_EQ(run_with_fake({"run", "--", "true"}).exit_code, 0);
+  EXPECT_EQ(run_with_fake({"run", "--", "/bin/false"}).exit_code, 1);
+  EXPECT_EQ(run_with_fake({"run", "--", "sh", "-c", "exit 7"}).exit_code, 7);
+}
+
+TEST(Run, KilledBySignalIs128PlusSignal) {
+  EXPECT_EQ(run_with_fake({"run", "--", "sh", "-c", "kill -TERM $$"}).exit_code, 128 + 15);
+  EXPECT_EQ(run_with_fake({"run", "--", "sh", "-c", "kill -KILL $$"}).exit_code, 128 + 9);
+}
+
+TEST(Run, OutputPassesThrough) {
+  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo hello; echo oops >&2"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "hello\n");
+  EXPECT_EQ(r.err, "oops\n");
+}
+
+TEST(Run, CommandWithoutDashDash) {
+  CliResult r = run_with_fake({"run", "echo", "plain"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "plain\n");
+}
+
+TEST(Run, ArgumentsAfterDashDashAreNotOptions) {
+  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo \"$1 $2\"", "x", "--output", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "--output --help\n");
+}
+
+TEST(Run, SetsAgentAndOptionEnvironment) {
+  CliResult r = run_with_fake(
+      {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug",
+       "--buffer-mb", "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--", "sh",
+       "-c",
+       "echo \"$LD_PRELOAD|$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH\"; "
+       "echo \"$BRICKPROF_OUTPUT|$BRICKPROF_FORMATS|$BRICKPROF_LOG|$BRICKPROF_BUFFER_MB|"
+       "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX\""},
+      {{"LD_PRELOAD", std::nullopt}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, agent() + "|" + agent() + "|" + agent() + "\n" +
+                       "/tmp/p-%p|json,chrome|debug|64|per-layer|off|source\n");
+}
+
+TEST(Run, UnsetOptionsLeaveTheAgentDefaults) {
+  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo \"${BRICKPROF_FORMATS-unset}\""},
+                              {{"BRICKPROF_FORMATS", std::nullopt}});
+  EXPECT_EQ(r.out, "unset\n");
+}
+
+TEST(Run, PrependsToAnExistingPreload) {
+  std::string other = std::filesystem::canonical(FAKE_OTHER).string();
+  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo \"$LD_PRELOAD\""},
+                              {{"LD_PRELOAD", other}});
+  EXPECT_EQ(r.out, agent() + ":" + other + "\n");
+  // Already preloaded: not added twice.
+  r = run_with_fake({"run", "--", "sh", "-c", "echo \"$LD_PRELOAD\""}, {{"LD_PRELOAD", agent()}});
+  EXPECT_EQ(r.out, agent() + "\n");
+}
+
+TEST(Run, MissingAgentIsAUsageError) {
+  CliResult r = run_brickprof({"run", "--", "true"}, {{"BRICKPROF_AGENT", "/nonexistent/libbrickprof.so"}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brickprof: run: BRICKPROF_AGENT=/nonexistent/libbrickprof.so: no such file\n");
+}
+
+TEST(Run, MissingCommandIs127) {
+  CliResult r = run_with_fake({"run", "--", "/nonexistent/program"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("/nonexistent/program"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace brickprof::test

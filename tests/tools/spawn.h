@@ -1,0 +1,27 @@
+// Runs the built `brickprof` binary as a child process for CLI tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace brickprof::test {
+
+struct CliResult {
+  int exit_code = -1;  // 128 + N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// Environment changes for the child: a value sets, nullopt unsets.
+using EnvChanges = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+CliResult run_brickprof(const std::vector<std::string>& args, const EnvChanges& env = {});
+
+std::string data_path(const std::string& name);
+std::string read_text(const std::string& path);
+// A fresh empty directory under the test temp dir.
+std::string fresh_dir(const std::string& name);
+
+}  // namespace brickprof::test

@@ -1,0 +1,141 @@
+// `brickprof run [options] -- CMD ARGS...`: runs CMD with the agent preloaded
+// and injected (LD_PRELOAD, CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH),
+// passes the options on as BRICKPROF_* variables, and exits with CMD's code.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+#include "analysis/sink.h"
+#include "tools/agent_path.h"
+#include "tools/command.h"
+
+namespace brickprof::cli {
+namespace {
+
+struct RunOptions {
+  std::string output, formats, log, sync, gpu, ptx;
+  unsigned buffer_mb = 0;
+  std::vector<std::string> command;  // positionals given before any "--"
+};
+
+bool has_item(std::string_view list, std::string_view item) {
+  while (!list.empty()) {
+    size_t sep = list.find_first_of(": ");
+    if (list.substr(0, sep) == item) return true;
+    list = sep == std::string_view::npos ? std::string_view{} : list.substr(sep + 1);
+  }
+  return false;
+}
+
+void set_env(const char* name, const std::string& value) {
+  if (!value.empty()) ::setenv(name, value.c_str(), 1);
+}
+
+void set_agent_env(const std::string& agent, const RunOptions& o) {
+  // Prepend, keeping whatever the user preloads; the loader accepts ':'.
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (!preload || !*preload) ::setenv("LD_PRELOAD", agent.c_str(), 1);
+  else if (!has_item(preload, agent)) ::setenv("LD_PRELOAD", (agent + ":" + preload).c_str(), 1);
+  ::setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
+  ::setenv("NVTX_INJECTION64_PATH", agent.c_str(), 1);
+  set_env("BRICKPROF_OUTPUT", o.output);
+  set_env("BRICKPROF_FORMATS", o.formats);
+  set_env("BRICKPROF_LOG", o.log);
+  set_env("BRICKPROF_SYNC", o.sync);
+  set_env("BRICKPROF_GPU", o.gpu);
+  set_env("BRICKPROF_PTX", o.ptx);
+  if (o.buffer_mb) set_env("BRICKPROF_BUFFER_MB", std::to_string(o.buffer_mb));
+}
+
+// Like system(): the child gets the terminal's signals; we wait it out and
+// report how it ended.
+int spawn_and_wait(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+
+  struct sigaction ignore = {}, old_int = {}, old_quit = {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    ::execvp(argv[0], argv.data());
+    int err = errno;
+    // Shell conventions: 127 not found, 126 found but not runnable.
+    std::string line = "brickprof: " + command[0] + ": " + std::strerror(err) + "\n";
+    (void)!::write(STDERR_FILENO, line.data(), line.size());
+    ::_exit(err == ENOENT ? 127 : 126);
+  }
+  int status = 0;
+  int result = 0;
+  if (pid < 0) {
+    result = fail(std::string("cannot start ") + command[0] + ": " + std::strerror(errno));
+  } else {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) result = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) result = 128 + WTERMSIG(status);
+    else result = 1;
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  return result;
+}
+
+int run(const RunOptions& o, const std::vector<std::string>& trailing) {
+  std::vector<std::string> command = o.command;
+  command.insert(command.end(), trailing.begin(), trailing.end());
+  if (command.empty()) return fail("run: no command given (usage: brickprof run [options] -- CMD ARGS...)");
+  if (!o.formats.empty()) {
+    std::vector<std::string> names = parse_formats(o.formats);
+    if (names.empty()) return fail("run: --formats: empty list");
+    for (const std::string& f : names)
+      if (!make_exporter(f)) return fail("run: --formats: unknown format '" + f + "' (json,tree,dot,chrome,folded)");
+  }
+  std::string error;
+  std::string agent = find_agent(&error);
+  if (agent.empty()) return fail("run: " + error);
+  set_agent_env(agent, o);
+  return spawn_and_wait(command);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& parent) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* sub = parent.add_subcommand(
+      "run", "Run CMD with the profiler agent loaded: brickprof run [OPTIONS] -- CMD [ARGS...]");
+  sub->add_option("--output", o->output,
+                  "Output path prefix (%p pid, %r rank, %h host, %n program) [BRICKPROF_OUTPUT]");
+  sub->add_option("--formats", o->formats,
+                  "Comma list of json,tree,dot,chrome,folded [BRICKPROF_FORMATS]");
+  sub->add_option("--log", o->log, "Agent log level [BRICKPROF_LOG]")
+      ->check(CLI::IsMember({"off", "error", "warn", "info", "debug"}));
+  sub->add_option("--buffer-mb", o->buffer_mb, "Cap on event memory, MiB [BRICKPROF_BUFFER_MB]")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--sync", o->sync, "GPU timing mode [BRICKPROF_SYNC]")
+      ->check(CLI::IsMember({"deferred", "per-layer", "immediate", "none"}));
+  sub->add_option("--gpu", o->gpu, "GPU profiling [BRICKPROF_GPU]")
+      ->check(CLI::IsMember({"auto", "off"}));
+  sub->add_option("--ptx", o->ptx, "Store PTX hashes only, or source too [BRICKPROF_PTX]")
+      ->check(CLI::IsMember({"hash", "source"}));
+  sub->add_option("command", o->command, "The command to profile (put it after --)");
+  sub->footer(
+      "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"
+      "next to this binary. Exit code: CMD's, or 128+N if a signal N killed it; 2 on usage errors.");
+  return {sub, [o](const std::vector<std::string>& trailing) { return run(*o, trailing); }};
+}
+
+}  // namespace brickprof::cli

@@ -1,0 +1,29 @@
+// The table of `brickprof report` views (see report_views.h).
+#include "tools/report_views.h"
+
+#include "analysis/export_chrome.h"
+#include "analysis/export_dot.h"
+#include "analysis/export_folded.h"
+
+namespace brickprof::cli {
+namespace {
+
+void dot_text(const Trace& t, std::ostream& out) { write_dot(t, out); }
+
+}  // namespace
+
+const std::vector<ReportView>& report_views() {
+  static const std::vector<ReportView> views = {
+      {"summary", "Per-brick and per-category tables, and diagnostics", true, &summary_text,
+       &summary_json},
+      {"tree", "The aggregated execution tree", true, &tree_text, &tree_json},
+      {"dot", "Graphviz DOT of the execution graph", false, &dot_text, nullptr},
+      {"chrome", "Chrome trace event JSON (Perfetto UI, chrome://tracing)", false,
+       &write_chrome_trace, nullptr},
+      {"folded", "Collapsed stacks for flame graphs (self time, ns)", false, &write_folded,
+       nullptr},
+  };
+  return views;
+}
+
+}  // namespace brickprof::cli

@@ -1,0 +1,158 @@
+// The `report --summary` view: the per-brick table (Brick, Count, Avg,
+// Total, GPU, elem/s), the category breakdown, and every diagnostic the
+// recorder counted, so nothing is lost silently.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "analysis/format.h"
+#include "analysis/queries.h"
+#include "analysis/stats.h"
+#include "tools/report_views.h"
+
+namespace brickprof::cli {
+namespace {
+
+// Right-aligns `text` in `width` display columns (µ and × count as one).
+std::string pad_left(const std::string& text, size_t width) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
+  return columns >= width ? text : std::string(width - columns, ' ') + text;
+}
+
+std::string pad_right(const std::string& text, size_t width) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
+  return columns >= width ? text : text + std::string(width - columns, ' ');
+}
+
+std::string percent(double pct) {
+  char tmp[32];
+  std::snprintf(tmp, sizeof tmp, "%.1f%%", pct);
+  return tmp;
+}
+
+void header(std::ostream& out, const Trace& t) {
+  const ProcessInfo& p = t.process;
+  out << "Trace: " << (p.program.empty() ? "?" : p.program) << " (pid " << p.pid;
+  if (!p.host.empty()) out << " on " << p.host;
+  if (p.rank >= 0) out << ", rank " << p.rank;
+  out << "), " << format_duration(p.end_ns - p.start_ns) << ", " << t.nodes.size() << " nodes, "
+      << kernel_nodes(t).size() << " kernels\n";
+}
+
+void brick_table(std::ostream& out, const TraceStats& s) {
+  size_t name_width = 5;
+  for (const BrickStat& b : s.bricks) name_width = std::max(name_width, b.name.size());
+  out << "\nPer-brick timing:\n"
+      << pad_right("Brick", name_width) << pad_left("Count", 9) << pad_left("Avg", 11)
+      << pad_left("Total", 11) << pad_left("GPU", 11) << pad_left("elem/s", 11) << "\n"
+      << std::string(name_width + 53, '-') << "\n";
+  if (s.bricks.empty()) out << "(no bricks)\n";
+  for (const BrickStat& b : s.bricks) {
+    out << pad_right(b.name, name_width) << pad_left(std::to_string(b.count), 9)
+        << pad_left(format_duration(b.avg_ns()), 11) << pad_left(format_duration(b.total_ns), 11)
+        << pad_left(format_duration(b.gpu_ns), 11) << pad_left(format_rate(b.throughput()), 11)
+        << "\n";
+  }
+}
+
+void category_table(std::ostream& out, const TraceStats& s) {
+  out << "\nCategory breakdown:\n"
+      << pad_right("Category", 10) << pad_left("Total", 11) << pad_left("Pct", 8)
+      << pad_left("Samples", 9) << "\n"
+      << std::string(38, '-') << "\n";
+  for (const CategoryStat& c : s.categories) {
+    out << pad_right(std::string(to_string(c.category)), 10)
+        << pad_left(format_duration(c.total_ns), 11) << pad_left(percent(c.pct), 8)
+        << pad_left(std::to_string(c.count), 9) << "\n";
+  }
+}
+
+void diagnostics(std::ostream& out, const Trace& t) {
+  const Diagnostics& d = t.diagnostics;
+  out << "\nDiagnostics:\n"
+      << "  cupti: " << d.cupti << "\n"
+      << "  nvtx: " << d.nvtx << "\n"
+      << "  dropped events: " << d.dropped_events << "\n"
+      << "  dropped activity records: " << d.dropped_activity_records << "\n"
+      << "  zero-timestamp records: " << d.zero_timestamp_records << "\n"
+      << "  unbalanced pops: " << d.unbalanced_pops << "\n"
+      << "  scopes open at exit: " << d.open_scopes_at_exit << "\n"
+      << "  scope balance: " << (is_scope_balanced(t) ? "ok" : "UNBALANCED") << "\n";
+  for (std::string w : d.warnings) {
+    std::replace(w.begin(), w.end(), '\n', ' ');  // one line per warning
+    out << "  warning: " << w << "\n";
+  }
+}
+
+}  // namespace
+
+void summary_text(const Trace& trace, std::ostream& out) {
+  TraceStats stats = compute_stats(trace);
+  header(out, trace);
+  if (auto slow = slowest_kernel(trace)) {
+    out << "Slowest kernel: " << trace.name(trace.nodes[slow->kernel]) << " "
+        << format_duration(slow->gpu_ns);
+    if (slow->brick != kNoNode) out << " in " << node_label(trace, trace.nodes[slow->brick]);
+    out << "\n";
+  }
+  brick_table(out, stats);
+  category_table(out, stats);
+  diagnostics(out, trace);
+}
+
+void summary_json(const Trace& trace, JsonWriter& w) {
+  TraceStats stats = compute_stats(trace);
+  const ProcessInfo& p = trace.process;
+  w.begin_object();
+  w.key("process").begin_object();
+  w.field("program", p.program).field("pid", p.pid).field("host", p.host).field("rank", p.rank);
+  w.field("duration_ns", p.end_ns - p.start_ns);
+  w.end_object();
+  w.field("nodes", static_cast<uint64_t>(trace.nodes.size()));
+  w.field("kernels", static_cast<uint64_t>(kernel_nodes(trace).size()));
+  w.key("slowest_kernel");
+  if (auto slow = slowest_kernel(trace)) {
+    w.begin_object().field("node", slow->kernel);
+    w.field("name", trace.name(trace.nodes[slow->kernel])).field("gpu_ns", slow->gpu_ns);
+    w.key("brick");
+    if (slow->brick != kNoNode) w.value(node_label(trace, trace.nodes[slow->brick]));
+    else w.null();
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("bricks").begin_array();
+  for (const BrickStat& b : stats.bricks) {
+    w.newline().begin_object();
+    w.field("name", b.name).field("category", to_string(b.category)).field("count", b.count);
+    w.field("avg_ns", b.avg_ns()).field("total_ns", b.total_ns).field("min_ns", b.min_ns);
+    w.field("max_ns", b.max_ns).field("gpu_ns", b.gpu_ns).field("kernels", b.kernels);
+    w.field("elements", b.elements).field("elements_per_s", b.throughput());
+    w.end_object();
+  }
+  w.end_array();
+  w.key("categories").begin_array();
+  for (const CategoryStat& c : stats.categories) {
+    w.newline().begin_object();
+    w.field("name", to_string(c.category)).field("total_ns", c.total_ns);
+    w.field("pct", c.pct).field("samples", c.count);
+    w.end_object();
+  }
+  w.end_array();
+  const Diagnostics& d = trace.diagnostics;
+  w.key("diagnostics").begin_object();
+  w.field("cupti", d.cupti).field("nvtx", d.nvtx).field("dropped_events", d.dropped_events);
+  w.field("dropped_activity_records", d.dropped_activity_records);
+  w.field("zero_timestamp_records", d.zero_timestamp_records);
+  w.field("unbalanced_pops", d.unbalanced_pops).field("open_scopes_at_exit", d.open_scopes_at_exit);
+  w.field("scope_balanced", is_scope_balanced(trace));
+  w.key("warnings").begin_array();
+  for (const std::string& s : d.warnings) w.value(s);
+  w.end_array();
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace brickprof::cli

@@ -18,9 +18,14 @@ TEST(StartGpuSource, NoLibcudaMeansCpuOnly) {
   std::string status;
   auto source = start_gpu_source(config, &status);
   EXPECT_EQ(source, nullptr);
+#ifdef BRICKPROF_TEST_NO_CUDA_BUILD
+  EXPECT_EQ(status, "unavailable: agent built without CUDA");
+#else
   EXPECT_EQ(status, "unavailable: no libcuda");
+#endif
 }
 
+#ifndef BRICKPROF_TEST_NO_CUDA_BUILD
 TEST(StartGpuSource, SyncNoneSubscribesNothing) {
   Config config;
   config.sync = SyncMode::kNone;
@@ -28,6 +33,7 @@ TEST(StartGpuSource, SyncNoneSubscribesNothing) {
   EXPECT_EQ(start_gpu_source(config, &status), nullptr);
   EXPECT_EQ(status, "off: BRICKPROF_SYNC=none (CPU scopes only)");
 }
+#endif
 
 }  // namespace
 }  // namespace brickprof::agent

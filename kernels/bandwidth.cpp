@@ -1,6 +1,7 @@
 // The CPU read-bandwidth probe used by bricklayer and the benchmark.
 #include "kernels/bandwidth.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -11,8 +12,9 @@
 namespace bricklayer {
 
 BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, int64_t bytes,
-                                       double seconds) {
-  const int64_t n = bytes / 4 / 4096 * 4096;
+                                       double seconds, int64_t segment) {
+  const int64_t seg = std::max<int64_t>(segment / 4 / 4096 * 4096, 4096);
+  const int64_t n = std::max<int64_t>(bytes / 4 / seg, 1) * seg;
   std::unique_ptr<float, void (*)(void*)> buf(
       static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)), std::free);
   if (!buf) throw std::bad_alloc();
@@ -22,14 +24,15 @@ BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, in
     std::memset(buf.get() + a, 0, static_cast<size_t>(b - a) * 4);
   });
   BandwidthResult r;
-  r.bytes = n * 4;
+  r.bytes = seg * 4;
   std::atomic<float> sink{0};
   const auto start = std::chrono::steady_clock::now();
   double best = 1e30;
   do {
     const auto t0 = std::chrono::steady_clock::now();
-    pool.parallel_for(n, 1 << 18, [&](int64_t a, int64_t b) {
-      const float s = k.sum(buf.get() + a, b - a);
+    const float* base = buf.get() + (r.passes * seg) % n;
+    pool.parallel_for(seg, 1 << 14, [&](int64_t a, int64_t b) {
+      const float s = k.sum(base + a, b - a);
       sink.store(s, std::memory_order_relaxed);
     });
     const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -10,13 +10,15 @@ namespace bricklayer {
 
 struct BandwidthResult {
   double gbps = 0;       // best pass, 1e9 bytes per second
-  int64_t bytes = 0;     // buffer size
+  int64_t bytes = 0;     // bytes of one pass (a segment)
   int passes = 0;
 };
 
-// Sums a `bytes` buffer on every pool thread for about `seconds`; reports the
-// best pass (the one least disturbed by other processes).
+// Sums a `bytes` buffer on every pool thread for about `seconds`, one
+// `segment` at a time in turn (all threads on one segment, like a GEMV on one
+// matrix); reports the best segment pass (the one least disturbed by other
+// processes). Keep `bytes` well above the LLC so every pass reads DRAM.
 BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, int64_t bytes,
-                                       double seconds);
+                                       double seconds, int64_t segment = 32ll << 20);
 
 }  // namespace bricklayer

@@ -25,6 +25,11 @@
 #include "agent/replay.h"
 
 namespace brickprof::agent {
+
+// From agent/nvtx when it is linked in (the unit-test core library has no
+// NVTX injection): weak, so the core stands alone.
+__attribute__((weak)) std::string nvtx_status();
+
 namespace {
 
 enum class State { kNew, kStarting, kStarted, kInert };
@@ -135,6 +140,7 @@ Trace build_trace() {
   fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks));
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
+  d.nvtx = nvtx_status ? nvtx_status() : "not linked";
   d.dropped_events = Recorder::dropped_events();
   d.unbalanced_pops = replayed.unbalanced_pops;
   d.open_scopes_at_exit = replayed.open_scopes_at_exit;

@@ -29,5 +29,9 @@ void summary_text(const Trace& trace, std::ostream& out);
 void summary_json(const Trace& trace, JsonWriter& out);
 void tree_text(const Trace& trace, std::ostream& out);
 void tree_json(const Trace& trace, JsonWriter& out);
+void critical_path_text(const Trace& trace, std::ostream& out);
+void roofline_text(const Trace& trace, std::ostream& out);
+void transfers_text(const Trace& trace, std::ostream& out);
+void analyze_text(const Trace& trace, std::ostream& out);
 
 }  // namespace brickprof::cli

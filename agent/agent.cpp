@@ -111,6 +111,7 @@ void after_fork_in_child() {
 
 void start() {
   Clock::init();
+  Recorder::set_clock_is_tsc(Clock::uses_tsc());
   g_start_ns = monotonic_ns();
   the_config() = read_config(getenv_wrapper);
   set_log_level(the_config().log_level);

@@ -8,6 +8,9 @@
 // it drops.
 #include "agent/recorder.h"
 
+#include <brickprof/brickprof.h>
+#include <stddef.h>
+
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -21,6 +24,7 @@
 #include <unordered_map>
 
 #include "agent/clock.h"
+#include "agent/page_pool.h"
 #include "analysis/bricks.h"
 
 namespace brickprof::agent {
@@ -45,13 +49,28 @@ struct ThreadBuffer {
   uint32_t stack[kMaxDepth];  // open site ids, for the scope-end hook
 };
 
+// The header's inline path writes these as brickprof_record and
+// brickprof_thread_buffer (brickprof.h): the layouts must agree.
+static_assert(sizeof(Event) == sizeof(brickprof_record));
+static_assert(offsetof(Event, tsc) == offsetof(brickprof_record, ticks));
+static_assert(offsetof(Event, a) == offsetof(brickprof_record, arg));
+static_assert(offsetof(Event, site) == offsetof(brickprof_record, tag));  // low half
+static_assert(offsetof(Event, type) == offsetof(brickprof_record, tag) + 4);  // little-endian
+static_assert(static_cast<uint8_t>(EventType::kPush) == BRICKPROF_RECORD_PUSH);
+static_assert(static_cast<uint8_t>(EventType::kPop) == BRICKPROF_RECORD_POP);
+static_assert(offsetof(ThreadBuffer, cur) == offsetof(brickprof_thread_buffer, cur));
+static_assert(offsetof(ThreadBuffer, end) == offsetof(brickprof_thread_buffer, end));
+static_assert(sizeof(std::atomic<Event*>) == sizeof(brickprof_record*));
+
 namespace {
 
 constexpr uint32_t kFirstChunkEvents = 256;     // 8 KiB: cheap for short-lived threads
-constexpr uint32_t kMaxChunkEvents = (2u << 20) / sizeof(Event) - 4;  // ~2 MiB
-constexpr size_t kHugePage = 2u << 20;
+constexpr uint32_t kMaxChunkEvents = (2u << 20) / sizeof(Event) - 2;  // one 2 MiB page
+static_assert(sizeof(Chunk) + (kMaxChunkEvents - 1) * sizeof(Event) <= page_pool::kBlockBytes,
+              "a full-size chunk must fit one huge page");
 
 std::atomic<bool> g_enabled{true};
+bool g_clock_is_tsc = false;
 std::atomic<uint64_t> g_capacity{256ull << 20};
 std::atomic<uint64_t> g_used{0};
 std::atomic<uint64_t> g_dropped_unregistered{0};
@@ -92,16 +111,8 @@ Chunk* allocate_chunk(uint32_t events) {
     g_used.fetch_sub(bytes, std::memory_order_relaxed);
     return nullptr;
   }
-  // Big chunks come 2 MiB-aligned and ask for huge pages: the first write to
-  // each 4 KiB page otherwise costs a page fault (~8 ns per event).
-  void* memory = nullptr;
-  if (bytes >= kHugePage) {
-    size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
-    memory = std::aligned_alloc(kHugePage, rounded);
-    if (memory) madvise(memory, rounded, MADV_HUGEPAGE);
-  } else {
-    memory = std::malloc(bytes);
-  }
+  // Full-size chunks come from the page pool, already populated.
+  void* memory = bytes > page_pool::kBlockBytes / 2 ? page_pool::take_block() : std::malloc(bytes);
   if (!memory) {
     g_used.fetch_sub(bytes, std::memory_order_relaxed);
     return nullptr;
@@ -257,8 +268,12 @@ bool Recorder::push(uint32_t site, uint64_t arg) {
   e->site = site;
   e->type = EventType::kPush;
   publish(tb, e);
-  if (tb->depth < ThreadBuffer::kMaxDepth) tb->stack[tb->depth] = site;
-  ++tb->depth;
+  // Only the scope-end hook needs to know what is open (and while it is
+  // set, the header's inline path is off, so every push comes here).
+  if (__builtin_expect(g_scope_end_hook.load(std::memory_order_relaxed) != nullptr, 0)) {
+    if (tb->depth < ThreadBuffer::kMaxDepth) tb->stack[tb->depth] = site;
+    ++tb->depth;
+  }
   return true;
 }
 
@@ -267,8 +282,11 @@ bool Recorder::pop() {
   ScopeEndHook hook = g_scope_end_hook.load(std::memory_order_relaxed);
   if (__builtin_expect(hook != nullptr, 0)) {
     ThreadBuffer* current = tls_buffer;
-    if (current && current->depth > 0 && current->depth <= ThreadBuffer::kMaxDepth)
-      hook(site(current->stack[current->depth - 1]).kind);
+    if (current && current->depth > 0) {
+      if (current->depth <= ThreadBuffer::kMaxDepth)
+        hook(site(current->stack[current->depth - 1]).kind);
+      --current->depth;
+    }
   }
   ThreadBuffer* tb;
   Event* e = next_slot(tb);
@@ -276,7 +294,6 @@ bool Recorder::pop() {
   e->tsc = Clock::ticks();
   e->type = EventType::kPop;
   publish(tb, e);
-  if (tb->depth > 0) --tb->depth;
   return true;
 }
 
@@ -328,8 +345,41 @@ void Recorder::mark(uint32_t site) {
   publish(tb, e);
 }
 
-void Recorder::set_scope_end_hook(ScopeEndHook hook) { g_scope_end_hook.store(hook); }
-void Recorder::set_enabled(bool on) { g_enabled.store(on, std::memory_order_relaxed); }
+namespace {
+volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
+
+void refresh_fast_state() {
+  if (!g_fast_state_word) return;
+  uint32_t state = BRICKPROF_FAST_CALL;
+  if (!g_enabled.load(std::memory_order_relaxed))
+    state = BRICKPROF_FAST_OFF;
+  else if (g_clock_is_tsc && g_scope_end_hook.load(std::memory_order_relaxed) == nullptr)
+    state = BRICKPROF_FAST_INLINE;
+  __atomic_store_n(g_fast_state_word, state, __ATOMIC_RELAXED);
+}
+}  // namespace
+
+void Recorder::set_scope_end_hook(ScopeEndHook hook) {
+  g_scope_end_hook.store(hook);
+  refresh_fast_state();
+}
+void Recorder::set_enabled(bool on) {
+  g_enabled.store(on, std::memory_order_relaxed);
+  refresh_fast_state();
+}
+void Recorder::bind_fast_state(volatile uint32_t* word) {
+  g_fast_state_word = word;
+  refresh_fast_state();
+}
+void Recorder::set_clock_is_tsc(bool tsc) {
+  g_clock_is_tsc = tsc;
+  refresh_fast_state();
+}
+void* Recorder::thread_buffer() {
+  ThreadBuffer* tb = tls_buffer;
+  if (!tb) tb = register_thread();
+  return tb;
+}
 bool Recorder::enabled() { return recording(); }
 void Recorder::set_capacity(uint64_t bytes) { g_capacity.store(bytes); }
 
@@ -370,7 +420,11 @@ void Recorder::reset_after_fork() {
   new (&g_sites_mutex) std::mutex();
   g_used.store(0);
   g_dropped_unregistered.store(0);
+  // The header caches this thread's buffer: make it look full so the next
+  // push asks the agent again and gets a fresh one.
+  if (ThreadBuffer* old = tls_buffer) old->end = old->cur.load(std::memory_order_relaxed);
   tls_buffer = nullptr;
+  page_pool::reset_after_fork();
 }
 
 }  // namespace brickprof::agent

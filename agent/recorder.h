@@ -72,6 +72,11 @@ class Recorder {
 
   static void set_enabled(bool on);
   static bool enabled();
+  // The header's inline fast path (brickprof.h): allowed only while ticks
+  // are the cycle counter and no scope-end hook needs every pop.
+  static void set_clock_is_tsc(bool tsc);
+  static void bind_fast_state(volatile uint32_t* word);  // the API table's word
+  static void* thread_buffer();  // a brickprof_thread_buffer*; registers the thread
   // Cap on event memory, bytes (BRICKPROF_BUFFER_MB); set before recording.
   static void set_capacity(uint64_t bytes);
 

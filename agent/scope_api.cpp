@@ -43,17 +43,39 @@ void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
 void api_set_enabled(int on) { Recorder::set_enabled(on != 0); }
 int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
 
-const brickprof_api kApi = {
-    BRICKPROF_ABI_VERSION, sizeof(brickprof_api), api_push,        api_push_name,
-    api_pop,               api_add_work,          api_set_enabled, api_is_enabled,
+brickprof_thread_buffer* api_thread_buffer() {
+  return static_cast<brickprof_thread_buffer*>(Recorder::thread_buffer());
+}
+
+// Version 1 callers read only the fields up to is_enabled. Constant-
+// initialised: a constructor running before ours may already use it. The
+// fast state starts at "call" until the clock is known to be the cycle
+// counter the header reads.
+constinit brickprof_api g_api = {
+    BRICKPROF_ABI_VERSION,
+    sizeof(brickprof_api),
+    api_push,
+    api_push_name,
+    api_pop,
+    api_add_work,
+    api_set_enabled,
+    api_is_enabled,
+    BRICKPROF_FAST_CALL,
+    BRICKPROF_RECORD_LAYOUT,
+    api_thread_buffer,
 };
 
 }  // namespace
+
 }  // namespace brickprof::agent
 
 extern "C" __attribute__((visibility("default"))) const brickprof_api* brickprof_get_api(
     uint32_t abi_version) {
-  if (abi_version != BRICKPROF_ABI_VERSION) return nullptr;
+  if (abi_version == 0 || abi_version > BRICKPROF_ABI_VERSION) return nullptr;
   brickprof::agent::ensure_started();
-  return &brickprof::agent::kApi;
+  static bool bound = (brickprof::agent::Recorder::bind_fast_state(
+                           &brickprof::agent::g_api.fast_state),
+                       true);
+  (void)bound;
+  return &brickprof::agent::g_api;
 }

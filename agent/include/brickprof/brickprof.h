@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change of brickprof_api or brickprof_site. */
-#define BRICKPROF_ABI_VERSION 1u
+/* Bumped on any incompatible change of brickprof_api or brickprof_site.
+ * 2: the table gained the recording fast path. */
+#define BRICKPROF_ABI_VERSION 2u
 
 typedef enum brickprof_kind {
   BRICKPROF_KIND_LAYER = 0,
@@ -66,6 +67,33 @@ typedef struct brickprof_site {
   uint32_t reserved;
 } brickprof_site;
 
+/* ---- the recording fast path (ABI) ---------------------------------------
+ * A push or pop is two timestamps and a store, so a call into the agent would
+ * cost more than the work. While the agent says so (`fast_state` below), the
+ * header appends the record to the calling thread's buffer itself; anything
+ * unusual (first use on a thread, a full buffer, sync modes, no cycle
+ * counter) goes through the table's functions instead. */
+typedef struct brickprof_record {
+  uint64_t ticks; /* cycle counter */
+  uint64_t arg;
+  uint64_t reserved;
+  uint64_t tag; /* interned site id | BRICKPROF_RECORD_* << 32 (one store) */
+} brickprof_record;
+#define BRICKPROF_RECORD_PUSH 0ull
+#define BRICKPROF_RECORD_POP 1ull
+#define BRICKPROF_RECORD_LAYOUT 1u /* bumped if brickprof_record changes */
+
+/* The head of one thread's buffer: the next free record and the end of the
+ * current chunk. Only its thread writes `cur`; the agent reads it at exit. */
+typedef struct brickprof_thread_buffer {
+  brickprof_record* cur;
+  brickprof_record* end;
+} brickprof_thread_buffer;
+
+#define BRICKPROF_FAST_OFF 0u       /* disabled: push and pop do nothing */
+#define BRICKPROF_FAST_INLINE 1u    /* the header may append records itself */
+#define BRICKPROF_FAST_CALL 2u      /* recording, but through the functions */
+
 /* The agent's function table. Fields are only ever appended. */
 typedef struct brickprof_api {
   uint32_t abi_version;
@@ -80,9 +108,17 @@ typedef struct brickprof_api {
   void (*add_work)(double flops, double bytes);
   void (*set_enabled)(int enabled);
   int (*is_enabled)(void);
+  /* Fast path: BRICKPROF_FAST_* (read on every push and pop, so it sits in
+   * the table's first cache line), the layout of brickprof_record the agent
+   * expects, and the calling thread's buffer (registers the thread; NULL if
+   * it cannot record). */
+  volatile uint32_t fast_state;
+  uint32_t record_layout;
+  brickprof_thread_buffer* (*thread_buffer)(void);
 } brickprof_api;
 
-/* Exported by the agent. Returns NULL if `abi_version` is not supported. */
+/* Exported by the agent. Returns NULL if `abi_version` is not supported
+ * (an agent serves every version from 1 to its own). */
 typedef const brickprof_api* (*brickprof_get_api_fn)(uint32_t abi_version);
 
 /* ---- lazy binding (internal to this header) ---------------------------- */
@@ -146,9 +182,72 @@ static inline const brickprof_api* brickprof__api(void) {
 
 /* ---- C functions --------------------------------------------------------- */
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define BRICKPROF__HAVE_FAST_PATH 1
+/* One per translation unit and thread: this thread's buffer, once known. */
+static __thread brickprof_thread_buffer* brickprof__buffer BRICKPROF__UNUSED;
+
+/* The thread's buffer with room for one record, or NULL: then the caller
+ * takes the function path, which grows the buffer or counts the drop. */
+static inline brickprof_record* brickprof__slot(const brickprof_api* api,
+                                                brickprof_thread_buffer** out) {
+  brickprof_thread_buffer* tb = brickprof__buffer;
+  brickprof_record* r;
+  if (BRICKPROF__UNLIKELY(!tb)) {
+    if (api->record_layout != BRICKPROF_RECORD_LAYOUT) return 0;
+    tb = brickprof__buffer = api->thread_buffer();
+    if (!tb) return 0;
+  }
+  r = tb->cur;
+  if (BRICKPROF__UNLIKELY(r == tb->end)) {
+    brickprof__buffer = 0; /* look again next time (the agent may have forked) */
+    return 0;
+  }
+  *out = tb;
+  return r;
+}
+
+static inline int brickprof__push_fast(const brickprof_api* api, brickprof_site* site,
+                                       uint64_t arg) {
+  uint32_t state = api->fast_state;
+  uint32_t cookie = __atomic_load_n(&site->cookie, __ATOMIC_RELAXED);
+  brickprof_thread_buffer* tb;
+  brickprof_record* r;
+  if (state == BRICKPROF_FAST_OFF) return 0;
+  if (state != BRICKPROF_FAST_INLINE || cookie == 0 || !(r = brickprof__slot(api, &tb)))
+    return api->push(site, arg);
+  r->ticks = __builtin_ia32_rdtsc();
+  r->arg = arg;
+  r->tag = (uint64_t)(cookie - 1) | BRICKPROF_RECORD_PUSH << 32;
+  __atomic_store_n(&tb->cur, r + 1, __ATOMIC_RELEASE);
+  return 1;
+}
+
+static inline void brickprof__pop_fast(const brickprof_api* api) {
+  uint32_t state = api->fast_state;
+  brickprof_thread_buffer* tb;
+  brickprof_record* r;
+  if (state == BRICKPROF_FAST_OFF) return;
+  if (state != BRICKPROF_FAST_INLINE || !(r = brickprof__slot(api, &tb))) {
+    api->pop();
+    return;
+  }
+  r->ticks = __builtin_ia32_rdtsc();
+  r->tag = BRICKPROF_RECORD_POP << 32;
+  __atomic_store_n(&tb->cur, r + 1, __ATOMIC_RELEASE);
+}
+#else
+#define BRICKPROF__HAVE_FAST_PATH 0
+static inline int brickprof__push_fast(const brickprof_api* api, brickprof_site* site,
+                                       uint64_t arg) {
+  return api->push(site, arg);
+}
+static inline void brickprof__pop_fast(const brickprof_api* api) { api->pop(); }
+#endif
+
 static inline int brickprof_push_site(brickprof_site* site, uint64_t arg) {
   const brickprof_api* api = brickprof__api();
-  return api ? api->push(site, arg) : 0;
+  return api ? brickprof__push_fast(api, site, arg) : 0;
 }
 /* `name` is copied; use this for names made at run time. */
 static inline int brickprof_push_name(brickprof_kind kind, const char* name, uint64_t arg) {
@@ -157,7 +256,7 @@ static inline int brickprof_push_name(brickprof_kind kind, const char* name, uin
 }
 static inline void brickprof_pop(void) {
   const brickprof_api* api = brickprof__api();
-  if (api) api->pop();
+  if (api) brickprof__pop_fast(api);
 }
 static inline void brickprof_add_work(double flops, double bytes) {
   const brickprof_api* api = brickprof__api();
@@ -216,13 +315,13 @@ namespace brickprof {
 class ScopeGuard {
  public:
   ScopeGuard(brickprof_site* site, uint64_t arg) : api_(brickprof__api()) {
-    if (api_ && !api_->push(site, arg)) api_ = 0;
+    if (api_ && !brickprof__push_fast(api_, site, arg)) api_ = 0;
   }
   ScopeGuard(brickprof_kind kind, const char* name, uint64_t arg) : api_(brickprof__api()) {
     if (api_ && !api_->push_name(static_cast<int32_t>(kind), name, arg)) api_ = 0;
   }
   ~ScopeGuard() {
-    if (api_) api_->pop();
+    if (api_) brickprof__pop_fast(api_);
   }
   ScopeGuard(const ScopeGuard&) = delete;
   ScopeGuard& operator=(const ScopeGuard&) = delete;

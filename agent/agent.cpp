@@ -137,8 +137,11 @@ Trace build_trace() {
   uint64_t end_ticks = Clock::ticks();
   Clock clock = Clock::fit_now();
   Trace trace;
-  ReplayResult replayed = replay(Recorder::snapshot(), clock, end_ticks, trace);
-  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks));
+  std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
+  ReplayResult replayed = replay(threads, clock, end_ticks, trace);
+  std::map<uint32_t, std::string> noted_names;
+  for (const Recorder::ThreadEvents& t : threads) noted_names[t.tid] = t.name;
+  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names);
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";

@@ -40,7 +40,8 @@ int64_t detect_rank() {
   return -1;
 }
 
-void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns) {
+void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
+                       const std::map<uint32_t, std::string>& noted_names) {
   ProcessInfo& p = trace.process;
   p.pid = getpid();
   p.ppid = getppid();
@@ -61,7 +62,11 @@ void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns) {
   for (uint32_t tid : tids) {
     std::string name = trim_newline(
         read_small_file("/proc/self/task/" + std::to_string(tid) + "/comm"));
-    if (name.empty()) name = "thread " + std::to_string(tid);  // it has exited
+    if (name.empty()) {  // it has exited
+      auto noted = noted_names.find(tid);
+      name = noted != noted_names.end() && !noted->second.empty() ? noted->second
+                                                                  : "thread " + std::to_string(tid);
+    }
     trace.threads.push_back(ThreadInfo{tid, name});
   }
 }

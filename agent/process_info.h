@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "analysis/trace.h"
 
@@ -10,6 +12,9 @@ namespace brickprof::agent {
 
 // Rank from the usual launchers' variables (OMPI, PMI, Slurm, torchrun), or -1.
 int64_t detect_rank();
-void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns);
+// `noted_names`: thread names the recorder saw (tid -> name), used for
+// threads that have exited by now.
+void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
+                       const std::map<uint32_t, std::string>& noted_names);
 
 }  // namespace brickprof::agent

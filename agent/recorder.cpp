@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,6 +43,9 @@ struct ThreadBuffer {
   Chunk* head = nullptr;
   Chunk* tail = nullptr;
   uint32_t tid = 0;
+  // The thread's name, noted by the thread when it registers and whenever it
+  // starts a chunk, so a thread that exits before the dump keeps its name.
+  char name[16] = {0};
   std::atomic<bool> truncated{false};
   std::atomic<uint64_t> dropped{0};
   uint32_t depth = 0;
@@ -104,6 +108,8 @@ std::unordered_map<std::string, uint32_t>& site_index() {  // guarded by g_sites
 
 uint32_t current_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 
+void note_thread_name(ThreadBuffer* tb) { prctl(PR_GET_NAME, tb->name, 0, 0, 0); }
+
 Chunk* allocate_chunk(uint32_t events) {
   size_t bytes = sizeof(Chunk) + (events - 1) * sizeof(Event);
   uint64_t used = g_used.fetch_add(bytes, std::memory_order_relaxed) + bytes;
@@ -126,6 +132,7 @@ ThreadBuffer* register_thread() {
   ThreadBuffer* tb = new (std::nothrow) ThreadBuffer();
   if (!tb) return nullptr;
   tb->tid = current_tid();
+  note_thread_name(tb);
   {
     std::lock_guard<std::mutex> lock(g_threads_mutex);
     threads_list()->push_back(tb);
@@ -137,6 +144,7 @@ ThreadBuffer* register_thread() {
 // Slow path of an append: seal the full chunk and start a bigger one.
 __attribute__((noinline)) Event* grow(ThreadBuffer* tb) {
   if (tb->truncated.load(std::memory_order_relaxed)) return nullptr;
+  note_thread_name(tb);
   uint32_t events = tb->tail ? std::min(tb->tail->capacity * 2, kMaxChunkEvents)
                              : kFirstChunkEvents;
   Chunk* c = allocate_chunk(events);
@@ -389,6 +397,7 @@ std::vector<Recorder::ThreadEvents> Recorder::snapshot() {
   for (ThreadBuffer* tb : *threads_list()) {
     ThreadEvents te;
     te.tid = tb->tid;
+    te.name.assign(tb->name, strnlen(tb->name, sizeof tb->name));
     te.truncated = tb->truncated.load(std::memory_order_relaxed);
     Event* cur = tb->cur.load(std::memory_order_acquire);
     for (Chunk* c = tb->head; c; c = c->next) {

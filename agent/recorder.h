@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -83,6 +84,7 @@ class Recorder {
   // For the dumper: stop recording and visit every thread's events in order.
   struct ThreadEvents {
     uint32_t tid;
+    std::string name;  // as last seen by the thread itself (it may have exited)
     std::vector<const Event*> chunks;  // chunk starts
     std::vector<uint32_t> counts;      // events in each chunk
     bool truncated;                    // stopped recording at the cap

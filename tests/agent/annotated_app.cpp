@@ -4,6 +4,7 @@
 //   annotated_app fork           a child records its own scope and exits 5
 //   annotated_app wait           prints "ready", then waits in a scope (for SIGTERM)
 #include <brickprof/brickprof.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,6 +46,9 @@ void write_spin_log() {
 std::mutex g_turn;
 
 void layers(int first) {
+  // Named, and gone by the time the agent dumps: the trace keeps the name.
+  std::string name = "worker-" + std::to_string(first / 10);
+  pthread_setname_np(pthread_self(), name.c_str());
   for (int layer = first; layer < first + 2; ++layer) {
     std::lock_guard<std::mutex> turn(g_turn);
     BRICKPROF_LAYER(layer);

@@ -177,6 +177,10 @@ TEST_F(PreloadTest, AnnotatedThreadsNestAndTimesMatchBusyWaits) {
   EXPECT_EQ(t["diagnostics"]["dropped_events"], 0);
   EXPECT_EQ(t["bricks"].size(), 2u);
   EXPECT_EQ(t["threads"].size(), 4u);
+  int named_workers = 0;  // exited before the dump, names kept
+  for (const auto& th : t["threads"])
+    if (th["name"].get<std::string>().rfind("worker-", 0) == 0) ++named_workers;
+  EXPECT_EQ(named_workers, 3);
 }
 
 TEST_F(PreloadTest, TrueIsUnchanged) {

@@ -11,6 +11,15 @@
 
 namespace bricklayer {
 
+double read_pass_seconds(const CpuKernels& k, ThreadPool& pool, const float* base, int64_t n) {
+  std::atomic<float> sink{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  pool.parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+    sink.store(k.sum(base + a, b - a), std::memory_order_relaxed);
+  });
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, int64_t bytes,
                                        double seconds, int64_t segment) {
   const int64_t seg = std::max<int64_t>(segment / 4 / 4096 * 4096, 4096);
@@ -25,17 +34,10 @@ BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, in
   });
   BandwidthResult r;
   r.bytes = seg * 4;
-  std::atomic<float> sink{0};
   const auto start = std::chrono::steady_clock::now();
   double best = 1e30;
   do {
-    const auto t0 = std::chrono::steady_clock::now();
-    const float* base = buf.get() + (r.passes * seg) % n;
-    pool.parallel_for(seg, 1 << 14, [&](int64_t a, int64_t b) {
-      const float s = k.sum(base + a, b - a);
-      sink.store(s, std::memory_order_relaxed);
-    });
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double dt = read_pass_seconds(k, pool, buf.get() + (r.passes * seg) % n, seg);
     best = dt < best ? dt : best;
     ++r.passes;
   } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds);

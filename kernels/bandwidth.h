@@ -18,6 +18,10 @@ struct BandwidthResult {
 // `segment` at a time in turn (all threads on one segment, like a GEMV on one
 // matrix); reports the best segment pass (the one least disturbed by other
 // processes). Keep `bytes` well above the LLC so every pass reads DRAM.
+// One pass: every pool thread sums its share of floats [base, base + n);
+// returns the seconds it took.
+double read_pass_seconds(const CpuKernels& k, ThreadPool& pool, const float* base, int64_t n);
+
 BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, int64_t bytes,
                                        double seconds, int64_t segment = 32ll << 20);
 

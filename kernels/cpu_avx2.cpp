@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/cpu_kernels.h"
+#include "kernels/q4k_prefetch.h"
 
 namespace bricklayer {
 namespace {
@@ -48,6 +49,7 @@ inline float dot_row(const BlockQ4K* w, const BlockQ8K* x, int64_t nb) {
   for (int64_t b = 0; b < nb; ++b) {
     const BlockQ4K& blk = w[b];
     const BlockQ8K& q8 = x[b];
+    prefetch_block_ahead(&blk);
     uint64_t sc, mn;
     unpack_scales(blk.scales, &sc, &mn);
     const __m128i sc16 = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<int64_t>(sc)));

@@ -4,6 +4,10 @@
 #include <cstring>
 
 #include "kernels/cpu_kernels.h"
+#include "kernels/q4k_prefetch.h"
+
+
+
 
 namespace bricklayer {
 namespace {
@@ -50,6 +54,7 @@ struct RowKernel {
     for (int64_t b = 0; b < nb; ++b) {
       const BlockQ4K& blk = w[b];
       const BlockQ8K& q8 = x[b];
+      prefetch_block_ahead(&blk);
       uint64_t sc, mn;
       unpack_scales(blk.scales, &sc, &mn);
       const __m512i sc16 = _mm512_broadcast_i32x4(

@@ -32,14 +32,14 @@ namespace brickprof::agent {
 
 struct Chunk {
   Chunk* next = nullptr;
-  uint32_t capacity = 0;
-  std::atomic<uint32_t> sealed_count{0};  // events, once the owner moved on
-  Event events[1];                         // really `capacity` of them
+  uint32_t capacity = 0;                  // words
+  std::atomic<uint32_t> sealed_count{0};  // words used, once the owner moved on
+  uint64_t words[1];                      // really `capacity` of them
 };
 
 struct ThreadBuffer {
-  std::atomic<Event*> cur{nullptr};
-  Event* end = nullptr;
+  std::atomic<uint64_t*> cur{nullptr};
+  uint64_t* end = nullptr;
   Chunk* head = nullptr;
   Chunk* tail = nullptr;
   uint32_t tid = 0;
@@ -53,24 +53,21 @@ struct ThreadBuffer {
   uint32_t stack[kMaxDepth];  // open site ids, for the scope-end hook
 };
 
-// The header's inline path writes these as brickprof_record and
+// The header's inline path writes push and pop records into
 // brickprof_thread_buffer (brickprof.h): the layouts must agree.
-static_assert(sizeof(Event) == sizeof(brickprof_record));
-static_assert(offsetof(Event, tsc) == offsetof(brickprof_record, ticks));
-static_assert(offsetof(Event, a) == offsetof(brickprof_record, arg));
-static_assert(offsetof(Event, site) == offsetof(brickprof_record, tag));  // low half
-static_assert(offsetof(Event, type) == offsetof(brickprof_record, tag) + 4);  // little-endian
 static_assert(static_cast<uint8_t>(EventType::kPush) == BRICKPROF_RECORD_PUSH);
 static_assert(static_cast<uint8_t>(EventType::kPop) == BRICKPROF_RECORD_POP);
+static_assert(kEventWords[BRICKPROF_RECORD_PUSH] == BRICKPROF_PUSH_WORDS);
+static_assert(kEventWords[BRICKPROF_RECORD_POP] == BRICKPROF_POP_WORDS);
 static_assert(offsetof(ThreadBuffer, cur) == offsetof(brickprof_thread_buffer, cur));
 static_assert(offsetof(ThreadBuffer, end) == offsetof(brickprof_thread_buffer, end));
-static_assert(sizeof(std::atomic<Event*>) == sizeof(brickprof_record*));
+static_assert(sizeof(std::atomic<uint64_t*>) == sizeof(uint64_t*));
 
 namespace {
 
-constexpr uint32_t kFirstChunkEvents = 256;     // 8 KiB: cheap for short-lived threads
-constexpr uint32_t kMaxChunkEvents = (2u << 20) / sizeof(Event) - 2;  // one 2 MiB page
-static_assert(sizeof(Chunk) + (kMaxChunkEvents - 1) * sizeof(Event) <= page_pool::kBlockBytes,
+constexpr uint32_t kFirstChunkWords = 1024;  // 8 KiB: cheap for short-lived threads
+constexpr uint32_t kMaxChunkWords = (2u << 20) / sizeof(uint64_t) - 4;  // one 2 MiB block
+static_assert(sizeof(Chunk) + (kMaxChunkWords - 1) * sizeof(uint64_t) <= page_pool::kBlockBytes,
               "a full-size chunk must fit one huge page");
 
 std::atomic<bool> g_enabled{true};
@@ -110,8 +107,8 @@ uint32_t current_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 
 void note_thread_name(ThreadBuffer* tb) { prctl(PR_GET_NAME, tb->name, 0, 0, 0); }
 
-Chunk* allocate_chunk(uint32_t events) {
-  size_t bytes = sizeof(Chunk) + (events - 1) * sizeof(Event);
+Chunk* allocate_chunk(uint32_t words) {
+  size_t bytes = sizeof(Chunk) + (words - 1) * sizeof(uint64_t);
   uint64_t used = g_used.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   if (used > g_capacity.load(std::memory_order_relaxed)) {
     g_used.fetch_sub(bytes, std::memory_order_relaxed);
@@ -124,7 +121,7 @@ Chunk* allocate_chunk(uint32_t events) {
     return nullptr;
   }
   Chunk* c = new (memory) Chunk();
-  c->capacity = events;
+  c->capacity = words;
   return c;
 }
 
@@ -142,29 +139,33 @@ ThreadBuffer* register_thread() {
 }
 
 // Slow path of an append: seal the full chunk and start a bigger one.
-__attribute__((noinline)) Event* grow(ThreadBuffer* tb) {
+__attribute__((noinline)) uint64_t* grow(ThreadBuffer* tb) {
   if (tb->truncated.load(std::memory_order_relaxed)) return nullptr;
   note_thread_name(tb);
-  uint32_t events = tb->tail ? std::min(tb->tail->capacity * 2, kMaxChunkEvents)
-                             : kFirstChunkEvents;
-  Chunk* c = allocate_chunk(events);
+  uint32_t words = tb->tail ? std::min(tb->tail->capacity * 2, kMaxChunkWords)
+                            : kFirstChunkWords;
+  Chunk* c = allocate_chunk(words);
   if (!c) {
     tb->truncated.store(true, std::memory_order_relaxed);
     return nullptr;
   }
   if (tb->tail) {
-    tb->tail->sealed_count.store(tb->tail->capacity, std::memory_order_release);
+    // A record never straddles chunks: the tail may end with a few unused words.
+    uint64_t* cur = tb->cur.load(std::memory_order_relaxed);
+    tb->tail->sealed_count.store(static_cast<uint32_t>(cur - tb->tail->words),
+                                 std::memory_order_release);
     tb->tail->next = c;
   } else {
     tb->head = c;
   }
   tb->tail = c;
-  tb->end = c->events + c->capacity;
-  return c->events;
+  tb->end = c->words + c->capacity;
+  return c->words;
 }
 
-// Reserves the next slot of this thread's buffer, or nullptr (counted).
-inline Event* next_slot(ThreadBuffer*& tb) {
+// Reserves room for one record of `words` words in this thread's buffer, or
+// nullptr (counted).
+inline uint64_t* next_slot(ThreadBuffer*& tb, uint32_t words) {
   tb = tls_buffer;
   if (__builtin_expect(tb == nullptr, 0)) {
     tb = register_thread();
@@ -173,18 +174,32 @@ inline Event* next_slot(ThreadBuffer*& tb) {
       return nullptr;
     }
   }
-  Event* e = tb->cur.load(std::memory_order_relaxed);
-  if (__builtin_expect(e == tb->end, 0)) {
-    e = grow(tb);
-    if (!e) {
+  uint64_t* w = tb->cur.load(std::memory_order_relaxed);
+  if (__builtin_expect(tb->end - w < static_cast<ptrdiff_t>(words), 0)) {
+    w = grow(tb);
+    if (!w) {
       tb->dropped.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
     }
   }
-  return e;
+  return w;
 }
 
-inline void publish(ThreadBuffer* tb, Event* e) { tb->cur.store(e + 1, std::memory_order_release); }
+// Reserves, fills the tag and the timestamp (`tsc`), and lets `fill` write
+// the payload before the record is published.
+template <typename Fill>
+inline bool append(EventType type, uint32_t site, uint64_t tsc_or_zero, bool stamp_now,
+                   Fill fill) {
+  ThreadBuffer* tb;
+  uint32_t words = kEventWords[static_cast<uint8_t>(type)];
+  uint64_t* w = next_slot(tb, words);
+  if (!w) return false;
+  w[0] = event_tag(site, type);
+  fill(w);
+  w[1] = stamp_now ? Clock::ticks() : tsc_or_zero;
+  tb->cur.store(w + words, std::memory_order_release);
+  return true;
+}
 
 inline bool recording() { return g_enabled.load(std::memory_order_relaxed); }
 
@@ -268,17 +283,11 @@ const StringTable& Recorder::strings() { return strings_table(); }
 
 bool Recorder::push(uint32_t site, uint64_t arg) {
   if (!recording()) return false;
-  ThreadBuffer* tb;
-  Event* e = next_slot(tb);
-  if (!e) return false;
-  e->tsc = Clock::ticks();
-  e->a = arg;
-  e->site = site;
-  e->type = EventType::kPush;
-  publish(tb, e);
+  if (!append(EventType::kPush, site, 0, true, [&](uint64_t* w) { w[2] = arg; })) return false;
   // Only the scope-end hook needs to know what is open (and while it is
   // set, the header's inline path is off, so every push comes here).
   if (__builtin_expect(g_scope_end_hook.load(std::memory_order_relaxed) != nullptr, 0)) {
+    ThreadBuffer* tb = tls_buffer;
     if (tb->depth < ThreadBuffer::kMaxDepth) tb->stack[tb->depth] = site;
     ++tb->depth;
   }
@@ -296,61 +305,34 @@ bool Recorder::pop() {
       --current->depth;
     }
   }
-  ThreadBuffer* tb;
-  Event* e = next_slot(tb);
-  if (!e) return false;
-  e->tsc = Clock::ticks();
-  e->type = EventType::kPop;
-  publish(tb, e);
-  return true;
+  return append(EventType::kPop, 0, 0, true, [](uint64_t*) {});
 }
 
 void Recorder::work(double flops, double bytes) {
   if (!recording()) return;
-  ThreadBuffer* tb;
-  Event* e = next_slot(tb);
-  if (!e) return;
-  e->tsc = Clock::ticks();
-  e->a = bits_of(flops);
-  e->b = bits_of(bytes);
-  e->type = EventType::kWork;
-  publish(tb, e);
+  append(EventType::kWork, 0, 0, true, [&](uint64_t* w) {
+    w[2] = bits_of(flops);
+    w[3] = bits_of(bytes);
+  });
 }
 
 void Recorder::cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
                         uint64_t correlation) {
   if (!recording()) return;
-  ThreadBuffer* tb;
-  Event* e = next_slot(tb);
-  if (!e) return;
-  e->tsc = enter_tsc;
-  e->a = correlation;
-  e->b = exit_tsc;
-  e->site = name_site;
-  e->type = EventType::kCudaApi;
-  publish(tb, e);
+  append(EventType::kCudaApi, name_site, enter_tsc, false, [&](uint64_t* w) {
+    w[2] = correlation;
+    w[3] = exit_tsc;
+  });
 }
 
 void Recorder::graph_node(uint64_t graph_node_id) {
   if (!recording()) return;
-  ThreadBuffer* tb;
-  Event* e = next_slot(tb);
-  if (!e) return;
-  e->tsc = Clock::ticks();
-  e->a = graph_node_id;
-  e->type = EventType::kGraphNode;
-  publish(tb, e);
+  append(EventType::kGraphNode, 0, 0, true, [&](uint64_t* w) { w[2] = graph_node_id; });
 }
 
 void Recorder::mark(uint32_t site) {
   if (!recording()) return;
-  ThreadBuffer* tb;
-  Event* e = next_slot(tb);
-  if (!e) return;
-  e->tsc = Clock::ticks();
-  e->site = site;
-  e->type = EventType::kMark;
-  publish(tb, e);
+  append(EventType::kMark, site, 0, true, [](uint64_t*) {});
 }
 
 namespace {
@@ -399,13 +381,13 @@ std::vector<Recorder::ThreadEvents> Recorder::snapshot() {
     te.tid = tb->tid;
     te.name.assign(tb->name, strnlen(tb->name, sizeof tb->name));
     te.truncated = tb->truncated.load(std::memory_order_relaxed);
-    Event* cur = tb->cur.load(std::memory_order_acquire);
+    uint64_t* cur = tb->cur.load(std::memory_order_acquire);
     for (Chunk* c = tb->head; c; c = c->next) {
       // The chunk holding the cursor is the live one; earlier ones are sealed.
-      bool live = cur >= c->events && cur <= c->events + c->capacity;
-      uint32_t n = live ? static_cast<uint32_t>(cur - c->events)
+      bool live = cur >= c->words && cur <= c->words + c->capacity;
+      uint32_t n = live ? static_cast<uint32_t>(cur - c->words)
                         : c->sealed_count.load(std::memory_order_acquire);
-      te.chunks.push_back(c->events);
+      te.chunks.push_back(c->words);
       te.counts.push_back(n);
       if (live) break;
     }

@@ -1,4 +1,4 @@
-// The recorder: per-thread, lock-free buffers of fixed-size event records.
+// The recorder: per-thread, lock-free buffers of small event records.
 // Producers (scope API, NVTX injection, CUPTI callbacks) append on their own
 // thread with no lock and no allocation in steady state; at exit the dumper
 // replays every buffer into a Trace (see replay.h).
@@ -23,16 +23,32 @@ enum class EventType : uint8_t {
   kMark,       // an instant (NVTX mark); site = its name
 };
 
-// One record: 32 bytes, so a 64-byte cache line holds two.
+// Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
+// a push 24 (fresh memory, not the stores, is most of an event's cost): the
+// tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
+// scope API header writes push and pop records itself (brickprof.h), so this
+// layout is ABI: BRICKPROF_RECORD_LAYOUT.
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2};  // by EventType
+
+inline uint64_t event_tag(uint32_t site, EventType type) {
+  return site | static_cast<uint64_t>(type) << 32;
+}
+
+// A view of one record; only its first words() words exist.
 struct Event {
+  uint64_t tag;
   uint64_t tsc;
   uint64_t a;
   uint64_t b;
-  uint32_t site;
-  EventType type;
-  uint8_t pad[3];
+
+  EventType type() const { return static_cast<EventType>(tag >> 32); }
+  uint32_t site() const { return static_cast<uint32_t>(tag); }
+  // Unknown types (never written) count as two words so a walk cannot stall.
+  uint32_t words() const {
+    uint64_t t = tag >> 32;
+    return t < sizeof(kEventWords) / sizeof(kEventWords[0]) ? kEventWords[t] : 2;
+  }
 };
-static_assert(sizeof(Event) == 32, "Event must stay 32 bytes");
 
 // What an interned site stands for, resolved once when first seen.
 struct SiteInfo {
@@ -85,8 +101,8 @@ class Recorder {
   struct ThreadEvents {
     uint32_t tid;
     std::string name;  // as last seen by the thread itself (it may have exited)
-    std::vector<const Event*> chunks;  // chunk starts
-    std::vector<uint32_t> counts;      // events in each chunk
+    std::vector<const uint64_t*> chunks;  // chunk starts
+    std::vector<uint32_t> counts;         // words of records in each chunk
     bool truncated;                    // stopped recording at the cap
   };
   static std::vector<ThreadEvents> snapshot();

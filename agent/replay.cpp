@@ -50,14 +50,17 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     open.clear();
     uint64_t last_tsc = 0;
     for (size_t c = 0; c < te.chunks.size(); ++c) {
-      for (uint32_t i = 0; i < te.counts[c]; ++i) {
-        const Event& e = te.chunks[c][i];
-        last_tsc = e.type == EventType::kCudaApi ? e.b : e.tsc;
+      const uint64_t* end = te.chunks[c] + te.counts[c];
+      for (const uint64_t* w = te.chunks[c]; w < end;) {
+        // Only the record's own words are read (Event is a view).
+        const Event& e = *reinterpret_cast<const Event*>(w);
+        w += e.words();
+        last_tsc = e.type() == EventType::kCudaApi ? e.b : e.tsc;
         uint32_t top = open.empty() ? kNoNode : open.back();
-        switch (e.type) {
+        switch (e.type()) {
           case EventType::kPush:
           case EventType::kMark: {
-            SiteInfo info = Recorder::site(e.site);
+            SiteInfo info = Recorder::site(e.site());
             Node n;
             n.kind = info.kind;
             n.thread = te.tid;
@@ -68,7 +71,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
               n.name = names.layer_name(e.a);
             } else {
               n.name = names.site_name(info);
-              n.elements = e.type == EventType::kPush ? e.a : 0;
+              n.elements = e.type() == EventType::kPush ? e.a : 0;
             }
             if (info.kind == NodeKind::kBrick) {
               n.brick_id = info.brick_id;
@@ -76,7 +79,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
             }
             uint32_t id = trace.add_node(n);
             if (top != kNoNode) trace.add_edge(top, id, EdgeType::kContains);
-            if (e.type == EventType::kPush) open.push_back(id);
+            if (e.type() == EventType::kPush) open.push_back(id);
             break;
           }
           case EventType::kPop:

@@ -132,6 +132,37 @@ TEST_F(RecorderTest, CapDropsAndCountsInsteadOfGrowing) {
   EXPECT_EQ(r.open_scopes_at_exit, 0u);  // cut-off scopes are not "open at exit"
 }
 
+// Records of 2, 3 and 4 words across many chunk boundaries (a record never
+// straddles one; a chunk may end with unused words) replay exactly.
+TEST_F(RecorderTest, MixedRecordSizesSurviveChunkBoundaries) {
+  uint32_t brick = Recorder::intern_site(NodeKind::kBrick, 0, "");
+  uint32_t mark = Recorder::intern_site(NodeKind::kScope, -1, "tick");
+  constexpr int kScopes = 100000;  // ~1.1 M words: every chunk size, several 2 MiB ones
+  for (int i = 0; i < kScopes; ++i) {
+    ASSERT_TRUE(Recorder::push(brick, static_cast<uint64_t>(i)));
+    Recorder::work(1, 2);
+    if (i % 3 == 0) Recorder::mark(mark);
+    ASSERT_TRUE(Recorder::pop());
+  }
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  ASSERT_EQ(t.nodes.size(), static_cast<size_t>(kScopes + (kScopes + 2) / 3));
+  uint64_t bricks = 0, elements_sum = 0;
+  double flops = 0;
+  for (const Node& n : t.nodes) {
+    if (n.kind != NodeKind::kBrick) continue;
+    ++bricks;
+    elements_sum += n.elements;
+    flops += n.flops;
+  }
+  EXPECT_EQ(bricks, static_cast<uint64_t>(kScopes));
+  EXPECT_EQ(elements_sum, static_cast<uint64_t>(kScopes) * (kScopes - 1) / 2);
+  EXPECT_DOUBLE_EQ(flops, kScopes);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+  EXPECT_EQ(Recorder::dropped_events(), 0u);
+}
+
 TEST_F(RecorderTest, DisabledRecordsNothing) {
   uint32_t s = Recorder::intern_site(NodeKind::kScope, -1, "s");
   Recorder::set_enabled(false);

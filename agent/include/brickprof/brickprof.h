@@ -73,21 +73,20 @@ typedef struct brickprof_site {
  * header appends the record to the calling thread's buffer itself; anything
  * unusual (first use on a thread, a full buffer, sync modes, no cycle
  * counter) goes through the table's functions instead. */
-typedef struct brickprof_record {
-  uint64_t ticks; /* cycle counter */
-  uint64_t arg;
-  uint64_t reserved;
-  uint64_t tag; /* interned site id | BRICKPROF_RECORD_* << 32 (one store) */
-} brickprof_record;
+/* A thread's buffer is a run of 8-byte words; a record is a tag (site id |
+ * type << 32), the cycle counter, then its payload: a push carries its arg
+ * (3 words), a pop nothing (2 words). */
 #define BRICKPROF_RECORD_PUSH 0ull
 #define BRICKPROF_RECORD_POP 1ull
-#define BRICKPROF_RECORD_LAYOUT 1u /* bumped if brickprof_record changes */
+#define BRICKPROF_PUSH_WORDS 3
+#define BRICKPROF_POP_WORDS 2
+#define BRICKPROF_RECORD_LAYOUT 2u /* bumped whenever the above changes */
 
 /* The head of one thread's buffer: the next free record and the end of the
  * current chunk. Only its thread writes `cur`; the agent reads it at exit. */
 typedef struct brickprof_thread_buffer {
-  brickprof_record* cur;
-  brickprof_record* end;
+  uint64_t* cur;
+  uint64_t* end;
 } brickprof_thread_buffer;
 
 #define BRICKPROF_FAST_OFF 0u       /* disabled: push and pop do nothing */
@@ -109,7 +108,7 @@ typedef struct brickprof_api {
   void (*set_enabled)(int enabled);
   int (*is_enabled)(void);
   /* Fast path: BRICKPROF_FAST_* (read on every push and pop, so it sits in
-   * the table's first cache line), the layout of brickprof_record the agent
+   * the table's first cache line), the record layout the agent
    * expects, and the calling thread's buffer (registers the thread; NULL if
    * it cannot record). */
   volatile uint32_t fast_state;
@@ -187,24 +186,24 @@ static inline const brickprof_api* brickprof__api(void) {
 /* One per translation unit and thread: this thread's buffer, once known. */
 static __thread brickprof_thread_buffer* brickprof__buffer BRICKPROF__UNUSED;
 
-/* The thread's buffer with room for one record, or NULL: then the caller
- * takes the function path, which grows the buffer or counts the drop. */
-static inline brickprof_record* brickprof__slot(const brickprof_api* api,
-                                                brickprof_thread_buffer** out) {
+/* Room for `words` more words in the thread's buffer, or NULL: then the
+ * caller takes the function path, which grows the buffer or counts the drop. */
+static inline uint64_t* brickprof__slot(const brickprof_api* api, long words,
+                                        brickprof_thread_buffer** out) {
   brickprof_thread_buffer* tb = brickprof__buffer;
-  brickprof_record* r;
+  uint64_t* w;
   if (BRICKPROF__UNLIKELY(!tb)) {
     if (api->record_layout != BRICKPROF_RECORD_LAYOUT) return 0;
     tb = brickprof__buffer = api->thread_buffer();
     if (!tb) return 0;
   }
-  r = tb->cur;
-  if (BRICKPROF__UNLIKELY(r == tb->end)) {
+  w = tb->cur;
+  if (BRICKPROF__UNLIKELY(tb->end - w < words)) {
     brickprof__buffer = 0; /* look again next time (the agent may have forked) */
     return 0;
   }
   *out = tb;
-  return r;
+  return w;
 }
 
 static inline int brickprof__push_fast(const brickprof_api* api, brickprof_site* site,
@@ -212,29 +211,30 @@ static inline int brickprof__push_fast(const brickprof_api* api, brickprof_site*
   uint32_t state = api->fast_state;
   uint32_t cookie = __atomic_load_n(&site->cookie, __ATOMIC_RELAXED);
   brickprof_thread_buffer* tb;
-  brickprof_record* r;
+  uint64_t* w;
   if (state == BRICKPROF_FAST_OFF) return 0;
-  if (state != BRICKPROF_FAST_INLINE || cookie == 0 || !(r = brickprof__slot(api, &tb)))
+  if (state != BRICKPROF_FAST_INLINE || cookie == 0 ||
+      !(w = brickprof__slot(api, BRICKPROF_PUSH_WORDS, &tb)))
     return api->push(site, arg);
-  r->ticks = __builtin_ia32_rdtsc();
-  r->arg = arg;
-  r->tag = (uint64_t)(cookie - 1) | BRICKPROF_RECORD_PUSH << 32;
-  __atomic_store_n(&tb->cur, r + 1, __ATOMIC_RELEASE);
+  w[0] = (uint64_t)(cookie - 1) | BRICKPROF_RECORD_PUSH << 32;
+  w[2] = arg;
+  w[1] = __builtin_ia32_rdtsc(); /* last: the scope starts here */
+  __atomic_store_n(&tb->cur, w + BRICKPROF_PUSH_WORDS, __ATOMIC_RELEASE);
   return 1;
 }
 
 static inline void brickprof__pop_fast(const brickprof_api* api) {
   uint32_t state = api->fast_state;
   brickprof_thread_buffer* tb;
-  brickprof_record* r;
+  uint64_t* w;
   if (state == BRICKPROF_FAST_OFF) return;
-  if (state != BRICKPROF_FAST_INLINE || !(r = brickprof__slot(api, &tb))) {
+  if (state != BRICKPROF_FAST_INLINE || !(w = brickprof__slot(api, BRICKPROF_POP_WORDS, &tb))) {
     api->pop();
     return;
   }
-  r->ticks = __builtin_ia32_rdtsc();
-  r->tag = BRICKPROF_RECORD_POP << 32;
-  __atomic_store_n(&tb->cur, r + 1, __ATOMIC_RELEASE);
+  w[1] = __builtin_ia32_rdtsc();
+  w[0] = BRICKPROF_RECORD_POP << 32;
+  __atomic_store_n(&tb->cur, w + BRICKPROF_POP_WORDS, __ATOMIC_RELEASE);
 }
 #else
 #define BRICKPROF__HAVE_FAST_PATH 0

@@ -22,11 +22,18 @@ std::optional<uint64_t> parse_ptx_hash(std::string_view text) {
   return v;
 }
 
-bool print_ptx(const Trace& trace, uint64_t hash, std::ostream& out) {
+const PtxModule* find_ptx(const Trace& trace, uint64_t hash) {
   const PtxModule* module = nullptr;
   for (const PtxModule& m : trace.ptx) {
-    if (m.hash == hash) module = &m;
+    if (m.hash != hash) continue;
+    // A module listed twice (merged ranks): the copy with text wins.
+    if (module == nullptr || module->source.empty()) module = &m;
   }
+  return module;
+}
+
+bool print_ptx(const Trace& trace, uint64_t hash, std::ostream& out) {
+  const PtxModule* module = find_ptx(trace, hash);
   if (module == nullptr) return false;
   char hex[24];
   std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(hash));

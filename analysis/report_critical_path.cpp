@@ -154,8 +154,7 @@ void render_critical_path(const Trace& t, std::ostream& out, bool json) {
   render_critical_path(t, build_dependency_graph(t), out, json);
 }
 
-void render_what_if(const Trace& t, const DependencyGraph& g, std::string_view spec,
-                    std::ostream& out, bool json) {
+WhatIfSpec parse_what_if_spec(std::string_view spec) {
   size_t eq = spec.rfind('=');
   if (eq == std::string_view::npos || eq == 0)
     throw ViewError("--what-if expects NAME=K (e.g. RmsNorm=2), got '" + std::string(spec) + "'");
@@ -165,22 +164,28 @@ void render_what_if(const Trace& t, const DependencyGraph& g, std::string_view s
   auto [ptr, ec] = std::from_chars(k.data(), k.data() + k.size(), factor);
   if (ec != std::errc() || ptr != k.data() + k.size() || !(factor > 0) || !std::isfinite(factor))
     throw ViewError("--what-if " + std::string(spec) + ": K must be a positive number");
+  return {std::string(name), factor};
+}
+
+void render_what_if(const Trace& t, const DependencyGraph& g, std::string_view spec,
+                    std::ostream& out, bool json) {
+  const auto [name, factor] = parse_what_if_spec(spec);
   WhatIf r = what_if(t, g, name, factor);
+  double pct = r.before_ns
+                   ? 100.0 * static_cast<double>(r.saved_ns()) / static_cast<double>(r.before_ns)
+                   : 0;
   if (json) {
     JsonWriter w(out);
     w.begin_object().field("target", r.target).field("factor", r.factor);
     w.field("matched_activities", static_cast<uint64_t>(r.matched_activities));
     w.field("before_ns", r.before_ns).field("after_ns", r.after_ns);
-    w.field("saved_ns", r.saved_ns()).end_object().newline();
+    w.field("saved_ns", r.saved_ns()).field("saved_pct", pct).end_object().newline();
     return;
   }
   if (r.matched_activities == 0) {
     out << "What-if: no brick, scope or kernel named '" << r.target << "' in the trace\n";
     return;
   }
-  double pct = r.before_ns ? 100.0 * static_cast<double>(r.saved_ns()) /
-                                 static_cast<double>(r.before_ns)
-                           : 0;
   out << "What-if: " << r.target << ' ' << format_fixed(factor, factor == std::floor(factor) ? 0 : 2)
       << "x faster shortens the run by " << format_us(r.saved_ns()) << " ("
       << format_fixed(pct, 1) << "%): " << format_ms(r.before_ns) << " -> "

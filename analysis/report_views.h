@@ -26,7 +26,16 @@ void render_critical_path(const Trace& trace, const DependencyGraph& graph, std:
                           bool json);
 void render_critical_path(const Trace& trace, std::ostream& out, bool json);
 
-// `spec` is "NAME=K" (K > 0, "2" or "2x"): NAME k times faster.
+// A parsed "--what-if NAME=K": NAME made K times faster.
+struct WhatIfSpec {
+  std::string name;
+  double factor = 1;
+};
+// Parses "NAME=K" (K > 0, "2" or "2x"); throws ViewError otherwise, so a
+// caller can reject a bad spec before reading any trace.
+WhatIfSpec parse_what_if_spec(std::string_view spec);
+
+// `spec` is "NAME=K" as parse_what_if_spec reads it.
 void render_what_if(const Trace& trace, const DependencyGraph& graph, std::string_view spec,
                     std::ostream& out, bool json);
 

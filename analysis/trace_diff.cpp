@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
-#include <set>
 
 #include "analysis/json_writer.h"
 #include "analysis/report_format.h"
@@ -17,25 +17,95 @@ struct Agg {
   uint64_t count = 0;
   int64_t total = 0;
   int64_t avg() const { return count ? total / static_cast<int64_t>(count) : 0; }
+  void add(const Agg& o) {
+    count += o.count;
+    total += o.total;
+  }
 };
 
-// Per kernel name: times over all its code versions, and the PTX hashes seen.
-struct KernelAgg {
-  Agg agg;
-  std::set<uint64_t> hashes;
-};
+// Per kernel name, per PTX hash: launches and GPU time. The names view the
+// trace's string table, so the trace must outlive the map.
+using KernelVersions = std::map<std::string_view, std::map<uint64_t, Agg>>;
 
-std::map<std::string, KernelAgg> kernels(const Trace& t) {
-  std::map<std::string, KernelAgg> out;
+KernelVersions kernel_versions(const Trace& t) {
+  // Keyed by interned id first: one string comparison per name, not per node.
+  std::map<std::pair<StringId, uint64_t>, Agg> by_id;
   for (const Node& n : t.nodes) {
     if (n.kind != NodeKind::kKernel) continue;
     const GpuDetail* d = t.detail(n);
-    KernelAgg& k = out[std::string(t.name(n))];
-    k.agg.count++;
-    k.agg.total += n.duration_ns();
-    k.hashes.insert(d ? d->ptx_hash : 0);
+    Agg& a = by_id[{n.name, d ? d->ptx_hash : 0}];
+    a.count++;
+    a.total += n.duration_ns();
   }
+  KernelVersions out;
+  for (const auto& [key, agg] : by_id) out[t.strings.view(key.first)][key.second].add(agg);
   return out;
+}
+
+DiffEntry kernel_entry(std::string_view name) {
+  DiffEntry e;
+  e.kind = DiffEntry::Kind::kKernel;
+  e.name = std::string(name);
+  return e;
+}
+
+// The hash that stands for a set of versions: the most launched one.
+uint64_t main_hash(const std::map<uint64_t, Agg>& versions) {
+  uint64_t best = 0, launches = 0;
+  for (const auto& [hash, agg] : versions)
+    if (agg.count > launches) best = hash, launches = agg.count;
+  return best;
+}
+
+// Appends the entries of one kernel name (see TraceDiff).
+void diff_kernel(std::string_view name, const std::map<uint64_t, Agg>& base,
+                 const std::map<uint64_t, Agg>& next, std::vector<DiffEntry>& out) {
+  std::map<uint64_t, Agg> base_only, next_only;
+  for (const auto& [hash, agg] : base) {
+    auto it = next.find(hash);
+    if (it == next.end()) {
+      base_only.emplace(hash, agg);
+      continue;
+    }
+    DiffEntry e = kernel_entry(name);
+    e.ptx_hash = e.base_ptx_hash = hash;
+    e.base_count = agg.count, e.base_avg_ns = agg.avg();
+    e.new_count = it->second.count, e.new_avg_ns = it->second.avg();
+    out.push_back(e);
+  }
+  for (const auto& [hash, agg] : next)
+    if (!base.count(hash)) next_only.emplace(hash, agg);
+  if (!base_only.empty() && !next_only.empty()) {
+    Agg b, n;
+    for (const auto& [hash, agg] : base_only) b.add(agg);
+    for (const auto& [hash, agg] : next_only) n.add(agg);
+    DiffEntry e = kernel_entry(name);
+    e.base_ptx_hash = main_hash(base_only);
+    e.ptx_hash = main_hash(next_only);
+    e.base_count = b.count, e.base_avg_ns = b.avg();
+    e.new_count = n.count, e.new_avg_ns = n.avg();
+    e.code_changed = !base_only.count(0) && !next_only.count(0);
+    out.push_back(e);
+    return;
+  }
+  for (const auto& [hash, agg] : base_only) {  // gone
+    DiffEntry e = kernel_entry(name);
+    e.ptx_hash = e.base_ptx_hash = hash;
+    e.base_count = agg.count, e.base_avg_ns = agg.avg();
+    out.push_back(e);
+  }
+  for (const auto& [hash, agg] : next_only) {  // new
+    DiffEntry e = kernel_entry(name);
+    e.ptx_hash = e.base_ptx_hash = hash;
+    e.new_count = agg.count, e.new_avg_ns = agg.avg();
+    out.push_back(e);
+  }
+}
+
+std::string hex_hash(uint64_t hash) {
+  char h[24];
+  std::snprintf(h, sizeof h, "0x%016llx", static_cast<unsigned long long>(hash));
+  return h;
 }
 
 }  // namespace
@@ -60,21 +130,17 @@ TraceDiff diff_traces(const Trace& base, const Trace& next, double threshold_pct
     if (pair.second) e.new_count = pair.second->count, e.new_avg_ns = pair.second->avg_ns();
     d.entries.push_back(e);
   }
-  // Kernels match by name and PTX hash; the same name with other code is
-  // still compared (it is the same job) but flagged.
-  auto bk = kernels(base), nk = kernels(next);
-  std::map<std::string, std::pair<const KernelAgg*, const KernelAgg*>> all;
-  for (const auto& [name, k] : bk) all[name].first = &k;
-  for (const auto& [name, k] : nk) all[name].second = &k;
-  for (const auto& [name, pair] : all) {
-    DiffEntry e;
-    e.kind = DiffEntry::Kind::kKernel;
-    e.name = name;
-    if (pair.first) e.base_count = pair.first->agg.count, e.base_avg_ns = pair.first->agg.avg();
-    if (pair.second) e.new_count = pair.second->agg.count, e.new_avg_ns = pair.second->agg.avg();
-    e.ptx_hash = *(pair.second ? pair.second : pair.first)->hashes.begin();
-    e.code_changed = pair.first && pair.second && pair.first->hashes != pair.second->hashes;
-    d.entries.push_back(e);
+  const KernelVersions bk = kernel_versions(base), nk = kernel_versions(next);
+  const std::map<uint64_t, Agg> none;
+  auto b = bk.begin(), n = nk.begin();
+  while (b != bk.end() || n != nk.end()) {  // merge walk over the sorted names
+    if (n == nk.end() || (b != bk.end() && b->first < n->first)) {
+      diff_kernel(b->first, b->second, none, d.entries), ++b;
+    } else if (b == bk.end() || n->first < b->first) {
+      diff_kernel(n->first, none, n->second, d.entries), ++n;
+    } else {
+      diff_kernel(b->first, b->second, n->second, d.entries), ++b, ++n;
+    }
   }
   for (DiffEntry& e : d.entries) {
     e.regression = e.change_pct() > threshold_pct;
@@ -98,7 +164,10 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
     for (const DiffEntry& e : d.entries) {
       w.newline().begin_object();
       w.field("kind", e.kind == DiffEntry::Kind::kBrick ? "brick" : "kernel").field("name", e.name);
-      if (e.kind == DiffEntry::Kind::kKernel) w.key("ptx_hash").hex(e.ptx_hash);
+      if (e.kind == DiffEntry::Kind::kKernel) {
+        w.key("ptx_hash").hex(e.ptx_hash);
+        w.key("base_ptx_hash").hex(e.base_ptx_hash);
+      }
       w.field("base_count", e.base_count).field("new_count", e.new_count);
       w.field("base_avg_ns", e.base_avg_ns).field("new_avg_ns", e.new_avg_ns);
       w.field("change_pct", e.change_pct()).field("code_changed", e.code_changed);
@@ -109,16 +178,18 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
   }
   out << "Diff (threshold " << format_fixed(d.threshold_pct, 1) << "%): " << d.regressions
       << " regression(s), " << d.code_changes << " kernel(s) with the same name but different code\n";
+  size_t shown = 0;
   for (const DiffEntry& e : d.entries) {
     bool missing = !e.base_count || !e.new_count;
     if (!e.regression && !e.code_changed && !missing && std::fabs(e.change_pct()) < d.threshold_pct)
       continue;  // unchanged within the threshold
+    ++shown;
     out << (e.regression ? "REGRESSION " : "           ")
         << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << e.name;
     if (e.kind == DiffEntry::Kind::kKernel) {
-      char h[24];
-      std::snprintf(h, sizeof h, " [0x%016llx]", static_cast<unsigned long long>(e.ptx_hash));
-      out << h;
+      out << " [" << hex_hash(e.base_ptx_hash);
+      if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hex_hash(e.ptx_hash);
+      out << ']';
     }
     if (!e.base_count) out << ": new (avg " << format_us(e.new_avg_ns) << ")";
     else if (!e.new_count) out << ": gone (was avg " << format_us(e.base_avg_ns) << ")";
@@ -128,6 +199,8 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
     if (e.code_changed) out << "  same name, different code";
     out << '\n';
   }
+  if (shown == 0)
+    out << "No brick or kernel changed by " << format_fixed(d.threshold_pct, 1) << "% or more.\n";
 }
 
 }  // namespace brickprof

@@ -1,6 +1,7 @@
 // Compares two traces for CI: per-brick and per-kernel average times, with
 // kernels matched by name and PTX hash ("same name, different code" is
 // flagged), and a verdict: any slow-down beyond the threshold is a regression.
+// `brickprof diff BASE NEW` prints this and exits 1 on a regression.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,8 @@ struct DiffEntry {
   enum class Kind : uint8_t { kBrick, kKernel };
   Kind kind = Kind::kBrick;
   std::string name;
-  uint64_t ptx_hash = 0;         // kernels: a PTX hash of the new version
+  uint64_t ptx_hash = 0;       // kernels: the PTX hash (the new one if it changed)
+  uint64_t base_ptx_hash = 0;  // kernels: the base's PTX hash (differs if code_changed)
   uint64_t base_count = 0, new_count = 0;
   int64_t base_avg_ns = 0, new_avg_ns = 0;
   bool code_changed = false;     // kernel: same name, other PTX hashes
@@ -24,14 +26,22 @@ struct DiffEntry {
   double change_pct() const;     // +: slower; 0 when either side is missing
 };
 
+// Kernels are compared per (name, PTX hash). Versions of one name that have
+// no partner with the same hash on the other side are compared with each
+// other (it is the same job, recompiled) and flagged code_changed when both
+// sides know their hashes; hash 0 means "not recorded" and never flags.
 struct TraceDiff {
-  std::vector<DiffEntry> entries;  // regressions first, then by |change|
+  std::vector<DiffEntry> entries;  // regressions first, then by |change|; ties: bricks,
+                                   // then kernels, each by name
   double threshold_pct = 5;
   size_t regressions = 0;
   size_t code_changes = 0;
 };
 
+// O(n log n) in the number of nodes.
 TraceDiff diff_traces(const Trace& base, const Trace& next, double threshold_pct);
+// Text lists only what changed (regressions, changed code, gone/new, and
+// moves beyond the threshold); JSON lists every entry.
 void render_diff(const TraceDiff& diff, std::ostream& out, bool json);
 
 }  // namespace brickprof

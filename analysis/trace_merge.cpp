@@ -13,6 +13,7 @@ Trace merge_traces(const std::vector<Trace>& ranks) {
   std::string list;
   uint32_t next_device = 0;
   uint32_t next_thread = 1;
+  std::unordered_map<uint64_t, size_t> ptx_index;  // hash -> position in out.ptx
   for (size_t r = 0; r < ranks.size(); ++r) {
     const Trace& t = ranks[r];
     int64_t rank = t.process.rank >= 0 ? t.process.rank : static_cast<int64_t>(r);
@@ -61,7 +62,14 @@ Trace merge_traces(const std::vector<Trace>& ranks) {
       }
     }
     for (const Edge& e : t.edges) out.add_edge(e.src + base, e.dst + base, e.type);
-    for (const PtxModule& m : t.ptx) out.ptx.push_back(m);
+    // Ranks load the same modules: keep one per hash, preferring one with text.
+    for (const PtxModule& m : t.ptx) {
+      auto [it, added] = ptx_index.emplace(m.hash, out.ptx.size());
+      if (added)
+        out.ptx.push_back(m);
+      else if (out.ptx[it->second].source.empty() && !m.source.empty())
+        out.ptx[it->second] = m;
+    }
     const Diagnostics& dg = t.diagnostics;
     out.diagnostics.dropped_events += dg.dropped_events;
     out.diagnostics.dropped_activity_records += dg.dropped_activity_records;

@@ -1,12 +1,13 @@
-// `brickprof report FILE [--summary --tree --dot ...] [--json] [-o OUT]`:
-// reads a saved trace and prints the chosen views (report_views.h).
-#include <fstream>
+// `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
+// [--json] [-o OUT]`: reads a saved trace and prints the chosen views
+// (report_views.h).
 #include <iostream>
 #include <map>
 #include <memory>
-#include <sstream>
 
+#include "analysis/dependency_graph.h"
 #include "analysis/json_writer.h"
+#include "analysis/report_views.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
 #include "tools/command.h"
@@ -20,35 +21,63 @@ struct ReportOptions {
   std::string out;
   bool json = false;
   std::map<std::string, bool> chosen;  // by view name
+  std::vector<std::string> what_if;    // "NAME=K" specs, in command-line order
 };
 
-void render(const Trace& trace, const std::vector<const ReportView*>& views, bool json,
-            std::ostream& out) {
-  if (json) {
-    // One object, one key per view, so scripts can ask for several at once.
-    JsonWriter w(out);
-    w.begin_object();
-    for (const ReportView* v : views) {
-      w.key(v->name);
-      v->json(trace, w);
-    }
-    w.end_object().newline();
-    return;
+constexpr const char* kWhatIfKey = "what-if";
+
+// `--json`: one object with one key per view, so scripts can ask for
+// several at once. Each view writes its own value; we only add the frame.
+void render_json(const Trace& trace, const std::vector<const ReportView*>& views,
+                 const std::vector<std::string>& what_if, std::ostream& out) {
+  bool first = true;
+  auto key = [&](const char* name) {
+    std::string quoted;
+    append_json_string(quoted, name);
+    out << (first ? "{\n" : ",\n") << quoted << ':';
+    first = false;
+  };
+  for (const ReportView* v : views) {
+    key(v->name);
+    v->json(trace, out);
   }
+  if (!what_if.empty()) {
+    key(kWhatIfKey);
+    what_if_json(trace, what_if, out);
+  }
+  out << (first ? "{" : "") << "}\n";
+}
+
+void render(const Trace& trace, const std::vector<const ReportView*>& views,
+            const std::vector<std::string>& what_if, bool json, std::ostream& out) {
+  if (json) return render_json(trace, views, what_if, out);
   bool first = true;
   for (const ReportView* v : views) {
     if (!first) out << "\n";
     first = false;
     v->text(trace, out);
   }
+  if (!what_if.empty()) {
+    if (!first) out << "\n";
+    what_if_text(trace, what_if, out);
+  }
 }
 
 int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("report: unexpected arguments after --");
+  // Usage errors first, before any (possibly large) trace is read.
+  for (const std::string& spec : o.what_if) {
+    try {
+      parse_what_if_spec(spec);
+    } catch (const ViewError& e) {
+      return fail(std::string("report: ") + e.what());
+    }
+  }
   std::vector<const ReportView*> views;
   for (const ReportView& v : report_views())
     if (o.chosen.at(v.name)) views.push_back(&v);
-  if (views.empty())
+  // --what-if alone is a view choice too: it replaces the defaults.
+  if (views.empty() && o.what_if.empty())
     for (const ReportView& v : report_views())
       if (v.by_default) views.push_back(&v);
   if (o.json) {
@@ -61,15 +90,30 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   }
-  if (o.out.empty()) {
-    render(trace, views, o.json, std::cout);
-    std::cout.flush();
-    if (!std::cout) return fail("cannot write to standard output");
-    return kExitOk;
+  // A trace can parse and still have edges that contradict its times (a
+  // dependency cycle); that is bad input in FILE, whichever output it hits.
+  std::string bad_input;
+  auto write = [&](std::ostream& out) {
+    try {
+      render(trace, views, o.what_if, o.json, out);
+    } catch (const GraphError& e) {
+      bad_input = o.file + ": " + e.what();
+      throw;
+    }
+  };
+  if (!o.out.empty()) {
+    std::string error = write_file_atomically(o.out, write);
+    if (!bad_input.empty()) return fail(bad_input);
+    return error.empty() ? kExitOk : fail(error);
   }
-  std::string error =
-      write_file_atomically(o.out, [&](std::ostream& out) { render(trace, views, o.json, out); });
-  return error.empty() ? kExitOk : fail(error);
+  try {
+    write(std::cout);
+  } catch (const GraphError&) {
+    return fail(bad_input);
+  }
+  std::cout.flush();
+  if (!std::cout) return fail("cannot write to standard output");
+  return kExitOk;
 }
 
 }  // namespace
@@ -84,9 +128,18 @@ Command add_report_command(CLI::App& parent) {
     if (v.by_default) help += " (default)";
     sub->add_flag(std::string("--") + v.name, flag, help);
   }
-  sub->add_flag("--json", o->json, "Print the views as one JSON object (summary, tree)");
+  sub->add_option("--what-if", o->what_if,
+                  "NAME=K: how much shorter the critical path gets if brick, scope or kernel "
+                  "NAME ran K times faster (repeatable)")
+      ->type_name("NAME=K")
+      ->allow_extra_args(false);
+  sub->add_flag("--json", o->json,
+                "Print the views as one JSON object, one key per view (not --dot, --chrome, "
+                "--folded)");
   sub->add_option("-o,--out", o->out, "Write to this file (atomically) instead of stdout");
-  sub->footer("With no view flag: --summary --tree. Exit code 2 on usage errors or bad input.");
+  sub->footer(
+      "With no view flag (and no --what-if): --summary --tree. Exit code 2 on usage errors or "
+      "bad input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return report(*o, trailing); }};
 }
 

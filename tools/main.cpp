@@ -1,5 +1,5 @@
 // The `brickprof` command-line tool: parses the command line with CLI11 and
-// dispatches to one subcommand (run, report, ...). Each subcommand lives in
+// dispatches to one subcommand (run, report, diff, merge, ptx). Each subcommand lives in
 // its own cmd_<name>.cpp; adding one is a line in kCommands below.
 #include <algorithm>
 #include <cstring>
@@ -26,6 +26,9 @@ using AddCommand = Command (*)(CLI::App&);
 constexpr AddCommand kCommands[] = {
     &add_run_command,
     &add_report_command,
+    &add_diff_command,
+    &add_merge_command,
+    &add_ptx_command,
 };
 
 int main_impl(int argc, char** argv) {

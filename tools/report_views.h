@@ -5,33 +5,44 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <vector>
 
-#include "analysis/json_writer.h"
 #include "analysis/trace.h"
 
 namespace brickprof::cli {
 
 struct ReportView {
-  const char* name;  // the flag: "tree" -> --tree
+  const char* name;  // the flag: "tree" -> --tree; also the view's --json key
   const char* help;
   bool by_default;  // shown when no view flag is given
   void (*text)(const Trace& trace, std::ostream& out);
   // Writes the view as one JSON value (for --json); nullptr if the view has
-  // no JSON form.
-  void (*json)(const Trace& trace, JsonWriter& out);
+  // no JSON form. A stream, not a shared writer, so views rendered by
+  // analysis/report_views.h (which bring their own writer) fit in too.
+  void (*json)(const Trace& trace, std::ostream& out);
 };
 
 const std::vector<ReportView>& report_views();
 
 // The views, each in view_<name>.cpp.
 void summary_text(const Trace& trace, std::ostream& out);
-void summary_json(const Trace& trace, JsonWriter& out);
+void summary_json(const Trace& trace, std::ostream& out);
 void tree_text(const Trace& trace, std::ostream& out);
-void tree_json(const Trace& trace, JsonWriter& out);
+void tree_json(const Trace& trace, std::ostream& out);
 void critical_path_text(const Trace& trace, std::ostream& out);
+void critical_path_json(const Trace& trace, std::ostream& out);
 void roofline_text(const Trace& trace, std::ostream& out);
+void roofline_json(const Trace& trace, std::ostream& out);
 void transfers_text(const Trace& trace, std::ostream& out);
+void transfers_json(const Trace& trace, std::ostream& out);
 void analyze_text(const Trace& trace, std::ostream& out);
+void analyze_json(const Trace& trace, std::ostream& out);
+
+// `--what-if NAME=K` takes an argument, so it is not a row of the table:
+// each spec (already checked with parse_what_if_spec) is evaluated on one
+// dependency graph, as text lines or as a JSON array of results.
+void what_if_text(const Trace& trace, const std::vector<std::string>& specs, std::ostream& out);
+void what_if_json(const Trace& trace, const std::vector<std::string>& specs, std::ostream& out);
 
 }  // namespace brickprof::cli

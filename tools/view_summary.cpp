@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/format.h"
+#include "analysis/json_writer.h"
 #include "analysis/queries.h"
 #include "analysis/stats.h"
 #include "tools/report_views.h"
@@ -102,7 +103,8 @@ void summary_text(const Trace& trace, std::ostream& out) {
   diagnostics(out, trace);
 }
 
-void summary_json(const Trace& trace, JsonWriter& w) {
+void summary_json(const Trace& trace, std::ostream& out) {
+  JsonWriter w(out);
   TraceStats stats = compute_stats(trace);
   const ProcessInfo& p = trace.process;
   w.begin_object();

@@ -4,6 +4,7 @@
 
 #include "analysis/aggregate_tree.h"
 #include "analysis/export_tree.h"
+#include "analysis/json_writer.h"
 #include "analysis/queries.h"
 #include "tools/report_views.h"
 
@@ -38,7 +39,8 @@ void tree_text(const Trace& trace, std::ostream& out) { write_tree(trace, out); 
 // {"threads":[{"tid":..,"name":..,"children":[entry...]}]}, where an entry
 // has its fields and "children"; cut at the tree's default limits, with
 // "more": N where entries were left out.
-void tree_json(const Trace& trace, JsonWriter& w) {
+void tree_json(const Trace& trace, std::ostream& out) {
+  JsonWriter w(out);
   const AggregateTree tree = build_aggregate_tree(trace);
   const TreeOptions limits;
   struct Frame {

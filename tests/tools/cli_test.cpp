@@ -166,8 +166,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Help, EveryCommandHasHelp) {
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"--help"}, {"run", "--help"}, {"report", "--help"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"},
+                                        {"run", "--help"},
+                                        {"report", "--help"},
+                                        {"diff", "--help"},
+                                        {"merge", "--help"},
+                                        {"ptx", "--help"}}) {
     CliResult r = run_brickprof(args);
     EXPECT_EQ(r.exit_code, 0) << args.size();
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;

@@ -33,6 +33,19 @@ std::string fresh_dir(const std::string& name) {
   return dir.string();
 }
 
+std::string edited_copy(const std::string& source, const std::string& copy_name,
+                        const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::string text = read_text(data_path(source));
+  for (const auto& [from, to] : edits) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from << " not in " << source;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  std::string path = fresh_dir(copy_name) + "/" + copy_name + ".json";
+  std::ofstream(path) << text;
+  return path;
+}
+
 CliResult run_brickprof(const std::vector<std::string>& args, const EnvChanges& env) {
   static std::atomic<int> counter{0};
   std::string base = ::testing::TempDir() + "/brickprof_cli_" + std::to_string(::getpid()) + "_" +

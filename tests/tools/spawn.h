@@ -23,5 +23,9 @@ std::string data_path(const std::string& name);
 std::string read_text(const std::string& path);
 // A fresh empty directory under the test temp dir.
 std::string fresh_dir(const std::string& name);
+// Writes a copy of data file `source` with each `from` replaced (once, and
+// it must occur) by `to` into a fresh directory; returns the copy's path.
+std::string edited_copy(const std::string& source, const std::string& copy_name,
+                        const std::vector<std::pair<std::string, std::string>>& edits);
 
 }  // namespace brickprof::test

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <tuple>
 
 #include "analysis/critical_path.h"
 #include "analysis/trace_analyzer.h"
@@ -49,6 +50,62 @@ TEST(Diff, RegressionAndChangedCode) {
   std::ostringstream out;
   render_diff(d, out, false);
   EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
+}
+
+// A trace of kernels given as (name, PTX hash, duration).
+Trace kernels(std::initializer_list<std::tuple<const char*, uint64_t, int64_t>> list) {
+  Trace t;
+  for (const auto& [name, hash, ns] : list) {
+    Node n;
+    n.kind = NodeKind::kKernel;
+    n.name = t.strings.intern(name);
+    n.end_ns = ns;
+    GpuDetail d;
+    d.ptx_hash = hash;
+    t.add_gpu_node(n, d);
+  }
+  return t;
+}
+
+const DiffEntry* entry(const TraceDiff& d, std::string_view name, uint64_t hash) {
+  for (const DiffEntry& e : d.entries)
+    if (e.name == name && e.ptx_hash == hash) return &e;
+  return nullptr;
+}
+
+TEST(Diff, KernelsMatchByNameAndHash) {
+  // gemv 0xa is in both (compared as such); 0xb is a new, extra version.
+  Trace base = kernels({{"gemv", 0xa, 100}});
+  Trace next = kernels({{"gemv", 0xa, 100}, {"gemv", 0xb, 500}});
+  TraceDiff d = diff_traces(base, next, 5);
+  ASSERT_EQ(d.entries.size(), 2u);
+  EXPECT_EQ(d.regressions, 0u);  // the matched version did not change
+  EXPECT_EQ(d.code_changes, 0u);
+  ASSERT_NE(entry(d, "gemv", 0xb), nullptr);
+  EXPECT_EQ(entry(d, "gemv", 0xb)->base_count, 0u);
+  EXPECT_EQ(entry(d, "gemv", 0xa)->new_avg_ns, 100);
+}
+
+TEST(Diff, UnrecordedHashIsNotChangedCode) {
+  // Hash 0 means "not recorded": compared by name, never flagged.
+  TraceDiff d = diff_traces(kernels({{"gemv", 0, 100}}), kernels({{"gemv", 0xb, 200}}), 5);
+  ASSERT_EQ(d.entries.size(), 1u);
+  EXPECT_FALSE(d.entries[0].code_changed);
+  EXPECT_TRUE(d.entries[0].regression);
+  EXPECT_EQ(d.entries[0].base_ptx_hash, 0u);
+  EXPECT_EQ(d.entries[0].ptx_hash, 0xbu);
+}
+
+TEST(Merge, KeepsOnePtxModulePerHash) {
+  Trace a, b;
+  PtxModule m;
+  m.hash = 0x1;
+  a.ptx.push_back(m);
+  m.source = ".version 8.0";
+  b.ptx.push_back(m);
+  Trace merged = merge_traces({a, b});
+  ASSERT_EQ(merged.ptx.size(), 1u);
+  EXPECT_EQ(merged.ptx[0].source, ".version 8.0");  // the copy with text wins
 }
 
 TEST(Merge, RenumbersAndKeepsRanksApart) {

@@ -132,6 +132,10 @@ TEST(CriticalPath, WhatIfSpecErrors) {
   EXPECT_THROW(render_what_if(t, g, "RmsNorm", out, false), ViewError);
   EXPECT_THROW(render_what_if(t, g, "RmsNorm=0", out, false), ViewError);
   EXPECT_THROW(render_what_if(t, g, "RmsNorm=abc", out, false), ViewError);
+  WhatIfSpec spec = parse_what_if_spec("Layer=1=2.5x");  // the last '=' splits
+  EXPECT_EQ(spec.name, "Layer=1");
+  EXPECT_EQ(spec.factor, 2.5);
+  EXPECT_THROW(parse_what_if_spec("=2"), ViewError);
   render_what_if(t, g, "RmsNorm=2x", out, false);
   EXPECT_EQ(out.str(), "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms -> 0.65ms\n");
 }

@@ -1,0 +1,129 @@
+// `brickprof diff BASE NEW`: exit 0 without a regression beyond the
+// threshold, 1 with one (the brick or kernel named), 2 on bad input; kernels
+// with the same name but other PTX code are flagged.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "spawn.h"
+
+namespace brickprof::test {
+namespace {
+
+size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+// tree_small.json with the second QkvProjection 30 µs slower: its average
+// goes from 150 µs to 165 µs (+10%); kernels are unchanged.
+std::string slower_qkv() {
+  return edited_copy(
+      "tree_small.json", "slower_qkv",
+      {{R"("start_ns":400000,"end_ns":500000)", R"("start_ns":400000,"end_ns":530000)"}});
+}
+
+TEST(Diff, IdenticalTracesPass) {
+  const std::string t = data_path("tree_small.json");
+  CliResult r = run_brickprof({"diff", t, t});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("0 regression(s)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
+}
+
+TEST(Diff, SlowerBrickBeyondThresholdFails) {
+  CliResult r = run_brickprof({"diff", data_path("tree_small.json"), slower_qkv()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("1 regression(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("REGRESSION brick  QkvProjection: avg 150.0µs -> 165.0µs (+10.0%)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("RmsNorm"), std::string::npos) << r.out;  // unchanged: not listed
+}
+
+TEST(Diff, SlowerBrickBelowThresholdPasses) {
+  CliResult r =
+      run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--threshold", "15"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Diff (threshold 15.0%): 0 regression(s)"), std::string::npos) << r.out;
+}
+
+TEST(Diff, FasterIsNotARegression) {
+  CliResult r = run_brickprof({"diff", slower_qkv(), data_path("tree_small.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("QkvProjection: avg 165.0µs -> 150.0µs (-9.1%)"), std::string::npos)
+      << r.out;
+}
+
+TEST(Diff, SameKernelNameDifferentPtxIsFlagged) {
+  // Same times, but rmsnorm_kernel was rebuilt: not a regression, but said.
+  std::string base =
+      edited_copy("tree_small.json", "ptx_a",
+                  {{R"("correlation":1,)", R"("correlation":1,"ptx_hash":"0xa1",)"}});
+  std::string next =
+      edited_copy("tree_small.json", "ptx_b",
+                  {{R"("correlation":1,)", R"("correlation":1,"ptx_hash":"0xb2",)"}});
+  CliResult r = run_brickprof({"diff", base, next});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 kernel(s) with the same name but different code"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("kernel rmsnorm_kernel [0x00000000000000a1 -> 0x00000000000000b2]: avg "
+                       "12.3µs -> 12.3µs (+0.0%)  same name, different code"),
+            std::string::npos)
+      << r.out;
+
+  CliResult js = run_brickprof({"diff", "--json", base, next});
+  EXPECT_EQ(js.exit_code, 0) << js.err;
+  auto doc = nlohmann::json::parse(js.out);
+  EXPECT_EQ(doc["code_changes"], 1);
+  auto changed = std::find_if(doc["entries"].begin(), doc["entries"].end(),
+                              [](const auto& e) { return e["code_changed"] == true; });
+  ASSERT_NE(changed, doc["entries"].end());
+  EXPECT_EQ((*changed)["name"], "rmsnorm_kernel");
+  EXPECT_EQ((*changed)["base_ptx_hash"], "0x00000000000000a1");
+  EXPECT_EQ((*changed)["ptx_hash"], "0x00000000000000b2");
+}
+
+TEST(Diff, ChangedCodeThatIsSlowerFailsWithJson) {
+  // diff_new.json: RmsNorm +10%, gemv +20% with another PTX hash.
+  CliResult r = run_brickprof({"diff", "--json", data_path("analyses/diff_base.json"),
+                               data_path("analyses/diff_new.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["threshold_pct"], 5.0);
+  EXPECT_EQ(doc["regressions"], 2);
+  EXPECT_EQ(doc["entries"][0]["name"], "gemv");
+  EXPECT_EQ(doc["entries"][0]["regression"], true);
+  EXPECT_EQ(doc["entries"][0]["code_changed"], true);
+  EXPECT_EQ(doc["entries"][1]["name"], "RmsNorm");
+  EXPECT_EQ(doc["entries"][1]["change_pct"], 10.0);
+}
+
+TEST(Diff, BadInputNamesTheFile) {
+  const std::string good = data_path("tree_small.json");
+  for (const std::string& bad : {data_path("bad_schema.json"), data_path("does_not_exist.json")}) {
+    for (const auto& args : {std::vector<std::string>{"diff", bad, good}, {"diff", good, bad}}) {
+      CliResult r = run_brickprof(args);
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(lines(r.err), 1u) << r.err;
+      EXPECT_EQ(r.err.rfind("brickprof: " + bad + ": ", 0), 0u) << r.err;
+    }
+  }
+}
+
+TEST(Diff, UsageErrors) {
+  const std::string t = data_path("tree_small.json");
+  for (const auto& args : {std::vector<std::string>{"diff", t},
+                           {"diff", t, t, "--threshold", "-1"},
+                           {"diff", t, t, "--threshold", "abc"},
+                           {"diff", t, t, "--threshold", "nan"}}) {
+    CliResult r = run_brickprof(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back();
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace brickprof::test

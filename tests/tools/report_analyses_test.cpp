@@ -1,0 +1,183 @@
+// `brickprof report` with the analysis views (--critical-path, --roofline,
+// --transfers, --analyze, --what-if NAME=K): each --json form parses and
+// carries the same figures the text shows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "spawn.h"
+
+namespace brickprof::test {
+namespace {
+
+using nlohmann::json;
+
+std::string analyses(const std::string& name) { return data_path("analyses/" + name); }
+
+std::string fixed(double v, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  return text;
+}
+// The text views' units (analysis/report_format.h).
+std::string us(const json& ns) { return fixed(ns.get<double>() / 1e3, 1) + "µs"; }
+std::string ms(const json& ns) { return fixed(ns.get<double>() / 1e6, 2) + "ms"; }
+
+// Runs `report --VIEW FILE` as text and as --json; returns the text and the
+// view's JSON value.
+std::pair<std::string, json> text_and_json(const std::string& view, const std::string& file) {
+  CliResult text = run_brickprof({"report", "--" + view, file});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  CliResult js = run_brickprof({"report", "--json", "--" + view, file});
+  EXPECT_EQ(js.exit_code, 0) << js.err;
+  EXPECT_EQ(js.err, "");
+  json doc = json::parse(js.out);  // throws (fails the test) if it does not parse
+  EXPECT_EQ(doc.size(), 1u);
+  return {text.out, doc[view]};
+}
+
+// The text line that mentions `name`, or "".
+std::string line_with(const std::string& text, const std::string& name) {
+  size_t at = text.find(" " + name + " ");
+  if (at == std::string::npos) return "";
+  size_t begin = text.rfind('\n', at) + 1, end = text.find('\n', at);
+  return text.substr(begin, end - begin);
+}
+
+TEST(ReportAnalyses, CriticalPathJsonMatchesText) {
+  auto [text, cp] = text_and_json("critical-path", analyses("seed_threads.json"));
+  EXPECT_EQ(text, read_text(analyses("seed_threads.critical_path.txt")));
+  EXPECT_EQ(cp["length_ns"], 700'000);
+  EXPECT_NE(text.find("Critical Path: " + ms(cp["length_ns"]) + " (" +
+                      std::to_string(cp["steps"].size()) + " nodes)"),
+            std::string::npos);
+  for (const json& step : cp["steps"])
+    EXPECT_NE(text.find(step["name"].get<std::string>() + " (" + us(step["duration_ns"]) + ")"),
+              std::string::npos)
+        << step;
+  ASSERT_EQ(cp["opportunities"].size(), 1u);
+  const json& op = cp["opportunities"][0];
+  EXPECT_NE(text.find(op["name"].get<std::string>() + " slack=" + us(op["slack_ns"])),
+            std::string::npos);
+}
+
+TEST(ReportAnalyses, RooflineJsonMatchesText) {
+  auto [text, roof] = text_and_json("roofline", analyses("roofline.json"));
+  ASSERT_EQ(roof["entries"].size(), 5u);
+  for (const json& e : roof["entries"]) {
+    std::string row = line_with(text, e["name"].get<std::string>());
+    ASSERT_NE(row, "") << e["name"] << "\n" << text;
+    EXPECT_NE(row.find(ms(e["time_ns"])), std::string::npos) << row;
+    EXPECT_NE(row.find(fixed(100 * e["efficiency"].get<double>(), 1) + "%"), std::string::npos)
+        << row;
+    EXPECT_NE(row.find(e["bound"].get<std::string>()), std::string::npos) << row;
+  }
+}
+
+TEST(ReportAnalyses, TransfersJsonMatchesText) {
+  auto [text, tr] = text_and_json("transfers", analyses("transfers.json"));
+  ASSERT_EQ(tr["totals"].size(), 2u);
+  for (const json& t : tr["totals"]) {
+    std::string head = t["direction"].get<std::string>() + ": " +
+                       std::to_string(t["count"].get<int>()) + " copies";
+    size_t at = text.find(head);
+    ASSERT_NE(at, std::string::npos) << head << "\n" << text;
+    std::string line = text.substr(at, text.find('\n', at) - at);
+    EXPECT_NE(line.find(us(t["time_ns"])), std::string::npos) << line;
+    EXPECT_NE(line.find(fixed(t["gbps"].get<double>(), 2) + " GB/s"), std::string::npos) << line;
+  }
+  EXPECT_NE(text.find("Pageable-memory copies: " + std::to_string(tr["pageable_count"].get<int>())),
+            std::string::npos);
+  EXPECT_EQ(tr["slow"].size(), 3u);
+  EXPECT_EQ(tr["ping_pongs"].size(), 1u);
+}
+
+TEST(ReportAnalyses, AnalyzeJsonMatchesText) {
+  auto [text, an] = text_and_json("analyze", analyses("analyzer.json"));
+  EXPECT_NE(text.find("Operations (" + std::to_string(an["ops"].size()) + " distinct, " +
+                      us(an["total_ns"]) + " total)"),
+            std::string::npos)
+      << text;
+  for (const json& op : an["ops"]) {
+    std::string row = line_with(text, op["name"].get<std::string>());
+    EXPECT_NE(row.find(us(op["total_ns"])), std::string::npos) << row;
+    EXPECT_NE(row.find(us(op["avg_ns"])), std::string::npos) << row;
+  }
+  EXPECT_NE(text.find("imbalance " + fixed(an["imbalance_ratio"].get<double>(), 2)),
+            std::string::npos);
+}
+
+TEST(ReportAnalyses, WhatIfTextAndJson) {
+  const std::string file = analyses("seed_threads.json");
+  CliResult text = run_brickprof({"report", file, "--what-if", "RmsNorm=2"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  // --what-if alone replaces the default views.
+  EXPECT_EQ(text.out,
+            "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms -> 0.65ms\n");
+  CliResult js =
+      run_brickprof({"report", "--json", "--what-if", "RmsNorm=2", "--what-if", "Nope=3x", file});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  json doc = json::parse(js.out);
+  ASSERT_EQ(doc["what-if"].size(), 2u);
+  const json& r = doc["what-if"][0];
+  EXPECT_EQ(r["target"], "RmsNorm");
+  EXPECT_EQ(r["factor"], 2.0);
+  EXPECT_NE(
+      text.out.find("by " + us(r["saved_ns"]) + " (" + fixed(r["saved_pct"].get<double>(), 1) +
+                    "%): " + ms(r["before_ns"]) + " -> " + ms(r["after_ns"])),
+      std::string::npos);
+  EXPECT_EQ(doc["what-if"][1]["matched_activities"], 0);
+}
+
+TEST(ReportAnalyses, EveryViewInOneJsonObject) {
+  CliResult r = run_brickprof({"report", "--json", "--summary", "--tree", "--critical-path",
+                               "--roofline", "--transfers", "--analyze", "--what-if",
+                               "QkvProjection=4", analyses("seed_threads.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  for (const char* key :
+       {"summary", "tree", "critical-path", "roofline", "transfers", "analyze", "what-if"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_EQ(doc["what-if"][0]["saved_ns"], 100'000);
+}
+
+TEST(ReportAnalyses, TextViewsAndWhatIfTogether) {
+  CliResult r = run_brickprof(
+      {"report", "--critical-path", "--what-if", "RmsNorm=2", analyses("seed_threads.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, read_text(analyses("seed_threads.critical_path.txt")) +
+                       "\nWhat-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms "
+                       "-> 0.65ms\n");
+}
+
+TEST(ReportAnalyses, DependencyCycleIsBadInput) {
+  const std::string file = analyses("cycle.json");
+  for (bool json_form : {false, true}) {
+    std::vector<std::string> args = {"report", "--critical-path", file};
+    if (json_form) args.push_back("--json");
+    CliResult r = run_brickprof(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("brickprof: " + file + ": dependency cycle", 0), 0u) << r.err;
+  }
+}
+
+class BadWhatIf : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BadWhatIf, ExitTwoWithOneLineBeforeReading) {
+  // The file does not exist: the spec is rejected before it is read.
+  CliResult r = run_brickprof({"report", "--what-if", GetParam(), "missing.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("brickprof: report: --what-if ", 0), 0u) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Specs, BadWhatIf,
+                         ::testing::Values("RmsNorm", "=2", "RmsNorm=0", "RmsNorm=-1",
+                                           "RmsNorm=abc", "RmsNorm=", "RmsNorm=2y"));
+
+}  // namespace
+}  // namespace brickprof::test

@@ -1,0 +1,51 @@
+// `brickprof merge FILES... -o OUT`: joins the traces of several ranks (or
+// runs) into one (analysis/trace_merge.h), written atomically, so `report`,
+// the critical path and the exporters see every rank on one timeline.
+#include <memory>
+
+#include "analysis/sink.h"
+#include "analysis/trace_json.h"
+#include "analysis/trace_merge.h"
+#include "tools/command.h"
+
+namespace brickprof::cli {
+namespace {
+
+struct MergeOptions {
+  std::vector<std::string> files;
+  std::string out;
+};
+
+int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
+  if (!trailing.empty()) return fail("merge: unexpected arguments after --");
+  std::vector<Trace> ranks;
+  ranks.reserve(o.files.size());
+  try {
+    for (const std::string& file : o.files) ranks.push_back(read_trace_file(file));
+  } catch (const TraceError& e) {
+    return fail(e.what());  // already "FILE: problem"
+  }
+  const Trace merged = merge_traces(ranks);
+  ranks.clear();  // the inputs can be large; only the merged trace is written
+  std::string error =
+      write_file_atomically(o.out, [&](std::ostream& out) { write_trace_json(merged, out); });
+  return error.empty() ? kExitOk : fail(error);
+}
+
+}  // namespace
+
+Command add_merge_command(CLI::App& parent) {
+  auto o = std::make_shared<MergeOptions>();
+  CLI::App* sub =
+      parent.add_subcommand("merge", "Merge per-rank traces into one trace (FILES... -o OUT)");
+  sub->add_option("FILES", o->files, "brickprof JSON traces, one per rank")->required();
+  sub->add_option("-o,--out", o->out, "The merged trace (JSON), written atomically")->required();
+  sub->footer(
+      "Node ids are renumbered; each rank's devices and threads get their own ids and names "
+      "starting \"rank R: \" (R from process.rank, else the file's position); the merged trace "
+      "has rank -1 and a diagnostics warning listing the merged ranks. Exit code 2 on usage "
+      "errors or bad input.");
+  return {sub, [o](const std::vector<std::string>& trailing) { return merge(*o, trailing); }};
+}
+
+}  // namespace brickprof::cli

@@ -1,0 +1,76 @@
+// `brickprof ptx FILE HASH [--info]`: prints the PTX text a trace stored for
+// one module (recorded with BRICKPROF_PTX=source), ready to save as a .ptx
+// file; --info prints what the registry knows about it instead
+// (analysis/ptx_lookup.h).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "analysis/ptx_lookup.h"
+#include "analysis/trace_json.h"
+#include "tools/command.h"
+
+namespace brickprof::cli {
+namespace {
+
+struct PtxOptions {
+  std::string file;
+  std::string hash;
+  bool info = false;
+};
+
+std::string hex(uint64_t hash) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
+  if (!trailing.empty()) return fail("ptx: unexpected arguments after --");
+  const std::optional<uint64_t> hash = parse_ptx_hash(o.hash);
+  if (!hash)
+    return fail("ptx: '" + o.hash + "' is not a PTX hash (up to 16 hex digits, e.g. " +
+                "0x00000000deadbeef, as in the trace's ptx[] and ptx_hash fields)");
+  Trace trace;
+  try {
+    trace = read_trace_file(o.file);
+  } catch (const TraceError& e) {
+    return fail(e.what());  // already "FILE: problem"
+  }
+  const PtxModule* module = find_ptx(trace, *hash);
+  if (module == nullptr)
+    return fail(o.file + ": no PTX module with hash " + hex(*hash) + " (the trace lists " +
+                std::to_string(trace.ptx.size()) + ")");
+  if (o.info) {
+    print_ptx(trace, *hash, std::cout);
+  } else {
+    if (module->source.empty())
+      return fail(o.file + ": PTX module " + hex(*hash) + " (" + module->kind +
+                  ") has no source stored; record with BRICKPROF_PTX=source, or use --info");
+    std::cout << module->source;
+    if (module->source.back() != '\n') std::cout << '\n';
+  }
+  std::cout.flush();
+  if (!std::cout) return fail("cannot write to standard output");
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_ptx_command(CLI::App& parent) {
+  auto o = std::make_shared<PtxOptions>();
+  CLI::App* sub =
+      parent.add_subcommand("ptx", "Print the PTX source a trace stored for one module hash");
+  sub->add_option("FILE", o->file, "A brickprof JSON trace")->required();
+  sub->add_option("HASH", o->hash, "The module's hash, hex (0x prefix optional)")->required();
+  sub->add_flag("--info", o->info,
+                "Print the module's kind, size, kernels and launches (and its text if stored) "
+                "instead");
+  sub->footer(
+      "The text is stored only when the trace was recorded with BRICKPROF_PTX=source "
+      "(brickprof run --ptx source). Exit code 2 on a malformed hash, an unknown hash, a module "
+      "without stored source, or bad input.");
+  return {sub, [o](const std::vector<std::string>& trailing) { return ptx(*o, trailing); }};
+}
+
+}  // namespace brickprof::cli

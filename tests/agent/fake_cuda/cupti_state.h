@@ -1,0 +1,50 @@
+// The fake CUPTI's state: the one subscriber and what it enabled, the
+// activity callbacks, and records waiting for the next flush. Allocated once
+// and never freed (clients flush from exit handlers).
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace fake_cupti {
+
+inline constexpr uint32_t kMaxCbid = 1024;
+
+struct State {
+  // The subscriber; written under `mu`, read lock-free on API calls.
+  std::mutex mu;
+  std::atomic<bool> subscribed{false};
+  CUpti_CallbackFunc callback = nullptr;
+  void* userdata = nullptr;
+  std::atomic<bool> enabled[CUPTI_CB_DOMAIN_SIZE][kMaxCbid] = {};
+
+  // Activity.
+  std::atomic<bool> kinds[CUPTI_ACTIVITY_KIND_COUNT] = {};
+  std::atomic<CUpti_TimestampCallbackFunc> timestamp{nullptr};
+  CUpti_BuffersCallbackRequestFunc buffer_requested = nullptr;  // under `mu`
+  CUpti_BuffersCallbackCompleteFunc buffer_completed = nullptr;
+
+  // Queued records: each is a RecordHeader, then the record padded to 8.
+  std::mutex records_mu;
+  std::vector<uint8_t> pending;
+  uint64_t dropped = 0;          // since the client last asked
+  uint64_t kernels_to_drop = 0;  // FAKE_CUPTI_DROP_KERNELS
+
+  std::mutex deliver_mu;  // one flush at a time, in order
+};
+
+State& state();
+
+// The table the fake driver reports through (cupti_activity.cpp, callbacks
+// in cupti_callbacks.cpp).
+void forward_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+uint64_t timestamp();
+bool wants(CUpti_ActivityKind kind);
+void queue_record(const CUpti_Activity* record, size_t size, uint32_t context);
+void discard_context(uint32_t context);
+
+}  // namespace fake_cupti

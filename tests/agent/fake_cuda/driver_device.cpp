@@ -1,0 +1,150 @@
+// The fake driver's initialisation, device queries and contexts. cuInit
+// loads CUDA_INJECTION64_PATH as the real driver does, so the agent's
+// injection entry point is exercised too.
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "driver_state.h"
+#include "driver_trace.h"
+#include "fake_cuda.h"
+
+using namespace fake_cuda;
+
+namespace {
+
+void load_injection() {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
+  const char* path = std::getenv("CUDA_INJECTION64_PATH");
+  if (path == nullptr || *path == '\0') return;
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return;
+  using Init = int (*)();
+  if (auto init = reinterpret_cast<Init>(dlsym(lib, "InitializeInjection"))) init();
+}
+
+bool valid_device(CUdevice dev) { return dev == 0; }
+
+}  // namespace
+
+CUresult CUDAAPI cuInit(unsigned int flags) {
+  load_injection();
+  cuInit_params p{flags};
+  TRACED(cuInit, &p);
+  set_initialized();
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int* count) {
+  cuDeviceGetCount_params p{count};
+  TRACED(cuDeviceGetCount, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (count == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *count = 1;
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
+  cuDeviceGet_params p{device, ordinal};
+  TRACED(cuDeviceGet, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (device == nullptr || ordinal != 0) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  *device = 0;
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
+  cuDeviceGetName_params p{name, len, dev};
+  TRACED(cuDeviceGetName, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (!valid_device(dev)) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (name == nullptr || len <= 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  std::snprintf(name, static_cast<size_t>(len), "%s", kDeviceName);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attrib, CUdevice dev) {
+  cuDeviceGetAttribute_params p{value, attrib, dev};
+  TRACED(cuDeviceGetAttribute, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (!valid_device(dev)) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (value == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  switch (attrib) {  // an H100 SXM's figures
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      *value = kSmCount;
+      break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+      *value = 1980000;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+      *value = 2619000;
+      break;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+      *value = 5120;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *value = kCcMajor;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *value = kCcMinor;
+      break;
+    default:
+      return call.finish(CUDA_ERROR_INVALID_VALUE);
+  }
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* params, unsigned int flags,
+                                CUdevice dev) {
+  cuCtxCreate_v4_params p{pctx, params, flags, dev};
+  TRACED(cuCtxCreate_v4, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (!valid_device(dev)) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (pctx == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *pctx = new_context(dev);
+  // The new context is current on this thread when CUPTI hears of it.
+  set_current_context(*pctx);
+  resource_callback(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, *pctx);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx) {
+  cuCtxDestroy_v2_params p{ctx};
+  TRACED(cuCtxDestroy_v2, &p);
+  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  resource_callback(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, ctx);
+  // What the client did not flush by now is lost with the context.
+  if (const Tool* t = tool()) t->context_destroyed(context_id(ctx));
+  if (current_context() == ctx) set_current_context(nullptr);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) {
+  cuCtxGetCurrent_params p{pctx};
+  TRACED(cuCtxGetCurrent, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (pctx == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *pctx = current_context();
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  cuCtxSetCurrent_params p{ctx};
+  TRACED(cuCtxSetCurrent, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  set_current_context(ctx);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
+  cuCtxGetDevice_params p{device};
+  TRACED(cuCtxGetDevice, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (device == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (current_context() == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  *device = current_context()->device;
+  return call.finish(CUDA_SUCCESS);
+}

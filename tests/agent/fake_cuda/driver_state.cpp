@@ -1,0 +1,97 @@
+// The fake driver's objects and GPU queue (see driver_state.h). State is
+// allocated once and never freed: clients call in from exit handlers, after
+// static destructors would have run.
+#include "driver_state.h"
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstring>
+#include <deque>
+#include <mutex>
+
+#include "driver_trace.h"
+#include "fake_cuda.h"
+
+namespace fake_cuda {
+namespace {
+
+struct State {
+  std::mutex mu;
+  std::deque<CUctx_st> contexts;  // deque: pointers stay valid
+  std::deque<CUmod_st> modules;
+  std::deque<CUfunc_st> functions;
+  uint64_t heap_next = kHeapBase;
+  uint64_t gpu_busy_until = 0;
+};
+
+State& state() {
+  static State* s = new State();
+  return *s;
+}
+
+std::atomic<bool> g_initialized{false};
+thread_local CUcontext t_current = nullptr;
+
+}  // namespace
+
+bool initialized() { return g_initialized.load(); }
+void set_initialized() { g_initialized.store(true); }
+
+CUcontext current_context() { return t_current; }
+void set_current_context(CUcontext ctx) { t_current = ctx; }
+uint32_t context_id(CUcontext ctx) { return ctx != nullptr ? ctx->id : 0; }
+
+CUcontext new_context(CUdevice device) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.contexts.push_back(CUctx_st{static_cast<uint32_t>(s.contexts.size() + 1), device});
+  return &s.contexts.back();
+}
+
+CUmodule new_module(const char* image) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.modules.push_back(CUmod_st{image});
+  return &s.modules.back();
+}
+
+CUfunction find_function(CUmodule module, const char* name) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (CUfunc_st& f : s.functions)
+    if (f.module == module && f.name == name) return &f;
+  // An entry point is declared in PTX as ".entry NAME(".
+  if (module->image.find(".entry " + std::string(name) + "(") == std::string::npos) return nullptr;
+  s.functions.push_back(CUfunc_st{name, module});
+  return &s.functions.back();
+}
+
+CUdeviceptr heap_alloc(size_t bytes) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  uint64_t p = s.heap_next;
+  s.heap_next += (bytes + 255) / 256 * 256;  // the driver's 256-byte alignment
+  return static_cast<CUdeviceptr>(p);
+}
+
+Interval gpu_run(uint64_t duration_ns) {
+  uint64_t now = now_ns();
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  uint64_t start = now > s.gpu_busy_until ? now : s.gpu_busy_until;
+  s.gpu_busy_until = start + duration_ns;
+  return Interval{start, s.gpu_busy_until};
+}
+
+void gpu_wait_idle() {
+  uint64_t until;
+  {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    until = s.gpu_busy_until;
+  }
+  while (now_ns() < until) sched_yield();
+}
+
+}  // namespace fake_cuda

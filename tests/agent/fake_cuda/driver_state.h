@@ -1,0 +1,50 @@
+// The fake driver's objects and its one fake GPU: contexts, modules,
+// functions, a bump allocator for device memory, and an in-order queue that
+// books each piece of work after the one before it on the GPU clock.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+// The driver's opaque handle types (cuda.h only declares them).
+struct CUctx_st {
+  uint32_t id;
+  CUdevice device;
+};
+struct CUmod_st {
+  std::string image;  // PTX text, copied as the real driver does
+};
+struct CUfunc_st {
+  std::string name;  // mangled; c_str() is stable, as CUPTI's name pointers are
+  CUmod_st* module;
+};
+
+namespace fake_cuda {
+
+bool initialized();
+void set_initialized();
+
+// Per thread, as in the driver. Null until cuCtxCreate / cuCtxSetCurrent.
+CUcontext current_context();
+void set_current_context(CUcontext ctx);
+uint32_t context_id(CUcontext ctx);  // 0 for null
+
+CUcontext new_context(CUdevice device);
+CUmodule new_module(const char* image);
+// Null if `module` has no such entry point.
+CUfunction find_function(CUmodule module, const char* name);
+CUdeviceptr heap_alloc(size_t bytes);
+
+struct Interval {
+  uint64_t start;
+  uint64_t end;
+};
+// Books `duration` ns of work after everything queued before it.
+Interval gpu_run(uint64_t duration_ns);
+// Waits (on the GPU clock) until all booked work has ended.
+void gpu_wait_idle();
+
+}  // namespace fake_cuda

@@ -1,0 +1,178 @@
+// The fake driver's GPU work: modules, memory, launches, copies and syncs.
+// Each piece of work is booked on the fake GPU queue for its known duration
+// (fake_cuda.h) and reported as the activity record CUPTI 13 would write.
+#include <atomic>
+#include <cstring>
+
+#include "driver_state.h"
+#include "driver_trace.h"
+#include "fake_cuda.h"
+
+using namespace fake_cuda;
+
+namespace {
+
+std::atomic<int64_t> g_grid_id{0};
+
+CUresult record_copy(const TracedCall& call, uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind,
+                     size_t bytes) {
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  Interval run = gpu_run(bytes / kBytesPerNs);
+  CUpti_ActivityMemcpy6 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  m.copyKind = copy_kind;
+  m.srcKind = src_kind;
+  m.dstKind = dst_kind;
+  m.bytes = bytes;
+  m.start = run.start;
+  m.end = run.end;
+  m.deviceId = static_cast<uint32_t>(ctx->device);
+  m.contextId = ctx->id;
+  m.streamId = kDefaultStreamId;
+  m.correlationId = call.correlation();
+  emit(m, ctx->id);
+  gpu_wait_idle();  // a synchronous copy returns when it is done
+  return CUDA_SUCCESS;
+}
+
+CUresult record_sync(const TracedCall& call, CUpti_ActivitySynchronizationType type,
+                     uint32_t stream) {
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  uint64_t start = now_ns();
+  gpu_wait_idle();
+  CUpti_ActivitySynchronization2 s;
+  std::memset(&s, 0, sizeof s);
+  s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  s.type = type;
+  s.start = start;
+  s.end = now_ns();
+  s.correlationId = call.correlation();
+  s.contextId = ctx->id;
+  s.streamId = stream;
+  s.cudaEventId = UINT32_MAX;  // CUPTI's "no event"
+  emit(s, ctx->id);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
+  cuModuleLoadData_params p{module, image};
+  TRACED(cuModuleLoadData, &p);
+  if (current_context() == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (module == nullptr || image == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  // Only PTX text: the real driver would JIT it; this one just keeps it.
+  const char* text = static_cast<const char*>(image);
+  if (std::strstr(text, ".entry") == nullptr) return call.finish(CUDA_ERROR_INVALID_IMAGE);
+  *module = new_module(text);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule module) {
+  cuModuleUnload_params p{module};
+  TRACED(cuModuleUnload, &p);
+  return call.finish(module != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+  cuModuleGetFunction_params p{function, module, name};
+  TRACED(cuModuleGetFunction, &p);
+  if (function == nullptr || module == nullptr || name == nullptr)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *function = find_function(module, name);
+  return call.finish(*function != nullptr ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND);
+}
+
+CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
+  cuMemAlloc_v2_params p{ptr, bytes};
+  TRACED(cuMemAlloc_v2, &p);
+  if (current_context() == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (ptr == nullptr || bytes == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *ptr = heap_alloc(bytes);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemFree_v2(CUdeviceptr ptr) {
+  cuMemFree_v2_params p{ptr};
+  TRACED(cuMemFree_v2, &p);
+  return call.finish(ptr != 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
+                                unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                                unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                                void** params, void** extra) {
+  cuLaunchKernel_params p{f,       grid_x,       grid_y, grid_z, block_x, block_y,
+                          block_z, shared_bytes, stream, params, extra};
+  ::fake_cuda::TracedCall call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &p,
+                               f != nullptr ? f->name.c_str() : nullptr);
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (f == nullptr || stream != nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  uint64_t blocks = uint64_t{grid_x} * grid_y * grid_z;
+  if (blocks == 0 || block_x * block_y * block_z == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  Interval run = gpu_run(blocks * kNsPerBlock);
+  const Tool* t = tool();
+  if (t == nullptr) return call.finish(CUDA_SUCCESS);
+  CUpti_ActivityKernel10 k;
+  std::memset(&k, 0, sizeof k);
+  // CONCURRENT_KERNEL if asked for, else the serialising KERNEL kind.
+  k.kind = t->wants(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+                                                           : CUPTI_ACTIVITY_KIND_KERNEL;
+  k.registersPerThread = 32;
+  k.start = run.start;
+  k.end = run.end;
+  k.completed = run.end;
+  k.deviceId = static_cast<uint32_t>(ctx->device);
+  k.contextId = ctx->id;
+  k.streamId = kDefaultStreamId;
+  k.gridX = static_cast<int32_t>(grid_x);
+  k.gridY = static_cast<int32_t>(grid_y);
+  k.gridZ = static_cast<int32_t>(grid_z);
+  k.blockX = static_cast<int32_t>(block_x);
+  k.blockY = static_cast<int32_t>(block_y);
+  k.blockZ = static_cast<int32_t>(block_z);
+  k.dynamicSharedMemory = static_cast<int32_t>(shared_bytes);
+  k.correlationId = call.correlation();
+  k.gridId = g_grid_id.fetch_add(1) + 1;
+  k.name = f->name.c_str();
+  k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+  emit(k, ctx->id);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
+  cuMemcpyHtoD_v2_params p{dst, src, bytes};
+  TRACED(cuMemcpyHtoD_v2, &p);
+  if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  return call.finish(record_copy(call, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                                 CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+                                 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, bytes));
+}
+
+CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
+  cuMemcpyDtoH_v2_params p{dst, src, bytes};
+  TRACED(cuMemcpyDtoH_v2, &p);
+  if (dst == nullptr || src == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  return call.finish(record_copy(call, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+                                 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                                 CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, bytes));
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void) {
+  TRACED(cuCtxSynchronize, nullptr);  // no parameters, no params struct
+  // A context sync waits on no one stream: CUPTI says so with all bits set.
+  return call.finish(
+      record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, UINT32_MAX));
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
+  cuStreamSynchronize_params p{stream};
+  TRACED(cuStreamSynchronize, &p);
+  if (stream != nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  return call.finish(
+      record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, kDefaultStreamId));
+}

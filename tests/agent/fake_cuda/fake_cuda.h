@@ -1,0 +1,31 @@
+// What the fake CUDA driver and fake CUPTI promise, shared by the fakes and
+// the tests: the fake GPU "runs" a kernel for a fixed time per block and a
+// copy at a fixed rate, so every GPU duration in a trace is known up front.
+#pragma once
+
+#include <cstdint>
+
+namespace fake_cuda {
+
+inline constexpr char kDeviceName[] = "Fake GPU";
+inline constexpr int kSmCount = 132;
+inline constexpr int kCcMajor = 9;
+inline constexpr int kCcMinor = 0;
+
+// Kernel duration = gridX * gridY * gridZ * kNsPerBlock.
+inline constexpr uint64_t kNsPerBlock = 1000;
+// Copy duration = bytes / kBytesPerNs.
+inline constexpr uint64_t kBytesPerNs = 16;
+// The first cuMemAlloc returns this; later ones follow it.
+inline constexpr uint64_t kHeapBase = 0x7f0000000000ull;
+// CUPTI's id of the default (NULL) stream in the fake.
+inline constexpr uint32_t kDefaultStreamId = 7;
+
+// Environment switches read by the fake CUPTI.
+// cuptiSubscribe fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+// naming this value as the subscriber already there.
+inline constexpr char kEnvOtherSubscriber[] = "FAKE_CUPTI_OTHER_SUBSCRIBER";
+// The first N kernel records are dropped as if no buffer space was left.
+inline constexpr char kEnvDropKernels[] = "FAKE_CUPTI_DROP_KERNELS";
+
+}  // namespace fake_cuda

@@ -1,0 +1,285 @@
+// The whole CUPTI path without a GPU: fake_gpu_app runs on the fake driver
+// and fake CUPTI (this folder) with the agent loaded, and its trace must
+// show every launch as a kernel under the brick that issued it, with the
+// durations the fake GPU promises, and every copy under its scope.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_json.h"
+#include "fake_cuda.h"
+#include "fake_gpu_app.h"
+#include "tests/agent/run_program.h"
+
+namespace fs = std::filesystem;
+using brickprof::test::Result;
+using brickprof::test::run;
+using nlohmann::json;
+
+namespace {
+
+int64_t duration(const json& n) {
+  return n["end_ns"].get<int64_t>() - n["start_ns"].get<int64_t>();
+}
+
+uint64_t blocks(const json& kernel) {
+  const json& g = kernel["grid"];
+  return g[0].get<uint64_t>() * g[1].get<uint64_t>() * g[2].get<uint64_t>();
+}
+
+class FakeCudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("bp-fakecuda-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The fakes are found only through this: nothing else sees them.
+  static std::map<std::string, std::string> fake_env() {
+    return {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}};
+  }
+  std::map<std::string, std::string> agent_env() {
+    auto env = fake_env();
+    env["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
+    env["BRICKPROF_OUTPUT"] = (dir_ / "out-%p").string();
+    env["BRICKPROF_FORMATS"] = "json";
+    return env;
+  }
+
+  // Runs the app with and without the agent: same status and stdout.
+  Result run_app(const std::map<std::string, std::string>& env,
+                 const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {FAKE_GPU_APP};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto plain_env = fake_env();
+    for (const char* k : {fake_cuda::kEnvOtherSubscriber, fake_cuda::kEnvDropKernels})
+      if (env.count(k)) plain_env[k] = env.at(k);
+    Result plain = run(argv, plain_env);
+    EXPECT_EQ(plain.exit_code(), 0) << plain.err;
+    EXPECT_EQ(plain.out, fake_gpu_app::kStdout);
+    Result traced = run(argv, env);
+    EXPECT_EQ(traced.status, plain.status) << traced.err;
+    EXPECT_EQ(traced.out, plain.out);
+    return traced;
+  }
+
+  json load_trace() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+    EXPECT_EQ(files.size(), 1u);
+    if (files.empty()) return json();
+    EXPECT_NO_THROW(brickprof::read_trace_file(files[0].string()));
+    std::ifstream in(files[0]);
+    return json::parse(in);
+  }
+
+  fs::path dir_;
+};
+
+std::vector<const json*> of_kind(const json& t, const std::string& kind) {
+  std::vector<const json*> out;
+  for (const json& n : t["nodes"])
+    if (n["kind"] == kind) out.push_back(&n);
+  return out;
+}
+
+const json& parent_of(const json& t, const json& n) {
+  return t["nodes"][n["parent"].get<size_t>()];
+}
+
+bool has_edge(const json& t, uint64_t src, uint64_t dst, const std::string& type) {
+  for (const json& e : t["edges"])
+    if (e["src"] == src && e["dst"] == dst && e["type"] == type) return true;
+  return false;
+}
+
+// Every kernel sits under the brick that launched it, in launch order, with
+// the fake GPU's duration, its module's PTX hash and a launches edge.
+void expect_kernels_under_bricks(const json& t, size_t expected) {
+  using namespace fake_gpu_app;
+  auto kernels = of_kind(t, "kernel");
+  ASSERT_EQ(kernels.size(), expected);
+  ASSERT_EQ(t["ptx"].size(), 1u);
+  const json& module = t["ptx"][0];
+  EXPECT_EQ(module["kind"], "ptx");
+  EXPECT_EQ(module["kernels"], json({kRmsNormKernel, kQkvKernel}));
+  std::map<uint64_t, std::vector<uint64_t>> grids_by_brick;  // in correlation order
+  std::map<uint64_t, uint64_t> last_correlation;
+  for (const json* k : kernels) {
+    ASSERT_FALSE((*k)["parent"].is_null()) << k->dump();
+    const json& brick = parent_of(t, *k);
+    ASSERT_EQ(brick["kind"], "brick") << k->dump();
+    EXPECT_EQ((*k)["thread"], brick["thread"]);
+    EXPECT_EQ(duration(*k), static_cast<int64_t>(blocks(*k) * fake_cuda::kNsPerBlock)) << k->dump();
+    EXPECT_EQ((*k)["block"], json({kBlock, 1, 1}));
+    EXPECT_EQ((*k)["stream"], fake_cuda::kDefaultStreamId);
+    EXPECT_EQ((*k)["ptx_hash"], module["hash"]);
+    EXPECT_TRUE(has_edge(t, brick["id"], (*k)["id"], "launches")) << k->dump();
+    // The launch call happened inside the brick (both on the CPU clock).
+    EXPECT_GE((*k)["api_start_ns"], brick["start_ns"]);
+    EXPECT_LE((*k)["api_end_ns"], brick["end_ns"]);
+    auto correlation = (*k)["correlation"].get<uint64_t>();
+    auto id = brick["id"].get<uint64_t>();
+    EXPECT_GT(correlation, last_correlation[id]);
+    last_correlation[id] = correlation;
+    grids_by_brick[id].push_back((*k)["grid"][0].get<uint64_t>());
+    if (brick["name"] == "RmsNorm") {
+      EXPECT_EQ((*k)["name"], kRmsNormDemangled);
+    } else {
+      EXPECT_EQ(brick["name"], "QkvProjection");
+      EXPECT_EQ((*k)["name"], kQkvDemangled);
+    }
+  }
+  if (expected != kLayers * 4u) return;  // some dropped: no per-brick plan to check
+  auto bricks = of_kind(t, "brick");
+  ASSERT_EQ(bricks.size(), kLayers * 2u);
+  for (const json* b : bricks) {
+    const json& layer = parent_of(t, *b);
+    EXPECT_EQ(layer["kind"], "layer");
+    std::vector<uint64_t> want =
+        (*b)["name"] == "RmsNorm"
+            ? std::vector<uint64_t>{kRmsNormGrid}
+            : std::vector<uint64_t>(std::begin(kQkvGrids), std::end(kQkvGrids));
+    EXPECT_EQ(grids_by_brick[(*b)["id"].get<uint64_t>()], want) << b->dump();
+  }
+  for (const json& s : t["bricks"]) {
+    uint64_t per_layer = s["name"] == "RmsNorm" ? kRmsNormGrid : 3 + 4 + 5;
+    EXPECT_EQ(s["gpu_ns"], kLayers * per_layer * fake_cuda::kNsPerBlock) << s.dump();
+    EXPECT_EQ(s["kernels"], s["name"] == "RmsNorm" ? kLayers : 3 * kLayers);
+  }
+}
+
+// The upload and download appear once each, under their scopes.
+void expect_copies_under_scopes(const json& t) {
+  using namespace fake_gpu_app;
+  auto transfers = of_kind(t, "transfer");
+  ASSERT_EQ(transfers.size(), 2u);
+  for (const json* c : transfers) {
+    ASSERT_FALSE((*c)["parent"].is_null()) << c->dump();
+    const json& scope = parent_of(t, *c);
+    EXPECT_EQ(scope["kind"], "scope");
+    EXPECT_TRUE(has_edge(t, scope["id"], (*c)["id"], "launches"));
+    auto bytes = (*c)["bytes"].get<uint64_t>();
+    EXPECT_EQ(duration(*c), static_cast<int64_t>(bytes / fake_cuda::kBytesPerNs));
+    if (scope["name"] == kUploadScope) {
+      EXPECT_EQ((*c)["direction"], "H2D");
+      EXPECT_EQ(bytes, kUploadBytes);
+      EXPECT_EQ((*c)["src_kind"], "pageable");
+      EXPECT_EQ((*c)["dst_kind"], "device");
+      EXPECT_EQ((*c)["dst_addr"], fake_cuda::kHeapBase);  // read from the API's parameters
+    } else {
+      EXPECT_EQ(scope["name"], kDownloadScope);
+      EXPECT_EQ((*c)["direction"], "D2H");
+      EXPECT_EQ(bytes, kDownloadBytes);
+      EXPECT_EQ((*c)["src_addr"], fake_cuda::kHeapBase);
+    }
+  }
+}
+
+void expect_clean_capture(const json& t) {
+  const json& d = t["diagnostics"];
+  EXPECT_EQ(d["cupti"].get<std::string>().rfind("active (", 0), 0u) << d["cupti"];
+  EXPECT_EQ(d["dropped_activity_records"], 0);
+  EXPECT_EQ(d["zero_timestamp_records"], 0);
+  EXPECT_EQ(d["unbalanced_pops"], 0);
+  EXPECT_EQ(d["warnings"], json::array());
+  ASSERT_EQ(t["devices"].size(), 1u);
+  EXPECT_EQ(t["devices"][0]["name"], fake_cuda::kDeviceName);
+  EXPECT_EQ(t["devices"][0]["sm_count"], fake_cuda::kSmCount);
+}
+
+TEST_F(FakeCudaTest, EveryLaunchAndCopyLandsUnderItsScope) {
+  Result r = run_app(agent_env());
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  expect_clean_capture(t);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+  expect_copies_under_scopes(t);
+  // cuCtxSynchronize between the layers and the download, outside any scope.
+  auto syncs = of_kind(t, "sync");
+  ASSERT_EQ(syncs.size(), 1u);
+  EXPECT_EQ((*syncs[0])["sync"], "context");
+  EXPECT_TRUE((*syncs[0])["parent"].is_null());
+}
+
+// No cuCtxDestroy: the records are still with CUPTI at exit, and the
+// agent's exit flush must fetch them.
+TEST_F(FakeCudaTest, RecordsPendingAtExitAreFlushed) {
+  Result r = run_app(agent_env(), {fake_gpu_app::kKeepContext});
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  expect_clean_capture(t);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+  expect_copies_under_scopes(t);
+}
+
+// CUDA_INJECTION64_PATH alone: the driver loads the agent from cuInit.
+TEST_F(FakeCudaTest, InjectionPathAloneWorks) {
+  auto env = agent_env();
+  env.erase("LD_PRELOAD");
+  env["CUDA_INJECTION64_PATH"] = BRICKPROF_AGENT_PATH;
+  Result r = run_app(env);
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  expect_clean_capture(t);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+  expect_copies_under_scopes(t);
+}
+
+// BRICKPROF_SYNC=per-layer synchronises as each layer ends, inside it.
+TEST_F(FakeCudaTest, PerLayerSyncIsAttributedToTheLayer) {
+  auto env = agent_env();
+  env["BRICKPROF_SYNC"] = "per-layer";
+  Result r = run_app(env);
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  expect_clean_capture(t);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+  int in_layers = 0;
+  for (const json* s : of_kind(t, "sync"))
+    if (!(*s)["parent"].is_null() && parent_of(t, *s)["kind"] == "layer") ++in_layers;
+  EXPECT_EQ(in_layers, fake_gpu_app::kLayers);
+}
+
+TEST_F(FakeCudaTest, DroppedRecordsAreCounted) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvDropKernels] = "3";
+  Result r = run_app(env);
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  EXPECT_EQ(t["diagnostics"]["dropped_activity_records"], 3);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u - 3u);
+  expect_copies_under_scopes(t);
+}
+
+// Another tool holds CUPTI: the agent says so and records CPU scopes only.
+TEST_F(FakeCudaTest, AnotherSubscriberLeavesTheProgramAlone) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvOtherSubscriber] = "Nsight Systems";
+  Result r = run_app(env);
+  // One warning from the agent; the program's own output is untouched.
+  EXPECT_NE(r.err.find("another CUPTI subscriber is active"), std::string::npos) << r.err;
+  json t = load_trace();
+  EXPECT_EQ(t["diagnostics"]["cupti"],
+            "unavailable: another CUPTI subscriber is active (Nsight Systems)");
+  EXPECT_EQ(of_kind(t, "layer").size(), 2u);
+  EXPECT_EQ(of_kind(t, "brick").size(), 4u);
+  EXPECT_EQ(of_kind(t, "scope").size(), 2u);
+  EXPECT_TRUE(of_kind(t, "kernel").empty());
+  EXPECT_TRUE(of_kind(t, "transfer").empty());
+  EXPECT_TRUE(of_kind(t, "sync").empty());
+}
+
+}  // namespace

@@ -1,0 +1,83 @@
+// A driver-API program annotated with the brickprof scope API, run against
+// the fake driver (see fake_gpu_app.h for what it does). Exits 1 with the
+// failing call on stderr if the driver refuses anything.
+#include <brickprof/brickprof.h>
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "fake_gpu_app.h"
+
+using namespace fake_gpu_app;
+
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    CUresult check_result = (call);                                      \
+    if (check_result != CUDA_SUCCESS) {                                  \
+      std::fprintf(stderr, "%s failed: %d\n", #call, (int)check_result); \
+      return 1;                                                          \
+    }                                                                    \
+  } while (0)
+
+namespace {
+
+// What nvcc would emit for the two kernels, bodies left out.
+const char kPtx[] =
+    "//\n// fake_gpu_app kernels\n//\n"
+    ".version 8.0\n.target sm_90\n.address_size 64\n\n"
+    ".visible .entry _Z14rmsnorm_kernelPfPKfi(\n"
+    "\t.param .u64 out,\n\t.param .u64 in,\n\t.param .u32 n\n)\n{\n\tret;\n}\n\n"
+    ".visible .entry _Z8qkv_gemvPfPKfS1_i(\n"
+    "\t.param .u64 out,\n\t.param .u64 w,\n\t.param .u64 x,\n\t.param .u32 n\n)\n{\n\tret;\n}\n";
+
+CUresult launch(CUfunction f, unsigned grid, CUdeviceptr buffer) {
+  int n = 4096;
+  void* args[] = {&buffer, &buffer, &buffer, &n};
+  return cuLaunchKernel(f, grid, 1, 1, kBlock, 1, 1, 0, nullptr, args, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool keep_context = argc > 1 && std::strcmp(argv[1], kKeepContext) == 0;
+  CHECK(cuInit(0));
+  CUdevice device;
+  CHECK(cuDeviceGet(&device, 0));
+  CUcontext ctx;
+  CHECK(cuCtxCreate(&ctx, nullptr, 0, device));
+  CUmodule module;
+  CHECK(cuModuleLoadData(&module, kPtx));
+  CUfunction rmsnorm, qkv;
+  CHECK(cuModuleGetFunction(&rmsnorm, module, kRmsNormKernel));
+  CHECK(cuModuleGetFunction(&qkv, module, kQkvKernel));
+  CUdeviceptr weights;
+  CHECK(cuMemAlloc(&weights, kUploadBytes));
+  std::vector<unsigned char> host(kUploadBytes, 1);
+  {
+    BRICKPROF_SCOPE(kUploadScope);
+    CHECK(cuMemcpyHtoD(weights, host.data(), kUploadBytes));
+  }
+  for (int layer = 0; layer < kLayers; ++layer) {
+    BRICKPROF_LAYER(layer);
+    {
+      BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
+      CHECK(launch(rmsnorm, kRmsNormGrid, weights));
+    }
+    {
+      BRICKPROF_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, 3 * 4096);
+      for (unsigned grid : kQkvGrids) CHECK(launch(qkv, grid, weights));
+    }
+  }
+  CHECK(cuCtxSynchronize());
+  {
+    BRICKPROF_SCOPE(kDownloadScope);
+    CHECK(cuMemcpyDtoH(host.data(), weights, kDownloadBytes));
+  }
+  CHECK(cuMemFree(weights));
+  CHECK(cuModuleUnload(module));
+  if (!keep_context) CHECK(cuCtxDestroy(ctx));
+  std::fputs(kStdout, stdout);
+  return 0;
+}

@@ -1,0 +1,29 @@
+// What fake_gpu_app does, for the program itself and for the test that
+// checks its trace: two layers of RmsNorm (1 launch) and QkvProjection (3
+// launches), an upload before them and a download after, each in a scope.
+#pragma once
+
+#include <cstdint>
+
+namespace fake_gpu_app {
+
+inline constexpr int kLayers = 2;
+inline constexpr unsigned kRmsNormGrid = 2;         // blocks of the one RmsNorm launch
+inline constexpr unsigned kQkvGrids[] = {3, 4, 5};  // Q, K and V launches, in order
+inline constexpr unsigned kBlock = 256;
+inline constexpr uint64_t kUploadBytes = 256 * 1024;   // H2D in scope "upload"
+inline constexpr uint64_t kDownloadBytes = 16 * 1024;  // D2H in scope "download"
+inline constexpr char kUploadScope[] = "upload";
+inline constexpr char kDownloadScope[] = "download";
+
+inline constexpr char kRmsNormKernel[] = "_Z14rmsnorm_kernelPfPKfi";
+inline constexpr char kQkvKernel[] = "_Z8qkv_gemvPfPKfS1_i";
+inline constexpr char kRmsNormDemangled[] = "rmsnorm_kernel(float*, float const*, int)";
+inline constexpr char kQkvDemangled[] = "qkv_gemv(float*, float const*, float const*, int)";
+
+// argv[1] == kKeepContext: exit without cuCtxDestroy, so the records are
+// still pending when the process exits.
+inline constexpr char kKeepContext[] = "keep-context";
+inline constexpr char kStdout[] = "fake gpu app: 8 launches, 2 copies\n";
+
+}  // namespace fake_gpu_app

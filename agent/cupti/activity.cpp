@@ -128,6 +128,11 @@ bool start_activity(GpuState& s, std::string* why) {
 void flush_activity(GpuState& s) {
   if (!s.activity_on || s.cupti.activity_flush_all == nullptr) return;
   s.cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // Drops are otherwise read when a buffer comes back; ones after the last
+  // buffer (no space left, nothing more delivered) would go uncounted.
+  size_t dropped = 0;
+  if (s.cupti.activity_get_num_dropped(nullptr, 0, &dropped) == CUPTI_SUCCESS)
+    s.dropped_records.fetch_add(dropped);
 }
 
 }  // namespace brickprof::agent

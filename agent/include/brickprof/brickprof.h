@@ -183,71 +183,83 @@ static inline const brickprof_api* brickprof__api(void) {
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define BRICKPROF__HAVE_FAST_PATH 1
+/* A buffer with no room. Each thread starts with it, so its first push asks
+ * the agent, which registers the thread. */
+static uint64_t brickprof__no_room[1] BRICKPROF__UNUSED;
+static brickprof_thread_buffer brickprof__no_buffer BRICKPROF__UNUSED = {brickprof__no_room,
+                                                                        brickprof__no_room};
 /* One per translation unit and thread: this thread's buffer, once known. */
-static __thread brickprof_thread_buffer* brickprof__buffer BRICKPROF__UNUSED;
+static __thread brickprof_thread_buffer* brickprof__buffer BRICKPROF__UNUSED = &brickprof__no_buffer;
 
-/* Room for `words` more words in the thread's buffer, or NULL: then the
- * caller takes the function path, which grows the buffer or counts the drop. */
-static inline uint64_t* brickprof__slot(const brickprof_api* api, long words,
-                                        brickprof_thread_buffer** out) {
-  brickprof_thread_buffer* tb = brickprof__buffer;
-  uint64_t* w;
-  if (BRICKPROF__UNLIKELY(!tb)) {
-    if (api->record_layout != BRICKPROF_RECORD_LAYOUT) return 0;
-    tb = brickprof__buffer = api->thread_buffer();
-    if (!tb) return 0;
-  }
-  w = tb->cur;
-  if (BRICKPROF__UNLIKELY(tb->end - w < words)) {
-    brickprof__buffer = 0; /* look again next time (the agent may have forked) */
-    return 0;
-  }
-  *out = tb;
-  return w;
+/* After the agent handled a record the inline path could not write (first
+ * use on a thread, a full chunk, a fork): take the thread's buffer again. */
+static BRICKPROF__NOINLINE BRICKPROF__UNUSED void brickprof__refresh(const brickprof_api* api) {
+  brickprof_thread_buffer* tb =
+      api->record_layout == BRICKPROF_RECORD_LAYOUT ? api->thread_buffer() : 0;
+  brickprof__buffer = tb ? tb : &brickprof__no_buffer;
 }
 
+/* 0: not recorded; 1: recorded by the agent; BRICKPROF__INLINE: written here. */
+#define BRICKPROF__INLINE 2
 static inline int brickprof__push_fast(const brickprof_api* api, brickprof_site* site,
                                        uint64_t arg) {
   uint32_t state = api->fast_state;
   uint32_t cookie = __atomic_load_n(&site->cookie, __ATOMIC_RELAXED);
-  brickprof_thread_buffer* tb;
-  uint64_t* w;
+  brickprof_thread_buffer* tb = brickprof__buffer;
+  uint64_t* w = tb->cur;
+  int recorded;
   if (state == BRICKPROF_FAST_OFF) return 0;
-  if (state != BRICKPROF_FAST_INLINE || cookie == 0 ||
-      !(w = brickprof__slot(api, BRICKPROF_PUSH_WORDS, &tb)))
-    return api->push(site, arg);
+  if (BRICKPROF__UNLIKELY(state != BRICKPROF_FAST_INLINE || cookie == 0)) return api->push(site, arg);
+  if (BRICKPROF__UNLIKELY(tb->end - w < BRICKPROF_PUSH_WORDS)) {
+    recorded = api->push(site, arg);
+    brickprof__refresh(api);
+    return recorded;
+  }
   w[0] = (uint64_t)(cookie - 1) | BRICKPROF_RECORD_PUSH << 32;
   w[2] = arg;
   w[1] = __builtin_ia32_rdtsc(); /* last: the scope starts here */
   __atomic_store_n(&tb->cur, w + BRICKPROF_PUSH_WORDS, __ATOMIC_RELEASE);
-  return 1;
+  return BRICKPROF__INLINE;
 }
 
-static inline void brickprof__pop_fast(const brickprof_api* api) {
-  uint32_t state = api->fast_state;
-  brickprof_thread_buffer* tb;
-  uint64_t* w;
-  if (state == BRICKPROF_FAST_OFF) return;
-  if (state != BRICKPROF_FAST_INLINE || !(w = brickprof__slot(api, BRICKPROF_POP_WORDS, &tb))) {
+/* Closes a scope whose push was written inline: no state check, so a scope
+ * that was recorded is always closed (even if recording stopped since). */
+static inline void brickprof__pop_inline(const brickprof_api* api) {
+  brickprof_thread_buffer* tb = brickprof__buffer;
+  uint64_t* w = tb->cur;
+  if (BRICKPROF__UNLIKELY(tb->end - w < BRICKPROF_POP_WORDS)) {
     api->pop();
+    brickprof__refresh(api);
     return;
   }
   w[1] = __builtin_ia32_rdtsc();
   w[0] = BRICKPROF_RECORD_POP << 32;
   __atomic_store_n(&tb->cur, w + BRICKPROF_POP_WORDS, __ATOMIC_RELEASE);
 }
+
+static inline void brickprof__pop_fast(const brickprof_api* api) {
+  uint32_t state = api->fast_state;
+  if (state == BRICKPROF_FAST_OFF) return;
+  if (BRICKPROF__UNLIKELY(state != BRICKPROF_FAST_INLINE)) {
+    api->pop();
+    return;
+  }
+  brickprof__pop_inline(api);
+}
 #else
 #define BRICKPROF__HAVE_FAST_PATH 0
+#define BRICKPROF__INLINE 2
 static inline int brickprof__push_fast(const brickprof_api* api, brickprof_site* site,
                                        uint64_t arg) {
   return api->push(site, arg);
 }
 static inline void brickprof__pop_fast(const brickprof_api* api) { api->pop(); }
+static inline void brickprof__pop_inline(const brickprof_api* api) { api->pop(); }
 #endif
 
 static inline int brickprof_push_site(brickprof_site* site, uint64_t arg) {
   const brickprof_api* api = brickprof__api();
-  return api ? brickprof__push_fast(api, site, arg) : 0;
+  return api ? brickprof__push_fast(api, site, arg) != 0 : 0;
 }
 /* `name` is copied; use this for names made at run time. */
 static inline int brickprof_push_name(brickprof_kind kind, const char* name, uint64_t arg) {
@@ -314,20 +326,25 @@ namespace brickprof {
 /* Closes the scope it opened, if the agent recorded it. */
 class ScopeGuard {
  public:
-  ScopeGuard(brickprof_site* site, uint64_t arg) : api_(brickprof__api()) {
-    if (api_ && !brickprof__push_fast(api_, site, arg)) api_ = 0;
+  ScopeGuard(brickprof_site* site, uint64_t arg) : api_(brickprof__api()), how_(0) {
+    if (api_) how_ = brickprof__push_fast(api_, site, arg);
   }
-  ScopeGuard(brickprof_kind kind, const char* name, uint64_t arg) : api_(brickprof__api()) {
-    if (api_ && !api_->push_name(static_cast<int32_t>(kind), name, arg)) api_ = 0;
+  ScopeGuard(brickprof_kind kind, const char* name, uint64_t arg)
+      : api_(brickprof__api()), how_(0) {
+    if (api_) how_ = api_->push_name(static_cast<int32_t>(kind), name, arg);
   }
   ~ScopeGuard() {
-    if (api_) brickprof__pop_fast(api_);
+    if (how_ == BRICKPROF__INLINE)
+      brickprof__pop_inline(api_);
+    else if (how_)
+      api_->pop();
   }
   ScopeGuard(const ScopeGuard&) = delete;
   ScopeGuard& operator=(const ScopeGuard&) = delete;
 
  private:
   const brickprof_api* api_;
+  int how_; /* what brickprof__push_fast returned */
 };
 
 }  // namespace brickprof

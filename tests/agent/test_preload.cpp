@@ -240,13 +240,32 @@ TEST_F(PreloadTest, CProgramRecordsThroughTheC99Api) {
   EXPECT_EQ(t["diagnostics"]["unbalanced_pops"], 0);
 }
 
+// stress_app opens 200000 scopes; the header writes them inline, across
+// many chunk changes (8 KiB up to 2 MiB blocks from the page thread).
+constexpr uint64_t kStressScopes = 200000;
+
+TEST_F(PreloadTest, InlineFastPathLosesNothingAcrossChunks) {
+  Result r = run({BRICKPROF_STRESS_APP}, agent_env());
+  EXPECT_EQ(r.exit_code(), 0);
+  json t = load_only_output();
+  EXPECT_EQ(t["nodes"].size(), kStressScopes);
+  EXPECT_EQ(t["diagnostics"]["dropped_events"], 0);
+  EXPECT_EQ(t["diagnostics"]["unbalanced_pops"], 0);
+  EXPECT_EQ(t["diagnostics"]["open_scopes_at_exit"], 0);
+}
+
 TEST_F(PreloadTest, TinyBufferCountsDroppedEventsInTheOutput) {
   auto env = agent_env();
   env["BRICKPROF_BUFFER_MB"] = "1";
   Result r = run({BRICKPROF_STRESS_APP}, env);
   EXPECT_EQ(r.exit_code(), 0);
   json t = load_only_output();
-  EXPECT_GT(t["diagnostics"]["dropped_events"].get<uint64_t>(), 0u);
+  uint64_t dropped = t["diagnostics"]["dropped_events"].get<uint64_t>();
+  EXPECT_GT(dropped, 0u);
+  // Every scope is either in the trace or counted (a scope cut at its pop
+  // is both: its node stays, closed where the record ends).
+  EXPECT_GE(t["nodes"].size() + dropped, kStressScopes);
+  EXPECT_LE(t["nodes"].size() + dropped, kStressScopes + 1);
   EXPECT_FALSE(t["diagnostics"]["warnings"].empty());
 }
 

@@ -1,7 +1,7 @@
 // Software prefetch for the Q4_K GEMV row loops. The hardware prefetcher
 // alone left the AVX-512 GEMV at ~60% of the read probe on the 2-core VM this
-// was tuned on; fetching ~4 KiB (28 blocks) ahead lifted it to ~85-89%
-// (bench_q4k, median of per-round ratios). Internal linkage on purpose:
+// was tuned on; fetching 8 KiB (57 blocks) ahead lifted it to ~88% (bench_q4k,
+// median of per-round ratios; 2 and 4 KiB were tried too). Internal linkage on purpose:
 // SIMD translation units must not share inline code with the scalar one.
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace bricklayer {
 namespace {
 
-constexpr int kPrefetchBytesAhead = 4096;
+constexpr int kPrefetchBytesAhead = 8192;
 
 // The three cache lines a 144-byte block ahead may span.
 inline void prefetch_block_ahead(const BlockQ4K* block) {

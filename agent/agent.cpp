@@ -141,6 +141,9 @@ Trace build_trace() {
   ReplayResult replayed = replay(threads, clock, end_ticks, trace);
   std::map<uint32_t, std::string> noted_names;
   for (const Recorder::ThreadEvents& t : threads) noted_names[t.tid] = t.name;
+  for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
+    noted_names[kRangeLaneBase + lane] =
+        lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
   fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names);
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();

@@ -18,13 +18,20 @@ namespace {
 // threads; they are the most memory the pool holds beyond BRICKPROF_BUFFER_MB.
 constexpr int kDepth = 4;
 
-std::mutex g_mutex;
-std::condition_variable g_wanted;
-void* g_ready[kDepth];
-int g_ready_count = 0;       // guarded by g_mutex
-bool g_thread_started = false;  // guarded by g_mutex
-bool g_out_of_memory = false;   // guarded by g_mutex
-size_t g_prepared_taken = 0;    // guarded by g_mutex
+// Never destroyed: at exit the thread still waits on the condition
+// variable, and destroying one with a waiter blocks forever.
+struct Pool {
+  std::mutex mutex;
+  std::condition_variable wanted;
+  void* ready[kDepth];
+  int ready_count = 0;          // guarded by mutex
+  bool thread_started = false;  // guarded by mutex
+  bool out_of_memory = false;   // guarded by mutex
+};
+Pool& pool() {
+  static Pool* p = new Pool();
+  return *p;
+}
 
 // Maps kBlockBytes at a kBlockBytes boundary (so a huge page could back it)
 // and asks the kernel to populate it in one call rather than fault by fault.
@@ -47,24 +54,25 @@ void* map_block() {
 }
 
 void* prepare_loop(void*) {
-  std::unique_lock<std::mutex> lock(g_mutex);
+  Pool& p = pool();
+  std::unique_lock<std::mutex> lock(p.mutex);
   for (;;) {
-    g_wanted.wait(lock, [] { return g_ready_count < kDepth; });
+    p.wanted.wait(lock, [&] { return p.ready_count < kDepth; });
     lock.unlock();
     void* block = map_block();
     lock.lock();
     if (!block) {
-      g_out_of_memory = true;  // leave the memory to the program
+      p.out_of_memory = true;  // leave the memory to the program
       return nullptr;
     }
-    g_ready[g_ready_count++] = block;
+    p.ready[p.ready_count++] = block;
   }
 }
 
-// Called with g_mutex held. The thread blocks every signal, so signals meant
-// for the program never run on it.
-void start_thread_locked() {
-  g_thread_started = true;
+// Called with the pool's mutex held. The thread blocks every signal, so
+// signals meant for the program never run on it.
+void start_thread_locked(Pool& p) {
+  p.thread_started = true;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -82,32 +90,28 @@ void start_thread_locked() {
 }  // namespace
 
 void* take_block() {
+  Pool& p = pool();
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (!g_thread_started) start_thread_locked();
-    if (g_ready_count > 0) {
-      ++g_prepared_taken;
-      void* block = g_ready[--g_ready_count];
-      g_wanted.notify_one();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (!p.thread_started) start_thread_locked(p);
+    if (p.ready_count > 0) {
+      void* block = p.ready[--p.ready_count];
+      p.wanted.notify_one();
       return block;
     }
-    if (g_out_of_memory) return nullptr;
-    g_wanted.notify_one();
+    if (p.out_of_memory) return nullptr;
+    p.wanted.notify_one();
   }
   return map_block();
-}
-
-size_t prepared_blocks_taken() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_prepared_taken;
 }
 
 void reset_after_fork() {
   // Ready blocks were copied into the child and stay usable; only the thread
   // is gone (and another parent thread may have held the lock at fork).
-  new (&g_mutex) std::mutex();
-  new (&g_wanted) std::condition_variable();
-  g_thread_started = false;
+  Pool& p = pool();
+  new (&p.mutex) std::mutex();
+  new (&p.wanted) std::condition_variable();
+  p.thread_started = false;
 }
 
 }  // namespace brickprof::agent::page_pool

@@ -16,10 +16,6 @@ constexpr size_t kBlockBytes = 2u << 20;
 // has it, else one mapped on the spot. nullptr when the system has no memory.
 void* take_block();
 
-// Blocks handed out so far that the background thread had prepared (for the
-// benchmark and the diagnostics).
-size_t prepared_blocks_taken();
-
 // In a forked child: the pool's thread did not survive; start over.
 void reset_after_fork();
 

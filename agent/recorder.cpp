@@ -335,6 +335,16 @@ void Recorder::mark(uint32_t site) {
   append(EventType::kMark, site, 0, true, [](uint64_t*) {});
 }
 
+void Recorder::range_start(uint32_t site, uint64_t range_id) {
+  if (!recording()) return;
+  append(EventType::kRangeStart, site, 0, true, [&](uint64_t* w) { w[2] = range_id; });
+}
+
+void Recorder::range_end(uint64_t range_id) {
+  if (!recording()) return;
+  append(EventType::kRangeEnd, 0, 0, true, [&](uint64_t* w) { w[2] = range_id; });
+}
+
 namespace {
 volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
 

@@ -21,6 +21,8 @@ enum class EventType : uint8_t {
   kCudaApi,    // tsc = API enter, a = correlation id, b = API exit tsc, site = API name
   kGraphNode,  // a = CUDA graph node id created under the current scope
   kMark,       // an instant (NVTX mark); site = its name
+  kRangeStart,  // a = range id; site = its name (the range may end on another thread)
+  kRangeEnd,    // a = range id
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -28,7 +30,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF_RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -80,6 +82,8 @@ class Recorder {
                        uint64_t correlation);
   static void graph_node(uint64_t graph_node_id);
   static void mark(uint32_t site);
+  static void range_start(uint32_t site, uint64_t range_id);
+  static void range_end(uint64_t range_id);
 
   // Called on the popping thread just before a scope's end is timestamped,
   // with the kind of scope that ends; BRICKPROF_SYNC=per-layer|immediate

@@ -1,7 +1,9 @@
 // Replays per-thread event streams into CPU nodes (see replay.h).
 #include "agent/replay.h"
 
+#include <algorithm>
 #include <cstring>
+#include <queue>
 #include <string>
 #include <unordered_map>
 
@@ -39,6 +41,50 @@ class NameCache {
   std::unordered_map<uint64_t, StringId> layers_;
 };
 
+struct RangeStart {
+  uint64_t id;
+  uint64_t tsc;
+  uint32_t site;
+  bool operator<(const RangeStart& o) const { return tsc < o.tsc; }
+};
+
+// Start/end ranges become root nodes, each on the first range lane free at
+// its start (interval partitioning: as few lanes as ranges ever overlap).
+void place_ranges(std::vector<RangeStart>& starts,
+                  const std::unordered_map<uint64_t, uint64_t>& ends, const Clock& clock,
+                  uint64_t end_tsc, NameCache& names, Trace& trace, ReplayResult& result) {
+  std::sort(starts.begin(), starts.end());
+  using LaneEnd = std::pair<int64_t, uint32_t>;  // (busy until, lane)
+  std::priority_queue<LaneEnd, std::vector<LaneEnd>, std::greater<LaneEnd>> lanes;
+  size_t matched_ends = 0;
+  for (const RangeStart& r : starts) {
+    auto end = ends.find(r.id);
+    if (end == ends.end())
+      ++result.open_scopes_at_exit;
+    else
+      ++matched_ends;
+    SiteInfo info = Recorder::site(r.site);
+    Node n;
+    n.kind = info.kind == NodeKind::kBrick ? NodeKind::kBrick : NodeKind::kScope;
+    n.name = names.site_name(info);
+    n.brick_id = info.brick_id;
+    n.category = info.category;
+    n.start_ns = clock.to_ns(r.tsc);
+    n.end_ns = std::max(n.start_ns, clock.to_ns(end == ends.end() ? end_tsc : end->second));
+    uint32_t lane;
+    if (!lanes.empty() && lanes.top().first <= n.start_ns) {
+      lane = lanes.top().second;
+      lanes.pop();
+    } else {
+      lane = result.range_lanes++;
+    }
+    lanes.push({n.end_ns, lane});
+    n.thread = kRangeLaneBase + lane;
+    trace.add_node(n);
+  }
+  result.unbalanced_pops += ends.size() - matched_ends;  // ends of ranges never started
+}
+
 }  // namespace
 
 ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Clock& clock,
@@ -46,6 +92,8 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
   ReplayResult result;
   NameCache names(trace);
   std::vector<uint32_t> open;
+  std::vector<RangeStart> range_starts;
+  std::unordered_map<uint64_t, uint64_t> range_ends;  // id -> tsc
   for (const Recorder::ThreadEvents& te : threads) {
     open.clear();
     uint64_t last_tsc = 0;
@@ -103,6 +151,12 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
           case EventType::kGraphNode:
             result.launches.scope_of_graph_node[e.a] = top;
             break;
+          case EventType::kRangeStart:
+            range_starts.push_back({e.a, e.tsc, e.site()});
+            break;
+          case EventType::kRangeEnd:
+            range_ends[e.a] = e.tsc;
+            break;
         }
       }
     }
@@ -112,6 +166,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     if (!te.truncated) result.open_scopes_at_exit += open.size();
     for (uint32_t id : open) trace.nodes[id].end_ns = std::max(close_ns, trace.nodes[id].start_ns);
   }
+  place_ranges(range_starts, range_ends, clock, end_tsc, names, trace, result);
   return result;
 }
 

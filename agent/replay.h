@@ -28,12 +28,14 @@ struct LaunchIndex {
 
 struct ReplayResult {
   LaunchIndex launches;
-  uint64_t unbalanced_pops = 0;
+  uint64_t unbalanced_pops = 0;  // pops, and range ends, without a start
   uint64_t open_scopes_at_exit = 0;
+  uint32_t range_lanes = 0;  // threads kRangeLaneBase + [0, range_lanes) hold start/end ranges
 };
 
-// Appends CPU nodes (layers, bricks, scopes, marks) with contains edges.
-// Scopes still open at the end are closed at `end_tsc` and counted.
+// Appends CPU nodes (layers, bricks, scopes, marks) with contains edges, and
+// start/end ranges as root nodes on range lanes. Scopes and ranges still open
+// at the end are closed at `end_tsc` and counted.
 ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Clock& clock,
                     uint64_t end_tsc, Trace& trace);
 

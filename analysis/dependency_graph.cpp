@@ -103,6 +103,7 @@ void Builder::classify() {
   intervals_.reserve(t_.nodes.size());
   for (uint32_t i = 0; i < t_.nodes.size(); ++i) {
     const Node& n = t_.nodes[i];
+    if (is_range_lane(n.thread)) continue;  // annotations, not work
     if (is_cpu_kind(n.kind)) {
       intervals_.push_back({n.start_ns, n.end_ns, i, thread_lane(n.thread), false});
       continue;

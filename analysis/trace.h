@@ -42,6 +42,13 @@ inline bool is_cpu_kind(NodeKind k) {
 }
 inline bool is_gpu_kind(NodeKind k) { return !is_cpu_kind(k); }
 
+// Start/end ranges (NVTX) may end on another thread and overlap each other, so
+// they live on lanes of their own: "threads" numbered from here (above any
+// Linux thread id), each holding ranges that do not overlap. They are
+// annotations, not work: the dependency graph leaves them out.
+constexpr uint32_t kRangeLaneBase = 0x80000000u;
+inline bool is_range_lane(uint32_t thread) { return thread >= kRangeLaneBase; }
+
 // One node of the execution graph. GPU nodes keep their device-side details
 // in Trace::gpu (indexed by `detail`) so CPU scopes stay small.
 struct Node {

@@ -3,8 +3,9 @@
 // Push/pop (A, W, Ex; global and per-domain) map to Recorder::push/pop on
 // the calling thread. Marks map to Recorder::mark. Start/end ranges may end
 // on another thread, which a per-thread scope stack cannot express: they are
-// recorded as two marks, "<name>" where it starts and "<name> [end]" where it
-// ends, and never disturb the push/pop nesting.
+// recorded as start and end events with the range's id and become nodes on
+// range lanes of their own (kRangeLaneBase), never disturbing the push/pop
+// nesting.
 #include "agent/nvtx/nvtx_injection.h"
 
 #include <nvtx3/nvToolsExt.h>
@@ -125,20 +126,15 @@ int push(Resolved r) {
 }
 int pop() { return Recorder::pop() ? 0 : -1; }
 
-// Range ids: the name's site in the low bits with a sequence number above,
-// so the end mark can name the range without a shared table.
+// Start and end are recorded on whichever threads call them; the dump pairs
+// them by id (see replay.cpp).
 std::atomic<uint64_t> g_range_seq{1};
 nvtxRangeId_t start_range(Resolved r) {
-  Recorder::mark(r.site);
-  return (g_range_seq.fetch_add(1) << 32) | r.site;
+  nvtxRangeId_t id = g_range_seq.fetch_add(1, std::memory_order_relaxed);
+  Recorder::range_start(r.site, id);
+  return id;
 }
-void end_range(nvtxRangeId_t id) {
-  uint32_t site = static_cast<uint32_t>(id & 0xffffffffu);
-  SiteInfo info = Recorder::site(site);
-  std::string name(Recorder::strings().view(info.name));
-  // Rare (one per async range end), so the interning lock is acceptable.
-  Recorder::mark(Recorder::intern_named(name + " [end]", NodeKind::kScope));
-}
+void end_range(nvtxRangeId_t id) { Recorder::range_end(id); }
 
 // Core module.
 void NVTX_API mark_ex(const nvtxEventAttributes_t* a) { Recorder::mark(resolve_attributes(a).site); }

@@ -45,7 +45,7 @@ for layer in (0, 1):
         (f"{L}/GateProjection/Activation", "brick"),
         (f"{L}/custom_softmax", "scope"),
     ]
-expected += [("async_load", "scope"), ("async_load [end]", "scope")]
+expected += [("async_load", "scope"), ("overlap_a", "scope"), ("overlap_b", "scope")]
 missing = [e for e in expected if e not in paths]
 extra = [p for p in paths if p not in expected]
 if missing or extra:
@@ -58,4 +58,19 @@ assert all(n["end_ns"] >= n["start_ns"] for n in nodes)
 for l in layers:
     kids = [n for n in nodes if n.get("parent") == l["id"]]
     assert all(l["start_ns"] <= k["start_ns"] and k["end_ns"] <= l["end_ns"] for k in kids)
+# The start/end range is one node on a range lane of its own, spanning the
+# work(100) between start and end, and named in the thread list.
+RANGE_LANE_BASE = 0x80000000
+(async_range,) = [n for n in nodes if n["name"] == "async_load"]
+assert async_range["thread"] == RANGE_LANE_BASE, async_range
+assert async_range["end_ns"] > async_range["start_ns"], async_range
+assert async_range["start_ns"] >= max(l["end_ns"] for l in layers), async_range
+threads = {t["tid"]: t["name"] for t in trace["threads"]}
+assert threads.get(RANGE_LANE_BASE) == "NVTX ranges", threads
+(a,) = [n for n in nodes if n["name"] == "overlap_a"]
+(b,) = [n for n in nodes if n["name"] == "overlap_b"]
+assert a["start_ns"] < b["start_ns"] < a["end_ns"] < b["end_ns"], (a, b)
+assert {a["thread"], b["thread"]} == {RANGE_LANE_BASE, RANGE_LANE_BASE + 1}, (a, b)
+assert threads.get(RANGE_LANE_BASE + 1) == "NVTX ranges 2", threads
+assert d["open_scopes_at_exit"] == 0, d
 print("ok:", len(nodes), "nodes;", "nvtx status:", d.get("nvtx"))

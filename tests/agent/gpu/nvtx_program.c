@@ -59,6 +59,17 @@ int main(void) {
   nvtxRangeId_t id = nvtxRangeStartA("async_load");
   work(100);
   nvtxRangeEnd(id);
+  /* Overlapping, not nested: needs a second range lane. */
+  {
+    nvtxRangeId_t a = nvtxRangeStartA("overlap_a");
+    nvtxRangeId_t b;
+    work(100);
+    b = nvtxRangeStartA("overlap_b");
+    work(100);
+    nvtxRangeEnd(a);
+    work(100);
+    nvtxRangeEnd(b);
+  }
   printf("nvtx program done\n");
   return 0;
 }

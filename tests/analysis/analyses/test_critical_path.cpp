@@ -2,6 +2,7 @@
 // example on threads and on streams, a serial trace, a cycle).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -94,6 +95,27 @@ TEST(CriticalPath, SerialTraceIsTheTimeline) {
             "│ (untracked CPU time) (50.0µs)\n"
             "└ QkvProjection (200.0µs)\n"
             "No cross-stream or cross-thread work: the critical path is the timeline itself.\n");
+}
+
+// A start/end range (NVTX) on a range lane is an annotation: a long one must
+// not become the critical path, nor add a lane of parallel work.
+TEST(CriticalPath, RangeLanesAreNotWork) {
+  Trace t = load("serial.json");
+  std::ostringstream before;
+  render_critical_path(t, before, false);
+  Node range;
+  range.kind = NodeKind::kScope;
+  range.name = t.strings.intern("async_load");
+  range.thread = kRangeLaneBase;
+  range.start_ns = t.nodes.front().start_ns;
+  for (const Node& n : t.nodes) {  // the whole run, as long as the path itself
+    range.start_ns = std::min(range.start_ns, n.start_ns);
+    range.end_ns = std::max(range.end_ns, n.end_ns);
+  }
+  t.add_node(range);
+  std::ostringstream after;
+  render_critical_path(t, after, false);
+  EXPECT_EQ(after.str(), before.str());
 }
 
 TEST(CriticalPath, CycleIsAClearError) {

@@ -1,4 +1,4 @@
-// Feeds a large JSON array to simdjson a few megabytes at a time: runs of
+// Feeds a large JSON array to simdjson a megabyte or so at a time: runs of
 // whole elements are cut by json_scan, copied into a padded buffer and
 // indexed (simdjson's stage 1) on a second thread while the caller walks the
 // previous run, so cutting, copying and indexing overlap the reader's work.

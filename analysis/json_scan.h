@@ -1,6 +1,6 @@
 // A minimal structural scanner for JSON text: finds where a value ends and
 // cuts large arrays into batches of whole elements, so the trace reader can
-// stream multi-gigabyte files through simdjson a few megabytes at a time.
+// stream multi-gigabyte files through simdjson a megabyte or so at a time.
 // It checks nesting, bracket kinds and string quoting only; simdjson
 // validates the rest.
 #pragma once

@@ -18,7 +18,7 @@ std::string to_json(const Trace& t) {
   return out.str();
 }
 
-// About 13 MB of JSON: several 4 MB batches of nodes and of edges.
+// About 13 MB of JSON: many 1 MB batches of nodes and of edges.
 const std::string& big_json() {
   static const std::string text = [] {
     GeneratorConfig config;

@@ -69,6 +69,7 @@ class NameCache {
     StringId id = 0;
   };
   static size_t slot(std::string_view s) {
+    if (s.empty()) return 0;
     uint64_t head = 0, tail = 0;
     size_t n = std::min<size_t>(8, s.size());
     std::memcpy(&head, s.data(), n);

@@ -87,9 +87,13 @@ CriticalPath compute_critical_path(const Trace& trace, const DependencyGraph& g)
   // Drop empty steps (zero-length pieces) unless the path is nothing else.
   std::erase_if(cp.steps, [&](const PathStep& s) { return s.duration_ns == 0 && cp.steps.size() > 1; });
 
-  // Per node: least slack over its activities.
+  // Per node: least slack over its activities. Reserved: millions of owners
+  // would otherwise be copied at every regrowth.
   std::vector<uint32_t> slot(trace.nodes.size(), kNoNode);
+  std::vector<uint8_t> busy(g.lanes.size(), 0);
+  cp.nodes.reserve(std::min(trace.nodes.size(), n));
   for (uint32_t v = 0; v < n; ++v) {
+    if (g.duration[v] > 0) busy[g.lane[v]] = 1;
     uint32_t node = g.owner[v];
     if (node == kNoNode) continue;
     if (slot[node] == kNoNode) {
@@ -100,9 +104,6 @@ CriticalPath compute_critical_path(const Trace& trace, const DependencyGraph& g)
     s.slack_ns = std::min(s.slack_ns, cp.slack[v]);
     s.duration_ns += g.duration[v];
   }
-  std::vector<uint8_t> busy(g.lanes.size(), 0);
-  for (uint32_t v = 0; v < n; ++v)
-    if (g.duration[v] > 0) busy[g.lane[v]] = 1;
   for (uint8_t b : busy) cp.busy_lanes += b;
   return cp;
 }

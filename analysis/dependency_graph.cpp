@@ -57,6 +57,7 @@ class Builder {
   uint32_t thread_lane(uint32_t thread);
   uint32_t stream_lane(uint32_t device, uint32_t stream);
   void classify();
+  void reserve();
   void sweep_threads();
   void sweep_one(size_t iv_begin, size_t iv_end, size_t pt_begin, size_t pt_end);
   uint32_t add_activity(uint32_t owner, uint32_t lane, int64_t start, int64_t dur);
@@ -70,7 +71,11 @@ class Builder {
   DependencyGraph g_;
   std::unordered_map<uint32_t, uint32_t> thread_lanes_;
   std::unordered_map<uint64_t, uint32_t> stream_lanes_;
+  uint32_t last_thread_ = 0, last_thread_lane_ = kNoNode;
+  uint64_t last_stream_ = 0;
+  uint32_t last_stream_lane_ = kNoNode;
   std::vector<Interval> intervals_;
+  size_t waits_ = 0;  // host-wait intervals among them
   std::vector<IssuePoint> points_;
   std::vector<StreamOp> ops_;
   std::vector<uint32_t> first_, last_;         // per node: its first/last activity
@@ -85,22 +90,30 @@ class Builder {
   std::vector<uint32_t> lanes_of_device_;
 };
 
+// Consecutive nodes mostly share a thread (and a stream): the last answer is
+// kept so the maps are hashed only when the lane changes.
 uint32_t Builder::thread_lane(uint32_t thread) {
+  if (last_thread_lane_ != kNoNode && thread == last_thread_) return last_thread_lane_;
   auto [it, added] = thread_lanes_.emplace(thread, static_cast<uint32_t>(g_.lanes.size()));
   if (added) g_.lanes.push_back(Lane{Lane::Kind::kThread, thread, 0, 0});
-  return it->second;
+  last_thread_ = thread;
+  return last_thread_lane_ = it->second;
 }
 
 uint32_t Builder::stream_lane(uint32_t device, uint32_t stream) {
   uint64_t key = (static_cast<uint64_t>(device) << 32) | stream;
+  if (last_stream_lane_ != kNoNode && key == last_stream_) return last_stream_lane_;
   auto [it, added] = stream_lanes_.emplace(key, static_cast<uint32_t>(g_.lanes.size()));
   if (added) g_.lanes.push_back(Lane{Lane::Kind::kStream, 0, device, stream});
-  return it->second;
+  last_stream_ = key;
+  return last_stream_lane_ = it->second;
 }
 
 // Sorts every node into thread intervals, issue points and stream operations.
 void Builder::classify() {
   intervals_.reserve(t_.nodes.size());
+  ops_.reserve(t_.gpu.size());
+  points_.reserve(t_.gpu.size());
   for (uint32_t i = 0; i < t_.nodes.size(); ++i) {
     const Node& n = t_.nodes[i];
     if (is_range_lane(n.thread)) continue;  // annotations, not work
@@ -115,6 +128,7 @@ void Builder::classify() {
       bool marker = d->sync == SyncKind::kStreamWait || is_event_record(t_, n);
       if (!marker) {
         intervals_.push_back({n.start_ns, n.end_ns, i, thread_lane(n.thread), true});
+        ++waits_;
         continue;
       }
       int64_t issue = d->api_start_ns ? d->api_start_ns : n.start_ns;
@@ -128,8 +142,10 @@ void Builder::classify() {
     if (d->api_start_ns) {
       points_.push_back({d->api_start_ns, i, thread_lane(n.thread)});
       bool blocking = n.kind != NodeKind::kKernel && d->api_end_ns >= n.end_ns;
-      if (blocking)
+      if (blocking) {
         intervals_.push_back({d->api_start_ns, d->api_end_ns, i, thread_lane(n.thread), true});
+        ++waits_;
+      }
     } else if (n.parent != kNoNode && is_cpu_kind(t_.nodes[n.parent].kind)) {
       // No API times (hand-made trace): the launching scope had run at least
       // until the kernel started, or until it ended.
@@ -219,6 +235,21 @@ void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
   while (next_point_ < points_end_) issued_from_[next_point_++] = last_act_;
 }
 
+// Room for every activity and edge up front: 10^7-node traces make tens of
+// millions of each, and regrowing would copy (and briefly double) them.
+// Capacity that stays unused is never touched, so it costs no memory.
+void Builder::reserve() {
+  // A thread interval makes at most two pieces, an issue point one more.
+  size_t acts = 2 * intervals_.size() + points_.size() + ops_.size() + g_.lanes.size();
+  g_.owner.reserve(acts);
+  g_.lane.reserve(acts);
+  g_.start.reserve(acts);
+  g_.duration.reserve(acts);
+  // Program/issue order, launches, record -> stream wait, sources of host
+  // waits (a few each), the trace's own edges.
+  edges_.reserve(acts + points_.size() + ops_.size() + 4 * waits_ + t_.edges.size());
+}
+
 void Builder::sweep_threads() {
   size_t lanes = g_.lanes.size();
   group_by_lane(intervals_, lanes);
@@ -264,54 +295,100 @@ void Builder::build_streams() {
   std::vector<uint32_t>().swap(issued_from_);
 }
 
-// Latest op in `ops` issued at or before `t`, or kNoNode.
-uint32_t latest_before(const std::vector<std::pair<int64_t, uint32_t>>& ops, int64_t t) {
-  auto it = std::upper_bound(ops.begin(), ops.end(), t,
+// Latest op in `ops` issued at or before `t`, or kNoNode. `hint` is where
+// the previous search on these ops ended: waits come in time order per
+// thread, so searching outward from it (doubling steps) touches a few nearby
+// entries instead of a cache-missing binary search over millions.
+uint32_t latest_before(const std::vector<std::pair<int64_t, uint32_t>>& ops, int64_t t,
+                       size_t& hint) {
+  // First index whose issue time is after t, in [lo, hi).
+  size_t lo = 0, hi = ops.size();
+  size_t h = std::min(hint, ops.size());
+  if (h < ops.size() && ops[h].first <= t) {  // answer at or after h: gallop up
+    lo = h + 1;
+    for (size_t step = 1; lo < hi; step *= 2) {
+      size_t probe = std::min(hi, h + step);
+      if (probe < hi && ops[probe].first <= t) {
+        lo = probe + 1;
+      } else {
+        hi = probe;
+        break;
+      }
+    }
+  } else {  // answer before h: gallop down
+    hi = h;
+    for (size_t step = 1; lo < hi; step *= 2) {
+      size_t probe = h >= step ? h - step : 0;
+      if (ops[probe].first > t) {
+        hi = probe;
+        if (probe == 0) break;
+      } else {
+        lo = probe + 1;
+        break;
+      }
+    }
+  }
+  auto it = std::upper_bound(ops.begin() + static_cast<std::ptrdiff_t>(lo),
+                             ops.begin() + static_cast<std::ptrdiff_t>(hi), t,
                              [](int64_t v, const std::pair<int64_t, uint32_t>& e) {
                                return v < e.first;
                              });
+  hint = static_cast<size_t>(it - ops.begin());
   return it == ops.begin() ? kNoNode : std::prev(it)->second;
 }
 
 // Host waits and stream waits get the GPU work they wait for as predecessors.
 void Builder::link_waits() {
-  // Event records by event id, in issue order.
-  std::unordered_map<uint64_t, std::vector<std::pair<int64_t, uint32_t>>> records;
+  // Event records by event id, in issue order: one sorted array, not a list
+  // per event (a 10^7-node trace records hundreds of thousands of events).
+  struct Record {
+    uint64_t event;
+    int64_t issue;
+    uint32_t act;
+    bool operator<(const Record& o) const {
+      return event != o.event ? event < o.event : issue != o.issue ? issue < o.issue : act < o.act;
+    }
+  };
+  std::vector<Record> records, stream_waits;  // one pass over the ops collects both
   for (uint32_t l = 0; l < lane_ops_.size(); ++l)
     for (const auto& [issue, act] : lane_ops_[l]) {
       const Node& n = t_.nodes[g_.owner[act]];
-      if (n.kind == NodeKind::kSync && is_event_record(t_, n))
-        records[t_.detail(n)->event].emplace_back(issue, act);
+      if (n.kind != NodeKind::kSync) continue;
+      if (t_.detail(n)->sync == SyncKind::kStreamWait)
+        stream_waits.push_back({t_.detail(n)->event, issue, act});
+      else if (is_event_record(t_, n))
+        records.push_back({t_.detail(n)->event, issue, act});
     }
-  for (auto& [event, list] : records) std::sort(list.begin(), list.end());
+  std::sort(records.begin(), records.end());
+  // Latest record of `event` issued at or before `t`, or kNoNode.
   auto record_before = [&](uint64_t event, int64_t t) {
-    auto it = records.find(event);
-    return it == records.end() ? kNoNode : latest_before(it->second, t);
+    auto it = std::upper_bound(records.begin(), records.end(), Record{event, t, kNoNode});
+    return it == records.begin() || std::prev(it)->event != event ? kNoNode : std::prev(it)->act;
   };
   // Stream waits: the record they name -> the wait marker.
-  for (uint32_t l = 0; l < lane_ops_.size(); ++l)
-    for (const auto& [issue, act] : lane_ops_[l]) {
-      const Node& n = t_.nodes[g_.owner[act]];
-      if (n.kind != NodeKind::kSync || t_.detail(n)->sync != SyncKind::kStreamWait) continue;
-      uint32_t rec = record_before(t_.detail(n)->event, issue);
-      if (rec != kNoNode) edges_.emplace_back(rec, act);
-    }
+  for (const Record& w : stream_waits) {
+    uint32_t rec = record_before(w.event, w.issue);
+    if (rec != kNoNode) edges_.emplace_back(rec, w.act);
+  }
+  std::vector<uint32_t> sources;
+  std::vector<size_t> hints(lane_ops_.size(), 0);  // per stream lane, for latest_before
   for (const auto& [node, act] : wait_acts_) {
     const Node& n = t_.nodes[node];
     const GpuDetail* d = t_.detail(n);
     int64_t wait_start = g_.start[act];
-    std::vector<uint32_t> sources;
+    sources.clear();
     if (n.kind != NodeKind::kSync) {
       sources.push_back(last_[node]);  // blocking copy: its GPU side
     } else if (d && d->sync == SyncKind::kEvent) {
       sources.push_back(record_before(d->event, wait_start));
     } else if (d && d->sync == SyncKind::kStream) {
       auto it = stream_lanes_.find((static_cast<uint64_t>(d->device) << 32) | d->stream);
-      if (it != stream_lanes_.end()) sources.push_back(latest_before(lane_ops_[it->second], wait_start));
+      if (it != stream_lanes_.end())
+        sources.push_back(latest_before(lane_ops_[it->second], wait_start, hints[it->second]));
     } else if (d && (d->sync == SyncKind::kContext || d->sync == SyncKind::kDevice)) {
       for (uint32_t l = 0; l < g_.lanes.size(); ++l)
         if (g_.lanes[l].kind == Lane::Kind::kStream && g_.lanes[l].device == d->device)
-          sources.push_back(latest_before(lane_ops_[l], wait_start));
+          sources.push_back(latest_before(lane_ops_[l], wait_start, hints[l]));
     }
     int64_t gpu_done = wait_start;
     for (uint32_t s : sources) {
@@ -395,6 +472,7 @@ void Builder::order() {
 
 DependencyGraph Builder::build() {
   classify();
+  reserve();
   sweep_threads();
   build_streams();
   link_waits();

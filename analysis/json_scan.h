@@ -1,7 +1,8 @@
 // A minimal structural scanner for JSON text: finds where a value ends and
 // cuts large arrays into batches of whole elements, so the trace reader can
-// stream multi-gigabyte files through simdjson a few megabytes at a time.
-// It checks nesting and string quoting only; simdjson validates the rest.
+// stream multi-gigabyte files through simdjson a megabyte or so at a time.
+// It checks nesting, bracket kinds and string quoting only; simdjson
+// validates the rest.
 #pragma once
 
 #include <cstddef>
@@ -18,34 +19,35 @@ size_t json_string_end(std::string_view text, size_t i);
 // (truncated, or unbalanced brackets).
 size_t json_value_end(std::string_view text, size_t i);
 
-// `i` at '[' of an array: calls on_batch(begin, end, count) for runs of whole
-// elements of about `batch_bytes` (text[begin, end) holds `count` elements
-// separated by commas) and returns the index just past ']', or kScanFailed.
+// One run of whole array elements: text[begin, end) holds them; `next` is
+// where the following run starts (after the comma), or, when `last`, the
+// index just past the array's ']'.
+struct ArrayBatch {
+  size_t end = kScanFailed;
+  size_t next = kScanFailed;
+  bool last = false;
+};
+// `begin` at the first character of an element (outside any string): the
+// shortest run of elements reaching `min_bytes`, cut only after an element
+// that is an object or array; end == kScanFailed when the text is truncated
+// or its brackets do not match.
+ArrayBatch next_json_array_batch(std::string_view text, size_t begin, size_t min_bytes);
+
+// `i` at '[' of an array: calls on_batch(begin, end) for runs of whole
+// elements of about `batch_bytes` (text[begin, end) holds elements separated
+// by commas, possibly followed by spaces) and returns the index just past
+// ']', or kScanFailed.
 template <typename OnBatch>
 size_t scan_json_array(std::string_view text, size_t i, size_t batch_bytes, OnBatch on_batch) {
-  ++i;  // '['
-  i = skip_json_space(text, i);
-  if (i < text.size() && text[i] == ']') return i + 1;
-  size_t begin = i, count = 0;
-  while (i < text.size()) {
-    size_t end = json_value_end(text, i);
-    if (end == kScanFailed) return kScanFailed;
-    ++count;
-    size_t next = skip_json_space(text, end);
-    if (next >= text.size()) return kScanFailed;
-    if (text[next] == ']') {
-      on_batch(begin, end, count);
-      return next + 1;
-    }
-    if (text[next] != ',') return kScanFailed;
-    if (end - begin >= batch_bytes) {
-      on_batch(begin, end, count);
-      begin = skip_json_space(text, next + 1);
-      count = 0;
-    }
-    i = skip_json_space(text, next + 1);
+  size_t begin = skip_json_space(text, i + 1);
+  if (begin < text.size() && text[begin] == ']') return begin + 1;
+  while (true) {
+    ArrayBatch b = next_json_array_batch(text, begin, batch_bytes);
+    if (b.end == kScanFailed) return kScanFailed;
+    on_batch(begin, b.end);
+    if (b.last) return b.next;
+    begin = skip_json_space(text, b.next);
   }
-  return kScanFailed;
 }
 
 }  // namespace brickprof

@@ -9,23 +9,28 @@ namespace brickprof {
 
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
-  for (char c : text) {
+  // Names and labels rarely need escaping: copy each run of plain characters
+  // in one append (char by char was a fifth of the time to export a trace).
+  size_t run = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    out.append(text.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char esc[8];
-          std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
-          out += esc;
-        } else {
-          out.push_back(c);
-        }
+      default: {
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
+        out += esc;
+      }
     }
   }
+  out.append(text.data() + run, text.size() - run);
   out.push_back('"');
 }
 
@@ -121,9 +126,9 @@ JsonWriter& JsonWriter::null() {
 
 JsonWriter& JsonWriter::hex(uint64_t v) {
   separate();
-  char tmp[24];
-  std::snprintf(tmp, sizeof tmp, "\"0x%016llx\"", static_cast<unsigned long long>(v));
-  buffer_ += tmp;
+  char tmp[] = "\"0x0000000000000000\"";
+  for (int i = 0; i < 16; ++i) tmp[18 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
+  buffer_.append(tmp, sizeof tmp - 1);
   return *this;
 }
 

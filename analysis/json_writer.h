@@ -54,7 +54,7 @@ class JsonWriter {
   static constexpr size_t kFlushAt = 1 << 20;
   std::ostream& out_;
   std::string buffer_;
-  std::vector<bool> first_;  // per open container: no element written yet
+  std::vector<uint8_t> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };
 

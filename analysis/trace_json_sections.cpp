@@ -1,0 +1,135 @@
+// Readers of the trace's small sections: process, diagnostics, devices,
+// threads, ptx (see trace_json_values.h). Unknown keys are ignored.
+#include "analysis/trace_json_values.h"
+
+namespace brickprof::json_read {
+
+void read_process(od::object obj, ProcessInfo& p, Cursor& c) {
+  c.section = "process";
+  for (auto f : obj) {
+    std::string_view k = f.unescaped_key();
+    c.key = k;
+    od::value v = f.value();
+    if (k == "pid")
+      p.pid = get_int(v, c);
+    else if (k == "ppid")
+      p.ppid = get_int(v, c);
+    else if (k == "program")
+      p.program = get_string(v, c);
+    else if (k == "cmdline")
+      p.cmdline = get_string(v, c);
+    else if (k == "host")
+      p.host = get_string(v, c);
+    else if (k == "rank")
+      p.rank = get_int(v, c);
+    else if (k == "start_ns")
+      p.start_ns = get_int(v, c);
+    else if (k == "end_ns")
+      p.end_ns = get_int(v, c);
+    else if (k == "clock")
+      p.clock = get_string(v, c);
+  }
+}
+
+void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
+  c.section = "diagnostics";
+  for (auto f : obj) {
+    std::string_view k = f.unescaped_key();
+    c.key = k;
+    od::value v = f.value();
+    if (k == "cupti")
+      d.cupti = get_string(v, c);
+    else if (k == "nvtx")
+      d.nvtx = get_string(v, c);
+    else if (k == "dropped_events")
+      d.dropped_events = get_uint(v, c);
+    else if (k == "dropped_activity_records")
+      d.dropped_activity_records = get_uint(v, c);
+    else if (k == "zero_timestamp_records")
+      d.zero_timestamp_records = get_uint(v, c);
+    else if (k == "unbalanced_pops")
+      d.unbalanced_pops = get_uint(v, c);
+    else if (k == "open_scopes_at_exit")
+      d.open_scopes_at_exit = get_uint(v, c);
+    else if (k == "warnings")
+      for (auto w : v.get_array()) d.warnings.emplace_back(get_string(w.value(), c));
+  }
+}
+
+void read_devices(od::array arr, std::vector<Device>& out, Cursor& c) {
+  c.section = "devices";
+  c.index = 0;
+  for (auto element : arr) {
+    Device dev;
+    for (auto f : element.get_object()) {
+      std::string_view k = f.unescaped_key();
+      c.key = k;
+      od::value v = f.value();
+      if (k == "id")
+        dev.id = static_cast<uint32_t>(get_uint(v, c));
+      else if (k == "name")
+        dev.name = get_string(v, c);
+      else if (k == "sm_count")
+        dev.sm_count = static_cast<uint32_t>(get_uint(v, c));
+      else if (k == "clock_mhz")
+        dev.clock_mhz = get_double(v, c);
+      else if (k == "memory_clock_mhz")
+        dev.memory_clock_mhz = get_double(v, c);
+      else if (k == "memory_bus_bits")
+        dev.memory_bus_bits = static_cast<uint32_t>(get_uint(v, c));
+      else if (k == "peak_gflops")
+        dev.peak_gflops = get_double(v, c);
+      else if (k == "peak_gbps")
+        dev.peak_gbps = get_double(v, c);
+      else if (k == "peaks_source")
+        dev.peaks_source = get_string(v, c);
+    }
+    out.push_back(std::move(dev));
+    ++c.index;
+  }
+  c.index = -1;
+}
+
+void read_threads(od::array arr, std::vector<ThreadInfo>& out, Cursor& c) {
+  c.section = "threads";
+  for (auto element : arr) {
+    ThreadInfo th;
+    for (auto f : element.get_object()) {
+      std::string_view k = f.unescaped_key();
+      c.key = k;
+      if (k == "tid")
+        th.tid = static_cast<uint32_t>(get_uint(f.value(), c));
+      else if (k == "name")
+        th.name = get_string(f.value(), c);
+    }
+    out.push_back(std::move(th));
+  }
+}
+
+void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c) {
+  c.section = "ptx";
+  c.index = 0;
+  for (auto element : arr) {
+    PtxModule m;
+    for (auto f : element.get_object()) {
+      std::string_view k = f.unescaped_key();
+      c.key = k;
+      od::value v = f.value();
+      if (k == "hash")
+        m.hash = get_hash(v, c);
+      else if (k == "kind")
+        m.kind = get_string(v, c);
+      else if (k == "bytes")
+        m.bytes = get_uint(v, c);
+      else if (k == "source")
+        m.source = get_string(v, c);
+      else if (k == "kernels")
+        for (auto name : v.get_array()) m.kernels.emplace_back(get_string(name.value(), c));
+    }
+    out.push_back(std::move(m));
+    ++c.index;
+  }
+  c.index = -1;
+}
+
+}  // namespace brickprof::json_read

@@ -1,0 +1,118 @@
+// The streaming reader beyond the small fixtures: traces of many batches
+// (cut and indexed on a second thread), errors found late in a big file,
+// node ids that are sparse or do not fit 32 bits, keys spelled with escapes.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "analysis/trace_generator.h"
+#include "analysis/trace_json.h"
+
+namespace brickprof {
+namespace {
+
+std::string to_json(const Trace& t) {
+  std::ostringstream out;
+  write_trace_json(t, out);
+  return out.str();
+}
+
+// About 13 MB of JSON: many 1 MB batches of nodes and of edges.
+const std::string& big_json() {
+  static const std::string text = [] {
+    GeneratorConfig config;
+    config.target_events = 40'000;
+    return to_json(generate_trace(config));
+  }();
+  return text;
+}
+
+std::string error_of(std::string_view json) {
+  try {
+    parse_trace_json(json);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JsonRead, ManyBatchesRoundTrip) {
+  Trace back = parse_trace_json(big_json());
+  EXPECT_GE(back.nodes.size(), 40'000u);
+  EXPECT_EQ(to_json(back), big_json());
+}
+
+TEST(JsonRead, ErrorsLateInABigFile) {
+  const std::string& text = big_json();
+  size_t edges = text.find("\"edges\"");
+  ASSERT_NE(edges, std::string::npos);
+  // Truncated in the middle of nodes[], past the first batches.
+  std::string cut = text.substr(0, edges / 2);
+  EXPECT_NE(error_of(cut).find("nodes"), std::string::npos) << error_of(cut);
+  // A bad value in the last node and in a late edge.
+  std::string bad_node = text;
+  size_t last = bad_node.rfind("\"start_ns\":", edges);
+  bad_node.replace(last, 11, "\"start_ns\":\"x\",\"_\":");
+  EXPECT_NE(error_of(bad_node).find("].start_ns: expected a number"), std::string::npos)
+      << error_of(bad_node);
+  std::string bad_edge = text;
+  size_t late = bad_edge.find("\"type\":\"", edges + (text.size() - edges) * 3 / 4);
+  bad_edge.replace(late, 8, "\"type\":\"no_such_");
+  EXPECT_NE(error_of(bad_edge).find("edges["), std::string::npos) << error_of(bad_edge);
+  EXPECT_NE(error_of(bad_edge).find("unknown value 'no_such_"), std::string::npos);
+}
+
+constexpr std::string_view kSparse = R"({"schema":"brickprof/1","nodes":[
+  {"id":10,"kind":"layer","name":"L","parent":null,"start_ns":0,"end_ns":100},
+  {"id":5000000000,"kind":"brick","name":"B","parent":10,"start_ns":1,"end_ns":50},
+  {"id":7,"kind":"scope","name":"S","parent":5000000000,"start_ns":2,"end_ns":3}],
+  "edges":[{"src":10,"dst":5000000000,"type":"contains"},
+           {"src":5000000000,"dst":7,"type":"contains"}]})";
+
+TEST(JsonRead, SparseAndWideIds) {
+  Trace t = parse_trace_json(kSparse);
+  ASSERT_EQ(t.nodes.size(), 3u);
+  EXPECT_EQ(t.nodes[0].parent, kNoNode);
+  EXPECT_EQ(t.nodes[1].parent, 0u);
+  EXPECT_EQ(t.nodes[2].parent, 1u);
+  ASSERT_EQ(t.edges.size(), 2u);
+  EXPECT_EQ(t.edges[0].src, 0u);
+  EXPECT_EQ(t.edges[0].dst, 1u);
+  EXPECT_EQ(t.edges[1].src, 1u);
+  EXPECT_EQ(t.edges[1].dst, 2u);
+}
+
+TEST(JsonRead, SparseIdErrorsNameTheFileIds) {
+  std::string cycle(kSparse);
+  cycle.replace(cycle.find("\"parent\":null"), 13, "\"parent\":7");
+  EXPECT_NE(error_of(cycle).find("parent cycle through node id "), std::string::npos)
+      << error_of(cycle);
+  std::string unknown(kSparse);
+  unknown.replace(unknown.find("\"dst\":7"), 7, "\"dst\":6000000000");
+  EXPECT_NE(error_of(unknown).find("edges[1]: dst refers to unknown node id 6000000000"),
+            std::string::npos)
+      << error_of(unknown);
+  std::string duplicate(kSparse);
+  duplicate.replace(duplicate.find("\"id\":7"), 6, "\"id\":10");
+  EXPECT_NE(error_of(duplicate).find("nodes[2]: duplicate node id 10"), std::string::npos);
+}
+
+TEST(JsonRead, EscapedKeysAndHashSpellings) {
+  Trace t = parse_trace_json(R"({"schema":"brickprof/1","nodes":[
+    {"\u0069d":0,"kind":"kernel","name":"k","parent":null,"start_ns":0,"end_ns":5,
+     "ptx_hash":"0xABCDEF","unknown":{"nested":["]"]}},
+    {"id":1,"kind":"kernel","name":"k","parent":null,"start_ns":0,"end_ns":5,"ptx_hash":"0777"},
+    {"id":2,"kind":"kernel","name":"k","parent":null,"start_ns":0,"end_ns":5,"ptx_hash":12}]})");
+  ASSERT_EQ(t.nodes.size(), 3u);
+  EXPECT_EQ(t.detail(t.nodes[0])->ptx_hash, 0xABCDEFu);
+  EXPECT_EQ(t.detail(t.nodes[1])->ptx_hash, 0777u);  // strtoull's spellings still work
+  EXPECT_EQ(t.detail(t.nodes[2])->ptx_hash, 12u);
+  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"kernel",
+      "start_ns":0,"end_ns":5,"ptx_hash":"0xZZ"}]})")
+                .find("nodes[0].ptx_hash: bad hash '0xZZ'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace brickprof

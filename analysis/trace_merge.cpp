@@ -13,6 +13,7 @@ Trace merge_traces(const std::vector<Trace>& ranks) {
   std::string list;
   uint32_t next_device = 0;
   uint32_t next_thread = 1;
+  uint32_t next_range_lane = kRangeLaneBase;
   std::unordered_map<uint64_t, size_t> ptx_index;  // hash -> position in out.ptx
   for (size_t r = 0; r < ranks.size(); ++r) {
     const Trace& t = ranks[r];
@@ -29,9 +30,11 @@ Trace merge_traces(const std::vector<Trace>& ranks) {
       device_map[d.id] = copy.id;
       out.devices.push_back(copy);
     }
+    // Range lanes stay range lanes (annotations, left out of the graph).
     auto thread_of = [&](uint32_t tid) {
-      auto [it, added] = thread_map.emplace(tid, next_thread);
-      if (added) ++next_thread;
+      uint32_t& next = is_range_lane(tid) ? next_range_lane : next_thread;
+      auto [it, added] = thread_map.emplace(tid, next);
+      if (added) ++next;
       return it->second;
     };
     for (const ThreadInfo& th : t.threads)

@@ -108,6 +108,24 @@ TEST(Merge, KeepsOnePtxModulePerHash) {
   EXPECT_EQ(merged.ptx[0].source, ".version 8.0");  // the copy with text wins
 }
 
+TEST(Merge, RangeLanesStayRangeLanes) {
+  Trace a = test::load("seed_threads.json"), b = test::load("seed_threads.json");
+  b.process.rank = 1;
+  for (Trace* t : {&a, &b}) {
+    Node range;
+    range.name = t->strings.intern("async_load");
+    range.thread = kRangeLaneBase;
+    t->add_node(range);
+  }
+  Trace m = merge_traces({a, b});
+  std::vector<uint32_t> range_lanes;
+  for (const Node& n : m.nodes) {
+    if (m.name(n) == "async_load") range_lanes.push_back(n.thread);
+    else EXPECT_FALSE(is_range_lane(n.thread));
+  }
+  EXPECT_EQ(range_lanes, (std::vector<uint32_t>{kRangeLaneBase, kRangeLaneBase + 1}));
+}
+
 TEST(Merge, RenumbersAndKeepsRanksApart) {
   Trace a = test::load("seed_threads.json"), b = test::load("seed_streams.json");
   b.process.rank = 1;

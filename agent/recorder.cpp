@@ -185,18 +185,18 @@ inline uint64_t* next_slot(ThreadBuffer*& tb, uint32_t words) {
   return w;
 }
 
-// Reserves, fills the tag and the timestamp (`tsc`), and lets `fill` write
-// the payload before the record is published.
+// Appends a record stamped `tsc` whose payload `fill` writes, then publishes
+// it. Callers take the timestamp before reserving, so a chunk change (a
+// grow) never lands inside the scope a pop closes.
 template <typename Fill>
-inline bool append(EventType type, uint32_t site, uint64_t tsc_or_zero, bool stamp_now,
-                   Fill fill) {
+inline bool append(EventType type, uint32_t site, uint64_t tsc, Fill fill) {
   ThreadBuffer* tb;
   uint32_t words = kEventWords[static_cast<uint8_t>(type)];
   uint64_t* w = next_slot(tb, words);
   if (!w) return false;
   w[0] = event_tag(site, type);
+  w[1] = tsc;
   fill(w);
-  w[1] = stamp_now ? Clock::ticks() : tsc_or_zero;
   tb->cur.store(w + words, std::memory_order_release);
   return true;
 }
@@ -283,11 +283,18 @@ const StringTable& Recorder::strings() { return strings_table(); }
 
 bool Recorder::push(uint32_t site, uint64_t arg) {
   if (!recording()) return false;
-  if (!append(EventType::kPush, site, 0, true, [&](uint64_t* w) { w[2] = arg; })) return false;
+  // Stamped last, after any chunk change: the scope starts when we return.
+  constexpr uint32_t kWords = kEventWords[static_cast<uint8_t>(EventType::kPush)];
+  ThreadBuffer* tb;
+  uint64_t* w = next_slot(tb, kWords);
+  if (!w) return false;
+  w[0] = event_tag(site, EventType::kPush);
+  w[2] = arg;
+  w[1] = Clock::ticks();
+  tb->cur.store(w + kWords, std::memory_order_release);
   // Only the scope-end hook needs to know what is open (and while it is
   // set, the header's inline path is off, so every push comes here).
   if (__builtin_expect(g_scope_end_hook.load(std::memory_order_relaxed) != nullptr, 0)) {
-    ThreadBuffer* tb = tls_buffer;
     if (tb->depth < ThreadBuffer::kMaxDepth) tb->stack[tb->depth] = site;
     ++tb->depth;
   }
@@ -305,12 +312,12 @@ bool Recorder::pop() {
       --current->depth;
     }
   }
-  return append(EventType::kPop, 0, 0, true, [](uint64_t*) {});
+  return append(EventType::kPop, 0, Clock::ticks(), [](uint64_t*) {});
 }
 
 void Recorder::work(double flops, double bytes) {
   if (!recording()) return;
-  append(EventType::kWork, 0, 0, true, [&](uint64_t* w) {
+  append(EventType::kWork, 0, Clock::ticks(), [&](uint64_t* w) {
     w[2] = bits_of(flops);
     w[3] = bits_of(bytes);
   });
@@ -319,7 +326,7 @@ void Recorder::work(double flops, double bytes) {
 void Recorder::cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
                         uint64_t correlation) {
   if (!recording()) return;
-  append(EventType::kCudaApi, name_site, enter_tsc, false, [&](uint64_t* w) {
+  append(EventType::kCudaApi, name_site, enter_tsc, [&](uint64_t* w) {
     w[2] = correlation;
     w[3] = exit_tsc;
   });
@@ -327,22 +334,22 @@ void Recorder::cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_sit
 
 void Recorder::graph_node(uint64_t graph_node_id) {
   if (!recording()) return;
-  append(EventType::kGraphNode, 0, 0, true, [&](uint64_t* w) { w[2] = graph_node_id; });
+  append(EventType::kGraphNode, 0, Clock::ticks(), [&](uint64_t* w) { w[2] = graph_node_id; });
 }
 
 void Recorder::mark(uint32_t site) {
   if (!recording()) return;
-  append(EventType::kMark, site, 0, true, [](uint64_t*) {});
+  append(EventType::kMark, site, Clock::ticks(), [](uint64_t*) {});
 }
 
 void Recorder::range_start(uint32_t site, uint64_t range_id) {
   if (!recording()) return;
-  append(EventType::kRangeStart, site, 0, true, [&](uint64_t* w) { w[2] = range_id; });
+  append(EventType::kRangeStart, site, Clock::ticks(), [&](uint64_t* w) { w[2] = range_id; });
 }
 
 void Recorder::range_end(uint64_t range_id) {
   if (!recording()) return;
-  append(EventType::kRangeEnd, 0, 0, true, [&](uint64_t* w) { w[2] = range_id; });
+  append(EventType::kRangeEnd, 0, Clock::ticks(), [&](uint64_t* w) { w[2] = range_id; });
 }
 
 namespace {

@@ -87,29 +87,21 @@ JsonWriter& JsonWriter::value(std::string_view v) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(int64_t v) {
+template <typename Number>
+JsonWriter& JsonWriter::number(Number v) {
   separate();
-  char tmp[24];
+  char tmp[32];  // shortest round-trip form: at most 24 characters
   auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
   buffer_.append(tmp, r.ptr);
   return *this;
 }
 
-JsonWriter& JsonWriter::value(uint64_t v) {
-  separate();
-  char tmp[24];
-  auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-  buffer_.append(tmp, r.ptr);
-  return *this;
-}
+JsonWriter& JsonWriter::value(int64_t v) { return number(v); }
+JsonWriter& JsonWriter::value(uint64_t v) { return number(v); }
 
 JsonWriter& JsonWriter::value(double v) {
   if (!std::isfinite(v)) return null();  // JSON has no NaN or infinity
-  separate();
-  char tmp[32];
-  auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-  buffer_.append(tmp, r.ptr);
-  return *this;
+  return number(v);
 }
 
 JsonWriter& JsonWriter::value(bool v) {

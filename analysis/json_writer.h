@@ -47,6 +47,8 @@ class JsonWriter {
 
  private:
   void separate();
+  template <typename Number>
+  JsonWriter& number(Number v);
   void maybe_flush() {
     if (buffer_.size() >= kFlushAt) flush();
   }

@@ -1,10 +1,8 @@
 // AVX2 + FMA + F16C kernels (this file alone is compiled with -mavx2 -mfma -mf16c).
 #include <immintrin.h>
 
-#include <cstring>
-
 #include "kernels/cpu_kernels.h"
-#include "kernels/q4k_prefetch.h"
+#include "kernels/q4k_simd.h"
 
 namespace bricklayer {
 namespace {
@@ -23,19 +21,6 @@ inline float hsum128(__m128 s) {
 }
 
 inline float half(uint16_t h) { return _cvtsh_ss(h); }
-
-// The 8 six-bit scales and mins of a Q4_K block as two 8-byte words (see
-// q4k_format.h for the packing; here done four bytes at a time).
-inline void unpack_scales(const uint8_t* packed, uint64_t* scales, uint64_t* mins) {
-  uint32_t w[3];
-  std::memcpy(w, packed, 12);
-  const uint32_t sc_lo = w[0] & 0x3f3f3f3fu;
-  const uint32_t mn_lo = w[1] & 0x3f3f3f3fu;
-  const uint32_t sc_hi = (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u);
-  const uint32_t mn_hi = ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u);
-  *scales = sc_lo | (static_cast<uint64_t>(sc_hi) << 32);
-  *mins = mn_lo | (static_cast<uint64_t>(mn_hi) << 32);
-}
 
 // Dot of one Q4_K row with one Q8_K vector. Integer sums are exact; they are
 // scaled to float once per super-block.

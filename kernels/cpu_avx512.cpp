@@ -1,10 +1,8 @@
 // AVX-512 (F/BW/VL/DQ) kernels; this file alone is compiled with the AVX-512 flags.
 #include <immintrin.h>
 
-#include <cstring>
-
 #include "kernels/cpu_kernels.h"
-#include "kernels/q4k_prefetch.h"
+#include "kernels/q4k_simd.h"
 
 
 
@@ -13,17 +11,6 @@ namespace bricklayer {
 namespace {
 
 inline float half(uint16_t h) { return _cvtsh_ss(h); }
-
-inline void unpack_scales(const uint8_t* packed, uint64_t* scales, uint64_t* mins) {
-  uint32_t w[3];
-  std::memcpy(w, packed, 12);
-  const uint32_t sc_lo = w[0] & 0x3f3f3f3fu;
-  const uint32_t mn_lo = w[1] & 0x3f3f3f3fu;
-  const uint32_t sc_hi = (w[2] & 0x0f0f0f0fu) | ((w[0] >> 2) & 0x30303030u);
-  const uint32_t mn_hi = ((w[2] >> 4) & 0x0f0f0f0fu) | ((w[1] >> 2) & 0x30303030u);
-  *scales = sc_lo | (static_cast<uint64_t>(sc_hi) << 32);
-  *mins = mn_lo | (static_cast<uint64_t>(mn_hi) << 32);
-}
 
 inline float hsum128(__m128 s) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));

@@ -82,6 +82,31 @@ bool stage(TranslationContext& ctx, Node node, const GpuDetail& detail) {
   return true;
 }
 
+// What every device-side record (kernel, copy, memset) says about where it
+// ran and which call issued it.
+template <typename Record>
+GpuDetail device_detail(const Record& r) {
+  GpuDetail d;
+  d.device = r.deviceId;
+  d.context = r.contextId;
+  d.stream = r.streamId;
+  d.correlation = r.correlationId;
+  d.graph_node = r.graphNodeId;
+  return d;
+}
+
+// Stages a node of `kind` named `name` over the record's start..end.
+template <typename Record>
+bool stage_record(TranslationContext& ctx, const Record& r, NodeKind kind, StringId name,
+                  const GpuDetail& d) {
+  Node n;
+  n.kind = kind;
+  n.name = name;
+  n.start_ns = static_cast<int64_t>(r.start);
+  n.end_ns = static_cast<int64_t>(r.end);
+  return stage(ctx, n, d);
+}
+
 bool translate_kernel(const KernelRecord& k, TranslationContext& ctx) {
   if (!usable_times(k.start, k.end, ctx)) return false;
   auto it = ctx.names.find(k.name);
@@ -91,16 +116,7 @@ bool translate_kernel(const KernelRecord& k, TranslationContext& ctx) {
     info.ptx_hash = (ctx.registry && k.name) ? ctx.registry->hash_for_kernel(k.name) : 0;
     it = ctx.names.emplace(k.name, info).first;
   }
-  Node n;
-  n.kind = NodeKind::kKernel;
-  n.name = it->second.name;
-  n.start_ns = static_cast<int64_t>(k.start);
-  n.end_ns = static_cast<int64_t>(k.end);
-  GpuDetail d;
-  d.device = k.deviceId;
-  d.context = k.contextId;
-  d.stream = k.streamId;
-  d.correlation = k.correlationId;
+  GpuDetail d = device_detail(k);
   d.grid[0] = static_cast<uint32_t>(k.gridX);
   d.grid[1] = static_cast<uint32_t>(k.gridY);
   d.grid[2] = static_cast<uint32_t>(k.gridZ);
@@ -110,8 +126,7 @@ bool translate_kernel(const KernelRecord& k, TranslationContext& ctx) {
   d.smem = static_cast<uint32_t>(k.staticSharedMemory + k.dynamicSharedMemory);
   d.registers = k.registersPerThread;
   d.ptx_hash = it->second.ptx_hash;
-  d.graph_node = k.graphNodeId;
-  return stage(ctx, n, d);
+  return stage_record(ctx, k, NodeKind::kKernel, it->second.name, d);
 }
 
 const char* direction_label(Direction d) {
@@ -125,63 +140,36 @@ const char* direction_label(Direction d) {
   }
 }
 
-bool translate_memcpy(const CUpti_ActivityMemcpy6& m, TranslationContext& ctx) {
+// A copy within a device or between host and device (memcpy records), or
+// between two devices (peer records).
+template <typename Record>
+bool translate_copy(const Record& m, Direction direction, TranslationContext& ctx) {
   if (!usable_times(m.start, m.end, ctx)) return false;
-  GpuDetail d;
-  d.direction = direction_of(m.copyKind);
+  GpuDetail d = device_detail(m);
+  d.direction = direction;
   d.src_kind = memory_kind_of(m.srcKind);
   d.dst_kind = memory_kind_of(m.dstKind);
   d.bytes = m.bytes;
-  d.device = m.deviceId;
-  d.context = m.contextId;
-  d.stream = m.streamId;
-  d.correlation = m.correlationId;
-  d.graph_node = m.graphNodeId;
-  Node n;
-  n.kind = NodeKind::kTransfer;
-  n.name = ctx.staged.strings.intern(direction_label(d.direction));
-  n.start_ns = static_cast<int64_t>(m.start);
-  n.end_ns = static_cast<int64_t>(m.end);
-  return stage(ctx, n, d);
+  return stage_record(ctx, m, NodeKind::kTransfer,
+                      ctx.staged.strings.intern(direction_label(direction)), d);
+}
+
+bool translate_memcpy(const CUpti_ActivityMemcpy6& m, TranslationContext& ctx) {
+  return translate_copy(m, direction_of(m.copyKind), ctx);
 }
 
 bool translate_peer(const CUpti_ActivityMemcpyPtoP4& m, TranslationContext& ctx) {
-  if (!usable_times(m.start, m.end, ctx)) return false;
-  GpuDetail d;
   // Between two devices it is a peer copy whatever copyKind says (DtoD).
-  d.direction = m.srcDeviceId != m.dstDeviceId ? Direction::kPeer : direction_of(m.copyKind);
-  d.src_kind = memory_kind_of(m.srcKind);
-  d.dst_kind = memory_kind_of(m.dstKind);
-  d.bytes = m.bytes;
-  d.device = m.deviceId;
-  d.context = m.contextId;
-  d.stream = m.streamId;
-  d.correlation = m.correlationId;
-  d.graph_node = m.graphNodeId;
-  Node n;
-  n.kind = NodeKind::kTransfer;
-  n.name = ctx.staged.strings.intern(direction_label(d.direction));
-  n.start_ns = static_cast<int64_t>(m.start);
-  n.end_ns = static_cast<int64_t>(m.end);
-  return stage(ctx, n, d);
+  Direction d = m.srcDeviceId != m.dstDeviceId ? Direction::kPeer : direction_of(m.copyKind);
+  return translate_copy(m, d, ctx);
 }
 
 bool translate_memset(const CUpti_ActivityMemset4& m, TranslationContext& ctx) {
   if (!usable_times(m.start, m.end, ctx)) return false;
-  GpuDetail d;
+  GpuDetail d = device_detail(m);
   d.bytes = m.bytes;
   d.dst_kind = memory_kind_of(m.memoryKind);
-  d.device = m.deviceId;
-  d.context = m.contextId;
-  d.stream = m.streamId;
-  d.correlation = m.correlationId;
-  d.graph_node = m.graphNodeId;
-  Node n;
-  n.kind = NodeKind::kMemset;
-  n.name = ctx.staged.strings.intern("memset");
-  n.start_ns = static_cast<int64_t>(m.start);
-  n.end_ns = static_cast<int64_t>(m.end);
-  return stage(ctx, n, d);
+  return stage_record(ctx, m, NodeKind::kMemset, ctx.staged.strings.intern("memset"), d);
 }
 
 bool translate_sync(const CUpti_ActivitySynchronization2& s, TranslationContext& ctx) {
@@ -193,12 +181,8 @@ bool translate_sync(const CUpti_ActivitySynchronization2& s, TranslationContext&
   d.stream = s.streamId == UINT32_MAX ? 0 : s.streamId;
   d.correlation = s.correlationId;
   d.event = s.cudaEventId == UINT32_MAX ? 0 : s.cudaEventId;
-  Node n;
-  n.kind = NodeKind::kSync;
-  n.name = ctx.staged.strings.intern("sync " + std::string(to_string(d.sync)));
-  n.start_ns = static_cast<int64_t>(s.start);
-  n.end_ns = static_cast<int64_t>(s.end);
-  return stage(ctx, n, d);
+  return stage_record(ctx, s, NodeKind::kSync,
+                      ctx.staged.strings.intern("sync " + std::string(to_string(d.sync))), d);
 }
 
 }  // namespace

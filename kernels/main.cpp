@@ -90,6 +90,8 @@ int run(const Options& o) {
   const double prefill_s = seconds_since(t_prefill);
   std::vector<int32_t> next = engine.argmax();
   std::vector<int32_t> first_seq;
+  const int64_t kernels_before = backend->kernel_launches();
+  const int64_t graphs_before = backend->graph_launches();
   const auto t_decode = Clock::now();
   for (int i = 0; i < o.tokens; ++i) {
     BRICKPROF_SCOPE("decode token");
@@ -98,6 +100,9 @@ int run(const Options& o) {
     next = engine.argmax();
   }
   const double decode_s = seconds_since(t_decode);
+  // Counted by the backend as it launches, not derived from the graph.
+  const int64_t decode_kernels = backend->kernel_launches() - kernels_before;
+  const int64_t decode_graphs = backend->graph_launches() - graphs_before;
 
   const double prefill_tok = static_cast<double>(cfg.batch) * o.prompt;
   std::printf("prefill: %d tokens x %d seq in %.1f ms (%.1f tokens/s)\n", o.prompt, cfg.batch,
@@ -109,6 +114,7 @@ int run(const Options& o) {
                 cfg.batch, decode_s * 1e3, static_cast<double>(cfg.batch) * o.tokens / decode_s,
                 per_token * 1e3);
     double probe = 0;
+    BRICKPROF_SCOPE("bandwidth probe");
     if (on_gpu) {
       probe = device_read_bandwidth(*backend);
     } else if (o.probe_seconds > 0) {
@@ -122,18 +128,18 @@ int run(const Options& o) {
   }
   std::printf("ops per decode step: %lld (one kernel each)\n",
               static_cast<long long>(engine.decode_ops()));
-  if (on_gpu) {
-    const long long steps = o.tokens > 0 ? o.tokens : 1;
+  if (on_gpu && o.tokens > 0) {
+    const long long steps = o.tokens;
     if (mode == Mode::Graph) {
-      std::printf("launches per token: eager %lld cuLaunchKernel -> graph %lld cuGraphLaunch "
-                  "(captured %lld kernels once, %lld graph launches for %lld tokens)\n",
-                  static_cast<long long>(engine.decode_ops()),
-                  static_cast<long long>(backend->graph_launches() / steps),
-                  static_cast<long long>(engine.decode_ops()),
-                  static_cast<long long>(backend->graph_launches()), steps);
+      // Kernels are launched once, while the first step is captured.
+      std::printf("launches per token: %lld cuGraphLaunch (graph: %lld kernels captured once, "
+                  "%lld graph launches for %lld tokens)\n",
+                  static_cast<long long>(decode_graphs) / steps,
+                  static_cast<long long>(decode_kernels), static_cast<long long>(decode_graphs),
+                  steps);
     } else {
       std::printf("launches per token: %lld cuLaunchKernel (eager)\n",
-                  static_cast<long long>(engine.decode_ops()));
+                  static_cast<long long>(decode_kernels) / steps);
     }
   }
   std::printf("generated (seq 0):");

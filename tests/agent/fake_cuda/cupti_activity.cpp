@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cupti_state.h"
+#include "driver_state.h"
 #include "fake_cuda.h"
 
 using namespace fake_cupti;
@@ -207,8 +208,8 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext /*context*/, ui
   return CUPTI_SUCCESS;
 }
 
-// The fake driver has no graphs.
 CUptiResult CUPTIAPI cuptiGetGraphNodeId(CUgraphNode node, uint64_t* id) {
   if (node == nullptr || id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
-  return CUPTI_ERROR_NOT_SUPPORTED;
+  *id = node->id;
+  return CUPTI_SUCCESS;
 }

@@ -148,3 +148,34 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
   *device = current_context()->device;
   return call.finish(CUDA_SUCCESS);
 }
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+  cuDevicePrimaryCtxRetain_params p{pctx, dev};
+  TRACED(cuDevicePrimaryCtxRetain, &p);
+  if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
+  if (!valid_device(dev)) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (pctx == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  bool created = false;
+  *pctx = retain_primary_context(dev, &created);
+  // Unlike cuCtxCreate, retaining does not make the context current.
+  if (created) resource_callback(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, *pctx);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  cuDevicePrimaryCtxRelease_v2_params p{dev};
+  TRACED(cuDevicePrimaryCtxRelease_v2, &p);
+  if (!valid_device(dev)) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (CUcontext ctx = release_primary_context(dev)) {
+    resource_callback(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, ctx);
+    if (const Tool* t = tool()) t->context_destroyed(context_id(ctx));
+  }
+  return call.finish(CUDA_SUCCESS);
+}
+
+// Not traced: CUPTI reports no callback for it either.
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
+  if (text == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *text = error == CUDA_SUCCESS ? "no error" : "fake driver error";
+  return CUDA_SUCCESS;
+}

@@ -21,6 +21,12 @@ struct State {
   std::deque<CUctx_st> contexts;  // deque: pointers stay valid
   std::deque<CUmod_st> modules;
   std::deque<CUfunc_st> functions;
+  std::deque<CUstream_st> streams;
+  std::deque<CUgraph_st> graphs;
+  std::deque<CUgraphNode_st> graph_nodes;
+  std::deque<CUgraphExec_st> graph_execs;
+  CUcontext primary = nullptr;  // one device, one primary context
+  int primary_retains = 0;
   uint64_t heap_next = kHeapBase;
   uint64_t gpu_busy_until = 0;
 };
@@ -74,6 +80,54 @@ CUdeviceptr heap_alloc(size_t bytes) {
   s.heap_next += (bytes + 255) / 256 * 256;  // the driver's 256-byte alignment
   return static_cast<CUdeviceptr>(p);
 }
+
+CUstream new_stream() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  // Ids after the NULL stream's, as CUPTI numbers streams of a context.
+  s.streams.push_back(CUstream_st{kDefaultStreamId + 1 + static_cast<uint32_t>(s.streams.size())});
+  return &s.streams.back();
+}
+
+CUgraph new_graph() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.graphs.push_back(CUgraph_st{static_cast<uint32_t>(s.graphs.size() + 1), {}});
+  return &s.graphs.back();
+}
+
+CUgraphNode new_graph_node(const KernelLaunch& launch) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.graph_nodes.push_back(CUgraphNode_st{s.graph_nodes.size() + 1, launch});
+  return &s.graph_nodes.back();
+}
+
+CUgraphExec new_graph_exec() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.graph_execs.push_back(CUgraphExec_st{static_cast<uint32_t>(s.graph_execs.size() + 1), {}});
+  return &s.graph_execs.back();
+}
+
+CUcontext retain_primary_context(CUdevice device, bool* created) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  *created = s.primary_retains++ == 0;
+  if (s.primary == nullptr) {
+    s.contexts.push_back(CUctx_st{static_cast<uint32_t>(s.contexts.size() + 1), device});
+    s.primary = &s.contexts.back();
+  }
+  return s.primary;
+}
+
+CUcontext release_primary_context(CUdevice) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.primary_retains > 0 && --s.primary_retains == 0 ? s.primary : nullptr;
+}
+
+uint32_t stream_id(CUstream stream) { return stream != nullptr ? stream->id : kDefaultStreamId; }
 
 Interval gpu_run(uint64_t duration_ns) {
   uint64_t now = now_ns();

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 // The driver's opaque handle types (cuda.h only declares them).
 struct CUctx_st {
@@ -20,6 +21,31 @@ struct CUmod_st {
 struct CUfunc_st {
   std::string name;  // mangled; c_str() is stable, as CUPTI's name pointers are
   CUmod_st* module;
+};
+struct CUstream_st {
+  uint32_t id;                // CUPTI's stream id
+  CUgraph capture = nullptr;  // the graph being captured, if any
+};
+namespace fake_cuda {
+struct KernelLaunch {
+  CUfunction function;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_bytes;
+};
+}  // namespace fake_cuda
+// Only kernel nodes: what stream capture of launches records.
+struct CUgraphNode_st {
+  uint64_t id;  // CUPTI's node id, unique in the process
+  fake_cuda::KernelLaunch launch;
+};
+struct CUgraph_st {
+  uint32_t id;
+  std::vector<CUgraphNode> nodes;
+};
+struct CUgraphExec_st {
+  uint32_t id;
+  std::vector<CUgraphNode> nodes;  // clones of the graph's, made at instantiation
 };
 
 namespace fake_cuda {
@@ -37,6 +63,17 @@ CUmodule new_module(const char* image);
 // Null if `module` has no such entry point.
 CUfunction find_function(CUmodule module, const char* name);
 CUdeviceptr heap_alloc(size_t bytes);
+CUstream new_stream();
+CUgraph new_graph();
+// A node with a fresh id.
+CUgraphNode new_graph_node(const KernelLaunch& launch);
+CUgraphExec new_graph_exec();
+// The primary context of `device`, created on first use; counts retains.
+CUcontext retain_primary_context(CUdevice device, bool* created);
+// Drops one retain; the context if that was the last (it goes away), else null.
+CUcontext release_primary_context(CUdevice device);
+// CUPTI's id for work on `stream` (the NULL stream has its own).
+uint32_t stream_id(CUstream stream);
 
 struct Interval {
   uint64_t start;

@@ -48,11 +48,12 @@ CUresult TracedCall::finish(CUresult result) {
   return result;
 }
 
-void resource_callback(CUpti_CallbackId cbid, CUcontext context) {
+void resource_callback(CUpti_CallbackId cbid, CUcontext context, void* descriptor) {
   const Tool* t = tool();
   if (t == nullptr) return;
   CUpti_ResourceData data{};
   data.context = context;
+  data.resourceDescriptor = descriptor;
   t->callback(CUPTI_CB_DOMAIN_RESOURCE, cbid, &data);
 }
 

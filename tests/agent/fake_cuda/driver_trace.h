@@ -38,8 +38,9 @@ class TracedCall {
 // TRACED(cuLaunchKernel, &params) names the call and its callback id once.
 #define TRACED(fn, params) ::fake_cuda::TracedCall call(CUPTI_DRIVER_TRACE_CBID_##fn, #fn, (params))
 
-// A resource-domain callback (context created / being destroyed).
-void resource_callback(CUpti_CallbackId cbid, CUcontext context);
+// A resource-domain callback: context created or being destroyed (no
+// descriptor), graph node created or cloned (a CUpti_GraphData).
+void resource_callback(CUpti_CallbackId cbid, CUcontext context, void* descriptor = nullptr);
 
 // Queues a record if the tool wants its kind.
 template <typename Record>

@@ -1,4 +1,5 @@
-// The fake driver's GPU work: modules, memory, launches, copies and syncs.
+// The fake driver's GPU work: modules, memory, launches, copies, memsets
+// and syncs.
 // Each piece of work is booked on the fake GPU queue for its known duration
 // (fake_cuda.h) and reported as the activity record CUPTI 13 would write.
 #include <atomic>
@@ -6,6 +7,7 @@
 
 #include "driver_state.h"
 #include "driver_trace.h"
+#include "driver_work.h"
 #include "fake_cuda.h"
 
 using namespace fake_cuda;
@@ -101,22 +103,18 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr ptr) {
   return call.finish(ptr != 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
-                                unsigned int grid_z, unsigned int block_x, unsigned int block_y,
-                                unsigned int block_z, unsigned int shared_bytes, CUstream stream,
-                                void** params, void** extra) {
-  cuLaunchKernel_params p{f,       grid_x,       grid_y, grid_z, block_x, block_y,
-                          block_z, shared_bytes, stream, params, extra};
-  ::fake_cuda::TracedCall call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &p,
-                               f != nullptr ? f->name.c_str() : nullptr);
-  CUcontext ctx = current_context();
-  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
-  if (f == nullptr || stream != nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
-  uint64_t blocks = uint64_t{grid_x} * grid_y * grid_z;
-  if (blocks == 0 || block_x * block_y * block_z == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  Interval run = gpu_run(blocks * kNsPerBlock);
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, int value) {
+  cuFuncSetAttribute_params p{f, attrib, value};
+  TRACED(cuFuncSetAttribute, &p);
+  return call.finish(f != nullptr && value >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+}
+
+namespace fake_cuda {
+
+void run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream, const LaunchOrigin& origin) {
+  Interval run = gpu_run(uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * kNsPerBlock);
   const Tool* t = tool();
-  if (t == nullptr) return call.finish(CUDA_SUCCESS);
+  if (t == nullptr) return;
   CUpti_ActivityKernel10 k;
   std::memset(&k, 0, sizeof k);
   // CONCURRENT_KERNEL if asked for, else the serialising KERNEL kind.
@@ -128,19 +126,52 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int 
   k.completed = run.end;
   k.deviceId = static_cast<uint32_t>(ctx->device);
   k.contextId = ctx->id;
-  k.streamId = kDefaultStreamId;
-  k.gridX = static_cast<int32_t>(grid_x);
-  k.gridY = static_cast<int32_t>(grid_y);
-  k.gridZ = static_cast<int32_t>(grid_z);
-  k.blockX = static_cast<int32_t>(block_x);
-  k.blockY = static_cast<int32_t>(block_y);
-  k.blockZ = static_cast<int32_t>(block_z);
-  k.dynamicSharedMemory = static_cast<int32_t>(shared_bytes);
-  k.correlationId = call.correlation();
+  k.streamId = stream_id(stream);
+  k.gridX = static_cast<int32_t>(l.grid[0]);
+  k.gridY = static_cast<int32_t>(l.grid[1]);
+  k.gridZ = static_cast<int32_t>(l.grid[2]);
+  k.blockX = static_cast<int32_t>(l.block[0]);
+  k.blockY = static_cast<int32_t>(l.block[1]);
+  k.blockZ = static_cast<int32_t>(l.block[2]);
+  k.dynamicSharedMemory = static_cast<int32_t>(l.shared_bytes);
+  k.correlationId = origin.correlation;
   k.gridId = g_grid_id.fetch_add(1) + 1;
-  k.name = f->name.c_str();
+  k.name = l.function->name.c_str();
   k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+  k.graphNodeId = origin.graph_node;
+  k.graphId = origin.graph_id;
   emit(k, ctx->id);
+}
+
+}  // namespace fake_cuda
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
+                                unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                                unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                                void** params, void** extra) {
+  cuLaunchKernel_params p{f,       grid_x,       grid_y, grid_z, block_x, block_y,
+                          block_z, shared_bytes, stream, params, extra};
+  ::fake_cuda::TracedCall call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &p,
+                               f != nullptr ? f->name.c_str() : nullptr);
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (f == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  if (uint64_t{grid_x} * grid_y * grid_z == 0 || block_x * block_y * block_z == 0)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  const KernelLaunch launch{f, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes};
+  if (stream != nullptr && stream->capture != nullptr) {
+    // Captured, not run: the launch becomes a node, and CUPTI hears of it
+    // inside this call, on this thread.
+    CUgraphNode node = new_graph_node(launch);
+    stream->capture->nodes.push_back(node);
+    CUpti_GraphData g{};
+    g.graph = stream->capture;
+    g.node = node;
+    g.nodeType = CU_GRAPH_NODE_TYPE_KERNEL;
+    resource_callback(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, ctx, &g);
+    return call.finish(CUDA_SUCCESS);
+  }
+  run_kernel(launch, ctx, stream, LaunchOrigin{call.correlation()});
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -172,7 +203,32 @@ CUresult CUDAAPI cuCtxSynchronize(void) {
 CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
   cuStreamSynchronize_params p{stream};
   TRACED(cuStreamSynchronize, &p);
-  if (stream != nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  if (stream != nullptr && stream->capture != nullptr)
+    return call.finish(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
   return call.finish(
-      record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, kDefaultStreamId));
+      record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, stream_id(stream)));
+}
+
+CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  cuMemsetD8_v2_params p{dst, value, bytes};
+  TRACED(cuMemsetD8_v2, &p);
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (dst == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  Interval run = gpu_run(bytes / kBytesPerNs);
+  CUpti_ActivityMemset4 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  m.value = value;
+  m.bytes = bytes;
+  m.start = run.start;
+  m.end = run.end;
+  m.deviceId = static_cast<uint32_t>(ctx->device);
+  m.contextId = ctx->id;
+  m.streamId = kDefaultStreamId;
+  m.correlationId = call.correlation();
+  m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  emit(m, ctx->id);
+  gpu_wait_idle();  // synchronous for device memory, as the driver documents
+  return call.finish(CUDA_SUCCESS);
 }

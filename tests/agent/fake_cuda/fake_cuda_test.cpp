@@ -17,22 +17,15 @@
 #include "fake_cuda.h"
 #include "fake_gpu_app.h"
 #include "tests/agent/run_program.h"
+#include "trace_query.h"
 
 namespace fs = std::filesystem;
 using brickprof::test::Result;
 using brickprof::test::run;
 using nlohmann::json;
+using namespace fake_cuda_test;
 
 namespace {
-
-int64_t duration(const json& n) {
-  return n["end_ns"].get<int64_t>() - n["start_ns"].get<int64_t>();
-}
-
-uint64_t blocks(const json& kernel) {
-  const json& g = kernel["grid"];
-  return g[0].get<uint64_t>() * g[1].get<uint64_t>() * g[2].get<uint64_t>();
-}
 
 class FakeCudaTest : public ::testing::Test {
  protected:
@@ -87,23 +80,6 @@ class FakeCudaTest : public ::testing::Test {
 
   fs::path dir_;
 };
-
-std::vector<const json*> of_kind(const json& t, const std::string& kind) {
-  std::vector<const json*> out;
-  for (const json& n : t["nodes"])
-    if (n["kind"] == kind) out.push_back(&n);
-  return out;
-}
-
-const json& parent_of(const json& t, const json& n) {
-  return t["nodes"][n["parent"].get<size_t>()];
-}
-
-bool has_edge(const json& t, uint64_t src, uint64_t dst, const std::string& type) {
-  for (const json& e : t["edges"])
-    if (e["src"] == src && e["dst"] == dst && e["type"] == type) return true;
-  return false;
-}
 
 // Every kernel sits under the brick that launched it, in launch order, with
 // the fake GPU's duration, its module's PTX hash and a launches edge.

@@ -1,0 +1,24 @@
+// GPU work the fake driver books and reports, shared by direct launches
+// (driver_work.cpp) and graph replays (driver_graph.cpp).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "driver_state.h"
+
+namespace fake_cuda {
+
+// Where a launch came from: a direct launch, or a node of a replayed graph.
+struct LaunchOrigin {
+  uint32_t correlation;     // of the launching API call
+  uint64_t graph_node = 0;  // CUPTI's id of the executed node, 0 if none
+  uint32_t graph_id = 0;
+};
+
+// Books the kernel on the fake GPU (kNsPerBlock per block) and queues the
+// activity record CUPTI 13 would write for it.
+void run_kernel(const KernelLaunch& k, CUcontext ctx, CUstream stream, const LaunchOrigin& origin);
+
+}  // namespace fake_cuda

@@ -1,0 +1,222 @@
+// bricklayer's real CUDA backend (driver API, embedded PTX, a created
+// stream, memsets, stream capture and graph replay) run on the fake driver
+// with the agent loaded. The fake GPU computes nothing, but every call,
+// callback and activity record follows the real driver's order, so this
+// checks what scripts/gpu-check checks on a GPU, minus real timings:
+// eager launches land under their bricks step by step, and a replayed
+// graph's kernels land under the bricks that were open when it was captured.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agent/ptx/hash.h"
+#include "analysis/trace_json.h"
+#include "tests/agent/run_program.h"
+#include "trace_query.h"
+
+namespace fs = std::filesystem;
+using brickprof::test::Result;
+using brickprof::test::run;
+using nlohmann::json;
+using namespace fake_cuda_test;
+
+namespace {
+
+constexpr int kTokens = 4;
+const std::vector<std::string> kSmallModel = {
+    "--backend", "cuda", "--layers", "2",   "--hidden", "256", "--heads",  "4",
+    "--kv-heads", "2",   "--ffn",    "512", "--vocab",  "512", "--prompt", "4",
+    "--tokens",  std::to_string(kTokens)};
+
+// (brick name, kernel name) of every kernel of one step, sorted.
+using StepPlan = std::vector<std::pair<std::string, std::string>>;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The lines of bricklayer's output that hold no timings.
+std::string stable_lines(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, kept;
+  while (std::getline(in, line))
+    if (line.rfind("launches per token", 0) == 0 || line.rfind("generated", 0) == 0 ||
+        line.rfind("ops per decode step", 0) == 0)
+      kept += line + "\n";
+  return kept;
+}
+
+class FakeBricklayerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("bp-fakebl-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs bricklayer in `mode` without and with the agent; returns the trace.
+  json run_bricklayer(const std::string& mode, std::string* out) {
+    std::vector<std::string> argv = {BRICKLAYER};
+    argv.insert(argv.end(), kSmallModel.begin(), kSmallModel.end());
+    argv.insert(argv.end(), {"--mode", mode});
+    std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}};
+    Result plain = run(argv, env);
+    EXPECT_EQ(plain.exit_code(), 0) << plain.err;
+    env["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
+    env["BRICKPROF_OUTPUT"] = (dir_ / ("bl-" + mode)).string();
+    env["BRICKPROF_FORMATS"] = "json";
+    Result traced = run(argv, env);
+    EXPECT_EQ(traced.exit_code(), 0) << traced.err;
+    EXPECT_EQ(traced.err, plain.err);
+    EXPECT_EQ(stable_lines(traced.out), stable_lines(plain.out));
+    *out = traced.out;
+    fs::path file = dir_ / ("bl-" + mode + ".json");
+    EXPECT_NO_THROW(brickprof::read_trace_file(file.string()));
+    std::ifstream in(file);
+    return json::parse(in);
+  }
+
+  fs::path dir_;
+};
+
+// The "decode token" scopes, in time order.
+std::vector<const json*> decode_steps(const json& t) {
+  std::vector<const json*> steps;
+  for (const json* s : of_kind(t, "scope"))
+    if ((*s)["name"] == "decode token") steps.push_back(s);
+  std::sort(steps.begin(), steps.end(), [](const json* a, const json* b) {
+    return (*a)["start_ns"] < (*b)["start_ns"];
+  });
+  return steps;
+}
+
+const json* step_of(const json& t, const json& kernel, const std::vector<const json*>& steps) {
+  const json* s = ancestor_named(t, kernel, "decode token");
+  return s != nullptr && std::find(steps.begin(), steps.end(), s) != steps.end() ? s : nullptr;
+}
+
+// What every trace of bricklayer shows, in either mode: each kernel under a
+// brick (or the bandwidth probe's scope) with a launches edge, the one
+// embedded PTX module hashed as built, a clean capture.
+void expect_attributed(const json& t) {
+  const json& d = t["diagnostics"];
+  EXPECT_EQ(d["cupti"].get<std::string>().rfind("active (", 0), 0u) << d["cupti"];
+  EXPECT_EQ(d["dropped_activity_records"], 0);
+  EXPECT_EQ(d["unbalanced_pops"], 0);
+  EXPECT_EQ(d["warnings"], json::array());
+
+  ASSERT_EQ(t["ptx"].size(), 1u);
+  const json& module = t["ptx"][0];
+  EXPECT_EQ(module["kind"], "ptx");
+  char built[32];
+  std::snprintf(built, sizeof built, "0x%016llx",
+                static_cast<unsigned long long>(brickprof::agent::fnv1a64(read_file(BRICKLAYER_PTX))));
+  EXPECT_EQ(module["hash"], built);
+  std::set<std::string> in_module = module["kernels"].get<std::set<std::string>>();
+
+  auto kernels = of_kind(t, "kernel");
+  ASSERT_FALSE(kernels.empty());
+  for (const json* k : kernels) {
+    ASSERT_FALSE((*k)["parent"].is_null()) << k->dump();
+    const json& parent = parent_of(t, *k);
+    if ((*k)["name"] == "bl_read_sum") {
+      EXPECT_EQ(parent["name"], "bandwidth probe");
+    } else {
+      EXPECT_EQ(parent["kind"], "brick") << k->dump();
+    }
+    EXPECT_TRUE(has_edge(t, parent["id"], (*k)["id"], "launches")) << k->dump();
+    EXPECT_EQ((*k)["ptx_hash"], module["hash"]);
+    EXPECT_EQ(in_module.count((*k)["name"]), 1u) << k->dump();
+    EXPECT_EQ(duration(*k), static_cast<int64_t>(blocks(*k) * 1000)) << k->dump();
+  }
+  // Device buffers are zeroed with cuMemsetD8; each memset names its target.
+  auto memsets = of_kind(t, "memset");
+  ASSERT_FALSE(memsets.empty());
+  for (const json* m : memsets) {
+    EXPECT_GT((*m)["bytes"].get<uint64_t>(), 0u);
+    EXPECT_EQ((*m)["dst_kind"], "device");
+    EXPECT_GT((*m)["dst_addr"].get<uint64_t>(), 0u);
+  }
+}
+
+// Eager: every decode step launches the same kernels under the same bricks.
+StepPlan eager_step_plan(const json& t) {
+  auto steps = decode_steps(t);
+  EXPECT_EQ(steps.size(), static_cast<size_t>(kTokens));
+  std::map<const json*, StepPlan> plans;
+  for (const json* k : of_kind(t, "kernel"))
+    if (const json* s = step_of(t, *k, steps)) {
+      EXPECT_EQ(graph_node(*k), 0u) << k->dump();
+      plans[s].emplace_back(parent_of(t, *k)["name"], (*k)["name"]);
+    }
+  for (auto& [step, plan] : plans) std::sort(plan.begin(), plan.end());
+  EXPECT_EQ(plans.size(), static_cast<size_t>(kTokens));
+  for (auto& [step, plan] : plans) EXPECT_EQ(plan, plans.begin()->second);
+  return plans.empty() ? StepPlan{} : plans.begin()->second;
+}
+
+TEST_F(FakeBricklayerTest, EagerLaunchesLandUnderTheirBricksEveryStep) {
+  std::string out;
+  json t = run_bricklayer("eager", &out);
+  expect_attributed(t);
+  StepPlan plan = eager_step_plan(t);
+  // bricklayer counts its own launches; the trace must hold every one.
+  EXPECT_NE(out.find("launches per token: " + std::to_string(plan.size()) + " cuLaunchKernel"),
+            std::string::npos)
+      << out;
+  EXPECT_GT(plan.size(), 20u);
+}
+
+TEST_F(FakeBricklayerTest, GraphReplaysLandUnderTheBricksThatCapturedThem) {
+  std::string eager_out, graph_out;
+  StepPlan eager = eager_step_plan(run_bricklayer("eager", &eager_out));
+  json t = run_bricklayer("graph", &graph_out);
+  expect_attributed(t);
+  EXPECT_NE(graph_out.find("launches per token: 1 cuGraphLaunch"), std::string::npos) << graph_out;
+
+  auto steps = decode_steps(t);
+  ASSERT_EQ(steps.size(), static_cast<size_t>(kTokens));
+  const json& capture_step = *steps.front();
+  // Each graph node ran once per token, always under the same brick, which
+  // was open in the first (captured) step.
+  std::map<uint64_t, std::vector<const json*>> by_node;
+  for (const json* k : of_kind(t, "kernel"))
+    if (graph_node(*k) != 0) by_node[graph_node(*k)].push_back(k);
+  ASSERT_EQ(by_node.size(), eager.size());
+  StepPlan replay;
+  for (auto& [node, runs] : by_node) {
+    ASSERT_EQ(runs.size(), static_cast<size_t>(kTokens)) << "graph node " << node;
+    const json& brick = parent_of(t, *runs[0]);
+    EXPECT_EQ(brick["kind"], "brick");
+    EXPECT_EQ(step_of(t, *runs[0], steps), &capture_step) << runs[0]->dump();
+    for (const json* k : runs) EXPECT_EQ((*k)["parent"], runs[0]->at("parent"));
+    replay.emplace_back(brick["name"], (*runs[0])["name"]);
+  }
+  std::sort(replay.begin(), replay.end());
+  // Graph replay attributes exactly as eager launches do.
+  EXPECT_EQ(replay, eager);
+  // And no kernel ran outside the replays during decode.
+  for (const json* k : of_kind(t, "kernel")) {
+    if (graph_node(*k) == 0) {
+      EXPECT_EQ(step_of(t, *k, steps), nullptr) << k->dump();
+    }
+  }
+}
+
+}  // namespace

@@ -21,7 +21,10 @@ struct ThreadFrames {
   uint32_t runtime_depth;
   uint32_t runtime_correlation;  // of the outermost runtime call
 };
-thread_local ThreadFrames t_frames;  // zero-initialised POD: no TLS init call
+// Zero-initialised POD: no TLS init call. Initial-exec: no __tls_get_addr
+// per callback; 80 bytes fit the static TLS glibc keeps for dlopen'ed
+// libraries (the CUDA_INJECTION64_PATH route), as the recorder's 8 do.
+thread_local ThreadFrames t_frames __attribute__((tls_model("initial-exec")));
 
 CbidSlot* slot_for(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (cbid >= kMaxCbid) return nullptr;

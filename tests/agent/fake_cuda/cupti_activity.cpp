@@ -1,11 +1,15 @@
-// The fake CUPTI's activity API: records the driver queues are kept until
-// a flush, then handed over in buffers the client supplies, as CUPTI does.
-// Records that find no buffer, records of a context destroyed before a
-// flush, and FAKE_CUPTI_DROP_KERNELS victims are counted as dropped.
+// The fake CUPTI's activity API. As in CUPTI, records are written into
+// buffers the client supplies (asked for on the thread doing the work); a
+// full buffer is handed back from a delivery thread of the fake's own, and
+// a flush hands back everything else. Records that find no buffer, records
+// of a context destroyed before they were delivered, and
+// FAKE_CUPTI_DROP_KERNELS victims are counted as dropped.
 #include <time.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "cupti_state.h"
 #include "driver_state.h"
@@ -15,12 +19,15 @@ using namespace fake_cupti;
 
 namespace {
 
-// In front of each queued and delivered record; clients never see it.
+// In front of each record in a buffer; clients never see it.
 struct RecordHeader {
   uint32_t size;
   uint32_t context;
 };
 static_assert(sizeof(RecordHeader) == 8, "records stay 8-byte aligned");
+
+// The context of a record discarded after it was written.
+constexpr uint32_t kDiscarded = UINT32_MAX;
 
 size_t entry_bytes(const RecordHeader& h) { return sizeof h + (h.size + 7u) / 8u * 8u; }
 
@@ -30,17 +37,7 @@ RecordHeader header_at(const uint8_t* p) {
   return h;
 }
 
-uint64_t count_records(const std::vector<uint8_t>& records, size_t from) {
-  uint64_t n = 0;
-  for (size_t at = from; at < records.size(); at += entry_bytes(header_at(&records[at]))) ++n;
-  return n;
-}
-
-void add_dropped(uint64_t n) {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.records_mu);
-  s.dropped += n;
-}
+using Buffer = State::Buffer;
 
 bool supported(CUpti_ActivityKind kind) {
   switch (kind) {
@@ -54,6 +51,69 @@ bool supported(CUpti_ActivityKind kind) {
     default:
       return false;
   }
+}
+
+void deliver(const Buffer& b) {
+  CUpti_BuffersCallbackCompleteFunc complete;
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    complete = state().buffer_completed;
+  }
+  if (complete != nullptr) complete(nullptr, 0, b.data, b.size, b.used);
+}
+
+// Hands full buffers back, oldest first, as CUPTI's own thread does.
+void delivery_loop() {
+  State& s = state();
+  for (;;) {
+    std::unique_lock<std::mutex> in_order(s.deliver_mu);
+    Buffer b;
+    {
+      std::unique_lock<std::mutex> lock(s.records_mu);
+      if (s.full.empty()) {
+        in_order.unlock();  // a flush may deliver meanwhile
+        s.full_ready.wait(lock, [&] { return !s.full.empty(); });
+        continue;
+      }
+      b = s.full.front();
+      s.full.pop_front();
+    }
+    deliver(b);
+  }
+}
+
+// A fresh client buffer for `s.filling`; false (and nothing kept) if the
+// client refused or gave one CUPTI could not use. Called under records_mu.
+bool request_buffer(State& s) {
+  CUpti_BuffersCallbackRequestFunc request;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    request = s.buffer_requested;
+  }
+  if (request == nullptr) return false;
+  Buffer b;
+  size_t max_records = 0;  // the fake fills buffers whole, whatever this says
+  request(&b.data, &b.size, &max_records);
+  // Refused, or not 8-byte aligned as CUPTI requires.
+  if (b.data == nullptr || b.size == 0 || reinterpret_cast<uintptr_t>(b.data) % 8 != 0)
+    return false;
+  s.filling = b;
+  return true;
+}
+
+// Marks the records of `context` in `b` discarded; returns how many.
+uint64_t discard_in(Buffer& b, uint32_t context) {
+  uint64_t n = 0;
+  for (size_t at = 0; at < b.used;) {
+    RecordHeader h = header_at(b.data + at);
+    if (h.context == context) {
+      h.context = kDiscarded;
+      std::memcpy(b.data + at, &h, sizeof h);
+      ++n;
+    }
+    at += entry_bytes(h);
+  }
+  return n;
 }
 
 }  // namespace
@@ -93,28 +153,36 @@ void queue_record(const CUpti_Activity* record, size_t size, uint32_t context) {
     return;
   }
   RecordHeader h{static_cast<uint32_t>(size), context};
-  size_t at = s.pending.size();
-  s.pending.resize(at + entry_bytes(h), 0);
-  std::memcpy(&s.pending[at], &h, sizeof h);
-  std::memcpy(&s.pending[at + sizeof h], record, size);
+  size_t bytes = entry_bytes(h);
+  if (s.filling.data != nullptr && s.filling.used + bytes > s.filling.size) {
+    s.full.push_back(s.filling);
+    s.filling = Buffer{};
+    if (!s.delivery_thread) {
+      s.delivery_thread = true;
+      std::thread(delivery_loop).detach();
+    }
+    s.full_ready.notify_one();
+  }
+  if (s.filling.data == nullptr && !request_buffer(s)) {
+    ++s.dropped;
+    return;
+  }
+  if (bytes > s.filling.size) {  // larger than a whole buffer
+    ++s.dropped;
+    return;
+  }
+  uint8_t* at = s.filling.data + s.filling.used;
+  std::memcpy(at, &h, sizeof h);
+  std::memcpy(at + sizeof h, record, size);
+  std::memset(at + sizeof h + size, 0, bytes - sizeof h - size);
+  s.filling.used += bytes;
 }
 
 void discard_context(uint32_t context) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.records_mu);
-  std::vector<uint8_t> kept;
-  for (size_t at = 0; at < s.pending.size();) {
-    RecordHeader h = header_at(&s.pending[at]);
-    size_t n = entry_bytes(h);
-    if (h.context == context) {
-      ++s.dropped;
-    } else {
-      kept.insert(kept.end(), s.pending.begin() + static_cast<ptrdiff_t>(at),
-                  s.pending.begin() + static_cast<ptrdiff_t>(at + n));
-    }
-    at += n;
-  }
-  s.pending.swap(kept);
+  s.dropped += discard_in(s.filling, context);
+  for (Buffer& b : s.full) s.dropped += discard_in(b, context);
 }
 
 }  // namespace fake_cupti
@@ -124,7 +192,6 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   state().kinds[kind].store(true);
   return CUPTI_SUCCESS;
 }
-
 CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                                     CUpti_BuffersCallbackCompleteFunc completed) {
   if (requested == nullptr || completed == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
@@ -141,47 +208,20 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
   return CUPTI_SUCCESS;
 }
 
-// Every queued record counts as completed, so forced or not, all go.
+// Every record counts as completed, so forced or not, all buffers go back.
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t /*flag*/) {
   State& s = state();
   std::lock_guard<std::mutex> in_order(s.deliver_mu);
-  std::vector<uint8_t> records;
+  std::deque<Buffer> buffers;
   {
     std::lock_guard<std::mutex> lock(s.records_mu);
-    records.swap(s.pending);
-  }
-  CUpti_BuffersCallbackRequestFunc request;
-  CUpti_BuffersCallbackCompleteFunc complete;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    request = s.buffer_requested;
-    complete = s.buffer_completed;
-  }
-  size_t at = 0;
-  while (at < records.size() && request != nullptr) {
-    uint8_t* buffer = nullptr;
-    size_t size = 0;
-    size_t max_records = 0;
-    request(&buffer, &size, &max_records);
-    // Refused, or not 8-byte aligned as CUPTI requires: the rest is lost.
-    if (buffer == nullptr || size == 0 || reinterpret_cast<uintptr_t>(buffer) % 8 != 0) break;
-    size_t used = 0;
-    size_t n = 0;
-    while (at < records.size() && (max_records == 0 || n < max_records)) {
-      size_t bytes = entry_bytes(header_at(&records[at]));
-      if (used + bytes > size) break;
-      std::memcpy(buffer + used, &records[at], bytes);
-      used += bytes;
-      at += bytes;
-      ++n;
+    buffers.swap(s.full);
+    if (s.filling.used > 0) {
+      buffers.push_back(s.filling);
+      s.filling = Buffer{};
     }
-    if (n == 0) {  // a record larger than the whole buffer
-      add_dropped(1);
-      at += entry_bytes(header_at(&records[at]));
-    }
-    complete(nullptr, 0, buffer, size, used);
   }
-  add_dropped(count_records(records, at));
+  for (const Buffer& b : buffers) deliver(b);
   return CUPTI_SUCCESS;
 }
 
@@ -193,6 +233,9 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_si
     const uint8_t* current = reinterpret_cast<const uint8_t*>(*record) - sizeof(RecordHeader);
     at = static_cast<size_t>(current - buffer) + entry_bytes(header_at(current));
   }
+  // Records of a destroyed context stay in the buffer but are never seen.
+  while (at + sizeof(RecordHeader) <= valid_size && header_at(buffer + at).context == kDiscarded)
+    at += entry_bytes(header_at(buffer + at));
   if (at + sizeof(RecordHeader) > valid_size) return CUPTI_ERROR_MAX_LIMIT_REACHED;
   *record = reinterpret_cast<CUpti_Activity*>(buffer + at + sizeof(RecordHeader));
   return CUPTI_SUCCESS;

@@ -1,14 +1,15 @@
 // The fake CUPTI's state: the one subscriber and what it enabled, the
-// activity callbacks, and records waiting for the next flush. Allocated once
-// and never freed (clients flush from exit handlers).
+// activity callbacks, and the client buffers records are written into.
+// Allocated once and never freed (clients flush from exit handlers).
 #pragma once
 
 #include <cupti.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
-#include <vector>
 
 namespace fake_cupti {
 
@@ -28,13 +29,25 @@ struct State {
   CUpti_BuffersCallbackRequestFunc buffer_requested = nullptr;  // under `mu`
   CUpti_BuffersCallbackCompleteFunc buffer_completed = nullptr;
 
-  // Queued records: each is a RecordHeader, then the record padded to 8.
+  // Records go straight into buffers the client hands out, as in CUPTI:
+  // each is a RecordHeader, then the record padded to 8 bytes. A full
+  // buffer goes to the delivery thread; a flush delivers the rest.
+  struct Buffer {
+    uint8_t* data = nullptr;
+    size_t size = 0;
+    size_t used = 0;
+  };
   std::mutex records_mu;
-  std::vector<uint8_t> pending;
+  Buffer filling;
+  std::deque<Buffer> full;
+  std::condition_variable full_ready;
+  bool delivery_thread = false;
   uint64_t dropped = 0;          // since the client last asked
   uint64_t kernels_to_drop = 0;  // FAKE_CUPTI_DROP_KERNELS
 
-  std::mutex deliver_mu;  // one flush at a time, in order
+  // Held while buffers are handed back, so they arrive in order. Taken
+  // before records_mu, never after.
+  std::mutex deliver_mu;
 };
 
 State& state();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -238,6 +239,28 @@ TEST_F(FakeCudaTest, DroppedRecordsAreCounted) {
   EXPECT_EQ(t["diagnostics"]["dropped_activity_records"], 3);
   expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u - 3u);
   expect_copies_under_scopes(t);
+}
+
+// 50,000 kernel records (~10 MB) fill several of the agent's 4 MB activity
+// buffers; the fake CUPTI hands full ones back from its own thread while
+// the program goes on launching, as CUPTI does. Nothing may be lost or
+// misattributed on the way.
+TEST_F(FakeCudaTest, BuffersFilledMidRunAreAllTranslated) {
+  constexpr size_t kLaunches = 50000;
+  Result r = run({FAKE_GPU_APP, fake_gpu_app::kMany, std::to_string(kLaunches)}, agent_env());
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  json t = load_trace();
+  EXPECT_EQ(t["diagnostics"]["dropped_activity_records"], 0);
+  auto kernels = of_kind(t, "kernel");
+  ASSERT_EQ(kernels.size(), kLaunches);
+  const json& brick = parent_of(t, *kernels[0]);
+  EXPECT_EQ(brick["name"], "RmsNorm");
+  std::set<uint64_t> correlations;
+  for (const json* k : kernels) {
+    EXPECT_EQ((*k)["parent"], brick["id"]);
+    correlations.insert((*k)["correlation"].get<uint64_t>());
+  }
+  EXPECT_EQ(correlations.size(), kLaunches);
 }
 
 // Another tool holds CUPTI: the agent says so and records CPU scopes only.

@@ -60,6 +60,11 @@ const Name kDriverNames[] = {
     NAMED(cuGraphLaunch),
     NAMED(cuGraphExecDestroy),
     NAMED(cuGraphDestroy),
+    NAMED(cuEventCreate),
+    NAMED(cuEventRecord),
+    NAMED(cuEventSynchronize),
+    NAMED(cuEventElapsedTime_v2),
+    NAMED(cuEventDestroy_v2),
 };
 #undef NAMED
 

@@ -25,6 +25,7 @@ struct State {
   std::deque<CUgraph_st> graphs;
   std::deque<CUgraphNode_st> graph_nodes;
   std::deque<CUgraphExec_st> graph_execs;
+  std::deque<CUevent_st> events;
   CUcontext primary = nullptr;  // one device, one primary context
   int primary_retains = 0;
   uint64_t heap_next = kHeapBase;
@@ -108,6 +109,13 @@ CUgraphExec new_graph_exec() {
   std::lock_guard<std::mutex> lock(s.mu);
   s.graph_execs.push_back(CUgraphExec_st{static_cast<uint32_t>(s.graph_execs.size() + 1), {}});
   return &s.graph_execs.back();
+}
+
+CUevent new_event() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.events.emplace_back();
+  return &s.events.back();
 }
 
 CUcontext retain_primary_context(CUdevice device, bool* created) {

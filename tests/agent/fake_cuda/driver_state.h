@@ -39,6 +39,9 @@ struct CUgraphNode_st {
   uint64_t id;  // CUPTI's node id, unique in the process
   fake_cuda::KernelLaunch launch;
 };
+struct CUevent_st {
+  uint64_t ns = 0;  // GPU time at which the work queued before it ended
+};
 struct CUgraph_st {
   uint32_t id;
   std::vector<CUgraphNode> nodes;
@@ -68,6 +71,7 @@ CUgraph new_graph();
 // A node with a fresh id.
 CUgraphNode new_graph_node(const KernelLaunch& launch);
 CUgraphExec new_graph_exec();
+CUevent new_event();
 // The primary context of `device`, created on first use; counts retains.
 CUcontext retain_primary_context(CUdevice device, bool* created);
 // Drops one retain; the context if that was the last (it goes away), else null.

@@ -2,6 +2,8 @@
 // and syncs.
 // Each piece of work is booked on the fake GPU queue for its known duration
 // (fake_cuda.h) and reported as the activity record CUPTI 13 would write.
+#include <sched.h>
+
 #include <atomic>
 #include <cstring>
 
@@ -231,4 +233,45 @@ CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t byte
   emit(m, ctx->id);
   gpu_wait_idle();  // synchronous for device memory, as the driver documents
   return call.finish(CUDA_SUCCESS);
+}
+
+// Events: one in-order GPU, so an event's time is when the work queued
+// before it ends.
+CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int flags) {
+  cuEventCreate_params p{event, flags};
+  TRACED(cuEventCreate, &p);
+  if (current_context() == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *event = new_event();
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream) {
+  cuEventRecord_params p{event, stream};
+  TRACED(cuEventRecord, &p);
+  if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  event->ns = gpu_run(0).end;
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent event) {
+  cuEventSynchronize_params p{event};
+  TRACED(cuEventSynchronize, &p);
+  if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  while (now_ns() < event->ns) sched_yield();
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
+  cuEventElapsedTime_v2_params p{ms, start, end};
+  TRACED(cuEventElapsedTime_v2, &p);
+  if (ms == nullptr || start == nullptr || end == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  *ms = static_cast<float>(static_cast<double>(end->ns - start->ns) / 1e6);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuEventDestroy_v2(CUevent event) {
+  cuEventDestroy_v2_params p{event};
+  TRACED(cuEventDestroy_v2, &p);
+  return call.finish(event != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
 }

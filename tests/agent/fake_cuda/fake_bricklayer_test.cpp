@@ -171,6 +171,25 @@ StepPlan eager_step_plan(const json& t) {
   return plans.empty() ? StepPlan{} : plans.begin()->second;
 }
 
+// The whole analysis and export path on a CUDA-shaped trace: every view of
+// `brickprof report`, text and JSON, and every file format.
+void expect_reports(const fs::path& trace) {
+  const std::vector<std::vector<std::string>> views = {
+      {"--summary", "--tree", "--critical-path", "--roofline", "--transfers", "--analyze"},
+      {"--summary", "--critical-path", "--roofline", "--transfers", "--analyze", "--json"},
+      {"--dot"},
+      {"--chrome"},
+      {"--folded"}};
+  for (const auto& flags : views) {
+    std::vector<std::string> argv = {BRICKPROF_BIN, "report", trace.string()};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    Result r = run(argv, {});
+    EXPECT_EQ(r.exit_code(), 0) << flags[0] << ": " << r.err;
+    EXPECT_EQ(r.err, "") << flags[0];
+    EXPECT_NE(r.out.find("bl_gemv_q4k"), std::string::npos) << flags[0];
+  }
+}
+
 TEST_F(FakeBricklayerTest, EagerLaunchesLandUnderTheirBricksEveryStep) {
   std::string out;
   json t = run_bricklayer("eager", &out);
@@ -181,6 +200,7 @@ TEST_F(FakeBricklayerTest, EagerLaunchesLandUnderTheirBricksEveryStep) {
             std::string::npos)
       << out;
   EXPECT_GT(plan.size(), 20u);
+  expect_reports(dir_ / "bl-eager.json");
 }
 
 TEST_F(FakeBricklayerTest, GraphReplaysLandUnderTheBricksThatCapturedThem) {
@@ -211,6 +231,7 @@ TEST_F(FakeBricklayerTest, GraphReplaysLandUnderTheBricksThatCapturedThem) {
   std::sort(replay.begin(), replay.end());
   // Graph replay attributes exactly as eager launches do.
   EXPECT_EQ(replay, eager);
+  expect_reports(dir_ / "bl-graph.json");
   // And no kernel ran outside the replays during decode.
   for (const json* k : of_kind(t, "kernel")) {
     if (graph_node(*k) == 0) {

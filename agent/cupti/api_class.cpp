@@ -28,6 +28,9 @@ T field(const void* params, size_t offset) {
 
 std::string normalize_api_name(std::string_view name, bool runtime) {
   if (runtime) {
+    // CUDA 13's <<<>>> stubs call __cudaLaunchKernel: to the user it is
+    // cudaLaunchKernel, and a launch like any other.
+    if (name.substr(0, 2) == "__") name.remove_prefix(2);
     // Trailing version tag: _v3020, _v7000, _v11060 ...
     size_t us = name.rfind("_v");
     if (us != std::string_view::npos && us + 2 < name.size()) {
@@ -50,6 +53,10 @@ ApiInfo classify_api(std::string_view raw, bool runtime) {
     info.cls = ApiClass::kLaunch;
   } else if (n == "cuGraphLaunch" || n == "cudaGraphLaunch") {
     info.cls = ApiClass::kGraphLaunch;
+  } else if (starts_with(n, "cuStreamBeginCapture") || starts_with(n, "cudaStreamBeginCapture")) {
+    info.cls = ApiClass::kCaptureBegin;
+  } else if (n == "cuStreamEndCapture" || n == "cudaStreamEndCapture") {
+    info.cls = ApiClass::kCaptureEnd;
   } else if (starts_with(n, "cuMemcpy") || starts_with(n, "cudaMemcpy")) {
     info.cls = ApiClass::kMemcpy;
     if (one_of(n, {"cuMemcpy", "cuMemcpyAsync", "cuMemcpyHtoD_v2", "cuMemcpyHtoDAsync_v2",

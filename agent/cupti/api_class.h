@@ -21,6 +21,8 @@ enum class ApiClass : uint8_t {
   kModuleLoad,   // image handed over in memory (cuModuleLoadData*, FatBinary)
   kLibraryLoad,  // cuLibraryLoadData, cudaLibraryLoadData
   kReset,        // cuDevicePrimaryCtxReset, cudaDeviceReset: flush first
+  kCaptureBegin,  // cuStreamBeginCapture*, cudaStreamBeginCapture*
+  kCaptureEnd,    // cuStreamEndCapture, cudaStreamEndCapture
 };
 
 // Layout of the parameter struct, for reading copy/memset addresses.

@@ -87,13 +87,29 @@ void on_api_enter(GpuState& s, CUpti_CallbackDomain domain, const CbidSlot& slot
   }
 }
 
-void on_api_exit(CUpti_CallbackDomain domain, CbidSlot& slot, const CUpti_CallbackData* cb) {
+// Begin and end are counted alike whether the runtime's call and the
+// driver call inside it are both seen or only one, so the count returns to
+// zero either way. A failed begin opened nothing; an end always closes.
+void track_capture(GpuState& s, ApiClass cls, const CUpti_CallbackData* cb) {
+  if (cls == ApiClass::kCaptureBegin) {
+    const auto* result = static_cast<const int*>(cb->functionReturnValue);
+    if (result != nullptr && *result == 0) s.open_captures.fetch_add(1);
+  } else if (cls == ApiClass::kCaptureEnd) {
+    int64_t n = s.open_captures.load();
+    while (n > 0 && !s.open_captures.compare_exchange_weak(n, n - 1)) {
+    }
+  }
+}
+
+void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
+                 const CUpti_CallbackData* cb) {
   ThreadFrames& f = t_frames;
   if (f.depth == 0) return;  // enabled mid-call: no enter seen
   --f.depth;
   uint64_t enter = f.depth < kMaxDepth ? f.enter_tsc[f.depth] : Clock::ticks();
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
   if (runtime && f.runtime_depth > 0) --f.runtime_depth;
+  track_capture(s, slot.info.cls, cb);
   // A driver call inside a runtime call that shares its correlation id adds
   // nothing: the runtime exit records the outer (user-visible) call.
   if (!runtime && f.runtime_depth > 0 && cb->correlationId == f.runtime_correlation) return;
@@ -115,7 +131,7 @@ void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   if (cb->callbackSite == CUPTI_API_ENTER) {
     on_api_enter(s, domain, *slot, cb);
   } else {
-    on_api_exit(domain, *slot, cb);
+    on_api_exit(s, domain, *slot, cb);
   }
 }
 

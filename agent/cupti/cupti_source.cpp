@@ -24,6 +24,13 @@ void sync_at_scope_end(NodeKind closed) {
   GpuState* s = gpu_state();
   if (s == nullptr) return;
   if (s->config.sync == SyncMode::kPerLayer && closed != NodeKind::kLayer) return;
+  // Synchronising while a stream is being captured invalidates the capture:
+  // the program's own cuStreamEndCapture would fail. Its kernels do not run
+  // now anyway.
+  if (s->open_captures.load(std::memory_order_relaxed) > 0) {
+    s->syncs_skipped_in_capture.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   CUcontext ctx = nullptr;
   if (s->driver.ctx_get_current(&ctx) == CUDA_SUCCESS && ctx != nullptr)
     s->driver.ctx_synchronize();
@@ -75,6 +82,8 @@ class CuptiSource final : public GpuSource {
       if (n != 0) d.warnings.push_back(std::to_string(n) + " " + what);
     };
     note(s.buffers_refused.load(), "CUPTI buffer requests refused (pool empty; records dropped)");
+    note(s.syncs_skipped_in_capture.load(),
+         "scope-end syncs skipped while a stream was being captured (BRICKPROF_SYNC)");
     note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");
     note(s.module_parse_errors.load(), "module images the PTX registry could not read");
     note(s.addresses_dropped, "copy address records dropped at the cap");

@@ -60,6 +60,10 @@ struct GpuState {
   std::vector<Device> devices;
 
   std::atomic<uint64_t> buffers_refused{0};    // pool empty when CUPTI asked
+  // Stream captures begun and not yet ended, process-wide: a context sync
+  // while one is open would invalidate it (and fail the program's capture).
+  std::atomic<int64_t> open_captures{0};
+  std::atomic<uint64_t> syncs_skipped_in_capture{0};
   std::atomic<uint64_t> dropped_records{0};    // cuptiActivityGetNumDroppedRecords
   std::atomic<uint64_t> module_parse_errors{0};
   std::vector<std::string> warnings;           // guarded by translate_mu

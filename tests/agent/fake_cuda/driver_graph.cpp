@@ -39,9 +39,11 @@ CUresult CUDAAPI cuStreamEndCapture(CUstream stream, CUgraph* graph) {
   TRACED(cuStreamEndCapture, &p);
   if (stream == nullptr || graph == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
   if (stream->capture == nullptr) return call.finish(CUDA_ERROR_ILLEGAL_STATE);
-  *graph = stream->capture;
+  bool broken = stream->invalidated;
+  *graph = broken ? nullptr : stream->capture;
   stream->capture = nullptr;
-  return call.finish(CUDA_SUCCESS);
+  stream->invalidated = false;
+  return call.finish(broken ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph,

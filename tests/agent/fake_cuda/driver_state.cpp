@@ -135,6 +135,15 @@ CUcontext release_primary_context(CUdevice) {
   return s.primary_retains > 0 && --s.primary_retains == 0 ? s.primary : nullptr;
 }
 
+bool invalidate_captures() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  bool any = false;
+  for (CUstream_st& st : s.streams)
+    if (st.capture != nullptr) st.invalidated = any = true;
+  return any;
+}
+
 uint32_t stream_id(CUstream stream) { return stream != nullptr ? stream->id : kDefaultStreamId; }
 
 Interval gpu_run(uint64_t duration_ns) {

@@ -25,6 +25,7 @@ struct CUfunc_st {
 struct CUstream_st {
   uint32_t id;                // CUPTI's stream id
   CUgraph capture = nullptr;  // the graph being captured, if any
+  bool invalidated = false;   // an illegal call during the capture broke it
 };
 namespace fake_cuda {
 struct KernelLaunch {
@@ -76,6 +77,9 @@ CUevent new_event();
 CUcontext retain_primary_context(CUdevice device, bool* created);
 // Drops one retain; the context if that was the last (it goes away), else null.
 CUcontext release_primary_context(CUdevice device);
+// A context-wide sync during a capture is illegal: it breaks every capture
+// in progress. Returns true if there was one.
+bool invalidate_captures();
 // CUPTI's id for work on `stream` (the NULL stream has its own).
 uint32_t stream_id(CUstream stream);
 

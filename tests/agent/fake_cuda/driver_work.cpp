@@ -197,6 +197,7 @@ CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
 
 CUresult CUDAAPI cuCtxSynchronize(void) {
   TRACED(cuCtxSynchronize, nullptr);  // no parameters, no params struct
+  if (invalidate_captures()) return call.finish(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
   // A context sync waits on no one stream: CUPTI says so with all bits set.
   return call.finish(
       record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, UINT32_MAX));

@@ -71,7 +71,8 @@ class FakeBricklayerTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs bricklayer in `mode` without and with the agent; returns the trace.
-  json run_bricklayer(const std::string& mode, std::string* out) {
+  json run_bricklayer(const std::string& mode, std::string* out,
+                      const std::map<std::string, std::string>& agent_settings = {}) {
     std::vector<std::string> argv = {BRICKLAYER};
     argv.insert(argv.end(), kSmallModel.begin(), kSmallModel.end());
     argv.insert(argv.end(), {"--mode", mode});
@@ -81,6 +82,7 @@ class FakeBricklayerTest : public ::testing::Test {
     env["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
     env["BRICKPROF_OUTPUT"] = (dir_ / ("bl-" + mode)).string();
     env["BRICKPROF_FORMATS"] = "json";
+    env.insert(agent_settings.begin(), agent_settings.end());
     Result traced = run(argv, env);
     EXPECT_EQ(traced.exit_code(), 0) << traced.err;
     EXPECT_EQ(traced.err, plain.err);
@@ -238,6 +240,29 @@ TEST_F(FakeBricklayerTest, GraphReplaysLandUnderTheBricksThatCapturedThem) {
       EXPECT_EQ(step_of(t, *k, steps), nullptr) << k->dump();
     }
   }
+}
+
+// BRICKPROF_SYNC=per-layer synchronises at every layer's end, but a context
+// sync while a stream is captured would invalidate the program's capture
+// (cuStreamEndCapture fails; the fake driver enforces this as CUDA does).
+// The agent must skip those syncs, say so, and leave the program's output
+// alone; the layers outside the capture are still synchronised.
+TEST_F(FakeBricklayerTest, PerLayerSyncLeavesGraphCaptureIntact) {
+  std::string out;
+  json t = run_bricklayer("graph", &out, {{"BRICKPROF_SYNC", "per-layer"}});
+  EXPECT_NE(out.find("launches per token: 1 cuGraphLaunch"), std::string::npos) << out;
+  bool said = false;
+  for (const json& w : t["diagnostics"]["warnings"])
+    said |= w.get<std::string>().find("skipped while a stream was being captured") !=
+            std::string::npos;
+  EXPECT_TRUE(said) << t["diagnostics"].dump();
+  size_t replayed = 0, layer_syncs = 0;
+  for (const json* k : of_kind(t, "kernel")) replayed += graph_node(*k) != 0;
+  for (const json* s : of_kind(t, "sync"))
+    layer_syncs += !(*s)["parent"].is_null() && parent_of(t, *s)["kind"] == "layer";
+  EXPECT_EQ(replayed % kTokens, 0u);
+  EXPECT_GT(replayed, 0u);
+  EXPECT_GT(layer_syncs, 0u);  // prefill's layers were synchronised
 }
 
 }  // namespace

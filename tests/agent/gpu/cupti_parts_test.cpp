@@ -21,6 +21,7 @@ TEST(ApiClass, NormalizesVariants) {
   EXPECT_EQ(normalize_api_name("cuMemcpyHtoD_v2_ptds", false), "cuMemcpyHtoD_v2");
   EXPECT_EQ(normalize_api_name("cuLaunchKernel_ptsz", false), "cuLaunchKernel");
   EXPECT_EQ(normalize_api_name("cudaMemcpy", true), "cudaMemcpy");
+  EXPECT_EQ(normalize_api_name("__cudaLaunchKernel_ptsz_v13000", true), "cudaLaunchKernel");
 }
 
 TEST(ApiClass, EveryLaunchCopySyncVariant) {
@@ -28,10 +29,16 @@ TEST(ApiClass, EveryLaunchCopySyncVariant) {
                         "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernelMultiDevice"})
     EXPECT_EQ(classify_api(n, false).cls, ApiClass::kLaunch) << n;
   for (const char* n : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060",
-                        "cudaLaunchCooperativeKernel_ptsz_v9000"})
+                        "cudaLaunchCooperativeKernel_ptsz_v9000", "__cudaLaunchKernel_v13000"})
     EXPECT_EQ(classify_api(n, true).cls, ApiClass::kLaunch) << n;
   EXPECT_EQ(classify_api("cuGraphLaunch_ptsz", false).cls, ApiClass::kGraphLaunch);
   EXPECT_EQ(classify_api("cudaGraphLaunch_v10000", true).cls, ApiClass::kGraphLaunch);
+  for (const char* n : {"cuStreamBeginCapture_v2", "cuStreamBeginCapture_ptsz",
+                        "cuStreamBeginCaptureToGraph"})
+    EXPECT_EQ(classify_api(n, false).cls, ApiClass::kCaptureBegin) << n;
+  EXPECT_EQ(classify_api("cudaStreamBeginCapture_v10000", true).cls, ApiClass::kCaptureBegin);
+  EXPECT_EQ(classify_api("cuStreamEndCapture_ptsz", false).cls, ApiClass::kCaptureEnd);
+  EXPECT_EQ(classify_api("cudaStreamEndCapture_v10000", true).cls, ApiClass::kCaptureEnd);
   EXPECT_EQ(classify_api("cuMemcpy3DPeerAsync", false).cls, ApiClass::kMemcpy);
   EXPECT_EQ(classify_api("cuMemcpy3DPeerAsync", false).layout, ParamLayout::kNone);
   EXPECT_EQ(classify_api("cudaMemset2DAsync_v3020", true).cls, ApiClass::kMemset);

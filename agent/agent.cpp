@@ -66,6 +66,33 @@ bool another_agent_is_active() {
   return theirs.dli_fbase != ours.dli_fbase;
 }
 
+volatile sig_atomic_t g_dying_signal = 0;
+
+// The deadline of a trace write started by a signal: die of that signal
+// now. Only async-signal-safe calls.
+void on_dump_deadline(int) {
+  int sig = g_dying_signal;
+  sigaction(sig, &g_previous[sig], nullptr);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, sig);
+  pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);  // we run inside its handler
+  raise(sig);
+  _exit(128 + sig);  // not reached: the default action terminates
+}
+
+// The write runs in the handler, so it can block forever on a lock the
+// interrupted code holds (malloc's, stdio's): an alarm bounds it.
+void arm_dump_deadline(int sig) {
+  g_dying_signal = sig;
+  struct sigaction deadline;
+  std::memset(&deadline, 0, sizeof deadline);
+  deadline.sa_handler = on_dump_deadline;
+  sigemptyset(&deadline.sa_mask);
+  sigaction(SIGALRM, &deadline, nullptr);
+  alarm(the_config().signal_dump_seconds);
+}
+
 void on_dump_signal(int sig, siginfo_t* info, void* context) {
   const struct sigaction& prev = g_previous[sig];
   bool has_handler = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
@@ -78,7 +105,9 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
   }
   // The default action would kill the process: write the trace first, then
   // die of the same signal so the parent sees the same status.
+  arm_dump_deadline(sig);
   dump_at_exit();
+  alarm(0);
   sigaction(sig, &prev, nullptr);
   raise(sig);
 }

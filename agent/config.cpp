@@ -84,6 +84,15 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     else if (v == "source") c.ptx = PtxMode::kSource;
     else warn(c, "BRICKPROF_PTX", v, "hash");
   }
+
+  if (auto v = get("BRICKPROF_SIGNAL_DUMP_SECONDS"); !v.empty()) {
+    unsigned s = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
+    if (ec != std::errc() || end != v.data() + v.size() || s == 0 || s > 3600)
+      warn(c, "BRICKPROF_SIGNAL_DUMP_SECONDS", v, "20");
+    else
+      c.signal_dump_seconds = s;
+  }
   return c;
 }
 

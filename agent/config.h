@@ -19,6 +19,10 @@ struct Config {
   bool gpu = true;                               // BRICKPROF_GPU=auto|off
   SyncMode sync = SyncMode::kDeferred;           // BRICKPROF_SYNC
   PtxMode ptx = PtxMode::kHash;                  // BRICKPROF_PTX
+  // How long the trace write may take when a signal ends the program; past
+  // it the process dies of its signal anyway (the write may be stuck on a
+  // lock the interrupted code holds).
+  unsigned signal_dump_seconds = 20;             // BRICKPROF_SIGNAL_DUMP_SECONDS
   std::vector<std::string> warnings;             // one per bad value
 };
 

@@ -6,6 +6,7 @@
 #include <brickprof/brickprof.h>
 #include <pthread.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -95,6 +96,24 @@ int main(int argc, char** argv) {
     BRICKPROF_SCOPE("waiting");
     std::printf("ready\n");
     std::fflush(stdout);
+    for (;;) pause();
+  }
+  if (std::strcmp(mode, "stuck-stderr") == 0) {
+    // Another thread holds stderr's stdio lock for good (as a thread
+    // stopped mid-fprintf would) while SIGTERM arrives: anything the dump
+    // writes through stdio blocks forever.
+    BRICKPROF_SCOPE("stuck");
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    std::thread holder([&] {
+      pthread_sigmask(SIG_BLOCK, &term, nullptr);  // the signal goes to main
+      flockfile(stderr);
+      for (;;) pause();
+    });
+    holder.detach();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(getpid(), SIGTERM);
     for (;;) pause();
   }
   std::fprintf(stderr, "unknown mode %s\n", mode);

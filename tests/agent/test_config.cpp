@@ -28,6 +28,7 @@ TEST(ConfigTest, Defaults) {
   EXPECT_TRUE(c.gpu);
   EXPECT_EQ(c.sync, SyncMode::kDeferred);
   EXPECT_EQ(c.ptx, PtxMode::kHash);
+  EXPECT_EQ(c.signal_dump_seconds, 20u);
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -38,7 +39,8 @@ TEST(ConfigTest, ReadsEveryVariable) {
                    {"BRICKPROF_BUFFER_MB", "16"},
                    {"BRICKPROF_GPU", "off"},
                    {"BRICKPROF_SYNC", "per-layer"},
-                   {"BRICKPROF_PTX", "source"}});
+                   {"BRICKPROF_PTX", "source"},
+                   {"BRICKPROF_SIGNAL_DUMP_SECONDS", "90"}});
   EXPECT_EQ(c.output, "/tmp/x-%p");
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome", "folded"}));
   EXPECT_EQ(c.log_level, "debug");
@@ -46,6 +48,7 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_FALSE(c.gpu);
   EXPECT_EQ(c.sync, SyncMode::kPerLayer);
   EXPECT_EQ(c.ptx, PtxMode::kSource);
+  EXPECT_EQ(c.signal_dump_seconds, 90u);
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -55,8 +58,10 @@ TEST(ConfigTest, BadValuesWarnOnceEachAndKeepDefaults) {
                    {"BRICKPROF_BUFFER_MB", "12abc"},
                    {"BRICKPROF_GPU", "maybe"},
                    {"BRICKPROF_SYNC", "sometimes"},
-                   {"BRICKPROF_PTX", "all"}});
-  EXPECT_EQ(c.warnings.size(), 6u);
+                   {"BRICKPROF_PTX", "all"},
+                   {"BRICKPROF_SIGNAL_DUMP_SECONDS", "0"}});
+  EXPECT_EQ(c.warnings.size(), 7u);
+  EXPECT_EQ(c.signal_dump_seconds, 20u);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "tree", "dot"}));
   EXPECT_EQ(c.log_level, "warn");
   EXPECT_EQ(c.buffer_bytes, 256ull << 20);

@@ -183,6 +183,22 @@ TEST_F(PreloadTest, SigtermStillDiesOfSigtermAndWritesTrace) {
   EXPECT_EQ(t["nodes"][0]["name"], "waiting");
 }
 
+// The trace write in the signal handler blocks on a lock the program holds
+// (stderr's, taken by another thread; the agent logs through stdio at
+// BRICKPROF_LOG=info). The deadline ends the wait: the program still dies
+// of SIGTERM, within the deadline, with its trace written.
+TEST_F(PreloadTest, StuckTraceWriteAfterSigtermStillDiesOfSigterm) {
+  auto env = agent_env();
+  env["BRICKPROF_LOG"] = "info";
+  env["BRICKPROF_SIGNAL_DUMP_SECONDS"] = "1";
+  Result r = run({BRICKPROF_ANNOTATED_APP, "stuck-stderr"}, env);
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << r.status;
+  EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
+  json t = load_only_output();
+  ASSERT_EQ(t["nodes"].size(), 1u);
+  EXPECT_EQ(t["nodes"][0]["name"], "stuck");
+}
+
 TEST_F(PreloadTest, UnwritableOutputWarnsOnceAndChangesNothingElse) {
   auto env = agent_env();
   env["BRICKPROF_OUTPUT"] = "/nonexistent-dir/x";

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -189,6 +190,9 @@ int main(int argc, char** argv) {
   c.weights = o.weights == "f32" ? bricklayer::WeightType::F32 : bricklayer::WeightType::Q4K;
   try {
     return run(o);
+  } catch (const std::invalid_argument& e) {  // a configuration a backend cannot run
+    std::fprintf(stderr, "bricklayer: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bricklayer: %s\n", e.what());
     return 1;

@@ -18,6 +18,12 @@ constexpr int kRowsPerWarp = 4;
 unsigned blocks_for(int64_t n, unsigned per_block) {
   return static_cast<unsigned>((n + per_block - 1) / per_block);
 }
+// bl_gemv_q4k keeps x padded in shared memory: one float after every 32.
+int64_t gemv_q4k_smem_bytes(int64_t k) { return (k + k / 32) * 4; }
+// bl_attention's static block-reduction scratch, besides its dynamic scores.
+constexpr int64_t kAttentionStaticSmem = 32 * 4;
+constexpr int64_t kDefaultSmemLimit = 48 * 1024;
+constexpr int64_t kMaxGridY = 65535;  // tokens per step ride on gridDim.y
 }  // namespace
 
 std::unique_ptr<Dispatcher> make_cuda_backend(std::string* error) {
@@ -112,19 +118,23 @@ void CudaBackend::launch(CUfunction f, unsigned gx, unsigned gy, unsigned block,
 
 void CudaBackend::prepare(const Graph& g) {
   if (ptrs_.size() < g.tensors.size()) ptrs_.resize(g.tensors.size(), 0);
+  if (g.rows() > kMaxGridY)
+    throw std::invalid_argument("backend cuda: " + std::to_string(g.rows()) +
+                                " tokens per step (batch x prompt) exceed the " +
+                                std::to_string(kMaxGridY) + " the kernels' grid allows");
   int64_t max_k = 0;
   for (const Node& n : g.nodes) max_k = std::max(max_k, n.k);
-  // Shared memory holds one token's activations (GEMV) or one row's scores.
-  const int64_t smem = std::max<int64_t>(max_k, g.cfg.context) * 4;
-  if (smem > 48 * 1024) {
-    const int bytes = static_cast<int>(smem);
-    check(api_.cuFuncSetAttribute(fn_.gemv_q4k, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+  // Shared memory holds one token's activations (GEMV) or one row's scores;
+  // past the default 48 KB per block a kernel must opt in.
+  const auto allow = [&](CUfunction f, int64_t dynamic, int64_t fixed) {
+    if (dynamic + fixed <= kDefaultSmemLimit) return;
+    check(api_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  static_cast<int>(dynamic)),
           "cuFuncSetAttribute");
-    check(api_.cuFuncSetAttribute(fn_.gemv_f32, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
-          "cuFuncSetAttribute");
-    check(api_.cuFuncSetAttribute(fn_.attention, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
-          "cuFuncSetAttribute");
-  }
+  };
+  allow(fn_.gemv_q4k, gemv_q4k_smem_bytes(max_k), 0);
+  allow(fn_.gemv_f32, max_k * 4, 0);
+  allow(fn_.attention, int64_t{g.cfg.context} * 4, kAttentionStaticSmem);
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     if (ptrs_[i]) continue;
     const Tensor& t = g.tensors[i];
@@ -192,8 +202,9 @@ void CudaBackend::mul_mat(const Graph& g, const Node& n) {
   const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
   const int rows = static_cast<int>(n.n), k = static_cast<int>(n.k);
   const unsigned grid = blocks_for(rows, (kBlock / 32) * kRowsPerWarp);
-  launch(w.type == WeightType::Q4K ? fn_.gemv_q4k : fn_.gemv_f32, grid,
-         static_cast<unsigned>(g.rows()), kBlock, static_cast<unsigned>(k * 4), ptr(n.in[0]),
+  const bool q4k = w.type == WeightType::Q4K;
+  launch(q4k ? fn_.gemv_q4k : fn_.gemv_f32, grid, static_cast<unsigned>(g.rows()), kBlock,
+         static_cast<unsigned>(q4k ? gemv_q4k_smem_bytes(k) : k * 4), ptr(n.in[0]),
          ptr(n.in[1]), ptr(n.out), rows, k, kRowsPerWarp);
 }
 
@@ -245,12 +256,14 @@ double CudaBackend::measure_read_bandwidth() {
   check(api_.cuMemAlloc(&out, sizeof(float)), "cuMemAlloc");
   check(api_.cuMemsetD8(buf, 0, bytes), "cuMemsetD8");
   const size_t n4 = bytes / 16;
+  int sms = 132;  // an H100 SXM's, if the driver will not say
+  api_.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_);
   double best = 1e30;
   const int64_t launches_before = kernel_launches_;
   for (int pass = 0; pass < 6; ++pass) {
     check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
     const auto t0 = std::chrono::steady_clock::now();
-    launch(fn_.read_sum, 132u * 8u, 1, kBlock, 0, buf, n4, out);
+    launch(fn_.read_sum, static_cast<unsigned>(sms) * 8u, 1, kBlock, 0, buf, n4, out);
     check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }

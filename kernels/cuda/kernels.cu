@@ -75,18 +75,32 @@ __device__ __forceinline__ float nib(uint32_t v) {
 
 }  // namespace
 
+// x[j] sits at xs[padded(j)]: one pad float after every 32. Unpadded, the
+// lanes of a warp read x at offsets that differ by multiples of 32 floats
+// (16 * part + 256 * block), all in one or two banks: up to 16-way shared
+// memory conflicts. Padded, the ~3.5 blocks a warp covers fall on distinct
+// banks. Callers size the dynamic shared memory with gemv_q4k_smem_floats.
+__device__ __forceinline__ int padded(int j) { return j + j / 32; }
+
 // y[t*n + r] = W[r,:] . x[t,:], Q4_K weights. One warp per row, several rows
 // per block; the warp reads its row as consecutive 16-byte words (a block is
 // nine of them: one header word, eight words of quants), so each load
 // instruction of the warp covers 512 contiguous bytes. x for one token sits
-// in shared memory; gridDim.y walks the tokens.
+// in shared memory (padded, k + k/32 floats); gridDim.y walks the tokens.
 extern "C" __global__ void bl_gemv_q4k(const BlockQ4K* __restrict__ w,
                                        const float* __restrict__ x, float* __restrict__ y,
                                        int n, int k, int rows_per_warp) {
   extern __shared__ float xs[];
   const int t = blockIdx.y;
   const float4* x4 = reinterpret_cast<const float4*>(x + static_cast<size_t>(t) * k);
-  for (int i = threadIdx.x; i < k / 4; i += blockDim.x) reinterpret_cast<float4*>(xs)[i] = x4[i];
+  for (int i = threadIdx.x; i < k / 4; i += blockDim.x) {
+    const float4 v = x4[i];
+    float* dst = xs + padded(4 * i);  // four floats never straddle a pad
+    dst[0] = v.x;
+    dst[1] = v.y;
+    dst[2] = v.z;
+    dst[3] = v.w;
+  }
   __syncthreads();
 
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
@@ -108,8 +122,8 @@ extern "C" __global__ void bl_gemv_q4k(const BlockQ4K* __restrict__ w,
       float sc0, mn0, sc1, mn1;
       scale_min(blk.scales, 2 * c, &sc0, &mn0);
       scale_min(blk.scales, 2 * c + 1, &sc1, &mn1);
-      const float* xl = xs + b * 256 + 64 * c + l0;  // low nibbles: sub-block 2c
-      const float* xh = xl + 32;                      // high nibbles: sub-block 2c+1
+      const float* xl = xs + padded(b * 256 + 64 * c + l0);  // low nibbles: sub-block 2c
+      const float* xh = xl + 33;  // high nibbles, sub-block 2c+1: 32 on, one pad further
       float dl = 0, dh = 0, sl = 0, sh = 0;
       const uint32_t words4[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
@@ -150,7 +164,8 @@ extern "C" __global__ void bl_gemv_f32(const float* __restrict__ w, const float*
     if (k % 4 == 0) {
       for (int i = lane; i < k / 4; i += kWarp) {
         const float4 v = __ldg(reinterpret_cast<const float4*>(wr) + i);
-        acc += v.x * xs[4 * i] + v.y * xs[4 * i + 1] + v.z * xs[4 * i + 2] + v.w * xs[4 * i + 3];
+        const float4 xv = reinterpret_cast<const float4*>(xs)[i];  // one conflict-free load
+        acc += v.x * xv.x + v.y * xv.y + v.z * xv.z + v.w * xv.w;
       }
     } else {
       for (int i = lane; i < k; i += kWarp) acc += __ldg(wr + i) * xs[i];
@@ -245,8 +260,8 @@ extern "C" __global__ void bl_attention(const float* __restrict__ q, const float
   }
 }
 
-extern "C" __global__ void bl_add(const float* __restrict__ a, const float* __restrict__ b,
-                                  float* y, int n) {
+// y may be a (the residual stream is updated in place): no __restrict__.
+extern "C" __global__ void bl_add(const float* a, const float* b, float* y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     y[i] = a[i] + b[i];
 }

@@ -242,6 +242,18 @@ TEST_F(FakeBricklayerTest, GraphReplaysLandUnderTheBricksThatCapturedThem) {
   }
 }
 
+// Tokens per step ride on gridDim.y (at most 65535): a larger batch x prompt
+// is refused up front with one line and exit 2, not a failed launch.
+TEST_F(FakeBricklayerTest, TooManyTokensPerStepIsRefusedClearly) {
+  Result r = run({BRICKLAYER, "--backend", "cuda", "--layers", "1", "--hidden", "256", "--heads",
+                  "4", "--kv-heads", "2", "--ffn", "512", "--vocab", "512", "--batch", "64",
+                  "--prompt", "1100", "--tokens", "0", "--context", "1200"},
+                 {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}});
+  EXPECT_EQ(r.exit_code(), 2) << r.err;
+  EXPECT_NE(r.err.find("70400 tokens per step"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 // BRICKPROF_SYNC=per-layer synchronises at every layer's end, but a context
 // sync while a stream is captured would invalidate the program's capture
 // (cuStreamEndCapture fails; the fake driver enforces this as CUDA does).

@@ -36,8 +36,12 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
     try {
       std::lock_guard<std::mutex> lock(s->translate_mu);
       CUpti_Activity* record = nullptr;
-      while (s->cupti.activity_get_next_record(buffer, valid_size, &record) == CUPTI_SUCCESS)
+      CUptiResult r;
+      while ((r = s->cupti.activity_get_next_record(buffer, valid_size, &record)) == CUPTI_SUCCESS)
         translate(record, s->translation);
+      // Anything but "no more records": the rest of this buffer cannot be
+      // walked. Its size is unknown; the loss is reported, not hidden.
+      if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) s->unreadable_buffers.fetch_add(1);
     } catch (...) {
       // Out of memory while staging: the records of this buffer are lost.
     }

@@ -82,6 +82,8 @@ class CuptiSource final : public GpuSource {
       if (n != 0) d.warnings.push_back(std::to_string(n) + " " + what);
     };
     note(s.buffers_refused.load(), "CUPTI buffer requests refused (pool empty; records dropped)");
+    note(s.unreadable_buffers.load(),
+         "activity buffers whose remaining records could not be read (lost)");
     note(s.syncs_skipped_in_capture.load(),
          "scope-end syncs skipped while a stream was being captured (BRICKPROF_SYNC)");
     note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");

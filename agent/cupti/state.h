@@ -60,6 +60,7 @@ struct GpuState {
   std::vector<Device> devices;
 
   std::atomic<uint64_t> buffers_refused{0};    // pool empty when CUPTI asked
+  std::atomic<uint64_t> unreadable_buffers{0};  // record walk stopped by an error
   // Stream captures begun and not yet ended, process-wide: a context sync
   // while one is open would invalidate it (and fail the program's capture).
   std::atomic<int64_t> open_captures{0};

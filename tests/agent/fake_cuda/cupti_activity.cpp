@@ -237,6 +237,15 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_si
   while (at + sizeof(RecordHeader) <= valid_size && header_at(buffer + at).context == kDiscarded)
     at += entry_bytes(header_at(buffer + at));
   if (at + sizeof(RecordHeader) > valid_size) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  static const long unreadable = [] {
+    const char* n = std::getenv(fake_cuda::kEnvUnreadableRecord);
+    return n != nullptr ? std::atol(n) : 0L;
+  }();
+  if (unreadable > 0) {
+    long index = 1;  // of this record in the buffer
+    for (size_t p = 0; p < at; p += entry_bytes(header_at(buffer + p))) ++index;
+    if (index == unreadable) return CUPTI_ERROR_INVALID_KIND;
+  }
   *record = reinterpret_cast<CUpti_Activity*>(buffer + at + sizeof(RecordHeader));
   return CUPTI_SUCCESS;
 }

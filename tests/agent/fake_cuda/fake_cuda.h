@@ -27,5 +27,8 @@ inline constexpr uint32_t kDefaultStreamId = 7;
 inline constexpr char kEnvOtherSubscriber[] = "FAKE_CUPTI_OTHER_SUBSCRIBER";
 // The first N kernel records are dropped as if no buffer space was left.
 inline constexpr char kEnvDropKernels[] = "FAKE_CUPTI_DROP_KERNELS";
+// Walking a delivered buffer fails (CUPTI_ERROR_INVALID_KIND) at its Nth
+// record (1-based), as with a record kind this CUPTI cannot describe.
+inline constexpr char kEnvUnreadableRecord[] = "FAKE_CUPTI_UNREADABLE_RECORD";
 
 }  // namespace fake_cuda

@@ -263,6 +263,21 @@ TEST_F(FakeCudaTest, BuffersFilledMidRunAreAllTranslated) {
   EXPECT_EQ(correlations.size(), kLaunches);
 }
 
+// A buffer whose walk fails part-way: the records before it are kept, the
+// loss is reported in the trace, and the program is untouched.
+TEST_F(FakeCudaTest, UnreadableRecordIsReportedNotHidden) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvUnreadableRecord] = "4";
+  Result r = run_app(env);
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  EXPECT_EQ(of_kind(t, "kernel").size() + of_kind(t, "transfer").size(), 3u);
+  bool said = false;
+  for (const json& w : t["diagnostics"]["warnings"])
+    said |= w.get<std::string>().find("could not be read") != std::string::npos;
+  EXPECT_TRUE(said) << t["diagnostics"].dump();
+}
+
 // Another tool holds CUPTI: the agent says so and records CPU scopes only.
 TEST_F(FakeCudaTest, AnotherSubscriberLeavesTheProgramAlone) {
   auto env = agent_env();

@@ -60,7 +60,7 @@ class CuptiSource final : public GpuSource {
 
   void contribute(Trace& trace, const LaunchIndex& launches) override {
     GpuState& s = *s_;
-    query_all_devices(s);
+    query_used_devices(s);
     {
       std::lock_guard<std::mutex> lock(s.devices_mu);
       trace.devices = s.devices;

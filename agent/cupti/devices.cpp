@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 
 #include "agent/cupti/callbacks.h"
 
@@ -104,13 +105,36 @@ void query_device(GpuState& s, int ordinal) {
 }
 
 void note_device_of_context(GpuState& s, CUcontext ctx) {
-  // cuCtxGetDevice reads the current context; the new one normally is
-  // current on the creating thread. If not, the exit-time sweep finds it.
+  // CUPTI names the device of any context; a primary context is usually
+  // not current yet when it is created.
+  uint32_t id = 0;
+  if (s.cupti.get_device_id != nullptr && s.cupti.get_device_id(ctx, &id) == CUPTI_SUCCESS) {
+    query_device(s, static_cast<int>(id));
+    return;
+  }
+  // Older CUPTI: cuCtxGetDevice reads the current context, normally the new
+  // one on the creating thread. If not, the exit-time query finds it.
   CUcontext current = nullptr;
   CUdevice dev = 0;
   if (s.driver.ctx_get_current(&current) != CUDA_SUCCESS || current != ctx) return;
   if (s.driver.ctx_get_device(&dev) != CUDA_SUCCESS) return;
   query_device(s, static_cast<int>(dev));
+}
+
+void query_used_devices(GpuState& s) {
+  std::set<uint32_t> used;
+  {
+    std::lock_guard<std::mutex> lock(s.translate_mu);
+    for (const GpuDetail& d : s.translation.staged.gpu) used.insert(d.device);
+  }
+  for (uint32_t id : used) query_device(s, static_cast<int>(id));
+  bool none;
+  {
+    std::lock_guard<std::mutex> lock(s.devices_mu);
+    none = s.devices.empty();
+  }
+  // No context seen and no GPU record: list what there is.
+  if (none) query_all_devices(s);
 }
 
 void query_all_devices(GpuState& s) {

@@ -37,5 +37,8 @@ struct GpuState;
 void query_device(GpuState& state, int ordinal);
 // Every device, if the host initialised CUDA (never initialises it itself).
 void query_all_devices(GpuState& state);
+// At exit: the devices that contexts or GPU records name; all of them only
+// if none is known (a process with eight GPUs that used one lists one).
+void query_used_devices(GpuState& state);
 
 }  // namespace brickprof::agent

@@ -83,7 +83,8 @@ bool load_cupti(Cupti* c, std::string* why, std::string* path_loaded) {
       resolve(lib, "cuptiActivityGetNextRecord", &c->activity_get_next_record, true, &missing) &&
       resolve(lib, "cuptiActivityGetNumDroppedRecords", &c->activity_get_num_dropped, true,
               &missing) &&
-      resolve(lib, "cuptiGetGraphNodeId", &c->get_graph_node_id, false, &missing);
+      resolve(lib, "cuptiGetGraphNodeId", &c->get_graph_node_id, false, &missing) &&
+      resolve(lib, "cuptiGetDeviceId", &c->get_device_id, false, &missing);
   if (!ok) *why = "libcupti " + missing;
   return ok;
 }

@@ -36,6 +36,7 @@ struct Cupti {
   decltype(&::cuptiActivityGetNextRecord) activity_get_next_record = nullptr;
   decltype(&::cuptiActivityGetNumDroppedRecords) activity_get_num_dropped = nullptr;
   decltype(&::cuptiGetGraphNodeId) get_graph_node_id = nullptr;  // optional
+  decltype(&::cuptiGetDeviceId) get_device_id = nullptr;         // optional
 };
 
 // Candidate paths for libcupti, in search order: the soname first (so a

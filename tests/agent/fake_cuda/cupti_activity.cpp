@@ -260,6 +260,12 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext /*context*/, ui
   return CUPTI_SUCCESS;
 }
 
+CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t* device) {
+  if (context == nullptr || device == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  *device = static_cast<uint32_t>(context->device);
+  return CUPTI_SUCCESS;
+}
+
 CUptiResult CUPTIAPI cuptiGetGraphNodeId(CUgraphNode node, uint64_t* id) {
   if (node == nullptr || id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   *id = node->id;

@@ -26,7 +26,16 @@ void load_injection() {
   if (auto init = reinterpret_cast<Init>(dlsym(lib, "InitializeInjection"))) init();
 }
 
-bool valid_device(CUdevice dev) { return dev == 0; }
+int device_count() {
+  static const int count = [] {
+    const char* n = std::getenv(kEnvDevices);
+    int v = n != nullptr ? std::atoi(n) : 1;
+    return v >= 1 && v <= 16 ? v : 1;
+  }();
+  return count;
+}
+
+bool valid_device(CUdevice dev) { return dev >= 0 && dev < device_count(); }
 
 }  // namespace
 
@@ -43,7 +52,7 @@ CUresult CUDAAPI cuDeviceGetCount(int* count) {
   TRACED(cuDeviceGetCount, &p);
   if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
   if (count == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  *count = 1;
+  *count = device_count();
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -51,8 +60,8 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
   cuDeviceGet_params p{device, ordinal};
   TRACED(cuDeviceGet, &p);
   if (!initialized()) return call.finish(CUDA_ERROR_NOT_INITIALIZED);
-  if (device == nullptr || ordinal != 0) return call.finish(CUDA_ERROR_INVALID_DEVICE);
-  *device = 0;
+  if (device == nullptr || !valid_device(ordinal)) return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  *device = ordinal;
   return call.finish(CUDA_SUCCESS);
 }
 

@@ -21,7 +21,9 @@ inline constexpr uint64_t kHeapBase = 0x7f0000000000ull;
 // CUPTI's id of the default (NULL) stream in the fake.
 inline constexpr uint32_t kDefaultStreamId = 7;
 
-// Environment switches read by the fake CUPTI.
+// Environment switches read by the fakes.
+// How many devices the fake driver reports (default 1); all alike.
+inline constexpr char kEnvDevices[] = "FAKE_CUDA_DEVICES";
 // cuptiSubscribe fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
 // naming this value as the subscriber already there.
 inline constexpr char kEnvOtherSubscriber[] = "FAKE_CUPTI_OTHER_SUBSCRIBER";

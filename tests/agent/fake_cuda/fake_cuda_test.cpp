@@ -278,6 +278,18 @@ TEST_F(FakeCudaTest, UnreadableRecordIsReportedNotHidden) {
   EXPECT_TRUE(said) << t["diagnostics"].dump();
 }
 
+// A machine with four GPUs where the program used one: the trace lists the
+// one (from its context and records), not every GPU on the node.
+TEST_F(FakeCudaTest, OnlyTheDevicesUsedAreListed) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvDevices] = "4";
+  Result r = run({FAKE_GPU_APP}, env);
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  json t = load_trace();
+  ASSERT_EQ(t["devices"].size(), 1u) << t["devices"].dump();
+  EXPECT_EQ(t["devices"][0]["id"], 0);
+}
+
 // Another tool holds CUPTI: the agent says so and records CPU scopes only.
 TEST_F(FakeCudaTest, AnotherSubscriberLeavesTheProgramAlone) {
   auto env = agent_env();

@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -37,6 +39,23 @@ __global__ void probe_empty() {}
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "eager";
   int n = argc > 2 ? std::atoi(argv[2]) : 10;
+  if (mode == "fork") {
+    // CUDA works in a forked child only if the parent never initialised it:
+    // the agent, loaded at start, must not have done so behind our back.
+    std::fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      float* p = nullptr;
+      CHECK(cudaMalloc(&p, 1024));
+      probe_empty<<<1, 1>>>();
+      CHECK(cudaDeviceSynchronize());
+      std::printf("{\"mode\":\"fork\",\"child\":\"ok\"}\n");
+      return 0;
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+  }
   const int elems = 1 << 20;
   float* d = nullptr;
   CHECK(cudaMalloc(&d, elems * sizeof(float)));

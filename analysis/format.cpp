@@ -72,6 +72,28 @@ std::string format_duration(int64_t ns) {
   return s;
 }
 
+bool parse_duration(std::string_view text, int64_t* ns) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || !std::isfinite(value) || value < 0) return false;
+  std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
+  double scale;
+  if (unit == "ns")
+    scale = 1;
+  else if (unit.empty() || unit == "us" || unit == "µs")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
+  else
+    return false;
+  double scaled = std::round(value * scale);
+  if (!(scaled < 9.2e18)) return false;  // beyond int64 nanoseconds (~292 years)
+  *ns = static_cast<int64_t>(scaled);
+  return true;
+}
+
 void append_bytes(std::string& out, uint64_t bytes) {
   if (bytes < 1024) {
     append_int(out, bytes);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace brickprof {
 
@@ -11,6 +12,11 @@ namespace brickprof {
 // The unit is chosen after rounding, so 999.96µs prints as "1.00ms".
 void append_duration(std::string& out, int64_t ns);
 std::string format_duration(int64_t ns);
+
+// The inverse for options: "200ns", "5us" (or "5µs"), "0.5ms", "2s"; a plain
+// number is microseconds. Rounds to the nearest nanosecond. False on an
+// empty, malformed, negative, non-finite or out-of-range value.
+bool parse_duration(std::string_view text, int64_t* ns);
 
 // Binary units: "512B", "4.0KB", "4.0MB", "1.5GB" (1 KB = 1024 B).
 void append_bytes(std::string& out, uint64_t bytes);

@@ -22,6 +22,31 @@ TEST(Format, DurationUnits) {
   EXPECT_EQ(format_duration(7200000000000), "7200.00s");
 }
 
+TEST(Format, ParseDuration) {
+  int64_t ns = -1;
+  EXPECT_TRUE(parse_duration("200ns", &ns));
+  EXPECT_EQ(ns, 200);
+  EXPECT_TRUE(parse_duration("5us", &ns));
+  EXPECT_EQ(ns, 5000);
+  EXPECT_TRUE(parse_duration("5µs", &ns));
+  EXPECT_EQ(ns, 5000);
+  EXPECT_TRUE(parse_duration("1.5", &ns));  // plain: µs
+  EXPECT_EQ(ns, 1500);
+  EXPECT_TRUE(parse_duration("0.5ms", &ns));
+  EXPECT_EQ(ns, 500000);
+  EXPECT_TRUE(parse_duration("2s", &ns));
+  EXPECT_EQ(ns, 2000000000);
+  EXPECT_TRUE(parse_duration("0", &ns));
+  EXPECT_EQ(ns, 0);
+  EXPECT_TRUE(parse_duration("0.0004us", &ns));  // rounds to the nanosecond
+  EXPECT_EQ(ns, 0);
+  ns = 7;
+  for (const char* bad : {"", "us", "-1us", "1 us", "1xs", "1usx", "nan", "inf", "1e30s", "+1"}) {
+    EXPECT_FALSE(parse_duration(bad, &ns)) << bad;
+    EXPECT_EQ(ns, 7) << bad;  // untouched
+  }
+}
+
 TEST(Format, Bytes) {
   EXPECT_EQ(format_bytes(0), "0B");
   EXPECT_EQ(format_bytes(1023), "1023B");

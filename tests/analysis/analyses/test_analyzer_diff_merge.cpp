@@ -37,16 +37,24 @@ TEST(Analyzer, CommunicationNames) {
   EXPECT_FALSE(is_communication("gemv_q4k"));
 }
 
+// Limits with the given threshold; the minimum time is the default unless given.
+DiffLimits limits(double pct, int64_t min_time_ns = DiffLimits{}.min_time_ns) {
+  DiffLimits l;
+  l.threshold_pct = pct;
+  l.min_time_ns = min_time_ns;
+  return l;
+}
+
 TEST(Diff, RegressionAndChangedCode) {
   Trace base = test::load("diff_base.json"), next = test::load("diff_new.json");
-  TraceDiff d = diff_traces(base, next, 5);
+  TraceDiff d = diff_traces(base, next, limits(5));
   EXPECT_EQ(d.regressions, 2u);  // RmsNorm +10%, gemv +20%
   EXPECT_EQ(d.code_changes, 1u);
   EXPECT_EQ(d.entries[0].name, "gemv");
   EXPECT_TRUE(d.entries[0].code_changed);
   EXPECT_DOUBLE_EQ(d.entries[0].change_pct(), 20.0);
-  EXPECT_EQ(diff_traces(base, next, 25).regressions, 0u);
-  EXPECT_EQ(diff_traces(base, base, 0).regressions, 0u);
+  EXPECT_EQ(diff_traces(base, next, limits(25)).regressions, 0u);
+  EXPECT_EQ(diff_traces(base, base, limits(0)).regressions, 0u);
   std::ostringstream out;
   render_diff(d, out, false);
   EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
@@ -77,7 +85,7 @@ TEST(Diff, KernelsMatchByNameAndHash) {
   // gemv 0xa is in both (compared as such); 0xb is a new, extra version.
   Trace base = kernels({{"gemv", 0xa, 100}});
   Trace next = kernels({{"gemv", 0xa, 100}, {"gemv", 0xb, 500}});
-  TraceDiff d = diff_traces(base, next, 5);
+  TraceDiff d = diff_traces(base, next, limits(5));
   ASSERT_EQ(d.entries.size(), 2u);
   EXPECT_EQ(d.regressions, 0u);  // the matched version did not change
   EXPECT_EQ(d.code_changes, 0u);
@@ -88,12 +96,54 @@ TEST(Diff, KernelsMatchByNameAndHash) {
 
 TEST(Diff, UnrecordedHashIsNotChangedCode) {
   // Hash 0 means "not recorded": compared by name, never flagged.
-  TraceDiff d = diff_traces(kernels({{"gemv", 0, 100}}), kernels({{"gemv", 0xb, 200}}), 5);
+  TraceDiff d =
+      diff_traces(kernels({{"gemv", 0, 100}}), kernels({{"gemv", 0xb, 200}}), limits(5, 0));
   ASSERT_EQ(d.entries.size(), 1u);
   EXPECT_FALSE(d.entries[0].code_changed);
   EXPECT_TRUE(d.entries[0].regression);
   EXPECT_EQ(d.entries[0].base_ptx_hash, 0u);
   EXPECT_EQ(d.entries[0].ptx_hash, 0xbu);
+}
+
+TEST(Diff, MinimumTimeIsTheChangeOverAllCalls) {
+  // One call 1 µs -> 2 µs (+100%): 1 µs more in all, not more than the 1 µs floor.
+  TraceDiff one =
+      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5));
+  ASSERT_EQ(one.entries.size(), 1u);
+  EXPECT_EQ(one.entries[0].change_ns(), 1000);
+  EXPECT_FALSE(one.entries[0].regression);
+  EXPECT_TRUE(one.entries[0].below_floor);
+  EXPECT_EQ(one.regressions, 0u);
+  EXPECT_EQ(one.below_floor, 1u);
+  // One nanosecond more is beyond it.
+  TraceDiff over =
+      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2001}}), limits(5));
+  EXPECT_TRUE(over.entries[0].regression);
+  EXPECT_FALSE(over.entries[0].below_floor);
+  // +200 ns per call is noise once, but not over ten calls (2 µs in all).
+  TraceDiff ten = diff_traces(kernels({{"k", 0, 1000}}),
+                              kernels({{"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200}}),
+                              limits(5));
+  EXPECT_EQ(ten.entries[0].change_ns(), 2000);
+  EXPECT_TRUE(ten.entries[0].regression);
+  // Faster by a small amount: hidden too, never a regression.
+  TraceDiff faster =
+      diff_traces(kernels({{"tiny", 0, 2000}}), kernels({{"tiny", 0, 1000}}), limits(5));
+  EXPECT_FALSE(faster.entries[0].regression);
+  EXPECT_EQ(faster.below_floor, 1u);
+  // A zero floor is the percentage alone.
+  EXPECT_EQ(diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5, 0))
+                .regressions,
+            1u);
 }
 
 TEST(Merge, KeepsOnePtxModulePerHash) {

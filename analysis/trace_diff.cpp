@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_format.h"
 #include "analysis/stats.h"
 
 namespace brickprof {
@@ -196,7 +196,7 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
     return;
   }
   const std::string pct = format_fixed(d.limits.threshold_pct, 1) + "%";
-  const std::string floor = format_us(d.limits.min_time_ns);
+  const std::string floor = format_duration(d.limits.min_time_ns);
   out << "Diff (threshold " << pct << ", min time " << floor << "): " << d.regressions
       << " regression(s), " << d.code_changes
       << " kernel(s) with the same name but different code\n";
@@ -214,12 +214,14 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
       if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hex_hash(e.ptx_hash);
       out << ']';
     }
-    if (!e.base_count) out << ": new (avg " << format_us(e.new_avg_ns) << ")";
-    else if (!e.new_count) out << ": gone (was avg " << format_us(e.base_avg_ns) << ")";
+    if (!e.base_count)
+      out << ": new (avg " << format_duration(e.new_avg_ns) << ")";
+    else if (!e.new_count)
+      out << ": gone (was avg " << format_duration(e.base_avg_ns) << ")";
     else
-      out << ": avg " << format_us(e.base_avg_ns) << " -> " << format_us(e.new_avg_ns) << " ("
-          << (e.change_pct() >= 0 ? "+" : "") << format_fixed(e.change_pct(), 1) << "%, "
-          << (e.change_ns() >= 0 ? "+" : "") << format_us(e.change_ns()) << " total)";
+      out << ": avg " << format_duration(e.base_avg_ns) << " -> " << format_duration(e.new_avg_ns)
+          << " (" << (e.change_pct() >= 0 ? "+" : "") << format_fixed(e.change_pct(), 1) << "%, "
+          << (e.change_ns() >= 0 ? "+" : "") << format_duration(e.change_ns()) << " total)";
     if (e.code_changed) out << "  same name, different code";
     out << '\n';
   }

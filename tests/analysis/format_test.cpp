@@ -50,11 +50,11 @@ TEST(Format, ParseDuration) {
 TEST(Format, Bytes) {
   EXPECT_EQ(format_bytes(0), "0B");
   EXPECT_EQ(format_bytes(1023), "1023B");
-  EXPECT_EQ(format_bytes(1024), "1.0KB");
-  EXPECT_EQ(format_bytes(1536), "1.5KB");
-  EXPECT_EQ(format_bytes(4 << 20), "4.0MB");
-  EXPECT_EQ(format_bytes((1 << 20) - 1), "1.0MB");
-  EXPECT_EQ(format_bytes(3ull << 30), "3.0GB");
+  EXPECT_EQ(format_bytes(1024), "1.0KiB");
+  EXPECT_EQ(format_bytes(1536), "1.5KiB");
+  EXPECT_EQ(format_bytes(4 << 20), "4.0MiB");
+  EXPECT_EQ(format_bytes((1 << 20) - 1), "1.0MiB");
+  EXPECT_EQ(format_bytes(3ull << 30), "3.0GiB");
 }
 
 TEST(Format, Dims) {
@@ -73,6 +73,17 @@ TEST(Format, Rate) {
   EXPECT_EQ(format_rate(950), "950");
   EXPECT_EQ(format_rate(12500), "12.50K");
   EXPECT_EQ(format_rate(3.2e9), "3.20G");
+  EXPECT_EQ(format_rate(999.4), "999");
+  EXPECT_EQ(format_rate(999.6), "1.00K");  // the prefix is picked after rounding
+  EXPECT_EQ(format_rate(950, "B"), "950B/s");
+  EXPECT_EQ(format_rate(12.345e9, "B"), "12.35GB/s");  // SI, as bandwidths are quoted
+  EXPECT_EQ(format_rate(83e12, "FLOP"), "83.00TFLOP/s");
+  EXPECT_EQ(format_rate(0, "B"), "0B/s");
+}
+
+TEST(Format, Fixed) {
+  EXPECT_EQ(format_fixed(12.345, 1), "12.3");
+  EXPECT_EQ(format_fixed(7, 2), "7.00");
 }
 
 }  // namespace

@@ -72,13 +72,35 @@ std::string format_duration(int64_t ns) {
   return s;
 }
 
+bool parse_duration(std::string_view text, int64_t* ns) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || !std::isfinite(value) || value < 0) return false;
+  std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
+  double scale;
+  if (unit == "ns")
+    scale = 1;
+  else if (unit.empty() || unit == "us" || unit == "µs")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
+  else
+    return false;
+  double scaled = std::round(value * scale);
+  if (!(scaled < 9.2e18)) return false;  // beyond int64 nanoseconds (~292 years)
+  *ns = static_cast<int64_t>(scaled);
+  return true;
+}
+
 void append_bytes(std::string& out, uint64_t bytes) {
   if (bytes < 1024) {
     append_int(out, bytes);
     out += "B";
     return;
   }
-  static constexpr const char* kUnits[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   // Tenths of the unit, rounded; move up a unit when rounding reaches 1024.0.
   long double value = static_cast<long double>(bytes) / 1024.0L;
   size_t unit = 0;
@@ -105,20 +127,24 @@ void append_dims(std::string& out, const uint32_t (&dims)[3]) {
   append_int(out, dims[2]);
 }
 
-std::string format_rate(double per_second) {
-  if (!std::isfinite(per_second) || per_second <= 0) return "0";
+std::string format_rate(double per_second, std::string_view unit) {
+  if (!std::isfinite(per_second) || per_second <= 0) per_second = 0;
   static constexpr const char* kUnits[] = {"", "K", "M", "G", "T", "P"};
-  size_t unit = 0;
-  while (unit + 1 < std::size(kUnits) && per_second >= 999.995) {
+  size_t prefix = 0;
+  // Move up while the rounded figure would reach 1000 ("1000" or "1000.00K").
+  while (prefix + 1 < std::size(kUnits) && per_second >= (prefix == 0 ? 999.5 : 999.995)) {
     per_second /= 1000.0;
-    ++unit;
+    ++prefix;
   }
-  char tmp[32];
-  if (unit == 0)
-    std::snprintf(tmp, sizeof tmp, "%.0f", per_second);
-  else
-    std::snprintf(tmp, sizeof tmp, "%.2f%s", per_second, kUnits[unit]);
-  return tmp;
+  std::string out = format_fixed(per_second, prefix == 0 ? 0 : 2) + kUnits[prefix];
+  if (!unit.empty()) out.append(unit).append("/s");
+  return out;
+}
+
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
 }
 
 }  // namespace brickprof

@@ -1,9 +1,11 @@
-// Human-readable numbers for text outputs: durations, byte sizes, launch
-// dimensions and rates, in the fixed forms the tree and tables promise.
+// Human-readable numbers for every text output (tree, report views, diff):
+// one style each for durations, byte sizes and rates, so a quantity reads
+// the same everywhere; plus launch dimensions and the duration parser.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace brickprof {
 
@@ -12,14 +14,25 @@ namespace brickprof {
 void append_duration(std::string& out, int64_t ns);
 std::string format_duration(int64_t ns);
 
-// Binary units: "512B", "4.0KB", "4.0MB", "1.5GB" (1 KB = 1024 B).
+// The inverse for options: "200ns", "5us" (or "5µs"), "0.5ms", "2s"; a plain
+// number is microseconds. Rounds to the nearest nanosecond. False on an
+// empty, malformed, negative, non-finite or out-of-range value.
+bool parse_duration(std::string_view text, int64_t* ns);
+
+// IEC binary units, one decimal: "512B", "4.0KiB", "4.0MiB", "1.5GiB".
 void append_bytes(std::string& out, uint64_t bytes);
 std::string format_bytes(uint64_t bytes);
 
 // Launch dimensions: "16" when y = z = 1, else "16×4×1".
 void append_dims(std::string& out, const uint32_t (&dims)[3]);
 
-// SI rate without unit: "950", "12.50K", "3.20M", "1.05G".
-std::string format_rate(double per_second);
+// SI (decimal) rate, two decimals once prefixed: without a unit "950",
+// "12.50K", "3.20M" (for columns that name the unit); with one "950B/s",
+// "12.50GB/s", "1.23TFLOP/s". Rates are SI even for bytes, as link and
+// memory bandwidths are quoted.
+std::string format_rate(double per_second, std::string_view unit = {});
+
+// `v` with exactly `decimals` decimals ("12.3"), for percentages and ratios.
+std::string format_fixed(double v, int decimals);
 
 }  // namespace brickprof

@@ -2,8 +2,8 @@
 // communication.
 #include <cstdio>
 
+#include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_format.h"
 #include "analysis/report_views.h"
 #include "analysis/trace_analyzer.h"
 
@@ -49,30 +49,32 @@ void render_analyzer(const Trace& t, std::ostream& out, bool json) {
     return;
   }
   char buf[256];
-  out << "Operations (" << a.ops.size() << " distinct, " << format_time(a.total_ns) << " total)\n";
+  out << "Operations (" << a.ops.size() << " distinct, " << format_duration(a.total_ns)
+      << " total)\n";
   std::snprintf(buf, sizeof buf, "  %-36s %-8s %9s %12s %12s\n", "name", "kind", "count", "total", "avg");
   out << buf;
   for (size_t i = 0; i < a.ops.size() && i < kMaxOps; ++i) {
     const OpSummary& s = a.ops[i];
     std::snprintf(buf, sizeof buf, "  %-36.36s %-8s %9llu %12s %12s\n", s.name.c_str(),
                   std::string(to_string(s.kind)).c_str(), static_cast<unsigned long long>(s.count),
-                  format_time(s.total_ns).c_str(), format_us(s.avg_ns()).c_str());
+                  format_duration(s.total_ns).c_str(), format_duration(s.avg_ns()).c_str());
     out << buf;
   }
   out << "Slowest operations:\n";
-  for (uint32_t i : a.slowest) out << "  " << t.name(t.nodes[i]) << ' ' << format_time(t.nodes[i].duration_ns()) << '\n';
+  for (uint32_t i : a.slowest)
+    out << "  " << t.name(t.nodes[i]) << ' ' << format_duration(t.nodes[i].duration_ns()) << '\n';
   if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';
   for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i) out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
   out << "Devices:\n";
   for (const DeviceSummary& d : a.devices)
-    out << "  " << d.device << ": " << d.ops << " ops, " << format_time(d.total_ns) << ", "
-        << format_bytes(d.bytes) << '\n';
+    out << "  " << d.device << ": " << d.ops << " ops, " << format_duration(d.total_ns) << ", "
+        << format_bytes(static_cast<uint64_t>(d.bytes)) << '\n';
   if (a.imbalance_ratio > 0)
     out << "Load balance: imbalance " << format_fixed(a.imbalance_ratio, 2) << " (max/mean busy time over GPUs)\n";
   if (!a.communication.empty()) out << "Communication:\n";
   for (const OpSummary& s : a.communication)
-    out << "  " << s.name << ' ' << format_time(s.total_ns) << " (" << format_fixed(100 * a.comm_share(s), 1)
-        << "% of op time, " << s.count << " calls)\n";
+    out << "  " << s.name << ' ' << format_duration(s.total_ns) << " ("
+        << format_fixed(100 * a.comm_share(s), 1) << "% of op time, " << s.count << " calls)\n";
 }
 
 }  // namespace brickprof

@@ -5,8 +5,9 @@
 #include <unordered_map>
 
 #include "analysis/critical_path.h"
+#include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_format.h"
+#include "analysis/report_labels.h"
 #include "analysis/report_views.h"
 
 namespace brickprof {
@@ -38,7 +39,7 @@ std::vector<NodeSlack> opportunities(const CriticalPath& cp, size_t limit) {
 }
 
 void path_line(const Trace& t, const PathStep& s, const char* mark, std::ostream& out) {
-  out << mark << ' ' << node_label(t, s.node) << " (" << format_us(s.duration_ns) << ")\n";
+  out << mark << ' ' << node_label(t, s.node) << " (" << format_duration(s.duration_ns) << ")\n";
 }
 
 // Where the path's time goes, by name, when the path is too long to list.
@@ -59,20 +60,21 @@ void top_contributors(const Trace& t, const CriticalPath& cp, std::ostream& out)
     double pct = cp.length_ns ? 100.0 * static_cast<double>(list[i].second.first) /
                                     static_cast<double>(cp.length_ns)
                               : 0;
-    out << "  " << list[i].first << ' ' << format_time(list[i].second.first) << " ("
+    out << "  " << list[i].first << ' ' << format_duration(list[i].second.first) << " ("
         << format_fixed(pct, 1) << "%, " << list[i].second.second << "x)\n";
   }
 }
 
 void render_text(const Trace& t, const CriticalPath& cp, std::ostream& out) {
-  out << "Critical Path: " << format_ms(cp.length_ns) << " (" << cp.steps.size() << " nodes)\n";
+  out << "Critical Path: " << format_duration(cp.length_ns) << " (" << cp.steps.size()
+      << " nodes)\n";
   out << std::string("──────────────────────────────────────────────────") << '\n';
   const size_t n = cp.steps.size();
   for (size_t i = 0; i < n; ++i) {
     if (n > kMaxPathLines && i == kMaxPathLines / 2) {
       int64_t hidden = 0;
       for (size_t j = i; j < n - kMaxPathLines / 2; ++j) hidden += cp.steps[j].duration_ns;
-      out << "│ ... " << (n - kMaxPathLines) << " more (" << format_time(hidden) << ")\n";
+      out << "│ ... " << (n - kMaxPathLines) << " more (" << format_duration(hidden) << ")\n";
       i = n - kMaxPathLines / 2 - 1;
       continue;
     }
@@ -86,15 +88,15 @@ void render_text(const Trace& t, const CriticalPath& cp, std::ostream& out) {
     std::vector<NodeSlack> ops = opportunities(cp, kMaxOpportunities);
     if (ops.empty()) out << "  (none: every activity is within 1% of the path)\n";
     for (const NodeSlack& s : ops)
-      out << "  " << node_label(t, s.node) << " slack=" << format_us(s.slack_ns) << '\n';
+      out << "  " << node_label(t, s.node) << " slack=" << format_duration(s.slack_ns) << '\n';
   }
   if (n > kMaxPathLines) top_contributors(t, cp, out);
   // The model starts GPU work as soon as it is issued; a big difference
   // from the measured span is launch latency or work the trace does not show.
   int64_t diff = cp.measured_span_ns - cp.length_ns;
   if (cp.measured_span_ns > 0 && std::llabs(diff) * 100 > cp.measured_span_ns)
-    out << "Measured span: " << format_ms(cp.measured_span_ns) << " ("
-        << format_time(diff) << " not explained by the dependencies: launch latency, "
+    out << "Measured span: " << format_duration(cp.measured_span_ns) << " ("
+        << format_duration(diff) << " not explained by the dependencies: launch latency, "
         << "unrecorded work)\n";
 }
 
@@ -186,10 +188,11 @@ void render_what_if(const Trace& t, const DependencyGraph& g, std::string_view s
     out << "What-if: no brick, scope or kernel named '" << r.target << "' in the trace\n";
     return;
   }
-  out << "What-if: " << r.target << ' ' << format_fixed(factor, factor == std::floor(factor) ? 0 : 2)
-      << "x faster shortens the run by " << format_us(r.saved_ns()) << " ("
-      << format_fixed(pct, 1) << "%): " << format_ms(r.before_ns) << " -> "
-      << format_ms(r.after_ns) << '\n';
+  out << "What-if: " << r.target << ' '
+      << format_fixed(factor, factor == std::floor(factor) ? 0 : 2)
+      << "x faster shortens the run by " << format_duration(r.saved_ns()) << " ("
+      << format_fixed(pct, 1) << "%): " << format_duration(r.before_ns) << " -> "
+      << format_duration(r.after_ns) << '\n';
 }
 
 }  // namespace brickprof

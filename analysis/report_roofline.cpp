@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <set>
 
+#include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_format.h"
 #include "analysis/report_views.h"
 #include "analysis/roofline.h"
 
@@ -40,8 +40,8 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
   out << "Roofline\n";
   std::set<std::string> seen;
   for (const RooflineEntry& e : r.entries) {
-    std::string line = where(e) + ": " + format_fixed(e.peaks.gflops, 0) + " GFLOP/s, " +
-                       format_fixed(e.peaks.gbps, 0) + " GB/s, ridge " +
+    std::string line = where(e) + ": " + format_rate(e.peaks.gflops * 1e9, "FLOP") + ", " +
+                       format_rate(e.peaks.gbps * 1e9, "B") + ", ridge " +
                        format_fixed(e.peaks.gflops / e.peaks.gbps, 1) + " FLOP/B (" +
                        e.peaks.source + ")";
     if (seen.insert(line).second) out << "  peaks " << line << '\n';
@@ -57,11 +57,12 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
   out << buf;
   for (size_t i = 0; i < r.entries.size() && i < kMaxRows; ++i) {
     const RooflineEntry& e = r.entries[i];
-    std::snprintf(buf, sizeof buf, "  %-6s %-28.28s %-5s %7llu %10s %9.3f %8.2f %9.1f %8.1f %-7s %6.1f%%  %s\n",
+    std::snprintf(buf, sizeof buf,
+                  "  %-6s %-28.28s %-5s %7llu %10s %9.3f %8.2f %9.1f %8.1f %-7s %6.1f%%  %s\n",
                   e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel", e.name.c_str(),
                   where(e).c_str(), static_cast<unsigned long long>(e.count),
-                  format_time(e.time_ns).c_str(), e.flops / 1e9, e.intensity(), e.gflops(), e.gbps(),
-                  e.memory_bound() ? "memory" : "compute", 100.0 * e.efficiency(),
+                  format_duration(e.time_ns).c_str(), e.flops / 1e9, e.intensity(), e.gflops(),
+                  e.gbps(), e.memory_bound() ? "memory" : "compute", 100.0 * e.efficiency(),
                   e.work_source.c_str());
     out << buf;
   }

@@ -1,8 +1,8 @@
 // Transfers view: totals, link use, pageable copies, ping-pong, re-uploads.
 #include <cstdio>
 
+#include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_format.h"
 #include "analysis/report_views.h"
 #include "analysis/transfers.h"
 
@@ -53,32 +53,34 @@ void render_transfers(const Trace& t, std::ostream& out, bool json) {
     w.end_array().end_object().newline();
     return;
   }
-  out << "Transfers (link " << format_fixed(r.link.gbps, 0) << " GB/s, " << r.link.source << ")\n";
+  out << "Transfers (link " << format_rate(r.link.gbps * 1e9, "B") << ", " << r.link.source
+      << ")\n";
   if (r.totals.empty()) out << "  no transfers in the trace\n";
   for (const DirectionTotal& d : r.totals)
-    out << "  " << to_string(d.direction) << ": " << d.count << " copies, " << format_bytes(static_cast<double>(d.bytes))
-        << " in " << format_time(d.time_ns) << " (" << format_fixed(d.gbps(), 2) << " GB/s)\n";
+    out << "  " << to_string(d.direction) << ": " << d.count << " copies, "
+        << format_bytes(static_cast<uint64_t>(d.bytes)) << " in " << format_duration(d.time_ns)
+        << " (" << format_rate(d.gbps() * 1e9, "B") << ")\n";
   if (!r.slow.empty()) out << "Slow copies (1 MiB+, under half the link):\n";
   for (const CopyFinding& f : r.slow)
-    out << "  " << f.scope << ": " << format_bytes(static_cast<double>(f.bytes)) << " at "
-        << format_fixed(f.gbps, 2) << " GB/s (" << format_fixed(100 * f.link_share, 0) << "% of link)\n";
+    out << "  " << f.scope << ": " << format_bytes(f.bytes) << " at "
+        << format_rate(f.gbps * 1e9, "B") << " (" << format_fixed(100 * f.link_share, 0)
+        << "% of link)\n";
   if (r.pageable_count)
-    out << "Pageable-memory copies: " << r.pageable_count << " (" << format_bytes(static_cast<double>(r.pageable_bytes))
+    out << "Pageable-memory copies: " << r.pageable_count << " (" << format_bytes(r.pageable_bytes)
         << "); pin the host buffers (cudaHostAlloc) to copy asynchronously at full speed\n";
   for (const CopyFinding& f : r.pageable)
-    out << "  " << f.scope << ": " << format_bytes(static_cast<double>(f.bytes)) << '\n';
+    out << "  " << f.scope << ": " << format_bytes(f.bytes) << '\n';
   if (!r.ping_pongs.empty()) out << "Ping-pong (the same host range back and forth): " << r.ping_pongs.size() << '\n';
   for (size_t i = 0; i < r.ping_pongs.size() && i < 10; ++i) {
     const PingPong& p = r.ping_pongs[i];
-    out << "  " << p.scope << ": " << (p.nodes.size() == 3 ? "H2D -> D2H -> H2D" : "D2H -> H2D") << " of "
-        << format_bytes(static_cast<double>(p.bytes)) << " at host " << hex(p.host_addr) << '\n';
+    out << "  " << p.scope << ": " << (p.nodes.size() == 3 ? "H2D -> D2H -> H2D" : "D2H -> H2D")
+        << " of " << format_bytes(p.bytes) << " at host " << hex(p.host_addr) << '\n';
   }
   if (!r.repeated.empty()) out << "Repeated uploads of unchanged host ranges: " << r.repeated.size() << '\n';
   for (size_t i = 0; i < r.repeated.size() && i < 10; ++i) {
     const RepeatedUpload& u = r.repeated[i];
-    out << "  " << u.scope << ": " << format_bytes(static_cast<double>(u.bytes)) << " at host "
-        << hex(u.host_addr) << " uploaded " << u.uploads << "x (" << format_bytes(static_cast<double>(u.wasted_bytes()))
-        << " redundant)\n";
+    out << "  " << u.scope << ": " << format_bytes(u.bytes) << " at host " << hex(u.host_addr)
+        << " uploaded " << u.uploads << "x (" << format_bytes(u.wasted_bytes()) << " redundant)\n";
   }
 }
 

@@ -152,6 +152,22 @@ struct ThreadInfo {
   std::string name;
 };
 
+// Where part of a merged trace came from (`brickprof merge`): one entry per
+// input process, so the merged `process` need not stand for all of them.
+// Its threads and devices were renumbered; the maps give both ids.
+struct SourceInfo {
+  std::string label;        // "rank 0": the "rank 0: " its thread and device names start with
+  std::string file;         // the input file, when merged from files
+  ProcessInfo process;      // as the source recorded it (its own rank, -1 if none)
+  std::string cupti, nvtx;  // its diagnostics' status lines
+  struct IdMap {
+    uint32_t id = 0;         // in the merged trace
+    uint32_t source_id = 0;  // in the source
+  };
+  std::vector<IdMap> threads;
+  std::vector<IdMap> devices;
+};
+
 struct Trace {
   ProcessInfo process;
   Diagnostics diagnostics;
@@ -161,6 +177,7 @@ struct Trace {
   std::vector<GpuDetail> gpu;
   std::vector<Edge> edges;
   std::vector<PtxModule> ptx;
+  std::vector<SourceInfo> sources;  // merged traces only; empty for a recorded one
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

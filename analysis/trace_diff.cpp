@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
+#include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_format.h"
 #include "analysis/stats.h"
 
 namespace brickprof {
@@ -115,9 +117,17 @@ double DiffEntry::change_pct() const {
   return 100.0 * static_cast<double>(new_avg_ns - base_avg_ns) / static_cast<double>(base_avg_ns);
 }
 
-TraceDiff diff_traces(const Trace& base, const Trace& next, double threshold_pct) {
+int64_t DiffEntry::change_ns() const {
+  if (!base_count || !new_count) return 0;
+  int64_t total;
+  if (__builtin_mul_overflow(new_avg_ns - base_avg_ns, static_cast<int64_t>(new_count), &total))
+    return new_avg_ns > base_avg_ns ? INT64_MAX : -INT64_MAX;  // llabs-safe
+  return total;
+}
+
+TraceDiff diff_traces(const Trace& base, const Trace& next, const DiffLimits& limits) {
   TraceDiff d;
-  d.threshold_pct = threshold_pct;
+  d.limits = limits;
   TraceStats bs = compute_stats(base), ns = compute_stats(next);
   std::map<std::string, std::pair<const BrickStat*, const BrickStat*>> bricks;
   for (const BrickStat& s : bs.bricks) bricks[s.name].first = &s;
@@ -143,9 +153,15 @@ TraceDiff diff_traces(const Trace& base, const Trace& next, double threshold_pct
     }
   }
   for (DiffEntry& e : d.entries) {
-    e.regression = e.change_pct() > threshold_pct;
+    bool beyond_pct = e.change_pct() > limits.threshold_pct;
+    bool beyond_time = e.change_ns() > limits.min_time_ns;
+    e.regression = beyond_pct && beyond_time;
+    // Moves of either sign that the text would list but for the floor.
+    e.below_floor = std::fabs(e.change_pct()) >= limits.threshold_pct && e.change_pct() != 0 &&
+                    std::llabs(e.change_ns()) <= limits.min_time_ns;
     d.regressions += e.regression;
     d.code_changes += e.code_changed;
+    d.below_floor += e.below_floor;
   }
   std::stable_sort(d.entries.begin(), d.entries.end(), [](const DiffEntry& a, const DiffEntry& b) {
     if (a.regression != b.regression) return a.regression;
@@ -157,9 +173,11 @@ TraceDiff diff_traces(const Trace& base, const Trace& next, double threshold_pct
 void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
   if (json) {
     JsonWriter w(out);
-    w.begin_object().field("threshold_pct", d.threshold_pct);
+    w.begin_object().field("threshold_pct", d.limits.threshold_pct);
+    w.field("min_time_ns", d.limits.min_time_ns);
     w.field("regressions", static_cast<uint64_t>(d.regressions));
     w.field("code_changes", static_cast<uint64_t>(d.code_changes));
+    w.field("below_floor", static_cast<uint64_t>(d.below_floor));
     w.key("entries").begin_array();
     for (const DiffEntry& e : d.entries) {
       w.newline().begin_object();
@@ -170,19 +188,24 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
       }
       w.field("base_count", e.base_count).field("new_count", e.new_count);
       w.field("base_avg_ns", e.base_avg_ns).field("new_avg_ns", e.new_avg_ns);
-      w.field("change_pct", e.change_pct()).field("code_changed", e.code_changed);
+      w.field("change_pct", e.change_pct()).field("change_ns", e.change_ns());
+      w.field("code_changed", e.code_changed).field("below_floor", e.below_floor);
       w.field("regression", e.regression).end_object();
     }
     w.end_array().end_object().newline();
     return;
   }
-  out << "Diff (threshold " << format_fixed(d.threshold_pct, 1) << "%): " << d.regressions
-      << " regression(s), " << d.code_changes << " kernel(s) with the same name but different code\n";
+  const std::string pct = format_fixed(d.limits.threshold_pct, 1) + "%";
+  const std::string floor = format_duration(d.limits.min_time_ns);
+  out << "Diff (threshold " << pct << ", min time " << floor << "): " << d.regressions
+      << " regression(s), " << d.code_changes
+      << " kernel(s) with the same name but different code\n";
   size_t shown = 0;
   for (const DiffEntry& e : d.entries) {
     bool missing = !e.base_count || !e.new_count;
-    if (!e.regression && !e.code_changed && !missing && std::fabs(e.change_pct()) < d.threshold_pct)
-      continue;  // unchanged within the threshold
+    if (!e.regression && !e.code_changed && !missing &&
+        (e.below_floor || std::fabs(e.change_pct()) < d.limits.threshold_pct))
+      continue;  // unchanged within the limits
     ++shown;
     out << (e.regression ? "REGRESSION " : "           ")
         << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << e.name;
@@ -191,16 +214,22 @@ void render_diff(const TraceDiff& d, std::ostream& out, bool json) {
       if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hex_hash(e.ptx_hash);
       out << ']';
     }
-    if (!e.base_count) out << ": new (avg " << format_us(e.new_avg_ns) << ")";
-    else if (!e.new_count) out << ": gone (was avg " << format_us(e.base_avg_ns) << ")";
+    if (!e.base_count)
+      out << ": new (avg " << format_duration(e.new_avg_ns) << ")";
+    else if (!e.new_count)
+      out << ": gone (was avg " << format_duration(e.base_avg_ns) << ")";
     else
-      out << ": avg " << format_us(e.base_avg_ns) << " -> " << format_us(e.new_avg_ns) << " ("
-          << (e.change_pct() >= 0 ? "+" : "") << format_fixed(e.change_pct(), 1) << "%)";
+      out << ": avg " << format_duration(e.base_avg_ns) << " -> " << format_duration(e.new_avg_ns)
+          << " (" << (e.change_pct() >= 0 ? "+" : "") << format_fixed(e.change_pct(), 1) << "%, "
+          << (e.change_ns() >= 0 ? "+" : "") << format_duration(e.change_ns()) << " total)";
     if (e.code_changed) out << "  same name, different code";
     out << '\n';
   }
-  if (shown == 0)
-    out << "No brick or kernel changed by " << format_fixed(d.threshold_pct, 1) << "% or more.\n";
+  if (d.below_floor)
+    out << d.below_floor << " change(s) of " << pct << " or more not shown: " << floor
+        << " or less in total (--min-time)\n";
+  else if (shown == 0)
+    out << "No brick or kernel changed by " << pct << " or more.\n";
 }
 
 }  // namespace brickprof

@@ -179,6 +179,8 @@ Trace Reader::read(std::string_view json, const std::function<void(size_t)>& con
         saw_schema = true;
       } else if (key == "process") {
         read_process(parse(json, i, end).get_object(), t_.process, c_);
+      } else if (key == "sources") {
+        read_sources(parse(json, i, end).get_array(), t_.sources, c_);
       } else if (key == "diagnostics") {
         read_diagnostics(parse(json, i, end).get_object(), t_.diagnostics, c_);
       } else if (key == "devices") {

@@ -4,31 +4,87 @@
 
 namespace brickprof::json_read {
 
+namespace {
+
+// One key of a process object; false if it is not one.
+bool read_process_field(std::string_view k, od::value& v, ProcessInfo& p, const Cursor& c) {
+  if (k == "pid")
+    p.pid = get_int(v, c);
+  else if (k == "ppid")
+    p.ppid = get_int(v, c);
+  else if (k == "program")
+    p.program = get_string(v, c);
+  else if (k == "cmdline")
+    p.cmdline = get_string(v, c);
+  else if (k == "host")
+    p.host = get_string(v, c);
+  else if (k == "rank")
+    p.rank = get_int(v, c);
+  else if (k == "start_ns")
+    p.start_ns = get_int(v, c);
+  else if (k == "end_ns")
+    p.end_ns = get_int(v, c);
+  else if (k == "clock")
+    p.clock = get_string(v, c);
+  else
+    return false;
+  return true;
+}
+
+void read_id_maps(od::value v, std::string_view id_key, std::vector<SourceInfo::IdMap>& out,
+                  Cursor& c) {
+  for (auto element : v.get_array()) {
+    SourceInfo::IdMap m;
+    for (auto f : element.get_object()) {
+      std::string_view k = f.unescaped_key();
+      if (k == id_key)
+        m.id = static_cast<uint32_t>(get_uint(f.value(), c));
+      else if (k.substr(0, 7) == "source_" && k.substr(7) == id_key)
+        m.source_id = static_cast<uint32_t>(get_uint(f.value(), c));
+    }
+    out.push_back(m);
+  }
+}
+
+}  // namespace
+
 void read_process(od::object obj, ProcessInfo& p, Cursor& c) {
   c.section = "process";
   for (auto f : obj) {
     std::string_view k = f.unescaped_key();
     c.key = k;
     od::value v = f.value();
-    if (k == "pid")
-      p.pid = get_int(v, c);
-    else if (k == "ppid")
-      p.ppid = get_int(v, c);
-    else if (k == "program")
-      p.program = get_string(v, c);
-    else if (k == "cmdline")
-      p.cmdline = get_string(v, c);
-    else if (k == "host")
-      p.host = get_string(v, c);
-    else if (k == "rank")
-      p.rank = get_int(v, c);
-    else if (k == "start_ns")
-      p.start_ns = get_int(v, c);
-    else if (k == "end_ns")
-      p.end_ns = get_int(v, c);
-    else if (k == "clock")
-      p.clock = get_string(v, c);
+    read_process_field(k, v, p, c);
   }
+}
+
+void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
+  c.section = "sources";
+  c.index = 0;
+  for (auto element : arr) {
+    SourceInfo s;
+    for (auto f : element.get_object()) {
+      std::string_view k = f.unescaped_key();
+      c.key = k;
+      od::value v = f.value();
+      if (read_process_field(k, v, s.process, c)) continue;
+      if (k == "label")
+        s.label = get_string(v, c);
+      else if (k == "file")
+        s.file = get_string(v, c);
+      else if (k == "cupti")
+        s.cupti = get_string(v, c);
+      else if (k == "nvtx")
+        s.nvtx = get_string(v, c);
+      else if (k == "threads")
+        read_id_maps(v, "tid", s.threads, c);
+      else if (k == "devices")
+        read_id_maps(v, "id", s.devices, c);
+    }
+    out.push_back(std::move(s));
+    ++c.index;
+  }
+  c.index = -1;
 }
 
 void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {

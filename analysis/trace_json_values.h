@@ -107,6 +107,7 @@ void get_dims(V&& v, uint32_t (&dims)[3], const Cursor& c) {
 
 // The small sections (trace_json_sections.cpp); each sets c.section.
 void read_process(od::object obj, ProcessInfo& p, Cursor& c);
+void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c);
 void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c);
 void read_devices(od::array arr, std::vector<Device>& out, Cursor& c);
 void read_threads(od::array arr, std::vector<ThreadInfo>& out, Cursor& c);

@@ -8,12 +8,43 @@
 namespace brickprof {
 namespace {
 
-void write_process(JsonWriter& w, const ProcessInfo& p) {
-  w.key("process").begin_object();
+void write_process_fields(JsonWriter& w, const ProcessInfo& p) {
   w.field("pid", p.pid).field("ppid", p.ppid).field("program", p.program);
   w.field("cmdline", p.cmdline).field("host", p.host).field("rank", p.rank);
   w.field("start_ns", p.start_ns).field("end_ns", p.end_ns).field("clock", p.clock);
+}
+
+void write_process(JsonWriter& w, const ProcessInfo& p) {
+  w.key("process").begin_object();
+  write_process_fields(w, p);
   w.end_object();
+}
+
+void write_id_maps(JsonWriter& w, std::string_view key, std::string_view id_key,
+                   const std::vector<SourceInfo::IdMap>& maps) {
+  w.key(key).begin_array();
+  for (const SourceInfo::IdMap& m : maps)
+    w.begin_object()
+        .field(id_key, m.id)
+        .field("source_" + std::string(id_key), m.source_id)
+        .end_object();
+  w.end_array();
+}
+
+// Only merged traces have sources; recorded traces keep their exact form.
+void write_sources(JsonWriter& w, const std::vector<SourceInfo>& sources) {
+  if (sources.empty()) return;
+  w.key("sources").begin_array();
+  for (const SourceInfo& s : sources) {
+    w.newline().begin_object();
+    w.field("label", s.label).field("file", s.file);
+    write_process_fields(w, s.process);
+    w.field("cupti", s.cupti).field("nvtx", s.nvtx);
+    write_id_maps(w, "threads", "tid", s.threads);
+    write_id_maps(w, "devices", "id", s.devices);
+    w.end_object();
+  }
+  w.end_array();
 }
 
 void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
@@ -123,6 +154,7 @@ void write_trace_json(const Trace& t, std::ostream& out) {
   w.begin_object();
   w.field("schema", kSchema);
   write_process(w, t.process);
+  write_sources(w, t.sources);
   write_diagnostics(w, t.diagnostics);
   write_devices(w, t.devices);
   w.key("threads").begin_array();

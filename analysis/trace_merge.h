@@ -1,16 +1,21 @@
 // Merges per-rank traces into one: ids renumbered, strings re-interned, and
-// each rank kept apart without a schema change: its devices get new ids and
-// "rank R: " names, its threads new ids, and process.rank becomes -1 with a
-// diagnostics warning listing the merged ranks. PTX modules that several
-// ranks loaded (same hash) are kept once.
+// each input process kept apart: its devices and threads get new ids and
+// names starting "<label>: " (label "rank R"), and `sources[]` records where
+// everything came from (process, file, label, old and new thread and device
+// ids). The merged `process` is the first source's, with rank -1 and the
+// span of all of them. Merging a merged trace keeps its sources (labels made
+// unique, "rank 0 #2"). PTX modules that several ranks loaded (same hash) are
+// kept once.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "analysis/trace.h"
 
 namespace brickprof {
 
-Trace merge_traces(const std::vector<Trace>& ranks);
+// `files`, if given, names each input (one per trace) for sources[].file.
+Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files = {});
 
 }  // namespace brickprof

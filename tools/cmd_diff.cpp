@@ -1,11 +1,13 @@
-// `brickprof diff BASE NEW [--threshold PCT] [--json]`: compares two saved
-// traces per brick and per kernel (analysis/trace_diff.h) and exits 1 when
-// anything got slower by more than the threshold, so CI can gate on it.
+// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--json]`:
+// compares two saved traces per brick and per kernel (analysis/trace_diff.h)
+// and exits 1 when anything got slower by more than the threshold and the
+// minimum time, so CI can gate on it.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
+#include "analysis/format.h"
 #include "analysis/trace_diff.h"
 #include "analysis/trace_json.h"
 #include "tools/command.h"
@@ -13,12 +15,12 @@
 namespace brickprof::cli {
 namespace {
 
-constexpr double kDefaultThresholdPct = 5;
-
 struct DiffOptions {
   std::string base;
   std::string next;
-  double threshold_pct = kDefaultThresholdPct;
+  double threshold_pct = DiffLimits{}.threshold_pct;
+  std::string min_time;
+  CLI::Option* min_time_option = nullptr;  // unset: the default
   bool json = false;
 };
 
@@ -32,6 +34,11 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("diff: unexpected arguments after --");
   if (!std::isfinite(o.threshold_pct) || o.threshold_pct < 0)
     return fail("diff: --threshold must be a percentage >= 0");
+  DiffLimits limits;
+  limits.threshold_pct = o.threshold_pct;
+  if (o.min_time_option->count() && !parse_duration(o.min_time, &limits.min_time_ns))
+    return fail("diff: --min-time: '" + o.min_time +
+                "' is not a duration >= 0 (e.g. 5us, 0.5ms, 200ns; a plain number is µs)");
   Trace base, next;
   try {
     base = read_trace_file(o.base);
@@ -39,7 +46,7 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   }
-  const TraceDiff d = diff_traces(base, next, o.threshold_pct);
+  const TraceDiff d = diff_traces(base, next, limits);
   render_diff(d, std::cout, o.json);
   std::cout.flush();
   if (!std::cout) return fail("cannot write to standard output");
@@ -57,14 +64,22 @@ Command add_diff_command(CLI::App& parent) {
   sub->add_option("--threshold", o->threshold_pct,
                   "A brick or kernel whose average time grew by more than PCT percent is a "
                   "regression (default " +
-                      format_pct(kDefaultThresholdPct) + ")")
+                      format_pct(DiffLimits{}.threshold_pct) + ")")
       ->type_name("PCT");
+  o->min_time_option =
+      sub->add_option("--min-time", o->min_time,
+                      "...and whose calls together took more than DUR longer (5us, 0.5ms, 200ns; "
+                      "a plain number is µs; default " +
+                          format_duration(DiffLimits{}.min_time_ns) + ")")
+          ->type_name("DUR");
   sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text");
   sub->footer(
       "Bricks are matched by name; kernels by name and PTX hash, and a kernel whose name is in "
       "both traces but whose code differs is compared anyway and flagged \"same name, different "
-      "code\". Times are averages per call (bricks: CPU scope time, kernels: GPU time).\n"
-      "Exit code 0: no regression beyond the threshold; 1: at least one; 2: usage error or bad "
+      "code\". Times are averages per call (bricks: CPU scope time, kernels: GPU time); the "
+      "minimum time applies to (new average - base average) x calls in NEW, so a tiny brick "
+      "that doubled is not a regression unless it adds up.\n"
+      "Exit code 0: no regression beyond the limits; 1: at least one; 2: usage error or bad "
       "input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return diff(*o, trailing); }};
 }

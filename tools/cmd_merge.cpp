@@ -25,7 +25,7 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   }
-  const Trace merged = merge_traces(ranks);
+  const Trace merged = merge_traces(ranks, o.files);
   ranks.clear();  // the inputs can be large; only the merged trace is written
   std::string error =
       write_file_atomically(o.out, [&](std::ostream& out) { write_trace_json(merged, out); });
@@ -42,9 +42,11 @@ Command add_merge_command(CLI::App& parent) {
   sub->add_option("-o,--out", o->out, "The merged trace (JSON), written atomically")->required();
   sub->footer(
       "Node ids are renumbered; each rank's devices and threads get their own ids and names "
-      "starting \"rank R: \" (R from process.rank, else the file's position); the merged trace "
-      "has rank -1 and a diagnostics warning listing the merged ranks. Exit code 2 on usage "
-      "errors or bad input.");
+      "starting \"rank R: \" (R from process.rank, else the file's position; \"rank R #2\" for "
+      "a repeated rank). The merged trace's process is the first input's with rank -1 and the "
+      "span of all inputs; sources[] lists every input process (pid, program, host, rank, file, "
+      "times, and its old and new thread and device ids), also through merges of merged traces. "
+      "Exit code 2 on usage errors or bad input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return merge(*o, trailing); }};
 }
 

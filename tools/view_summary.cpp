@@ -40,6 +40,16 @@ void header(std::ostream& out, const Trace& t) {
   if (p.rank >= 0) out << ", rank " << p.rank;
   out << "), " << format_duration(p.end_ns - p.start_ns) << ", " << t.nodes.size() << " nodes, "
       << kernel_nodes(t).size() << " kernels\n";
+  if (t.sources.empty()) return;
+  // A merged trace: its process is only the first source, so name them all.
+  out << "Merged from " << t.sources.size() << " processes:";
+  for (size_t i = 0; i < t.sources.size(); ++i) {
+    const SourceInfo& s = t.sources[i];
+    out << (i ? ", " : " ") << s.label << " (pid " << s.process.pid;
+    if (!s.process.host.empty()) out << " on " << s.process.host;
+    out << ")";
+  }
+  out << "\n";
 }
 
 void brick_table(std::ostream& out, const TraceStats& s) {
@@ -112,6 +122,15 @@ void summary_json(const Trace& trace, std::ostream& out) {
   w.field("program", p.program).field("pid", p.pid).field("host", p.host).field("rank", p.rank);
   w.field("duration_ns", p.end_ns - p.start_ns);
   w.end_object();
+  if (!trace.sources.empty()) {
+    w.key("sources").begin_array();
+    for (const SourceInfo& src : trace.sources) {
+      w.begin_object().field("label", src.label).field("program", src.process.program);
+      w.field("pid", src.process.pid).field("host", src.process.host);
+      w.field("rank", src.process.rank).end_object();
+    }
+    w.end_array();
+  }
   w.field("nodes", static_cast<uint64_t>(trace.nodes.size()));
   w.field("kernels", static_cast<uint64_t>(kernel_nodes(trace).size()));
   w.key("slowest_kernel");

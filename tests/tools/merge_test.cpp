@@ -42,6 +42,53 @@ TEST(Merge, MergedTraceIsReadableByReport) {
   EXPECT_NE(tree.out.find("rank 1: main"), std::string::npos) << tree.out;
 }
 
+TEST(Merge, SourcesSurviveTheFileAndAnotherMerge) {
+  std::string dir = fresh_dir("merge_sources");
+  const std::string rank = data_path("tree_small.json");
+  const std::string pair = dir + "/pair.json", three = dir + "/three.json";
+  ASSERT_EQ(run_brickprof({"merge", rank, rank, "-o", pair}).exit_code, 0);
+  auto doc = nlohmann::json::parse(read_text(pair));
+  EXPECT_EQ(doc["process"]["pid"], 4242);  // the first input's, not 0
+  EXPECT_EQ(doc["process"]["program"], "bricklayer");
+  EXPECT_EQ(doc["process"]["host"], "box");
+  ASSERT_EQ(doc["sources"].size(), 2u);
+  const auto& s1 = doc["sources"][1];
+  EXPECT_EQ(s1["label"], "rank 1");
+  EXPECT_EQ(s1["file"], rank);
+  EXPECT_EQ(s1["pid"], 4242);
+  EXPECT_EQ(s1["rank"], -1);  // as recorded; the label says the position
+  EXPECT_EQ(s1["host"], "box");
+  EXPECT_EQ(s1["cmdline"], "bricklayer --tokens 2");
+  EXPECT_EQ(s1["end_ns"], 4000000);
+  EXPECT_EQ(s1["threads"][0]["source_tid"], 100);
+  EXPECT_EQ(s1["threads"][0]["tid"], doc["nodes"][15]["thread"]);
+  EXPECT_EQ(s1["devices"][0]["source_id"], 0);
+
+  // A merged trace merged again keeps its two sources: three in all.
+  CliResult r = run_brickprof({"merge", pair, rank, "-o", three});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto all = nlohmann::json::parse(read_text(three));
+  ASSERT_EQ(all["sources"].size(), 3u);
+  EXPECT_EQ(all["sources"][0]["file"], rank);
+  EXPECT_EQ(all["sources"][2]["label"], "rank 1 #2");  // position 1 again: made unique
+  EXPECT_EQ(all["diagnostics"]["warnings"].back(),
+            "merged ranks: 0 (pid 4242), 1 (pid 4242), 1 #2 (pid 4242)");
+  CliResult tree = run_brickprof({"report", "--tree", three});
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  for (const char* lane : {"rank 0: main", "rank 1: main", "rank 1 #2: main"})
+    EXPECT_NE(tree.out.find(lane), std::string::npos) << lane << "\n" << tree.out;
+  EXPECT_EQ(tree.out.find("rank 0: rank"), std::string::npos) << tree.out;  // no double prefix
+  CliResult summary = run_brickprof({"report", "--summary", three});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("Merged from 3 processes: rank 0 (pid 4242 on box), rank 1 (pid "
+                             "4242 on box), rank 1 #2 (pid 4242 on box)"),
+            std::string::npos)
+      << summary.out;
+  CliResult js = run_brickprof({"report", "--json", "--summary", three});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  EXPECT_EQ(nlohmann::json::parse(js.out)["summary"]["sources"].size(), 3u);
+}
+
 TEST(Merge, KeepsOnePtxModulePerHash) {
   std::string out = fresh_dir("merge_ptx") + "/merged.json";
   const std::string rank = data_path("ptx_source.json");

@@ -21,9 +21,21 @@ std::string fixed(double v, int decimals) {
   std::snprintf(text, sizeof text, "%.*f", decimals, v);
   return text;
 }
-// The text views' units (analysis/report_format.h).
-std::string us(const json& ns) { return fixed(ns.get<double>() / 1e3, 1) + "µs"; }
-std::string ms(const json& ns) { return fixed(ns.get<double>() / 1e6, 2) + "ms"; }
+// The text views' one style (analysis/format.h), for values away from a
+// unit's edge: "750ns", "12.3µs", "1.23ms", "4.56s"; rates "12.34GB/s".
+std::string dur(const json& ns) {
+  double v = ns.get<double>();
+  if (v < 1e3) return fixed(v, 0) + "ns";
+  if (v < 1e6) return fixed(v / 1e3, 1) + "µs";
+  if (v < 1e9) return fixed(v / 1e6, 2) + "ms";
+  return fixed(v / 1e9, 2) + "s";
+}
+std::string bytes_rate(double per_s) {
+  const char* prefixes[] = {"", "K", "M", "G", "T"};
+  int p = 0;
+  for (; p < 4 && per_s >= 999.995; ++p) per_s /= 1000;
+  return fixed(per_s, p ? 2 : 0) + prefixes[p] + "B/s";
+}
 
 // Runs `report --VIEW FILE` as text and as --json; returns the text and the
 // view's JSON value.
@@ -50,16 +62,16 @@ TEST(ReportAnalyses, CriticalPathJsonMatchesText) {
   auto [text, cp] = text_and_json("critical-path", analyses("seed_threads.json"));
   EXPECT_EQ(text, read_text(analyses("seed_threads.critical_path.txt")));
   EXPECT_EQ(cp["length_ns"], 700'000);
-  EXPECT_NE(text.find("Critical Path: " + ms(cp["length_ns"]) + " (" +
+  EXPECT_NE(text.find("Critical Path: " + dur(cp["length_ns"]) + " (" +
                       std::to_string(cp["steps"].size()) + " nodes)"),
             std::string::npos);
   for (const json& step : cp["steps"])
-    EXPECT_NE(text.find(step["name"].get<std::string>() + " (" + us(step["duration_ns"]) + ")"),
+    EXPECT_NE(text.find(step["name"].get<std::string>() + " (" + dur(step["duration_ns"]) + ")"),
               std::string::npos)
         << step;
   ASSERT_EQ(cp["opportunities"].size(), 1u);
   const json& op = cp["opportunities"][0];
-  EXPECT_NE(text.find(op["name"].get<std::string>() + " slack=" + us(op["slack_ns"])),
+  EXPECT_NE(text.find(op["name"].get<std::string>() + " slack=" + dur(op["slack_ns"])),
             std::string::npos);
 }
 
@@ -69,7 +81,7 @@ TEST(ReportAnalyses, RooflineJsonMatchesText) {
   for (const json& e : roof["entries"]) {
     std::string row = line_with(text, e["name"].get<std::string>());
     ASSERT_NE(row, "") << e["name"] << "\n" << text;
-    EXPECT_NE(row.find(ms(e["time_ns"])), std::string::npos) << row;
+    EXPECT_NE(row.find(dur(e["time_ns"])), std::string::npos) << row;
     EXPECT_NE(row.find(fixed(100 * e["efficiency"].get<double>(), 1) + "%"), std::string::npos)
         << row;
     EXPECT_NE(row.find(e["bound"].get<std::string>()), std::string::npos) << row;
@@ -85,8 +97,8 @@ TEST(ReportAnalyses, TransfersJsonMatchesText) {
     size_t at = text.find(head);
     ASSERT_NE(at, std::string::npos) << head << "\n" << text;
     std::string line = text.substr(at, text.find('\n', at) - at);
-    EXPECT_NE(line.find(us(t["time_ns"])), std::string::npos) << line;
-    EXPECT_NE(line.find(fixed(t["gbps"].get<double>(), 2) + " GB/s"), std::string::npos) << line;
+    EXPECT_NE(line.find(dur(t["time_ns"])), std::string::npos) << line;
+    EXPECT_NE(line.find(bytes_rate(t["gbps"].get<double>() * 1e9)), std::string::npos) << line;
   }
   EXPECT_NE(text.find("Pageable-memory copies: " + std::to_string(tr["pageable_count"].get<int>())),
             std::string::npos);
@@ -97,13 +109,13 @@ TEST(ReportAnalyses, TransfersJsonMatchesText) {
 TEST(ReportAnalyses, AnalyzeJsonMatchesText) {
   auto [text, an] = text_and_json("analyze", analyses("analyzer.json"));
   EXPECT_NE(text.find("Operations (" + std::to_string(an["ops"].size()) + " distinct, " +
-                      us(an["total_ns"]) + " total)"),
+                      dur(an["total_ns"]) + " total)"),
             std::string::npos)
       << text;
   for (const json& op : an["ops"]) {
     std::string row = line_with(text, op["name"].get<std::string>());
-    EXPECT_NE(row.find(us(op["total_ns"])), std::string::npos) << row;
-    EXPECT_NE(row.find(us(op["avg_ns"])), std::string::npos) << row;
+    EXPECT_NE(row.find(dur(op["total_ns"])), std::string::npos) << row;
+    EXPECT_NE(row.find(dur(op["avg_ns"])), std::string::npos) << row;
   }
   EXPECT_NE(text.find("imbalance " + fixed(an["imbalance_ratio"].get<double>(), 2)),
             std::string::npos);
@@ -115,7 +127,7 @@ TEST(ReportAnalyses, WhatIfTextAndJson) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   // --what-if alone replaces the default views.
   EXPECT_EQ(text.out,
-            "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms -> 0.65ms\n");
+            "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 700.0µs -> 650.0µs\n");
   CliResult js =
       run_brickprof({"report", "--json", "--what-if", "RmsNorm=2", "--what-if", "Nope=3x", file});
   ASSERT_EQ(js.exit_code, 0) << js.err;
@@ -125,8 +137,8 @@ TEST(ReportAnalyses, WhatIfTextAndJson) {
   EXPECT_EQ(r["target"], "RmsNorm");
   EXPECT_EQ(r["factor"], 2.0);
   EXPECT_NE(
-      text.out.find("by " + us(r["saved_ns"]) + " (" + fixed(r["saved_pct"].get<double>(), 1) +
-                    "%): " + ms(r["before_ns"]) + " -> " + ms(r["after_ns"])),
+      text.out.find("by " + dur(r["saved_ns"]) + " (" + fixed(r["saved_pct"].get<double>(), 1) +
+                    "%): " + dur(r["before_ns"]) + " -> " + dur(r["after_ns"])),
       std::string::npos);
   EXPECT_EQ(doc["what-if"][1]["matched_activities"], 0);
 }
@@ -148,8 +160,8 @@ TEST(ReportAnalyses, TextViewsAndWhatIfTogether) {
       {"report", "--critical-path", "--what-if", "RmsNorm=2", analyses("seed_threads.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, read_text(analyses("seed_threads.critical_path.txt")) +
-                       "\nWhat-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms "
-                       "-> 0.65ms\n");
+                       "\nWhat-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 700.0µs "
+                       "-> 650.0µs\n");
 }
 
 TEST(ReportAnalyses, DependencyCycleIsBadInput) {

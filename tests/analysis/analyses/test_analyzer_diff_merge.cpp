@@ -1,8 +1,11 @@
 // Trace analyzer, diff (regressions, changed code) and multi-rank merge.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "analysis/critical_path.h"
 #include "analysis/trace_analyzer.h"
@@ -37,16 +40,24 @@ TEST(Analyzer, CommunicationNames) {
   EXPECT_FALSE(is_communication("gemv_q4k"));
 }
 
+// Limits with the given threshold; the minimum time is the default unless given.
+DiffLimits limits(double pct, int64_t min_time_ns = DiffLimits{}.min_time_ns) {
+  DiffLimits l;
+  l.threshold_pct = pct;
+  l.min_time_ns = min_time_ns;
+  return l;
+}
+
 TEST(Diff, RegressionAndChangedCode) {
   Trace base = test::load("diff_base.json"), next = test::load("diff_new.json");
-  TraceDiff d = diff_traces(base, next, 5);
+  TraceDiff d = diff_traces(base, next, limits(5));
   EXPECT_EQ(d.regressions, 2u);  // RmsNorm +10%, gemv +20%
   EXPECT_EQ(d.code_changes, 1u);
   EXPECT_EQ(d.entries[0].name, "gemv");
   EXPECT_TRUE(d.entries[0].code_changed);
   EXPECT_DOUBLE_EQ(d.entries[0].change_pct(), 20.0);
-  EXPECT_EQ(diff_traces(base, next, 25).regressions, 0u);
-  EXPECT_EQ(diff_traces(base, base, 0).regressions, 0u);
+  EXPECT_EQ(diff_traces(base, next, limits(25)).regressions, 0u);
+  EXPECT_EQ(diff_traces(base, base, limits(0)).regressions, 0u);
   std::ostringstream out;
   render_diff(d, out, false);
   EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
@@ -77,7 +88,7 @@ TEST(Diff, KernelsMatchByNameAndHash) {
   // gemv 0xa is in both (compared as such); 0xb is a new, extra version.
   Trace base = kernels({{"gemv", 0xa, 100}});
   Trace next = kernels({{"gemv", 0xa, 100}, {"gemv", 0xb, 500}});
-  TraceDiff d = diff_traces(base, next, 5);
+  TraceDiff d = diff_traces(base, next, limits(5));
   ASSERT_EQ(d.entries.size(), 2u);
   EXPECT_EQ(d.regressions, 0u);  // the matched version did not change
   EXPECT_EQ(d.code_changes, 0u);
@@ -88,12 +99,54 @@ TEST(Diff, KernelsMatchByNameAndHash) {
 
 TEST(Diff, UnrecordedHashIsNotChangedCode) {
   // Hash 0 means "not recorded": compared by name, never flagged.
-  TraceDiff d = diff_traces(kernels({{"gemv", 0, 100}}), kernels({{"gemv", 0xb, 200}}), 5);
+  TraceDiff d =
+      diff_traces(kernels({{"gemv", 0, 100}}), kernels({{"gemv", 0xb, 200}}), limits(5, 0));
   ASSERT_EQ(d.entries.size(), 1u);
   EXPECT_FALSE(d.entries[0].code_changed);
   EXPECT_TRUE(d.entries[0].regression);
   EXPECT_EQ(d.entries[0].base_ptx_hash, 0u);
   EXPECT_EQ(d.entries[0].ptx_hash, 0xbu);
+}
+
+TEST(Diff, MinimumTimeIsTheChangeOverAllCalls) {
+  // One call 1 µs -> 2 µs (+100%): 1 µs more in all, not more than the 1 µs floor.
+  TraceDiff one =
+      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5));
+  ASSERT_EQ(one.entries.size(), 1u);
+  EXPECT_EQ(one.entries[0].change_ns(), 1000);
+  EXPECT_FALSE(one.entries[0].regression);
+  EXPECT_TRUE(one.entries[0].below_floor);
+  EXPECT_EQ(one.regressions, 0u);
+  EXPECT_EQ(one.below_floor, 1u);
+  // One nanosecond more is beyond it.
+  TraceDiff over =
+      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2001}}), limits(5));
+  EXPECT_TRUE(over.entries[0].regression);
+  EXPECT_FALSE(over.entries[0].below_floor);
+  // +200 ns per call is noise once, but not over ten calls (2 µs in all).
+  TraceDiff ten = diff_traces(kernels({{"k", 0, 1000}}),
+                              kernels({{"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200},
+                                       {"k", 0, 1200}}),
+                              limits(5));
+  EXPECT_EQ(ten.entries[0].change_ns(), 2000);
+  EXPECT_TRUE(ten.entries[0].regression);
+  // Faster by a small amount: hidden too, never a regression.
+  TraceDiff faster =
+      diff_traces(kernels({{"tiny", 0, 2000}}), kernels({{"tiny", 0, 1000}}), limits(5));
+  EXPECT_FALSE(faster.entries[0].regression);
+  EXPECT_EQ(faster.below_floor, 1u);
+  // A zero floor is the percentage alone.
+  EXPECT_EQ(diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5, 0))
+                .regressions,
+            1u);
 }
 
 TEST(Merge, KeepsOnePtxModulePerHash) {
@@ -141,6 +194,131 @@ TEST(Merge, RenumbersAndKeepsRanksApart) {
   // Both ranks' paths are in one graph; the longer one sets the length.
   DependencyGraph g = build_dependency_graph(m);
   EXPECT_EQ(compute_critical_path(m, g).length_ns, 702'000 - 0 - 500);
+}
+
+// A recorded process: one thread "main" with a scope and a kernel on GPU 0.
+Trace process(int64_t pid, int64_t rank, const std::string& host, uint32_t tid, int64_t start_ns) {
+  Trace t;
+  t.process.pid = pid;
+  t.process.rank = rank;
+  t.process.host = host;
+  t.process.program = "app" + std::to_string(pid);
+  t.process.start_ns = start_ns;
+  t.process.end_ns = start_ns + 1000;
+  t.diagnostics.cupti = "ok";
+  t.diagnostics.warnings.push_back("w" + std::to_string(pid));
+  t.threads.push_back({tid, "main"});
+  Device d;
+  d.name = "GPU";
+  t.devices.push_back(d);
+  Node scope;
+  scope.name = t.strings.intern("step");
+  scope.thread = tid;
+  scope.start_ns = start_ns;
+  scope.end_ns = start_ns + 500;
+  uint32_t id = t.add_node(scope);
+  Node k;
+  k.kind = NodeKind::kKernel;
+  k.name = t.strings.intern("gemv");
+  k.parent = id;
+  k.thread = tid;
+  t.add_gpu_node(k, GpuDetail{});
+  return t;
+}
+
+std::vector<std::string> thread_names(const Trace& t) {
+  std::vector<std::string> names;
+  for (const ThreadInfo& th : t.threads) names.push_back(th.name);
+  return names;
+}
+
+TEST(Merge, ProcessIsTheFirstSourceAndSourcesKeepEveryProcess) {
+  Trace m = merge_traces({process(100, 0, "a", 7, 50), process(200, 1, "a", 7, 20)},
+                         {"r0.json", "r1.json"});
+  EXPECT_EQ(m.process.pid, 100);  // a real process, not 0
+  EXPECT_EQ(m.process.program, "app100");
+  EXPECT_EQ(m.process.rank, -1);
+  EXPECT_EQ(m.process.start_ns, 20);  // the span of both
+  EXPECT_EQ(m.process.end_ns, 1050);
+  ASSERT_EQ(m.sources.size(), 2u);
+  const SourceInfo& s1 = m.sources[1];
+  EXPECT_EQ(s1.label, "rank 1");
+  EXPECT_EQ(s1.file, "r1.json");
+  EXPECT_EQ(s1.process.pid, 200);
+  EXPECT_EQ(s1.process.rank, 1);
+  EXPECT_EQ(s1.process.program, "app200");
+  EXPECT_EQ(s1.process.start_ns, 20);
+  EXPECT_EQ(s1.cupti, "ok");
+  // Both had thread 7: now two lanes, and the map gives back the OS tid.
+  ASSERT_EQ(s1.threads.size(), 1u);
+  EXPECT_EQ(s1.threads[0].source_id, 7u);
+  EXPECT_EQ(m.nodes[2].thread, s1.threads[0].id);
+  EXPECT_NE(m.nodes[0].thread, m.nodes[2].thread);
+  ASSERT_EQ(s1.devices.size(), 1u);
+  EXPECT_EQ(s1.devices[0].source_id, 0u);
+  EXPECT_EQ(m.gpu[m.nodes[3].detail].device, s1.devices[0].id);
+  EXPECT_EQ(m.diagnostics.cupti, "ok");  // all agree
+  EXPECT_EQ(m.diagnostics.warnings,
+            (std::vector<std::string>{"rank 0: w100", "rank 1: w200",
+                                      "merged ranks: 0 (pid 100), 1 (pid 200)"}));
+}
+
+TEST(Merge, RepeatedRankStaysDistinguishable) {
+  // Two runs of one rank: the second is "rank 0 #2", so its lanes differ by name too.
+  Trace m = merge_traces({process(100, 0, "a", 7, 0), process(200, 0, "a", 7, 0)});
+  ASSERT_EQ(m.sources.size(), 2u);
+  EXPECT_EQ(m.sources[1].label, "rank 0 #2");
+  EXPECT_EQ(thread_names(m), (std::vector<std::string>{"rank 0: main", "rank 0 #2: main"}));
+  EXPECT_EQ(m.devices[1].name, "rank 0 #2: GPU");
+  EXPECT_EQ(m.diagnostics.warnings.back(), "merged ranks: 0 (pid 100), 0 #2 (pid 200)");
+}
+
+TEST(Merge, MergingMergedTracesKeepsEverySource) {
+  Trace ab = merge_traces({process(100, 0, "a", 7, 0), process(200, 1, "a", 8, 0)}, {"a", "b"});
+  Trace c = process(300, 2, "a", 9, 0);
+  Trace abc = merge_traces({ab, c}, {"ab", "c"});
+  ASSERT_EQ(abc.sources.size(), 3u);
+  EXPECT_EQ(abc.sources[0].file, "a");  // the inner sources, not the merged file
+  EXPECT_EQ(abc.sources[2].file, "c");
+  EXPECT_EQ(abc.sources[1].process.pid, 200);
+  EXPECT_EQ(abc.sources[1].threads[0].source_id, 8u);  // the OS tid survives both merges
+  EXPECT_EQ(abc.process.pid, 100);
+  // Names are not prefixed twice; the old summary warning is replaced.
+  EXPECT_EQ(thread_names(abc),
+            (std::vector<std::string>{"rank 0: main", "rank 1: main", "rank 2: main"}));
+  EXPECT_EQ(abc.diagnostics.warnings,
+            (std::vector<std::string>{"rank 0: w100", "rank 1: w200", "rank 2: w300",
+                                      "merged ranks: 0 (pid 100), 1 (pid 200), 2 (pid 300)"}));
+  // Each source's map points at its own nodes' lanes.
+  for (size_t s = 0; s < 3; ++s)
+    EXPECT_EQ(abc.nodes[2 * s].thread, abc.sources[s].threads[0].id) << s;
+
+  // The same merged pair twice: the repeats are relabelled, names follow.
+  Trace twice = merge_traces({ab, ab});
+  ASSERT_EQ(twice.sources.size(), 4u);
+  EXPECT_EQ(twice.sources[3].label, "rank 1 #2");
+  EXPECT_EQ(thread_names(twice), (std::vector<std::string>{"rank 0: main", "rank 1: main",
+                                                           "rank 0 #2: main", "rank 1 #2: main"}));
+  EXPECT_EQ(twice.diagnostics.warnings[3], "rank 1 #2: w200");
+}
+
+TEST(Merge, SaysWhatDiffersBetweenSources) {
+  Trace a = process(100, 0, "host-a", 7, 0), b = process(200, 1, "host-b", 7, 0);
+  b.diagnostics.cupti = "unavailable: no libcuda";
+  Trace m = merge_traces({a, b});
+  EXPECT_EQ(m.diagnostics.cupti, "rank 0: ok; rank 1: unavailable: no libcuda");
+  EXPECT_NE(std::find_if(m.diagnostics.warnings.begin(), m.diagnostics.warnings.end(),
+                         [](const std::string& w) {
+                           return w.rfind("merged traces from 2 hosts (host-a, host-b)", 0) == 0;
+                         }),
+            m.diagnostics.warnings.end());
+  EXPECT_EQ(merge_traces({a, a}).diagnostics.warnings.size(), 3u);  // one host: no such warning
+  // Merged again, the warning is written once, not carried and repeated.
+  Trace again = merge_traces({m, a});
+  EXPECT_EQ(
+      std::count_if(again.diagnostics.warnings.begin(), again.diagnostics.warnings.end(),
+                    [](const std::string& w) { return w.rfind("merged traces from", 0) == 0; }),
+      1);
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ TEST(CriticalPath, SerialTraceIsTheTimeline) {
   std::ostringstream out;
   render_critical_path(t, out, false);
   EXPECT_EQ(out.str(),
-            "Critical Path: 0.35ms (3 nodes)\n"
+            "Critical Path: 350.0µs (3 nodes)\n"
             "──────────────────────────────────────────────────\n"
             "┌ RmsNorm (100.0µs)\n"
             "│ (untracked CPU time) (50.0µs)\n"
@@ -159,7 +159,8 @@ TEST(CriticalPath, WhatIfSpecErrors) {
   EXPECT_EQ(spec.factor, 2.5);
   EXPECT_THROW(parse_what_if_spec("=2"), ViewError);
   render_what_if(t, g, "RmsNorm=2x", out, false);
-  EXPECT_EQ(out.str(), "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 0.70ms -> 0.65ms\n");
+  EXPECT_EQ(out.str(),
+            "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 700.0µs -> 650.0µs\n");
 }
 
 }  // namespace

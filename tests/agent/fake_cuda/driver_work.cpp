@@ -18,6 +18,17 @@ namespace {
 
 std::atomic<int64_t> g_grid_id{0};
 
+// The fields every activity record of GPU work shares.
+template <typename Record>
+void stamp(Record& r, const Interval& run, CUcontext ctx, uint32_t stream, uint32_t correlation) {
+  r.start = run.start;
+  r.end = run.end;
+  r.deviceId = static_cast<uint32_t>(ctx->device);
+  r.contextId = ctx->id;
+  r.streamId = stream;
+  r.correlationId = correlation;
+}
+
 CUresult record_copy(const TracedCall& call, uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind,
                      size_t bytes) {
   CUcontext ctx = current_context();
@@ -30,12 +41,7 @@ CUresult record_copy(const TracedCall& call, uint8_t copy_kind, uint8_t src_kind
   m.srcKind = src_kind;
   m.dstKind = dst_kind;
   m.bytes = bytes;
-  m.start = run.start;
-  m.end = run.end;
-  m.deviceId = static_cast<uint32_t>(ctx->device);
-  m.contextId = ctx->id;
-  m.streamId = kDefaultStreamId;
-  m.correlationId = call.correlation();
+  stamp(m, run, ctx, kDefaultStreamId, call.correlation());
   emit(m, ctx->id);
   gpu_wait_idle();  // a synchronous copy returns when it is done
   return CUDA_SUCCESS;
@@ -123,12 +129,8 @@ void run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream, const Lau
   k.kind = t->wants(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
                                                            : CUPTI_ACTIVITY_KIND_KERNEL;
   k.registersPerThread = 32;
-  k.start = run.start;
-  k.end = run.end;
+  stamp(k, run, ctx, stream_id(stream), origin.correlation);
   k.completed = run.end;
-  k.deviceId = static_cast<uint32_t>(ctx->device);
-  k.contextId = ctx->id;
-  k.streamId = stream_id(stream);
   k.gridX = static_cast<int32_t>(l.grid[0]);
   k.gridY = static_cast<int32_t>(l.grid[1]);
   k.gridZ = static_cast<int32_t>(l.grid[2]);
@@ -136,7 +138,6 @@ void run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream, const Lau
   k.blockY = static_cast<int32_t>(l.block[1]);
   k.blockZ = static_cast<int32_t>(l.block[2]);
   k.dynamicSharedMemory = static_cast<int32_t>(l.shared_bytes);
-  k.correlationId = origin.correlation;
   k.gridId = g_grid_id.fetch_add(1) + 1;
   k.name = l.function->name.c_str();
   k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
@@ -224,12 +225,7 @@ CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t byte
   m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
   m.value = value;
   m.bytes = bytes;
-  m.start = run.start;
-  m.end = run.end;
-  m.deviceId = static_cast<uint32_t>(ctx->device);
-  m.contextId = ctx->id;
-  m.streamId = kDefaultStreamId;
-  m.correlationId = call.correlation();
+  stamp(m, run, ctx, kDefaultStreamId, call.correlation());
   m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
   emit(m, ctx->id);
   gpu_wait_idle();  // synchronous for device memory, as the driver documents

@@ -24,6 +24,7 @@
 #include "agent/ptx/hash.h"
 #include "analysis/trace_json.h"
 #include "tests/agent/run_program.h"
+#include "temp_dir_test.h"
 #include "trace_query.h"
 
 namespace fs = std::filesystem;
@@ -59,16 +60,8 @@ std::string stable_lines(const std::string& out) {
   return kept;
 }
 
-class FakeBricklayerTest : public ::testing::Test {
+class FakeBricklayerTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("bp-fakebl-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Runs bricklayer in `mode` without and with the agent; returns the trace.
   json run_bricklayer(const std::string& mode, std::string* out,
@@ -94,7 +87,6 @@ class FakeBricklayerTest : public ::testing::Test {
     return json::parse(in);
   }
 
-  fs::path dir_;
 };
 
 // The "decode token" scopes, in time order.

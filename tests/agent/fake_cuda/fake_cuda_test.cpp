@@ -18,6 +18,7 @@
 #include "fake_cuda.h"
 #include "fake_gpu_app.h"
 #include "tests/agent/run_program.h"
+#include "temp_dir_test.h"
 #include "trace_query.h"
 
 namespace fs = std::filesystem;
@@ -28,16 +29,8 @@ using namespace fake_cuda_test;
 
 namespace {
 
-class FakeCudaTest : public ::testing::Test {
+class FakeCudaTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("bp-fakecuda-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // The fakes are found only through this: nothing else sees them.
   static std::map<std::string, std::string> fake_env() {
@@ -79,7 +72,6 @@ class FakeCudaTest : public ::testing::Test {
     return json::parse(in);
   }
 
-  fs::path dir_;
 };
 
 // Every kernel sits under the brick that launched it, in launch order, with

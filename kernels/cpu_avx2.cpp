@@ -82,7 +82,8 @@ void quantize_q8k(const float* x, BlockQ8K* y, int64_t n) {
   for (int64_t b = 0; b < n / 256; ++b) {
     const float* s = x + b * 256;
     __m256 mx = _mm256_setzero_ps();
-    for (int i = 0; i < 256; i += 8) mx = _mm256_max_ps(mx, _mm256_andnot_ps(sign, _mm256_loadu_ps(s + i)));
+    for (int i = 0; i < 256; i += 8)
+      mx = _mm256_max_ps(mx, _mm256_andnot_ps(sign, _mm256_loadu_ps(s + i)));
     __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
     m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
     m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
@@ -99,12 +100,14 @@ void quantize_q8k(const float* x, BlockQ8K* y, int64_t n) {
         v = _mm256_add_ps(v, _mm256_blendv_ps(plus, minus, _mm256_cmp_ps(v, zero, _CMP_LT_OQ)));
         q[i] = _mm256_cvttps_epi32(v);
       }
-      const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+      const __m256i sum =
+          _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
       __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
       s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
       s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
       out.bsums[j] = static_cast<int16_t>(_mm_cvtsi128_si32(s4));
-      const __m256i w = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+      const __m256i w =
+          _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.qs + 32 * kSlot[j]),
                           _mm256_permutevar8x32_epi32(w, order));
     }

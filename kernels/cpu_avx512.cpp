@@ -205,7 +205,8 @@ float sum(const float* x, int64_t n) {
 }
 
 constexpr CpuKernels kAvx512 = {
-    "avx512", gemv_q4k_q8, quantize_q8k, nullptr, gemv_f32, rms_norm, add, mul, silu, dot, axpy, sum,
+    "avx512", gemv_q4k_q8, quantize_q8k, nullptr, gemv_f32, rms_norm, add, mul, silu, dot,
+    axpy, sum,
 };
 
 }  // namespace

@@ -26,9 +26,13 @@ struct HugePageAllocator {
   T* allocate(std::size_t n) { return static_cast<T*>(huge_page_alloc(n * sizeof(T))); }
   void deallocate(T* p, std::size_t) noexcept { huge_page_free(p); }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
   template <class U>
-  bool operator!=(const HugePageAllocator<U>&) const noexcept { return false; }
+  bool operator!=(const HugePageAllocator<U>&) const noexcept {
+    return false;
+  }
 };
 
 }  // namespace bricklayer

@@ -5,8 +5,7 @@
 
 namespace bricklayer {
 
-const BlockQ8K* Q8Cache::get(int tensor, const float* x, int rows, int64_t k,
-                             Quantize quantize) {
+const BlockQ8K* Q8Cache::get(int tensor, const float* x, int rows, int64_t k, Quantize quantize) {
   const int64_t nb = k / kQK;
   if (tensor != tensor_ || rows != rows_ || k != k_) {
     blocks_.resize(static_cast<std::size_t>(rows * nb));

@@ -36,8 +36,10 @@ TEST(Q8Cache, QuantisesOnceUntilInvalidated) {
   for (int t = 0; t < rows; ++t) quantize_row_q8k(x.data() + t * k, expect.data() + t * k / kQK, k);
 
   Q8Cache c;
-  EXPECT_TRUE(same_blocks(c.get(7, x.data(), rows, k, quantize_row_q8k), expect.data(), expect.size()));
-  EXPECT_TRUE(same_blocks(c.get(7, x.data(), rows, k, quantize_row_q8k), expect.data(), expect.size()));
+  EXPECT_TRUE(
+      same_blocks(c.get(7, x.data(), rows, k, quantize_row_q8k), expect.data(), expect.size()));
+  EXPECT_TRUE(
+      same_blocks(c.get(7, x.data(), rows, k, quantize_row_q8k), expect.data(), expect.size()));
   EXPECT_EQ(c.quantizations(), 1);
 
   // Another tensor, or the same one with another shape, is quantised afresh.
@@ -114,7 +116,8 @@ class CpuQ8Reuse : public ::testing::TestWithParam<SimdLevel> {
       dispatch_node(g, n, *backend_);
       if (n.op != Op::MulMat) continue;
       ++mul_mats;
-      EXPECT_EQ(output(g, n), reference(g, n)) << "MulMat into " << g.tensors[static_cast<size_t>(n.out)].name;
+      EXPECT_EQ(output(g, n), reference(g, n))
+          << "MulMat into " << g.tensors[static_cast<size_t>(n.out)].name;
     }
     backend_->end_step(g);
     return mul_mats;

@@ -69,6 +69,51 @@ void gemv_q4k_q8(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const Bl
   }
 }
 
+// Q8_K as quantize_row_q8k computes it, 8 values at a time: the same float
+// operations (x * 127/amax, clamp, +-0.5, truncate), so the same bits. Natural
+// sub-block j goes to nibble-order slot kSlot[j] (q4k_format.h).
+void quantize_q8k(const float* x, BlockQ8K* y, int64_t n) {
+  constexpr int kSlot[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+  const __m256 sign = _mm256_set1_ps(-0.0f), lim = _mm256_set1_ps(127.0f);
+  const __m256 nlim = _mm256_set1_ps(-127.0f), zero = _mm256_setzero_ps();
+  const __m256 plus = _mm256_set1_ps(0.5f), minus = _mm256_set1_ps(-0.5f);
+  // packs_epi32 / packs_epi16 interleave 128-bit lanes; this puts them back.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int64_t b = 0; b < n / 256; ++b) {
+    const float* s = x + b * 256;
+    __m256 mx = _mm256_setzero_ps();
+    for (int i = 0; i < 256; i += 8)
+      mx = _mm256_max_ps(mx, _mm256_andnot_ps(sign, _mm256_loadu_ps(s + i)));
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+    const float amax = _mm_cvtss_f32(m4);
+    BlockQ8K& out = y[b];
+    out.d = amax / 127.0f;
+    const __m256 inv = _mm256_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+    for (int j = 0; j < 8; ++j) {
+      __m256i q[4];
+      for (int i = 0; i < 4; ++i) {
+        __m256 v = _mm256_mul_ps(_mm256_loadu_ps(s + 32 * j + 8 * i), inv);
+        v = _mm256_min_ps(_mm256_max_ps(v, nlim), lim);
+        // +0.5 for v >= 0 (-0.0 included, as in the scalar code), else -0.5.
+        v = _mm256_add_ps(v, _mm256_blendv_ps(plus, minus, _mm256_cmp_ps(v, zero, _CMP_LT_OQ)));
+        q[i] = _mm256_cvttps_epi32(v);
+      }
+      const __m256i sum =
+          _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+      __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+      s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+      s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+      out.bsums[j] = static_cast<int16_t>(_mm_cvtsi128_si32(s4));
+      const __m256i w =
+          _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.qs + 32 * kSlot[j]),
+                          _mm256_permutevar8x32_epi32(w, order));
+    }
+  }
+}
+
 float dot(const float* a, const float* b, int64_t n) {
   __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
   int64_t i = 0;
@@ -165,7 +210,7 @@ float sum(const float* x, int64_t n) {
 }
 
 constexpr CpuKernels kAvx2 = {
-    "avx2", gemv_q4k_q8, nullptr, gemv_f32, rms_norm, add, mul, silu, dot, axpy, sum,
+    "avx2", gemv_q4k_q8, quantize_q8k, nullptr, gemv_f32, rms_norm, add, mul, silu, dot, axpy, sum,
 };
 
 }  // namespace

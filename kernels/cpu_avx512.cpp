@@ -4,9 +4,6 @@
 #include "kernels/cpu_kernels.h"
 #include "kernels/q4k_simd.h"
 
-
-
-
 namespace bricklayer {
 namespace {
 
@@ -76,6 +73,37 @@ void gemv_q4k_q8(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const Bl
   const RowKernel k;
   for (int64_t r = r0; r < r1; ++r) {
     for (int t = 0; t < m; ++t) y[t * ldy + r] = k.dot_row(w + r * nb, x + t * nb, nb);
+  }
+}
+
+// Q8_K as quantize_row_q8k computes it, 16 values at a time: the same float
+// operations (x * 127/amax, clamp, +-0.5, truncate), so the same bits. Natural
+// sub-block j goes to nibble-order slot kSlot[j] (q4k_format.h).
+void quantize_q8k(const float* x, BlockQ8K* y, int64_t n) {
+  constexpr int kSlot[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+  const __m512 half_v = _mm512_set1_ps(0.5f), lim = _mm512_set1_ps(127.0f);
+  for (int64_t b = 0; b < n / 256; ++b) {
+    const float* s = x + b * 256;
+    __m512 mx = _mm512_setzero_ps();
+    for (int i = 0; i < 256; i += 16) mx = _mm512_max_ps(mx, _mm512_abs_ps(_mm512_loadu_ps(s + i)));
+    const float amax = _mm512_reduce_max_ps(mx);
+    BlockQ8K& out = y[b];
+    out.d = amax / 127.0f;
+    const __m512 inv = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+    for (int j = 0; j < 8; ++j) {
+      __m512i q[2];
+      for (int h = 0; h < 2; ++h) {
+        __m512 v = _mm512_mul_ps(_mm512_loadu_ps(s + 32 * j + 16 * h), inv);
+        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_sub_ps(_mm512_setzero_ps(), lim)), lim);
+        // +0.5 for v >= 0 (-0.0 included, as in the scalar code), else -0.5.
+        const __mmask16 neg = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ);
+        v = _mm512_add_ps(v, _mm512_mask_blend_ps(neg, half_v, _mm512_set1_ps(-0.5f)));
+        q[h] = _mm512_cvttps_epi32(v);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out.qs + 32 * kSlot[j] + 16 * h),
+                         _mm512_cvtepi32_epi8(q[h]));
+      }
+      out.bsums[j] = static_cast<int16_t>(_mm512_reduce_add_epi32(_mm512_add_epi32(q[0], q[1])));
+    }
   }
 }
 
@@ -177,7 +205,8 @@ float sum(const float* x, int64_t n) {
 }
 
 constexpr CpuKernels kAvx512 = {
-    "avx512", gemv_q4k_q8, nullptr, gemv_f32, rms_norm, add, mul, silu, dot, axpy, sum,
+    "avx512", gemv_q4k_q8, quantize_q8k, nullptr, gemv_f32, rms_norm, add, mul, silu, dot,
+    axpy, sum,
 };
 
 }  // namespace

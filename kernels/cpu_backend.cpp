@@ -34,6 +34,7 @@ void CpuBackend::prepare(const Graph& g) {
     owned_.emplace_back(p);
     ptrs_[i] = p;
   }
+  q8_.clear();
   const int hd = g.cfg.head_dim();
   inv_freq_.resize(static_cast<size_t>(hd / 2));
   for (int i = 0; i < hd / 2; ++i) {
@@ -44,6 +45,7 @@ void CpuBackend::prepare(const Graph& g) {
 
 void CpuBackend::begin_step(const Graph& g, const Step& s) {
   pos_ = s.pos;
+  q8_.clear();
   std::memcpy(ptrs_[static_cast<size_t>(g.tokens)], s.tokens,
               static_cast<size_t>(g.rows()) * sizeof(int32_t));
 }
@@ -55,7 +57,7 @@ void CpuBackend::read(int tensor, float* dst, int64_t count) {
 void CpuBackend::get_rows(const Graph& g, const Node& n) {
   const Tensor& table = g.tensors[static_cast<size_t>(n.in[0])];
   const auto* tokens = static_cast<const int32_t*>(raw(n.in[1]));
-  float* out = f32(n.out);
+  float* out = output(n.out);
   for (int r = 0; r < g.rows(); ++r) {
     const int64_t row = tokens[r];
     if (table.type == WeightType::Q4K) {
@@ -71,7 +73,7 @@ void CpuBackend::get_rows(const Graph& g, const Node& n) {
 void CpuBackend::mul_mat(const Graph& g, const Node& n) {
   const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
   const float* x = f32(n.in[1]);
-  float* y = f32(n.out);
+  float* y = output(n.out);
   const int m = g.rows();
   // Enough rows per chunk to amortise the hand-out, few enough to balance.
   const int64_t grain = 16;
@@ -79,9 +81,7 @@ void CpuBackend::mul_mat(const Graph& g, const Node& n) {
     const int64_t nb = n.k / kQK;
     const auto* wq = static_cast<const BlockQ4K*>(w.host);
     if (kernels_.gemv_q4k_q8) {
-      q8_.resize(static_cast<size_t>(m * nb));
-      for (int t = 0; t < m; ++t) quantize_row_q8k(x + t * n.k, q8_.data() + t * nb, n.k);
-      const BlockQ8K* xq = q8_.data();
+      const BlockQ8K* xq = q8_.get(n.in[1], x, m, n.k, kernels_.quantize_q8k);
       pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
         kernels_.gemv_q4k_q8(wq, nb, r0, r1, xq, m, y, n.n);
       });
@@ -101,34 +101,42 @@ void CpuBackend::mul_mat(const Graph& g, const Node& n) {
 void CpuBackend::rms_norm(const Graph& g, const Node& n) {
   const float* x = f32(n.in[0]);
   const float* w = f32(n.in[1]);
-  float* y = f32(n.out);
+  float* y = output(n.out);
   for (int r = 0; r < g.rows(); ++r) kernels_.rms_norm(x + r * n.n, w, y + r * n.n, n.n, g.cfg.rms_eps);
 }
 
 void CpuBackend::add(const Graph& g, const Node& n) {
-  kernels_.add(f32(n.in[0]), f32(n.in[1]), f32(n.out), g.rows() * n.n);
+  kernels_.add(f32(n.in[0]), f32(n.in[1]), output(n.out), g.rows() * n.n);
 }
 
 void CpuBackend::mul(const Graph& g, const Node& n) {
-  kernels_.mul(f32(n.in[0]), f32(n.in[1]), f32(n.out), g.rows() * n.n);
+  kernels_.mul(f32(n.in[0]), f32(n.in[1]), output(n.out), g.rows() * n.n);
 }
 
 void CpuBackend::silu(const Graph& g, const Node& n) {
-  kernels_.silu(f32(n.in[0]), f32(n.out), g.rows() * n.n);
+  kernels_.silu(f32(n.in[0]), output(n.out), g.rows() * n.n);
 }
 
 // Rotates adjacent pairs (x[2i], x[2i+1]) of every head by pos * theta^(-2i/d).
 void CpuBackend::rope(const Graph& g, const Node& n) {
   const float* x = f32(n.in[0]);
-  float* y = f32(n.out);
+  float* y = output(n.out);
   const int hd = g.cfg.head_dim();
+  cos_.resize(static_cast<size_t>(hd / 2));
+  sin_.resize(static_cast<size_t>(hd / 2));
   for (int r = 0; r < g.rows(); ++r) {
+    // The angles depend on the position, not the head: one cos/sin per pair
+    // and row instead of per pair and head (16x fewer for Q here).
     const float p = static_cast<float>(pos_ + r % g.seq_tokens);
+    for (int i = 0; i < hd / 2; ++i) {
+      const float a = p * inv_freq_[static_cast<size_t>(i)];
+      cos_[static_cast<size_t>(i)] = std::cos(a);
+      sin_[static_cast<size_t>(i)] = std::sin(a);
+    }
     for (int64_t h = 0; h < n.n / hd; ++h) {
       const int64_t base = r * n.n + h * hd;
       for (int i = 0; i < hd / 2; ++i) {
-        const float a = p * inv_freq_[static_cast<size_t>(i)];
-        const float c = std::cos(a), s = std::sin(a);
+        const float c = cos_[static_cast<size_t>(i)], s = sin_[static_cast<size_t>(i)];
         const float x0 = x[base + 2 * i], x1 = x[base + 2 * i + 1];
         y[base + 2 * i] = x0 * c - x1 * s;
         y[base + 2 * i + 1] = x0 * s + x1 * c;
@@ -141,7 +149,7 @@ void CpuBackend::rope(const Graph& g, const Node& n) {
 // seq * context + pos + r % T.
 void CpuBackend::copy(const Graph& g, const Node& n) {
   const float* src = f32(n.in[0]);
-  float* cache = f32(n.out);
+  float* cache = output(n.out);
   for (int r = 0; r < g.rows(); ++r) {
     const int64_t seq = r / g.seq_tokens, t = r % g.seq_tokens;
     const int64_t dst = seq * g.cfg.context + pos_ + t;
@@ -157,7 +165,7 @@ void CpuBackend::attention(const Graph& g, const Node& n) {
   const float* q = f32(n.in[0]);
   const float* kc = f32(n.in[1]);
   const float* vc = f32(n.in[2]);
-  float* out = f32(n.out);
+  float* out = output(n.out);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const int64_t items = static_cast<int64_t>(g.rows()) * c.heads;
   pool_.parallel_for(items, 4, [&](int64_t i0, int64_t i1) {

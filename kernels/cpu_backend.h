@@ -7,6 +7,7 @@
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/dispatch.h"
+#include "kernels/q8_cache.h"
 #include "kernels/thread_pool.h"
 
 namespace bricklayer {
@@ -33,9 +34,18 @@ class CpuBackend final : public Dispatcher {
   void mul(const Graph& g, const Node& n) override;
   void silu(const Graph& g, const Node& n) override;
 
+  // Quantised MulMat inputs (tests check reuse and invalidation).
+  const Q8Cache& q8_cache() const { return q8_; }
+
  private:
   float* f32(int tensor) const { return static_cast<float*>(ptrs_[static_cast<size_t>(tensor)]); }
   const void* raw(int tensor) const { return ptrs_[static_cast<size_t>(tensor)]; }
+  // The output of an op: every op gets it here, so a quantised copy of the
+  // tensor is dropped before the tensor changes.
+  float* output(int tensor) {
+    q8_.invalidate(tensor);
+    return f32(tensor);
+  }
 
   struct FreeDeleter {
     void operator()(void* p) const;
@@ -45,8 +55,9 @@ class CpuBackend final : public Dispatcher {
   ThreadPool& pool_;
   std::vector<void*> ptrs_;
   std::vector<std::unique_ptr<void, FreeDeleter>> owned_;
-  std::vector<BlockQ8K> q8_;        // activations of the current MulMat
+  Q8Cache q8_;                      // the last MulMat input, as Q8_K
   std::vector<float> inv_freq_;     // RoPE frequencies per pair
+  std::vector<float> cos_, sin_;    // RoPE rotation of the current row
   int pos_ = 0;
 };
 

@@ -16,6 +16,10 @@ struct CpuKernels {
   // scalar table, which uses gemv_q4k_f32 (exact f32 activations) instead.
   void (*gemv_q4k_q8)(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const BlockQ8K* x,
                       int m, float* y, int64_t ldy);
+  // Activations to Q8_K, bit-identical to quantize_row_q8k (n multiple of
+  // 256). The SIMD ones are ~20x faster; it runs once per MulMat input on the
+  // calling thread while the others wait.
+  void (*quantize_q8k)(const float* x, BlockQ8K* y, int64_t n);
   void (*gemv_q4k_f32)(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const float* x,
                        int m, float* y, int64_t ldy);
   void (*gemv_f32)(const float* w, int64_t k, int64_t r0, int64_t r1, const float* x, int m,

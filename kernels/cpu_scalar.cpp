@@ -61,7 +61,8 @@ float sum(const float* x, int64_t n) {
 }
 
 constexpr CpuKernels kScalar = {
-    "scalar", nullptr, gemv_q4k_f32, gemv_f32, rms_norm, add, mul, silu, dot, axpy, sum,
+    "scalar", nullptr, quantize_row_q8k, gemv_q4k_f32, gemv_f32, rms_norm, add, mul, silu, dot,
+    axpy, sum,
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/huge_pages.h"
 #include "kernels/q4k_format.h"
 
 namespace bricklayer {
@@ -40,8 +41,9 @@ struct Matrix {
   WeightType type = WeightType::F32;
   int64_t rows = 0;
   int64_t cols = 0;
-  std::vector<float> f32;
-  std::vector<BlockQ4K> q4k;
+  // Huge pages: every decode step streams all of them (see huge_pages.h).
+  std::vector<float, HugePageAllocator<float>> f32;
+  std::vector<BlockQ4K, HugePageAllocator<BlockQ4K>> q4k;
 
   const void* data() const {
     return type == WeightType::Q4K ? static_cast<const void*>(q4k.data()) : f32.data();

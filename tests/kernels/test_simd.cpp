@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -81,6 +82,31 @@ TEST_P(Simd, GemvQ4kQ8CloseToF32Activations) {
 
 // f32 kernels: relative tolerance 1e-5 of the sum of |terms| (reordered sums);
 // sizes are odd so the vector tails run.
+// The SIMD quantisers replace quantize_row_q8k in the backend: same bits,
+// including rounding ties (values that land on k + 0.5), -0.0, zeros, a
+// block at the clamp and an all-zero block.
+TEST_P(Simd, QuantizeQ8kMatchesScalarBitForBit) {
+  const int nb = 6;
+  std::vector<float> x = random_vector(static_cast<size_t>(nb) * 256, 12, 5);
+  for (int i = 0; i < 256; ++i) x[static_cast<size_t>(256 + i)] = 0.5f * static_cast<float>(i - 127);  // ties
+  x[256 + 3] = -0.0f;
+  for (int i = 0; i < 256; ++i) x[static_cast<size_t>(512 + i)] = 0.0f;
+  x[768] = 1e30f;  // the rest of this block rounds to 0
+  x[1024 + 5] = -3e-38f;
+  const int sizes[] = {256, nb * 256};
+  for (int n : sizes) {
+    std::vector<BlockQ8K> got(static_cast<size_t>(n / 256)), want(got.size());
+    std::memset(got.data(), 0x5a, got.size() * sizeof(BlockQ8K));
+    std::memset(want.data(), 0x5a, want.size() * sizeof(BlockQ8K));
+    k().quantize_q8k(x.data(), got.data(), n);
+    quantize_row_q8k(x.data(), want.data(), n);
+    for (size_t b = 0; b < got.size(); ++b) {
+      EXPECT_EQ(std::memcmp(&got[b], &want[b], sizeof(BlockQ8K)), 0) << "block " << b;
+    }
+  }
+  EXPECT_EQ(ref().quantize_q8k, &quantize_row_q8k);
+}
+
 TEST_P(Simd, GemvF32) {
   const int rows = 13, kk = 1000, m = 2;
   auto w = random_vector(static_cast<size_t>(rows * kk), 5), x = random_vector(static_cast<size_t>(m * kk), 6);

@@ -9,6 +9,8 @@
 #include <memory>
 #include <new>
 
+#include "kernels/huge_pages.h"
+
 namespace bricklayer {
 
 double read_pass_seconds(const CpuKernels& k, ThreadPool& pool, const float* base, int64_t n) {
@@ -24,9 +26,11 @@ BandwidthResult measure_read_bandwidth(const CpuKernels& k, ThreadPool& pool, in
                                        double seconds, int64_t segment) {
   const int64_t seg = std::max<int64_t>(segment / 4 / 4096 * 4096, 4096);
   const int64_t n = std::max<int64_t>(bytes / 4 / seg, 1) * seg;
+  // On huge pages like the model's weights (huge_pages.h): the fraction
+  // bricklayer prints then compares like with like.
   std::unique_ptr<float, void (*)(void*)> buf(
-      static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4)), std::free);
-  if (!buf) throw std::bad_alloc();
+      static_cast<float*>(huge_page_alloc(static_cast<size_t>(n) * 4)),
+      [](void* p) { huge_page_free(p); });
   // Touch every page first (and in parallel, so pages spread like the data
   // the kernels read).
   pool.parallel_for(n, 1 << 18, [&](int64_t a, int64_t b) {

@@ -2,7 +2,10 @@
 #include "analysis/export_chrome.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "analysis/format.h"
@@ -84,9 +87,42 @@ void write_args(JsonWriter& w, const Trace& trace, uint32_t id, const Node& node
   w.end_object();
 }
 
+// The Chrome process of each CPU thread: the trace's own, or for a merged
+// trace the source process the thread came from (its recorded pid, or a
+// synthetic one where two sources share a pid), so ranks get their own rows.
+struct CpuProcesses {
+  struct Process {
+    int64_t pid;
+    std::string name;
+  };
+  std::vector<Process> processes;       // in source order
+  std::map<uint32_t, size_t> of_thread;  // merged tid -> index
+
+  explicit CpuProcesses(const Trace& trace) {
+    std::set<int64_t> taken;
+    for (size_t i = 0; i < trace.sources.size(); ++i) {
+      const SourceInfo& src = trace.sources[i];
+      int64_t pid = src.process.pid;
+      if (!taken.insert(pid).second) pid = kSourcePidBase + static_cast<int64_t>(i);
+      std::string program = src.process.program.empty() ? "process" : src.process.program;
+      processes.push_back({pid, program + " (" + src.label + ")"});
+      for (const SourceInfo::IdMap& t : src.threads) of_thread[t.id] = i;
+    }
+    if (processes.empty())
+      processes.push_back({trace.process.pid,
+                           trace.process.program.empty() ? "process" : trace.process.program});
+  }
+
+  int64_t pid_of(uint32_t tid) const {
+    auto it = of_thread.find(tid);
+    return processes[it == of_thread.end() ? 0 : it->second].pid;
+  }
+};
+
 }  // namespace
 
 void write_chrome_trace(const Trace& trace, std::ostream& out) {
+  const CpuProcesses cpu(trace);
   const int64_t pid = trace.process.pid;
   const size_t n = trace.nodes.size();
   // Tracks that need names: CPU threads, and (device, stream) pairs.
@@ -103,14 +139,17 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
   JsonWriter w(out);
   w.begin_object();
   w.key("traceEvents").begin_array();
-  std::string process_name = trace.process.program.empty() ? "process" : trace.process.program;
-  write_metadata(w, "process_name", pid, 0, process_name);
-  write_sort_index(w, pid, 0);
+  for (size_t i = 0; i < cpu.processes.size(); ++i) {
+    write_metadata(w, "process_name", cpu.processes[i].pid, 0, cpu.processes[i].name);
+    // CPU processes first (the last at 0), then the GPUs at 1 + device.
+    write_sort_index(w, cpu.processes[i].pid,
+                     static_cast<int64_t>(i) - static_cast<int64_t>(cpu.processes.size() - 1));
+  }
   for (uint32_t tid : threads) {
     std::string name = "Thread " + std::to_string(tid);
     for (const ThreadInfo& t : trace.threads)
       if (t.tid == tid && !t.name.empty()) name = t.name;
-    write_metadata(w, "thread_name", pid, tid, name);
+    write_metadata(w, "thread_name", cpu.pid_of(tid), tid, name);
   }
   uint32_t last_device = UINT32_MAX;
   for (auto [device, stream] : streams) {
@@ -130,7 +169,7 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
     const Node& node = trace.nodes[id];
     const GpuDetail* g = trace.detail(node);
     const bool gpu = g && is_gpu_kind(node.kind);
-    const int64_t epid = gpu ? kGpuPidBase + g->device : pid;
+    const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.pid_of(node.thread);
     const int64_t etid = gpu ? g->stream : node.thread;
     w.newline().begin_object();
     // node_label allocates; most nodes carry their name as is.
@@ -157,7 +196,7 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
     at = std::clamp(at, parent.start_ns, parent.end_ns);
     w.newline().begin_object();
     w.field("ph", "s").field("name", "launch").field("cat", "launch").field("id", flow_id);
-    w.field("pid", pid).field("tid", parent.thread);
+    w.field("pid", cpu.pid_of(parent.thread)).field("tid", parent.thread);
     write_us(w, "ts", at);
     w.end_object();
     w.newline().begin_object();

@@ -14,6 +14,9 @@ namespace brickprof {
 // GPU device d is shown as pid kGpuPidBase + d: above Linux's largest pid
 // (2^22), so it never collides with the CPU process.
 inline constexpr int64_t kGpuPidBase = int64_t{1} << 22;
+// Merged traces whose sources share a pid: the later ones are shown as
+// kSourcePidBase + their index, above both real and GPU pids.
+inline constexpr int64_t kSourcePidBase = int64_t{1} << 23;
 
 void write_chrome_trace(const Trace& trace, std::ostream& out);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/export_chrome.h"
+#include "analysis/trace_merge.h"
 #include "test_traces.h"
 
 namespace brickprof {
@@ -112,6 +113,33 @@ TEST(ChromeExport, LargeTimestampsKeepNanoseconds) {
     EXPECT_EQ(std::llround(e["ts"].get<double>() * 1000.0), n.start_ns);
     EXPECT_EQ(to_ns(e["dur"]), 1001);
   }
+}
+
+// A merged trace shows each source process as its own Chrome process, even
+// when the sources recorded the same pid (two hosts, or one file twice):
+// every CPU slice sits in the process of the source its thread came from.
+TEST(ChromeExport, MergedSourcesAreSeparateProcesses) {
+  Trace a = test::small_trace(), b = test::small_trace();
+  a.process.rank = 0;
+  b.process.rank = 1;
+  Trace merged = merge_traces({a, b});
+  ASSERT_EQ(merged.sources.size(), 2u);
+  json doc = export_small(merged);
+  std::map<int64_t, std::string> process_names;
+  std::map<int64_t, int> cpu_slices;
+  for (const json& e : doc["traceEvents"]) {
+    int64_t pid = e["pid"].get<int64_t>();
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      process_names[pid] = e["args"]["name"].get<std::string>();
+    bool gpu = pid >= kGpuPidBase && pid < kSourcePidBase;
+    if (e["ph"] == "X" && !gpu) cpu_slices[pid]++;
+  }
+  ASSERT_EQ(cpu_slices.size(), 2u);
+  EXPECT_EQ(cpu_slices.begin()->second, cpu_slices.rbegin()->second);
+  for (const auto& [pid, count] : cpu_slices) {
+    EXPECT_EQ(process_names.count(pid), 1u) << pid;
+  }
+  EXPECT_NE(process_names[cpu_slices.begin()->first], process_names[cpu_slices.rbegin()->first]);
 }
 
 }  // namespace

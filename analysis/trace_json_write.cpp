@@ -82,6 +82,7 @@ void write_dims(JsonWriter& w, std::string_view key, const uint32_t (&dims)[3]) 
 void write_gpu_detail(JsonWriter& w, NodeKind kind, const GpuDetail& g) {
   w.field("device", g.device).field("context", g.context).field("stream", g.stream);
   w.field("correlation", g.correlation);
+  if (g.graph_node) w.field("graph_node", g.graph_node);  // replayed from a CUDA graph
   if (g.api_start_ns) w.field("api_start_ns", g.api_start_ns).field("api_end_ns", g.api_end_ns);
   switch (kind) {
     case NodeKind::kKernel:
@@ -89,7 +90,6 @@ void write_gpu_detail(JsonWriter& w, NodeKind kind, const GpuDetail& g) {
       write_dims(w, "block", g.block);
       w.field("smem", g.smem).field("registers", g.registers);
       w.key("ptx_hash").hex(g.ptx_hash);
-      if (g.graph_node) w.field("graph_node", g.graph_node);
       break;
     case NodeKind::kTransfer:
     case NodeKind::kMemset:

@@ -17,12 +17,13 @@ constexpr size_t kMaxAddresses = 1u << 20;
 // Per-thread API nesting: cudaMemcpy calls cuMemcpy inside it, both fire.
 struct ThreadFrames {
   uint64_t enter_tsc[kMaxDepth];
+  uint32_t correlation[kMaxDepth];  // of each open call, for resource callbacks
   uint32_t depth;
   uint32_t runtime_depth;
   uint32_t runtime_correlation;  // of the outermost runtime call
 };
 // Zero-initialised POD: no TLS init call. Initial-exec: no __tls_get_addr
-// per callback; 80 bytes fit the static TLS glibc keeps for dlopen'ed
+// per callback; 112 bytes fit the static TLS glibc keeps for dlopen'ed
 // libraries (the CUDA_INJECTION64_PATH route), as the recorder's 8 do.
 thread_local ThreadFrames t_frames __attribute__((tls_model("initial-exec")));
 
@@ -62,7 +63,10 @@ void register_image(GpuState& s, const void* image, size_t size) {
 void on_api_enter(GpuState& s, CUpti_CallbackDomain domain, const CbidSlot& slot,
                   const CUpti_CallbackData* cb) {
   ThreadFrames& f = t_frames;
-  if (f.depth < kMaxDepth) f.enter_tsc[f.depth] = Clock::ticks();
+  if (f.depth < kMaxDepth) {
+    f.enter_tsc[f.depth] = Clock::ticks();
+    f.correlation[f.depth] = cb->correlationId;
+  }
   ++f.depth;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && f.runtime_depth++ == 0)
     f.runtime_correlation = cb->correlationId;
@@ -157,7 +161,17 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       if (g == nullptr) break;
       // Runs on the capturing thread, inside the brick: the recorder ties
       // the node to the scope open now.
-      if (uint64_t id = graph_node_id(s, g->node)) Recorder::graph_node(id);
+      uint64_t id = graph_node_id(s, g->node);
+      if (id == 0) break;
+      Recorder::graph_node(id);
+      // And inside the capturing call: remember it, for the addresses of
+      // copies stored under its correlation.
+      const ThreadFrames& f = t_frames;
+      if (f.depth > 0 && f.depth <= kMaxDepth) {
+        std::lock_guard<std::mutex> lock(s.graph_mu);
+        if (s.node_correlation.size() < kMaxAddresses)
+          s.node_correlation[id] = f.correlation[f.depth - 1];
+      }
       break;
     }
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED: {

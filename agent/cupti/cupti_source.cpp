@@ -72,6 +72,7 @@ class CuptiSource final : public GpuSource {
     in.launches = &launches;
     in.addresses = &s.addresses;
     in.graph_node_origin = &s.graph_node_origin;
+    in.node_correlation = &s.node_correlation;
     attribute(s.translation.staged, in, trace);
     trace.ptx = s.registry.export_modules();
     Diagnostics& d = trace.diagnostics;

@@ -54,6 +54,9 @@ struct GpuState {
   // Graph node clones (instantiation) -> original node ids.
   std::mutex graph_mu;
   std::unordered_map<uint64_t, uint64_t> graph_node_origin;
+  // Captured node id -> correlation of the API call that created it, so a
+  // replayed copy finds the addresses stored at capture time. Bounded.
+  std::unordered_map<uint64_t, uint32_t> node_correlation;
 
   // Devices seen at context creation.
   std::mutex devices_mu;

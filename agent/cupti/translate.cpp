@@ -207,6 +207,21 @@ bool translate(const CUpti_Activity* record, TranslationContext& ctx) {
   }
 }
 
+namespace {
+
+// Instantiation clones nodes: follows a clone back to the captured node.
+uint64_t original_node(const AttributionInputs& in, uint64_t id) {
+  if (in.graph_node_origin == nullptr) return id;
+  for (int hops = 0; hops < 8; ++hops) {
+    auto o = in.graph_node_origin->find(id);
+    if (o == in.graph_node_origin->end() || o->second == id) break;
+    id = o->second;
+  }
+  return id;
+}
+
+}  // namespace
+
 uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trace) {
   uint64_t orphans = 0;
   for (const Node& src : staged.nodes) {
@@ -225,15 +240,7 @@ uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trac
       // Graph replays: the scope that captured the node beats the scope
       // around cudaGraphLaunch (often none, or a whole step).
       if (d.graph_node != 0) {
-        uint64_t id = d.graph_node;
-        if (in.graph_node_origin) {
-          // Instantiation clones nodes; follow clones back to the original.
-          for (int hops = 0; hops < 8; ++hops) {
-            auto o = in.graph_node_origin->find(id);
-            if (o == in.graph_node_origin->end() || o->second == id) break;
-            id = o->second;
-          }
-        }
+        uint64_t id = original_node(in, d.graph_node);
         auto captured = in.launches->scope_of_graph_node.find(id);
         if (captured == in.launches->scope_of_graph_node.end())
           captured = in.launches->scope_of_graph_node.find(d.graph_node);
@@ -243,6 +250,12 @@ uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trac
     }
     if (in.addresses && (n.kind == NodeKind::kTransfer || n.kind == NodeKind::kMemset)) {
       auto a = in.addresses->find(d.correlation);
+      // A replayed copy carries the graph launch's correlation; its
+      // addresses were stored under the call that captured its node.
+      if (a == in.addresses->end() && d.graph_node != 0 && in.node_correlation) {
+        auto c = in.node_correlation->find(original_node(in, d.graph_node));
+        if (c != in.node_correlation->end()) a = in.addresses->find(c->second);
+      }
       if (a != in.addresses->end()) {
         d.src_addr = a->second.src;
         d.dst_addr = a->second.dst;

@@ -55,6 +55,8 @@ struct AttributionInputs {
   const std::unordered_map<uint64_t, TransferAddresses>* addresses = nullptr;
   // Instantiated (cloned) graph node id -> the node it was cloned from.
   const std::unordered_map<uint64_t, uint64_t>* graph_node_origin = nullptr;
+  // Captured node id -> correlation of the call that created it.
+  const std::unordered_map<uint64_t, uint32_t>* node_correlation = nullptr;
 };
 
 // Moves the staged nodes into `trace`: parent = the scope that launched the

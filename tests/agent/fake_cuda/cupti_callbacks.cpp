@@ -50,6 +50,7 @@ const Name kDriverNames[] = {
     NAMED(cuLaunchKernel),
     NAMED(cuMemcpyHtoD_v2),
     NAMED(cuMemcpyDtoH_v2),
+    NAMED(cuMemcpyHtoDAsync_v2),
     NAMED(cuMemsetD8_v2),
     NAMED(cuStreamCreate),
     NAMED(cuStreamDestroy_v2),

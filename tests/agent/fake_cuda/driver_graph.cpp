@@ -53,14 +53,14 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph,
   if (exec == nullptr || graph == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
   CUgraphExec e = new_graph_exec();
   for (CUgraphNode original : graph->nodes) {
-    CUgraphNode clone = new_graph_node(original->launch);
+    CUgraphNode clone = new_graph_node(*original);
     e->nodes.push_back(clone);
     CUpti_GraphData g{};
     g.graph = graph;
     g.originalGraph = graph;
     g.node = clone;
     g.originalNode = original;
-    g.nodeType = CU_GRAPH_NODE_TYPE_KERNEL;
+    g.nodeType = original->is_copy ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
     g.graphExec = e;
     resource_callback(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, current_context(), &g);
   }
@@ -74,10 +74,16 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   CUcontext ctx = current_context();
   if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (exec == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  // Every kernel of the replay carries the launch's correlation id and the
-  // id of the (cloned) node it ran from.
-  for (CUgraphNode node : exec->nodes)
-    run_kernel(node->launch, ctx, stream, LaunchOrigin{call.correlation(), node->id, exec->id});
+  // Every kernel and copy of the replay carries the launch's correlation id
+  // and the id of the (cloned) node it ran from.
+  for (CUgraphNode node : exec->nodes) {
+    const LaunchOrigin origin{call.correlation(), node->id, exec->id};
+    if (node->is_copy) {
+      run_copy(node->copy, ctx, stream, origin);
+    } else {
+      run_kernel(node->launch, ctx, stream, origin);
+    }
+  }
   return call.finish(CUDA_SUCCESS);
 }
 

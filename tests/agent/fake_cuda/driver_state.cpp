@@ -97,10 +97,11 @@ CUgraph new_graph() {
   return &s.graphs.back();
 }
 
-CUgraphNode new_graph_node(const KernelLaunch& launch) {
+CUgraphNode new_graph_node(const CUgraphNode_st& like) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  s.graph_nodes.push_back(CUgraphNode_st{s.graph_nodes.size() + 1, launch});
+  s.graph_nodes.push_back(like);
+  s.graph_nodes.back().id = s.graph_nodes.size();
   return &s.graph_nodes.back();
 }
 

@@ -34,11 +34,17 @@ struct KernelLaunch {
   unsigned block[3];
   unsigned shared_bytes;
 };
+struct CopyLaunch {
+  uint64_t bytes;
+  uint8_t copy_kind, src_kind, dst_kind;  // CUPTI's memcpy and memory kinds
+};
 }  // namespace fake_cuda
-// Only kernel nodes: what stream capture of launches records.
+// What stream capture records: a kernel launch or a copy.
 struct CUgraphNode_st {
   uint64_t id;  // CUPTI's node id, unique in the process
+  bool is_copy;
   fake_cuda::KernelLaunch launch;
+  fake_cuda::CopyLaunch copy;
 };
 struct CUevent_st {
   uint64_t ns = 0;  // GPU time at which the work queued before it ended
@@ -69,8 +75,8 @@ CUfunction find_function(CUmodule module, const char* name);
 CUdeviceptr heap_alloc(size_t bytes);
 CUstream new_stream();
 CUgraph new_graph();
-// A node with a fresh id.
-CUgraphNode new_graph_node(const KernelLaunch& launch);
+// A node like `like`, with a fresh id.
+CUgraphNode new_graph_node(const CUgraphNode_st& like);
 CUgraphExec new_graph_exec();
 CUevent new_event();
 // The primary context of `device`, created on first use; counts retains.

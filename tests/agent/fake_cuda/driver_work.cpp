@@ -29,21 +29,12 @@ void stamp(Record& r, const Interval& run, CUcontext ctx, uint32_t stream, uint3
   r.correlationId = correlation;
 }
 
-CUresult record_copy(const TracedCall& call, uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind,
-                     size_t bytes) {
+// A synchronous copy on the NULL stream: returns when it is done.
+CUresult record_copy(const TracedCall& call, const CopyLaunch& copy) {
   CUcontext ctx = current_context();
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  Interval run = gpu_run(bytes / kBytesPerNs);
-  CUpti_ActivityMemcpy6 m;
-  std::memset(&m, 0, sizeof m);
-  m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  m.copyKind = copy_kind;
-  m.srcKind = src_kind;
-  m.dstKind = dst_kind;
-  m.bytes = bytes;
-  stamp(m, run, ctx, kDefaultStreamId, call.correlation());
-  emit(m, ctx->id);
-  gpu_wait_idle();  // a synchronous copy returns when it is done
+  run_copy(copy, ctx, nullptr, LaunchOrigin{call.correlation()});
+  gpu_wait_idle();
   return CUDA_SUCCESS;
 }
 
@@ -146,6 +137,31 @@ void run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream, const Lau
   emit(k, ctx->id);
 }
 
+void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchOrigin& origin) {
+  Interval run = gpu_run(c.bytes / kBytesPerNs);
+  CUpti_ActivityMemcpy6 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  m.copyKind = c.copy_kind;
+  m.srcKind = c.src_kind;
+  m.dstKind = c.dst_kind;
+  m.bytes = c.bytes;
+  stamp(m, run, ctx, stream_id(stream), origin.correlation);
+  m.graphNodeId = origin.graph_node;
+  m.graphId = origin.graph_id;
+  emit(m, ctx->id);
+}
+
+void capture_node(CUstream stream, const CUgraphNode_st& like, CUcontext ctx) {
+  CUgraphNode node = new_graph_node(like);
+  stream->capture->nodes.push_back(node);
+  CUpti_GraphData g{};
+  g.graph = stream->capture;
+  g.node = node;
+  g.nodeType = like.is_copy ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
+  resource_callback(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, ctx, &g);
+}
+
 }  // namespace fake_cuda
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
@@ -163,18 +179,28 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int 
     return call.finish(CUDA_ERROR_INVALID_VALUE);
   const KernelLaunch launch{f, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes};
   if (stream != nullptr && stream->capture != nullptr) {
-    // Captured, not run: the launch becomes a node, and CUPTI hears of it
-    // inside this call, on this thread.
-    CUgraphNode node = new_graph_node(launch);
-    stream->capture->nodes.push_back(node);
-    CUpti_GraphData g{};
-    g.graph = stream->capture;
-    g.node = node;
-    g.nodeType = CU_GRAPH_NODE_TYPE_KERNEL;
-    resource_callback(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, ctx, &g);
+    capture_node(stream, CUgraphNode_st{0, false, launch, {}}, ctx);  // captured, not run
     return call.finish(CUDA_SUCCESS);
   }
   run_kernel(launch, ctx, stream, LaunchOrigin{call.correlation()});
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes,
+                                      CUstream stream) {
+  cuMemcpyHtoDAsync_v2_params p{dst, src, bytes, stream};
+  TRACED(cuMemcpyHtoDAsync_v2, &p);
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  // Pinned memory assumed: pageable async copies are not captured by CUDA.
+  const CopyLaunch copy{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE};
+  if (stream != nullptr && stream->capture != nullptr) {
+    capture_node(stream, CUgraphNode_st{0, true, {}, copy}, ctx);
+    return call.finish(CUDA_SUCCESS);
+  }
+  run_copy(copy, ctx, stream, LaunchOrigin{call.correlation()});
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -182,18 +208,18 @@ CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes)
   cuMemcpyHtoD_v2_params p{dst, src, bytes};
   TRACED(cuMemcpyHtoD_v2, &p);
   if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  return call.finish(record_copy(call, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
-                                 CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
-                                 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, bytes));
+  return call.finish(record_copy(call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                                                  CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+                                                  CUPTI_ACTIVITY_MEMORY_KIND_DEVICE}));
 }
 
 CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
   cuMemcpyDtoH_v2_params p{dst, src, bytes};
   TRACED(cuMemcpyDtoH_v2, &p);
   if (dst == nullptr || src == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  return call.finish(record_copy(call, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
-                                 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
-                                 CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, bytes));
+  return call.finish(record_copy(call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+                                                  CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                                                  CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE}));
 }
 
 CUresult CUDAAPI cuCtxSynchronize(void) {

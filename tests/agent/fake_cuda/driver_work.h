@@ -20,5 +20,11 @@ struct LaunchOrigin {
 // Books the kernel on the fake GPU (kNsPerBlock per block) and queues the
 // activity record CUPTI 13 would write for it.
 void run_kernel(const KernelLaunch& k, CUcontext ctx, CUstream stream, const LaunchOrigin& origin);
+// Books the copy (bytes / kBytesPerNs) and queues its memcpy record.
+void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchOrigin& origin);
+
+// Records a capturing stream's node for this launch or copy, and tells
+// CUPTI inside the calling API, as the driver does.
+void capture_node(CUstream stream, const CUgraphNode_st& node, CUcontext ctx);
 
 }  // namespace fake_cuda

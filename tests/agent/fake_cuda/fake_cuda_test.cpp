@@ -282,6 +282,35 @@ TEST_F(FakeCudaTest, OnlyTheDevicesUsedAreListed) {
   EXPECT_EQ(t["devices"][0]["id"], 0);
 }
 
+// A captured graph holding kernels and an async upload, replayed: every
+// replayed kernel and copy lands under the scope open when it was captured,
+// and the copies keep the addresses read from the capturing call (they
+// carry the graph launch's correlation id, not the capture's).
+TEST_F(FakeCudaTest, GraphReplaysKeepCaptureScopesAndCopyAddresses) {
+  using namespace fake_gpu_app;
+  constexpr size_t kReplays = 3;
+  Result r = run({FAKE_GPU_APP, kGraph, std::to_string(kReplays)}, agent_env());
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  json t = load_trace();
+  EXPECT_EQ(t["diagnostics"]["dropped_activity_records"], 0);
+  size_t kernels = 0, step_uploads = 0;
+  for (const json* k : of_kind(t, "kernel")) {
+    ASSERT_NE(graph_node(*k), 0u) << k->dump();
+    EXPECT_EQ(parent_of(t, *k)["kind"], "brick") << k->dump();
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, kReplays * kLayers * 4);
+  for (const json* c : of_kind(t, "transfer")) {
+    if (graph_node(*c) == 0) continue;  // the setup upload and the download
+    ++step_uploads;
+    EXPECT_EQ(parent_of(t, *c)["name"], kStepUploadScope) << c->dump();
+    EXPECT_EQ((*c)["bytes"], kStepUploadBytes);
+    EXPECT_EQ((*c)["src_kind"], "pinned");
+    EXPECT_EQ(c->value("dst_addr", uint64_t{0}), fake_cuda::kHeapBase) << c->dump();
+  }
+  EXPECT_EQ(step_uploads, kReplays);
+}
+
 // Another tool holds CUPTI: the agent says so and records CPU scopes only.
 TEST_F(FakeCudaTest, AnotherSubscriberLeavesTheProgramAlone) {
   auto env = agent_env();

@@ -33,10 +33,10 @@ const char kPtx[] =
     ".visible .entry _Z8qkv_gemvPfPKfS1_i(\n"
     "\t.param .u64 out,\n\t.param .u64 w,\n\t.param .u64 x,\n\t.param .u32 n\n)\n{\n\tret;\n}\n";
 
-CUresult launch(CUfunction f, unsigned grid, CUdeviceptr buffer) {
+CUresult launch(CUfunction f, unsigned grid, CUdeviceptr buffer, CUstream stream = nullptr) {
   int n = 4096;
   void* args[] = {&buffer, &buffer, &buffer, &n};
-  return cuLaunchKernel(f, grid, 1, 1, kBlock, 1, 1, 0, nullptr, args, nullptr);
+  return cuLaunchKernel(f, grid, 1, 1, kBlock, 1, 1, 0, stream, args, nullptr);
 }
 
 }  // namespace
@@ -44,6 +44,7 @@ CUresult launch(CUfunction f, unsigned grid, CUdeviceptr buffer) {
 int main(int argc, char** argv) {
   bool keep_context = argc > 1 && std::strcmp(argv[1], kKeepContext) == 0;
   long many = argc > 2 && std::strcmp(argv[1], kMany) == 0 ? std::atol(argv[2]) : 0;
+  long replays = argc > 2 && std::strcmp(argv[1], kGraph) == 0 ? std::atol(argv[2]) : 0;
   CHECK(cuInit(0));
   CUdevice device;
   CHECK(cuDeviceGet(&device, 0));
@@ -61,11 +62,40 @@ int main(int argc, char** argv) {
     BRICKPROF_SCOPE(kUploadScope);
     CHECK(cuMemcpyHtoD(weights, host.data(), kUploadBytes));
   }
+  if (replays > 0) {
+    CUstream stream;
+    CHECK(cuStreamCreate(&stream, 0));
+    CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    {
+      BRICKPROF_SCOPE(kStepUploadScope);
+      CHECK(cuMemcpyHtoDAsync(weights, host.data(), kStepUploadBytes, stream));
+    }
+    for (int layer = 0; layer < kLayers; ++layer) {
+      BRICKPROF_LAYER(layer);
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
+        CHECK(launch(rmsnorm, kRmsNormGrid, weights, stream));
+      }
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, 3 * 4096);
+        for (unsigned grid : kQkvGrids) CHECK(launch(qkv, grid, weights, stream));
+      }
+    }
+    CUgraph graph;
+    CUgraphExec exec;
+    CHECK(cuStreamEndCapture(stream, &graph));
+    CHECK(cuGraphInstantiate(&exec, graph, 0));
+    for (long i = 0; i < replays; ++i) {
+      BRICKPROF_SCOPE(kReplayScope);
+      CHECK(cuGraphLaunch(exec, stream));
+    }
+    CHECK(cuStreamSynchronize(stream));
+  }
   if (many > 0) {
     BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
     for (long i = 0; i < many; ++i) CHECK(launch(rmsnorm, kRmsNormGrid, weights));
   }
-  for (int layer = 0; many == 0 && layer < kLayers; ++layer) {
+  for (int layer = 0; many == 0 && replays == 0 && layer < kLayers; ++layer) {
     BRICKPROF_LAYER(layer);
     {
       BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
@@ -84,6 +114,6 @@ int main(int argc, char** argv) {
   CHECK(cuMemFree(weights));
   CHECK(cuModuleUnload(module));
   if (!keep_context) CHECK(cuCtxDestroy(ctx));
-  if (many == 0) std::fputs(kStdout, stdout);
+  if (many == 0 && replays == 0) std::fputs(kStdout, stdout);
   return 0;
 }

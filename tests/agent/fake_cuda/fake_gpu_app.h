@@ -27,6 +27,13 @@ inline constexpr char kKeepContext[] = "keep-context";
 // argv[1] == kMany, argv[2] == N: instead of the layers, N RmsNorm launches
 // in one brick (enough to fill several activity buffers mid-run).
 inline constexpr char kMany[] = "many";
+// argv[1] == kGraph, argv[2] == N: the layers and one async upload (in
+// scope kStepUploadScope) are captured from a stream into a graph once,
+// then the graph is launched N times (each in scope kReplayScope).
+inline constexpr char kGraph[] = "graph";
+inline constexpr char kStepUploadScope[] = "step upload";
+inline constexpr char kReplayScope[] = "replay";
+inline constexpr uint64_t kStepUploadBytes = 8 * 1024;
 inline constexpr char kStdout[] = "fake gpu app: 8 launches, 2 copies\n";
 
 }  // namespace fake_gpu_app

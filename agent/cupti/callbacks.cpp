@@ -164,10 +164,13 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       uint64_t id = graph_node_id(s, g->node);
       if (id == 0) break;
       Recorder::graph_node(id);
-      // And inside the capturing call: remember it, for the addresses of
-      // copies stored under its correlation.
+      // A captured copy or memset runs later under the graph launch's
+      // correlation: remember the capturing call's, under which its
+      // addresses were stored.
+      const bool has_addresses =
+          g->nodeType == CU_GRAPH_NODE_TYPE_MEMCPY || g->nodeType == CU_GRAPH_NODE_TYPE_MEMSET;
       const ThreadFrames& f = t_frames;
-      if (f.depth > 0 && f.depth <= kMaxDepth) {
+      if (has_addresses && f.depth > 0 && f.depth <= kMaxDepth) {
         std::lock_guard<std::mutex> lock(s.graph_mu);
         if (s.node_correlation.size() < kMaxAddresses)
           s.node_correlation[id] = f.correlation[f.depth - 1];

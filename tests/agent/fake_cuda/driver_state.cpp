@@ -156,6 +156,10 @@ Interval gpu_run(uint64_t duration_ns) {
   return Interval{start, s.gpu_busy_until};
 }
 
+void gpu_wait_until(uint64_t ns) {
+  while (now_ns() < ns) sched_yield();
+}
+
 void gpu_wait_idle() {
   uint64_t until;
   {
@@ -163,7 +167,7 @@ void gpu_wait_idle() {
     std::lock_guard<std::mutex> lock(s.mu);
     until = s.gpu_busy_until;
   }
-  while (now_ns() < until) sched_yield();
+  gpu_wait_until(until);
 }
 
 }  // namespace fake_cuda

@@ -95,7 +95,8 @@ struct Interval {
 };
 // Books `duration` ns of work after everything queued before it.
 Interval gpu_run(uint64_t duration_ns);
-// Waits (on the GPU clock) until all booked work has ended.
+// Waits (on the GPU clock) until all booked work has ended, or until `ns`.
 void gpu_wait_idle();
+void gpu_wait_until(uint64_t ns);
 
 }  // namespace fake_cuda

@@ -2,8 +2,6 @@
 // and syncs.
 // Each piece of work is booked on the fake GPU queue for its known duration
 // (fake_cuda.h) and reported as the activity record CUPTI 13 would write.
-#include <sched.h>
-
 #include <atomic>
 #include <cstring>
 
@@ -281,7 +279,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent event) {
   cuEventSynchronize_params p{event};
   TRACED(cuEventSynchronize, &p);
   if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
-  while (now_ns() < event->ns) sched_yield();
+  gpu_wait_until(event->ns);
   return call.finish(CUDA_SUCCESS);
 }
 

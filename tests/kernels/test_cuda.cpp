@@ -25,17 +25,8 @@ std::unique_ptr<CudaBackend> cuda_or_skip(std::string* why) {
   if (!var) GTEST_SKIP() << "no CUDA device: " << why_##var
 
 Config small(WeightType w) {
-  Config c;
-  c.layers = 2;
-  c.hidden = 512;
-  c.heads = 8;
-  c.kv_heads = 2;
-  c.ffn = 1024;
-  c.vocab = 1000;
-  c.context = 32;
-  c.batch = 2;
-  c.weights = w;
-  return c;
+  return Config{.layers = 2, .hidden = 512, .heads = 8, .kv_heads = 2, .ffn = 1024,
+                .vocab = 1000, .context = 32, .batch = 2, .weights = w};
 }
 
 double max_rel_diff(const std::vector<float>& a, const std::vector<float>& b) {

@@ -12,16 +12,8 @@ namespace bricklayer {
 namespace {
 
 Config tiny() {
-  Config c;
-  c.layers = 3;
-  c.hidden = 256;
-  c.heads = 2;
-  c.kv_heads = 1;
-  c.ffn = 256;
-  c.vocab = 64;
-  c.context = 8;
-  c.weights = WeightType::Q4K;
-  return c;
+  return Config{.layers = 3, .hidden = 256, .heads = 2, .kv_heads = 1, .ffn = 256, .vocab = 64,
+                .context = 8, .weights = WeightType::Q4K};
 }
 
 // Records every dispatch; with `capture` it behaves like the CUDA backend's

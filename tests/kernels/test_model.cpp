@@ -14,18 +14,8 @@ namespace bricklayer {
 namespace {
 
 Config small_config(WeightType w) {
-  Config c;
-  c.layers = 2;
-  c.hidden = 256;
-  c.heads = 4;
-  c.kv_heads = 2;
-  c.ffn = 512;
-  c.vocab = 300;
-  c.context = 16;
-  c.batch = 2;
-  c.weights = w;
-  c.seed = 5;
-  return c;
+  return Config{.layers = 2, .hidden = 256, .heads = 4, .kv_heads = 2, .ffn = 512, .vocab = 300,
+                .context = 16, .batch = 2, .weights = w, .seed = 5};
 }
 
 std::vector<int32_t> ids(int batch, int len, int salt) {

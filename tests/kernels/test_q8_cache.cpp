@@ -66,18 +66,8 @@ TEST(Q8Cache, QuantisesOnceUntilInvalidated) {
 }
 
 Config tiny() {
-  Config c;
-  c.layers = 2;
-  c.hidden = 256;
-  c.heads = 2;
-  c.kv_heads = 1;
-  c.ffn = 512;
-  c.vocab = 64;
-  c.context = 8;
-  c.batch = 2;
-  c.weights = WeightType::Q4K;
-  c.seed = 3;
-  return c;
+  return Config{.layers = 2, .hidden = 256, .heads = 2, .kv_heads = 1, .ffn = 512, .vocab = 64,
+                .context = 8, .batch = 2, .weights = WeightType::Q4K, .seed = 3};
 }
 
 class CpuQ8Reuse : public ::testing::TestWithParam<SimdLevel> {

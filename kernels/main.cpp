@@ -116,16 +116,22 @@ int run(const Options& o) {
                 per_token * 1e3);
     double probe = 0;
     BRICKPROF_SCOPE("bandwidth probe");
-    if (on_gpu) {
+    if (o.probe_seconds <= 0) {
+      // skipped, on either device
+    } else if (on_gpu) {
       probe = device_read_bandwidth(*backend);
-    } else if (o.probe_seconds > 0) {
+    } else {
       probe = measure_read_bandwidth(kernels_for(default_simd_level()), pool, 256ll << 20,
                                      o.probe_seconds)
                   .gbps;
     }
-    std::printf("bandwidth: %.2f GB/s of weights (%.1f MB/step); read probe %.2f GB/s; %.0f%% of "
-                "measured bandwidth\n",
-                gbps, weight_mb, probe, probe > 0 ? 100.0 * gbps / probe : 0.0);
+    std::printf("bandwidth: %.2f GB/s of weights (%.1f MB/step); ", gbps, weight_mb);
+    if (probe > 0) {
+      std::printf("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probe,
+                  100.0 * gbps / probe);
+    } else {
+      std::printf("read probe skipped (--probe-seconds 0)\n");
+    }
   }
   std::printf("ops per decode step: %lld (one kernel each)\n",
               static_cast<long long>(engine.decode_ops()));

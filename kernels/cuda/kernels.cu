@@ -7,6 +7,12 @@
 
 #include <cstdint>
 
+// Dynamic shared memory, sized at launch. A macro so these kernels also
+// build as host code for the tests' CPU emulator (tests/cuda_emulator).
+#ifndef BL_DYNAMIC_SHARED
+#define BL_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
+
 namespace {
 
 constexpr int kWarp = 32;
@@ -79,7 +85,7 @@ __device__ __forceinline__ float nib(uint32_t v) {
 // lanes of a warp read x at offsets that differ by multiples of 32 floats
 // (16 * part + 256 * block), all in one or two banks: up to 16-way shared
 // memory conflicts. Padded, the ~3.5 blocks a warp covers fall on distinct
-// banks. Callers size the dynamic shared memory with gemv_q4k_smem_floats.
+// banks. The backend sizes the dynamic shared memory with gemv_q4k_smem_bytes.
 __device__ __forceinline__ int padded(int j) { return j + j / 32; }
 
 // y[t*n + r] = W[r,:] . x[t,:], Q4_K weights. One warp per row, several rows
@@ -90,7 +96,7 @@ __device__ __forceinline__ int padded(int j) { return j + j / 32; }
 extern "C" __global__ void bl_gemv_q4k(const BlockQ4K* __restrict__ w,
                                        const float* __restrict__ x, float* __restrict__ y,
                                        int n, int k, int rows_per_warp) {
-  extern __shared__ float xs[];
+  BL_DYNAMIC_SHARED(float, xs);
   const int t = blockIdx.y;
   const float4* x4 = reinterpret_cast<const float4*>(x + static_cast<size_t>(t) * k);
   for (int i = threadIdx.x; i < k / 4; i += blockDim.x) {
@@ -150,7 +156,7 @@ extern "C" __global__ void bl_gemv_q4k(const BlockQ4K* __restrict__ w,
 // Same for f32 weights: a warp per row, float4 loads.
 extern "C" __global__ void bl_gemv_f32(const float* __restrict__ w, const float* __restrict__ x,
                                        float* __restrict__ y, int n, int k, int rows_per_warp) {
-  extern __shared__ float xs[];
+  BL_DYNAMIC_SHARED(float, xs);
   const int t = blockIdx.y;
   for (int i = threadIdx.x; i < k; i += blockDim.x) xs[i] = x[static_cast<size_t>(t) * k + i];
   __syncthreads();
@@ -224,7 +230,7 @@ extern "C" __global__ void bl_attention(const float* __restrict__ q, const float
                                         const float* __restrict__ vc, float* __restrict__ out,
                                         int heads, int kv_heads, int head_dim, int seq_tokens,
                                         int context, const int* __restrict__ pos, float scale) {
-  extern __shared__ float score[];
+  BL_DYNAMIC_SHARED(float, score);
   __shared__ float scratch[32];
   const int h = blockIdx.x, r = blockIdx.y;
   const int kv_dim = kv_heads * head_dim, hidden = heads * head_dim;

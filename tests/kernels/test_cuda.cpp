@@ -29,9 +29,11 @@ Config small(WeightType w) {
                 .vocab = 1000, .context = 32, .batch = 2, .weights = w};
 }
 
+// Infinite if `a` holds a NaN or an infinity (std::max would skip a NaN).
 double max_rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
   double diff = 0, mag = 1e-30;
   for (size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(a[i])) return INFINITY;
     diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
     mag = std::max(mag, std::fabs(static_cast<double>(b[i])));
   }

@@ -25,10 +25,12 @@ std::vector<int32_t> ids(int batch, int len, int salt) {
   return v;
 }
 
-// max |a - b| relative to max |b|.
+// max |a - b| relative to max |b|; infinite if `a` holds a NaN or an
+// infinity (std::max would skip a NaN).
 double max_rel_diff(const float* a, const float* b, size_t n) {
   double diff = 0, mag = 0;
   for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(a[i])) return INFINITY;
     diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
     mag = std::max(mag, std::fabs(static_cast<double>(b[i])));
   }

@@ -80,8 +80,8 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream stream) {
     const LaunchOrigin origin{call.correlation(), node->id, exec->id};
     if (node->is_copy) {
       run_copy(node->copy, ctx, stream, origin);
-    } else {
-      run_kernel(node->launch, ctx, stream, origin);
+    } else if (const CUresult r = run_kernel(node->launch, ctx, stream, origin); r != CUDA_SUCCESS) {
+      return call.finish(r);
     }
   }
   return call.finish(CUDA_SUCCESS);

@@ -33,10 +33,13 @@ struct KernelLaunch {
   unsigned grid[3];
   unsigned block[3];
   unsigned shared_bytes;
+  std::vector<std::vector<unsigned char>> args = {};  // parameter values, when executing
 };
 struct CopyLaunch {
   uint64_t bytes;
   uint8_t copy_kind, src_kind, dst_kind;  // CUPTI's memcpy and memory kinds
+  void* dst = nullptr;  // host-visible addresses, when executing
+  const void* src = nullptr;
 };
 }  // namespace fake_cuda
 // What stream capture records: a kernel launch or a copy.

@@ -3,8 +3,11 @@
 // Each piece of work is booked on the fake GPU queue for its known duration
 // (fake_cuda.h) and reported as the activity record CUPTI 13 would write.
 #include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
+#include "driver_execute.h"
 #include "driver_state.h"
 #include "driver_trace.h"
 #include "driver_work.h"
@@ -90,14 +93,16 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   TRACED(cuMemAlloc_v2, &p);
   if (current_context() == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (ptr == nullptr || bytes == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  *ptr = heap_alloc(bytes);
-  return call.finish(CUDA_SUCCESS);
+  *ptr = executing() ? execute_alloc(bytes) : heap_alloc(bytes);
+  return call.finish(*ptr != 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
 }
 
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr ptr) {
   cuMemFree_v2_params p{ptr};
   TRACED(cuMemFree_v2, &p);
-  return call.finish(ptr != 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+  if (ptr == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (executing()) execute_free(ptr);
+  return call.finish(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, int value) {
@@ -108,10 +113,15 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, i
 
 namespace fake_cuda {
 
-void run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream, const LaunchOrigin& origin) {
+CUresult run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream,
+                    const LaunchOrigin& origin) {
+  if (executing()) {
+    const CUresult r = execute_kernel(l);
+    if (r != CUDA_SUCCESS) return r;
+  }
   Interval run = gpu_run(uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * kNsPerBlock);
   const Tool* t = tool();
-  if (t == nullptr) return;
+  if (t == nullptr) return CUDA_SUCCESS;
   CUpti_ActivityKernel10 k;
   std::memset(&k, 0, sizeof k);
   // CONCURRENT_KERNEL if asked for, else the serialising KERNEL kind.
@@ -133,9 +143,11 @@ void run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream, const Lau
   k.graphNodeId = origin.graph_node;
   k.graphId = origin.graph_id;
   emit(k, ctx->id);
+  return CUDA_SUCCESS;
 }
 
 void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchOrigin& origin) {
+  if (executing() && c.dst != nullptr && c.src != nullptr) std::memcpy(c.dst, c.src, c.bytes);
   Interval run = gpu_run(c.bytes / kBytesPerNs);
   CUpti_ActivityMemcpy6 m;
   std::memset(&m, 0, sizeof m);
@@ -175,13 +187,17 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int 
   if (f == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
   if (uint64_t{grid_x} * grid_y * grid_z == 0 || block_x * block_y * block_z == 0)
     return call.finish(CUDA_ERROR_INVALID_VALUE);
-  const KernelLaunch launch{f, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes};
+  KernelLaunch launch{f, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes};
+  std::string why;
+  if (executing() && !copy_params(*f, params, &launch.args, &why)) {
+    std::fprintf(stderr, "fake_cuda: cuLaunchKernel: %s\n", why.c_str());
+    return call.finish(CUDA_ERROR_NOT_FOUND);
+  }
   if (stream != nullptr && stream->capture != nullptr) {
     capture_node(stream, CUgraphNode_st{0, false, launch, {}}, ctx);  // captured, not run
     return call.finish(CUDA_SUCCESS);
   }
-  run_kernel(launch, ctx, stream, LaunchOrigin{call.correlation()});
-  return call.finish(CUDA_SUCCESS);
+  return call.finish(run_kernel(launch, ctx, stream, LaunchOrigin{call.correlation()}));
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes,
@@ -192,8 +208,12 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t b
   if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
   // Pinned memory assumed: pageable async copies are not captured by CUDA.
-  const CopyLaunch copy{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
-                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE};
+  const CopyLaunch copy{bytes,
+                        CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                        CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                        reinterpret_cast<void*>(dst),
+                        src};
   if (stream != nullptr && stream->capture != nullptr) {
     capture_node(stream, CUgraphNode_st{0, true, {}, copy}, ctx);
     return call.finish(CUDA_SUCCESS);
@@ -206,18 +226,18 @@ CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes)
   cuMemcpyHtoD_v2_params p{dst, src, bytes};
   TRACED(cuMemcpyHtoD_v2, &p);
   if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  return call.finish(record_copy(call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
-                                                  CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
-                                                  CUPTI_ACTIVITY_MEMORY_KIND_DEVICE}));
+  return call.finish(record_copy(
+      call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+                       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, reinterpret_cast<void*>(dst), src}));
 }
 
 CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
   cuMemcpyDtoH_v2_params p{dst, src, bytes};
   TRACED(cuMemcpyDtoH_v2, &p);
   if (dst == nullptr || src == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  return call.finish(record_copy(call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
-                                                  CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
-                                                  CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE}));
+  return call.finish(record_copy(
+      call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                       CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, dst, reinterpret_cast<void*>(src)}));
 }
 
 CUresult CUDAAPI cuCtxSynchronize(void) {
@@ -243,6 +263,7 @@ CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t byte
   CUcontext ctx = current_context();
   if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (dst == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (executing()) std::memset(reinterpret_cast<void*>(dst), value, bytes);
   Interval run = gpu_run(bytes / kBytesPerNs);
   CUpti_ActivityMemset4 m;
   std::memset(&m, 0, sizeof m);

@@ -18,9 +18,12 @@ struct LaunchOrigin {
 };
 
 // Books the kernel on the fake GPU (kNsPerBlock per block) and queues the
-// activity record CUPTI 13 would write for it.
-void run_kernel(const KernelLaunch& k, CUcontext ctx, CUstream stream, const LaunchOrigin& origin);
-// Books the copy (bytes / kBytesPerNs) and queues its memcpy record.
+// activity record CUPTI 13 would write for it; when executing, runs it
+// first (an error if it fails: no record then).
+CUresult run_kernel(const KernelLaunch& k, CUcontext ctx, CUstream stream,
+                    const LaunchOrigin& origin);
+// Books the copy (bytes / kBytesPerNs) and queues its memcpy record; when
+// executing, copies the bytes.
 void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchOrigin& origin);
 
 // Records a capturing stream's node for this launch or copy, and tells

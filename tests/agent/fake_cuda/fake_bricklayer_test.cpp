@@ -1,6 +1,7 @@
 // bricklayer's real CUDA backend (driver API, embedded PTX, a created
 // stream, memsets, stream capture and graph replay) run on the fake driver
-// with the agent loaded. The fake GPU computes nothing, but every call,
+// with the agent loaded. The fake GPU computes nothing (except in the last
+// test, where it runs the kernels on the CPU emulator), but every call,
 // callback and activity record follows the real driver's order, so this
 // checks what scripts/gpu-check checks on a GPU, minus real timings:
 // eager launches land under their bricks step by step, and a replayed
@@ -267,6 +268,49 @@ TEST_F(FakeBricklayerTest, PerLayerSyncLeavesGraphCaptureIntact) {
   EXPECT_EQ(replayed % kTokens, 0u);
   EXPECT_GT(replayed, 0u);
   EXPECT_GT(layer_syncs, 0u);  // prefill's layers were synchronised
+}
+
+// The lines naming the generated tokens.
+std::string generated_lines(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, kept;
+  while (std::getline(in, line))
+    if (line.rfind("generated", 0) == 0) kept += line + "\n";
+  return kept;
+}
+
+// With the fake driver running every launch on the CPU emulator
+// (tests/cuda_emulator), bricklayer's CUDA backend computes: eager and
+// graph replay generate the tokens the scalar backend generates, and the
+// agent loaded into it changes nothing of its output.
+TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) {
+  if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
+  std::vector<std::string> model(kSmallModel.begin() + 2, kSmallModel.end());  // no --backend
+  model.insert(model.end(), {"--batch", "2", "--probe-seconds", "0"});
+  auto bricklayer = [&](const std::vector<std::string>& flags,
+                        const std::map<std::string, std::string>& env) {
+    std::vector<std::string> argv = {BRICKLAYER};
+    argv.insert(argv.end(), model.begin(), model.end());
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    Result r = run(argv, env);
+    EXPECT_EQ(r.exit_code(), 0) << r.err;
+    return r.out;
+  };
+  const std::string scalar = generated_lines(bricklayer({"--backend", "scalar"}, {}));
+  ASSERT_NE(scalar, "");
+  const std::map<std::string, std::string> executing = {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR},
+                                                        {"FAKE_CUDA_KERNELS", EMULATED_KERNELS}};
+  std::map<std::string, std::string> profiled = executing;
+  profiled["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
+  profiled["BRICKPROF_FORMATS"] = "json";
+  profiled["BRICKPROF_OUTPUT"] = (dir_ / "executed").string();
+  EXPECT_EQ(generated_lines(bricklayer({"--backend", "cuda", "--mode", "eager"}, executing)), scalar);
+  EXPECT_EQ(generated_lines(bricklayer({"--backend", "cuda", "--mode", "graph"}, executing)), scalar);
+  EXPECT_EQ(generated_lines(bricklayer({"--backend", "cuda", "--mode", "graph"}, profiled)), scalar);
+  std::ifstream in(dir_ / "executed.json");
+  const json t = json::parse(in);
+  EXPECT_EQ(t["diagnostics"]["cupti"].get<std::string>().rfind("active (", 0), 0u);
+  EXPECT_FALSE(of_kind(t, "kernel").empty());
 }
 
 }  // namespace

@@ -1,0 +1,334 @@
+// The emulator's scheduler (see emulator.h). A fiber is a stack and a saved
+// stack pointer; switch_stack saves the callee-saved registers of one and
+// restores another's, so a switch costs a few nanoseconds (ucontext's
+// swapcontext makes a system call each time, and a 32-lane warp reduction
+// switches hundreds of times).
+#include "emulator.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#if !defined(__x86_64__)
+#error "the CUDA emulator's fiber switch is written for x86-64"
+#endif
+
+// switch_stack(save, load): pushes rbp, rbx, r12-r15, stores rsp in *save,
+// loads `load` as rsp, pops the same registers and returns into that fiber.
+extern "C" void cuda_emulator_switch_stack(void** save, void* load);
+asm(R"(
+  .text
+  .globl cuda_emulator_switch_stack
+  .hidden cuda_emulator_switch_stack
+  .type cuda_emulator_switch_stack, @function
+cuda_emulator_switch_stack:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size cuda_emulator_switch_stack, .-cuda_emulator_switch_stack
+)");
+
+namespace cuda_emulator {
+namespace {
+
+constexpr unsigned kWarp = 32;
+constexpr size_t kStackBytes = 128 * 1024;
+constexpr unsigned kMaxThreads = 1024;  // per block, as on every CUDA GPU
+
+enum class FiberState { kRunnable, kAtBlockBarrier, kAtWarpBarrier, kDone };
+
+struct Fiber {
+  void* sp = nullptr;
+  Dim3 index;
+  FiberState state = FiberState::kRunnable;
+  unsigned shuffles = 0;  // how many this thread has done: picks the slot set
+};
+
+// Shuffle values go to alternating slot sets: a lane can write set s again
+// only after the next shuffle's barrier, which every lane reaches after
+// reading set s. One barrier per shuffle instead of two.
+struct Warp {
+  unsigned live = 0;         // lanes that have not returned
+  unsigned arrived = 0;      // lanes waiting at the current warp barrier
+  uint32_t slots[2][kWarp];  // shuffle values
+};
+
+struct Run {
+  const char* kernel = "";
+  Dim3 grid, block, block_index;
+  ThreadBody body = nullptr;
+  void* context = nullptr;
+  std::vector<Fiber> fibers;
+  std::vector<Warp> warps;
+  unsigned current = 0;
+  unsigned live = 0;
+  unsigned at_block_barrier = 0;
+  void* barrier_site = nullptr;  // where the first thread called __syncthreads
+  void* scheduler_sp = nullptr;
+  void* shared = nullptr;
+  std::string error;
+};
+
+Run* g_run = nullptr;
+
+// Stacks for the largest block seen, each with a guard page below it; and
+// dynamic shared memory that ends at a guard page. Never freed: reused by
+// every launch of the process.
+struct Memory {
+  char* stacks = nullptr;
+  unsigned stack_count = 0;
+  char* shared_end = nullptr;  // the guard page after the shared region
+  size_t shared_capacity = 0;
+};
+
+Memory& memory() {
+  static Memory m;
+  return m;
+}
+
+size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+char* map_with_guard(size_t bytes, bool guard_first) {
+  const size_t page = page_size();
+  char* p = static_cast<char*>(
+      mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (p == MAP_FAILED) return nullptr;
+  mprotect(guard_first ? p : p + bytes, page, PROT_NONE);
+  return guard_first ? p + page : p;
+}
+
+char* stack_top(unsigned i) {
+  return memory().stacks + i * (kStackBytes + page_size()) + kStackBytes;
+}
+
+bool reserve_stacks(unsigned threads) {
+  Memory& m = memory();
+  if (threads <= m.stack_count) return true;
+  const size_t slot = kStackBytes + page_size();
+  char* p = static_cast<char*>(mmap(nullptr, slot * threads, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  if (p == MAP_FAILED) return false;
+  for (unsigned i = 0; i < threads; ++i) mprotect(p + i * slot, page_size(), PROT_NONE);
+  if (m.stacks) munmap(m.stacks - page_size(), slot * m.stack_count);
+  m.stacks = p + page_size();  // slot i: guard page, then stack i
+  m.stack_count = threads;
+  return true;
+}
+
+// The region's last `bytes` (rounded up to 16 for float4 alignment), so a
+// read or write past the end faults on the guard page.
+void* shared_region(size_t bytes) {
+  Memory& m = memory();
+  const size_t rounded = (bytes + 15) / 16 * 16;
+  if (m.shared_end == nullptr || rounded > m.shared_capacity) {
+    const size_t page = page_size();
+    const size_t capacity = (rounded + page - 1) / page * page;
+    char* p = map_with_guard(capacity, false);
+    if (p == nullptr) return nullptr;
+    m.shared_end = p + capacity;
+    m.shared_capacity = capacity;
+  }
+  return m.shared_end - rounded;
+}
+
+Fiber& current_fiber() { return g_run->fibers[g_run->current]; }
+
+[[noreturn]] void fiber_exit();
+
+// The first frame of every fiber: runs the thread, then never returns.
+[[noreturn]] void fiber_main() {
+  g_run->body(g_run->context);
+  fiber_exit();
+}
+
+void yield() { cuda_emulator_switch_stack(&current_fiber().sp, g_run->scheduler_sp); }
+
+// Stops the block: the scheduler sees the error and leaves the fibers.
+[[noreturn]] void fail(const std::string& what) {
+  Run& r = *g_run;
+  if (r.error.empty()) {
+    const Dim3& t = current_fiber().index;
+    r.error = std::string(r.kernel) + ": block (" + std::to_string(r.block_index.x) + "," +
+              std::to_string(r.block_index.y) + "," + std::to_string(r.block_index.z) +
+              ") thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," +
+              std::to_string(t.z) + "): " + what;
+  }
+  current_fiber().state = FiberState::kDone;
+  yield();
+  __builtin_unreachable();
+}
+
+void release_block_barrier() {
+  Run& r = *g_run;
+  for (Fiber& f : r.fibers)
+    if (f.state == FiberState::kAtBlockBarrier) f.state = FiberState::kRunnable;
+  r.at_block_barrier = 0;
+  r.barrier_site = nullptr;
+}
+
+[[noreturn]] void fiber_exit() {
+  Run& r = *g_run;
+  current_fiber().state = FiberState::kDone;
+  --r.live;
+  --r.warps[r.current / kWarp].live;
+  // Threads that returned no longer hold a __syncthreads back.
+  if (r.at_block_barrier > 0 && r.at_block_barrier == r.live) release_block_barrier();
+  yield();
+  __builtin_unreachable();
+}
+
+// Waits until every lane of the current warp has arrived.
+void warp_barrier() {
+  Run& r = *g_run;
+  Warp& w = r.warps[r.current / kWarp];
+  if (++w.arrived < w.live) {
+    current_fiber().state = FiberState::kAtWarpBarrier;
+    yield();
+    return;
+  }
+  w.arrived = 0;
+  const unsigned first = r.current / kWarp * kWarp;
+  for (unsigned i = first; i < first + kWarp && i < r.fibers.size(); ++i)
+    if (r.fibers[i].state == FiberState::kAtWarpBarrier) r.fibers[i].state = FiberState::kRunnable;
+}
+
+void* initial_stack(unsigned i) {
+  auto top = reinterpret_cast<uintptr_t>(stack_top(i)) & ~uintptr_t{15};
+  void** sp = reinterpret_cast<void**>(top);
+  *--sp = nullptr;  // fiber_main's return address: entered as if called (rsp = 8 mod 16)
+  *--sp = reinterpret_cast<void*>(&fiber_main);  // where switch_stack's ret goes
+  for (int reg = 0; reg < 6; ++reg) *--sp = nullptr;
+  return sp;
+}
+
+void run_block(Run& r) {
+  const unsigned n = r.block.x * r.block.y * r.block.z;
+  r.live = n;
+  r.at_block_barrier = 0;
+  r.barrier_site = nullptr;
+  for (unsigned i = 0; i < n; ++i) {
+    Fiber& f = r.fibers[i];
+    f.sp = initial_stack(i);
+    f.state = FiberState::kRunnable;
+    f.shuffles = 0;
+    f.index = Dim3{i % r.block.x, i / r.block.x % r.block.y, i / (r.block.x * r.block.y)};
+  }
+  for (unsigned w = 0; w < r.warps.size(); ++w) {
+    r.warps[w].live = std::min(kWarp, n - w * kWarp);
+    r.warps[w].arrived = 0;
+  }
+  while (r.live > 0 && r.error.empty()) {
+    bool ran = false;
+    for (unsigned i = 0; i < n && r.error.empty(); ++i) {
+      if (r.fibers[i].state != FiberState::kRunnable) continue;
+      r.current = i;
+      cuda_emulator_switch_stack(&r.scheduler_sp, r.fibers[i].sp);
+      ran = true;
+    }
+    if (!ran && r.error.empty()) {
+      unsigned block_waiting = 0, warp_waiting = 0;
+      for (unsigned i = 0; i < n; ++i) {
+        block_waiting += r.fibers[i].state == FiberState::kAtBlockBarrier;
+        warp_waiting += r.fibers[i].state == FiberState::kAtWarpBarrier;
+      }
+      r.error = std::string(r.kernel) + ": block (" + std::to_string(r.block_index.x) + "," +
+                std::to_string(r.block_index.y) + "," + std::to_string(r.block_index.z) +
+                "): deadlock: " + std::to_string(block_waiting) + " threads wait at __syncthreads, " +
+                std::to_string(warp_waiting) + " at a warp shuffle, " + std::to_string(n - r.live) +
+                " returned (a barrier some threads never reach)";
+    }
+  }
+}
+
+}  // namespace
+
+const Dim3& thread_idx() { return current_fiber().index; }
+const Dim3& block_idx() { return g_run->block_index; }
+const Dim3& block_dim() { return g_run->block; }
+const Dim3& grid_dim() { return g_run->grid; }
+void* dynamic_shared() { return g_run->shared; }
+
+__attribute__((noinline)) void sync_threads() {
+  Run& r = *g_run;
+  // Every thread must wait at the same __syncthreads (CUDA leaves it
+  // undefined otherwise): compare call sites.
+  void* site = __builtin_return_address(0);
+  if (r.at_block_barrier == 0) {
+    r.barrier_site = site;
+  } else if (site != r.barrier_site) {
+    fail("threads wait at different __syncthreads calls (a barrier inside divergent code)");
+  }
+  if (++r.at_block_barrier == r.live) {
+    release_block_barrier();
+    return;
+  }
+  current_fiber().state = FiberState::kAtBlockBarrier;
+  yield();
+}
+
+uint32_t shuffle_xor(uint32_t bits, unsigned mask, int lane_mask, int width) {
+  Run& r = *g_run;
+  if (mask != 0xffffffffu || width != static_cast<int>(kWarp))
+    fail("only full-warp __shfl_xor_sync (mask 0xffffffff, width 32) is emulated");
+  Warp& w = r.warps[r.current / kWarp];
+  if (w.live != kWarp)
+    fail("__shfl_xor_sync with a full mask in a warp of " + std::to_string(w.live) +
+         " live lanes (a partial warp, or lanes that returned)");
+  const unsigned lane = r.current % kWarp;
+  uint32_t* slots = w.slots[current_fiber().shuffles++ % 2];
+  slots[lane] = bits;
+  warp_barrier();  // every lane has written
+  return slots[(lane ^ static_cast<unsigned>(lane_mask)) % kWarp];
+}
+
+std::string launch(const char* kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                   ThreadBody body, void* context) {
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
+  const uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  const std::string name(kernel);
+  if (threads == 0 || threads > kMaxThreads)
+    return name + ": " + std::to_string(threads) + " threads per block (1 to 1024 allowed)";
+  if (uint64_t{grid.x} * grid.y * grid.z == 0) return name + ": empty grid";
+  if (!reserve_stacks(static_cast<unsigned>(threads))) return name + ": no memory for fiber stacks";
+  Run r;
+  r.kernel = kernel;
+  r.grid = grid;
+  r.block = block;
+  r.body = body;
+  r.context = context;
+  r.fibers.resize(threads);
+  r.warps.resize((threads + kWarp - 1) / kWarp);
+  r.shared = shared_region(shared_bytes);
+  if (r.shared == nullptr) return name + ": no memory for shared memory";
+  g_run = &r;
+  for (unsigned z = 0; z < grid.z && r.error.empty(); ++z)
+    for (unsigned y = 0; y < grid.y && r.error.empty(); ++y)
+      for (unsigned x = 0; x < grid.x && r.error.empty(); ++x) {
+        r.block_index = Dim3{x, y, z};
+        // Shared memory starts undefined on a GPU: NaNs make a read before
+        // the write show in the results.
+        std::memset(r.shared, 0xff, shared_bytes);
+        run_block(r);
+      }
+  g_run = nullptr;
+  return r.error;
+}
+
+}  // namespace cuda_emulator

@@ -1,0 +1,39 @@
+// A CPU emulator of CUDA's execution model, for tests on machines without a
+// GPU: each CUDA thread of a block is a fiber on the calling OS thread, and
+// fibers switch only at barriers (__syncthreads, warp shuffles). Blocks run
+// one after another. It checks what a GPU would leave undefined: threads
+// that reach different barriers, shuffles with exited lanes, shared memory
+// read before it is written (poisoned with NaNs) or past its end (a guard
+// page). It computes; it does not model timing, memory ordering or caches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cuda_emulator {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// One thread's run of a kernel: `body(context)` with the indices below set.
+using ThreadBody = void (*)(void* context);
+
+// Runs every block of the grid to completion. Returns "" or a one-line
+// error naming the kernel, the block and what went wrong. One launch at a
+// time per process (launches from other threads wait).
+std::string launch(const char* kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                   ThreadBody body, void* context);
+
+// What kernel code sees (cuda_prelude.h maps CUDA's names onto these).
+const Dim3& thread_idx();
+const Dim3& block_idx();
+const Dim3& block_dim();
+const Dim3& grid_dim();
+void sync_threads();
+// __shfl_xor_sync on 32-bit values; every lane of the warp must take part.
+uint32_t shuffle_xor(uint32_t bits, unsigned mask, int lane_mask, int width);
+// The launch's dynamic shared memory (NaN-filled at the start of each block).
+void* dynamic_shared();
+
+}  // namespace cuda_emulator

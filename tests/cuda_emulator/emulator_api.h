@@ -1,0 +1,18 @@
+// The C entry points of an emulated kernel library (libbricklayer_kernels_
+// emulated.so), for the fake CUDA driver to dlopen: it copies a launch's
+// parameters at capture (their sizes come from here) and runs launches.
+#pragma once
+
+#include <cstddef>
+
+extern "C" {
+
+// Sizes of `kernel`'s parameters in order, at most `max`; returns their
+// count, or -1 if the library has no such kernel.
+int cuda_emulator_param_sizes(const char* kernel, size_t* sizes, int max);
+
+// Runs the kernel to completion. Returns 0, or -1 with a one-line reason in
+// `error` (NUL-terminated, truncated to error_size).
+int cuda_emulator_launch(const char* kernel, const unsigned grid[3], const unsigned block[3],
+                         unsigned shared_bytes, void** params, char* error, size_t error_size);
+}

@@ -1,0 +1,81 @@
+// Small kernels that exercise the emulator: each is valid CUDA, built here
+// as host code with cuda_prelude.h.
+#include <cstdint>
+
+namespace {
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+}  // namespace
+
+// out[blockIdx.x] = sum of x over the block's slice: shuffles, a static
+// shared array and dynamic shared memory staging.
+extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+  BL_DYNAMIC_SHARED(float, staged);
+  __shared__ float partial[32];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  staged[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  // Read a neighbour's value: only right after the barrier.
+  float v = staged[(threadIdx.x + 1) % blockDim.x];
+  v = warp_sum(v);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float total = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) total += partial[w];
+    out[blockIdx.x] = total;
+  }
+}
+
+// Every thread writes where it is, in a 3-D grid of 3-D blocks.
+extern "C" __global__ void coordinates(uint32_t* out) {
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned per_block = blockDim.x * blockDim.y * blockDim.z;
+  out[block * per_block + thread] = (blockIdx.z << 24) | (blockIdx.y << 16) | (blockIdx.x << 8) |
+                                    (threadIdx.z << 6) | (threadIdx.y << 4) | threadIdx.x;
+}
+
+// Bugs the emulator must catch.
+extern "C" __global__ void barrier_in_both_branches(float* out) {
+  if (threadIdx.x < 16) {
+    __syncthreads();
+    out[threadIdx.x] = 1;
+  } else {
+    __syncthreads();
+    out[threadIdx.x] = 2;
+  }
+}
+
+extern "C" __global__ void barrier_against_shuffle(float* out) {
+  float v = 1;
+  if (threadIdx.x == 0) {
+    __syncthreads();
+  } else {
+    v = __shfl_xor_sync(0xffffffffu, v, 1);
+  }
+  out[threadIdx.x] = v;
+}
+
+extern "C" __global__ void shuffle_after_return(float* out) {
+  if (threadIdx.x == 3) return;
+  out[threadIdx.x] = warp_sum(1.0f);
+}
+
+extern "C" __global__ void read_shared_before_write(float* out) {
+  BL_DYNAMIC_SHARED(float, s);
+  out[threadIdx.x] = s[threadIdx.x];
+}
+
+extern "C" __global__ void write_past_shared(int count) {
+  BL_DYNAMIC_SHARED(float, s);
+  for (int i = threadIdx.x; i < count; i += blockDim.x) s[i] = 0;
+}
+
+extern "C" __global__ void exit_early_then_barrier(float* out) {
+  if (threadIdx.x >= 40) return;  // returned threads no longer hold the barrier
+  __syncthreads();
+  out[threadIdx.x] = 3;
+}

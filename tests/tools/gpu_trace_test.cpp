@@ -56,15 +56,9 @@ void expect_captured(const json& t, const std::string& file) {
 TEST(GpuTraces, ReplayThroughEveryAnalysisAndExport) {
   const auto traces = gpu_traces();
   if (traces.empty()) GTEST_SKIP() << "no GPU-captured trace in tests/data/gpu/ yet";
-  const std::vector<std::vector<std::string>> views = {
-      {"--summary", "--tree", "--critical-path", "--roofline", "--transfers", "--analyze"},
-      {"--summary", "--critical-path", "--roofline", "--transfers", "--analyze", "--json"},
-      {"--dot"},
-      {"--chrome"},
-      {"--folded"}};
   for (const std::string& file : traces) {
     expect_captured(json::parse(read_text(file)), file);
-    for (const auto& flags : views) {
+    for (const auto& flags : report_views()) {
       std::vector<std::string> args = {"report", file};
       args.insert(args.end(), flags.begin(), flags.end());
       CliResult r = run_brickprof(args);

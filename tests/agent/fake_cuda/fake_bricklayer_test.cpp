@@ -169,13 +169,7 @@ StepPlan eager_step_plan(const json& t) {
 // The whole analysis and export path on a CUDA-shaped trace: every view of
 // `brickprof report`, text and JSON, and every file format.
 void expect_reports(const fs::path& trace) {
-  const std::vector<std::vector<std::string>> views = {
-      {"--summary", "--tree", "--critical-path", "--roofline", "--transfers", "--analyze"},
-      {"--summary", "--critical-path", "--roofline", "--transfers", "--analyze", "--json"},
-      {"--dot"},
-      {"--chrome"},
-      {"--folded"}};
-  for (const auto& flags : views) {
+  for (const auto& flags : report_views()) {
     std::vector<std::string> argv = {BRICKPROF_BIN, "report", trace.string()};
     argv.insert(argv.end(), flags.begin(), flags.end());
     Result r = run(argv, {});

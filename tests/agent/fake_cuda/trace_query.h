@@ -45,6 +45,18 @@ inline uint64_t graph_node(const json& kernel) {
   return it == kernel.end() ? 0 : it->get<uint64_t>();
 }
 
+// The flags of every `brickprof report` view, text and JSON, and of every
+// export: what replaying a trace through the whole analysis path runs.
+inline const std::vector<std::vector<std::string>>& report_views() {
+  static const std::vector<std::vector<std::string>> views = {
+      {"--summary", "--tree", "--critical-path", "--roofline", "--transfers", "--analyze"},
+      {"--summary", "--critical-path", "--roofline", "--transfers", "--analyze", "--json"},
+      {"--dot"},
+      {"--chrome"},
+      {"--folded"}};
+  return views;
+}
+
 inline bool has_edge(const json& t, uint64_t src, uint64_t dst, const std::string& type) {
   for (const json& e : t["edges"])
     if (e["src"] == src && e["dst"] == dst && e["type"] == type) return true;

@@ -35,7 +35,8 @@ struct __half {
   uint16_t bits;
 };
 
-inline void __syncthreads() { ::cuda_emulator::sync_threads(); }
+// Inlined, so the emulator tells call sites apart (by return address).
+__forceinline__ void __syncthreads() { ::cuda_emulator::sync_threads(); }
 
 template <typename T>
 inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {

@@ -1,9 +1,15 @@
 // The fake CUPTI's callback API: one subscriber (a second, or a tool named
-// in FAKE_CUPTI_OTHER_SUBSCRIBER, is refused as real CUPTI refuses it), per
-// callback enabling, callback names and result strings.
+// in FAKE_CUPTI_OTHER_SUBSCRIBER, is refused as real CUPTI refuses it; a
+// copy named in FAKE_CUPTI_SUBSCRIBE_ERROR refuses with the error given
+// there), per callback enabling, callback names and result strings.
+#include <dlfcn.h>
+#include <limits.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
 
 #include "cupti_state.h"
 #include "fake_cuda.h"
@@ -82,6 +88,28 @@ uint32_t domain_size(CUpti_CallbackDomain domain) {
   }
 }
 
+std::string real_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) != nullptr ? resolved : path;
+}
+
+// What FAKE_CUPTI_SUBSCRIBE_ERROR says this copy of the library answers.
+CUptiResult refusal_for_this_copy() {
+  const char* env = std::getenv(fake_cuda::kEnvSubscribeError);
+  Dl_info self;
+  if (env == nullptr || !dladdr(reinterpret_cast<void*>(&refusal_for_this_copy), &self) ||
+      self.dli_fname == nullptr)
+    return CUPTI_SUCCESS;
+  const std::string me = real_path(self.dli_fname);
+  std::istringstream entries(env);
+  for (std::string entry; std::getline(entries, entry, ',');) {
+    size_t eq = entry.rfind('=');
+    if (eq != std::string::npos && real_path(entry.substr(0, eq)) == me)
+      return static_cast<CUptiResult>(std::atoi(entry.c_str() + eq + 1));
+  }
+  return CUPTI_SUCCESS;
+}
+
 CUptiResult subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
                       void* userdata, const char** other) {
   if (subscriber == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
@@ -91,6 +119,10 @@ CUptiResult subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc cal
   if (env != nullptr && *env != '\0') {
     *other = env;
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  }
+  if (CUptiResult refused = refusal_for_this_copy(); refused != CUPTI_SUCCESS) {
+    *other = "";  // no tool named
+    return refused;
   }
   if (s.subscribed.load()) {
     *other = "CUPTI for a subscriber already there";
@@ -186,6 +218,12 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
       break;
     case CUPTI_ERROR_INVALID_PARAMETER:
       *str = "CUPTI_ERROR_INVALID_PARAMETER";
+      break;
+    case CUPTI_ERROR_NOT_INITIALIZED:
+      *str = "CUPTI_ERROR_NOT_INITIALIZED";
+      break;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+      *str = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
       break;
     case CUPTI_ERROR_INVALID_KIND:
       *str = "CUPTI_ERROR_INVALID_KIND";

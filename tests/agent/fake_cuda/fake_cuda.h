@@ -27,6 +27,10 @@ inline constexpr char kEnvDevices[] = "FAKE_CUDA_DEVICES";
 // cuptiSubscribe fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
 // naming this value as the subscriber already there.
 inline constexpr char kEnvOtherSubscriber[] = "FAKE_CUPTI_OTHER_SUBSCRIBER";
+// cuptiSubscribe fails in the copies of the fake libcupti named here (tests
+// put a second copy on the search path): comma-separated FILE=CODE entries,
+// FILE the path of a copy, CODE the CUptiResult number it answers with.
+inline constexpr char kEnvSubscribeError[] = "FAKE_CUPTI_SUBSCRIBE_ERROR";
 // The first N kernel records are dropped as if no buffer space was left.
 inline constexpr char kEnvDropKernels[] = "FAKE_CUPTI_DROP_KERNELS";
 // Walking a delivered buffer fails (CUPTI_ERROR_INVALID_KIND) at its Nth

@@ -88,8 +88,11 @@ std::unique_ptr<GpuSource> fail(GpuState* s, const std::string& why, std::string
   // No libcuda is the normal CPU-only case: keep stderr as the host's own
   // (the agent core logs the status at info level).
   if (!expected) log_warn("GPU capture " + *status + "; CPU scopes only");
-  if (s != nullptr && s->subscriber != nullptr && s->cupti.unsubscribe != nullptr)
-    s->cupti.unsubscribe(s->subscriber);
+  if (s != nullptr) {
+    // Nothing stays enabled: activity outlives the subscriber in CUPTI.
+    stop_activity(*s);
+    if (s->subscriber != nullptr) s->cupti.unsubscribe(s->subscriber);
+  }
   // `s` is leaked on purpose: CUPTI may still hold its address.
   return nullptr;
 }

@@ -71,6 +71,7 @@ bool resolve_cupti(void* lib, Cupti* c, std::string* why) {
          resolve(lib, "cuptiGetCallbackName", &c->get_callback_name, false, why) &&
          resolve(lib, "cuptiGetResultString", &c->get_result_string, false, why) &&
          resolve(lib, "cuptiActivityEnable", &c->activity_enable, true, why) &&
+         resolve(lib, "cuptiActivityDisable", &c->activity_disable, true, why) &&
          resolve(lib, "cuptiActivityRegisterCallbacks", &c->activity_register_callbacks, true,
                  why) &&
          resolve(lib, "cuptiActivityRegisterTimestampCallback", &c->register_timestamp, false,

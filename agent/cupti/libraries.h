@@ -30,6 +30,7 @@ struct Cupti {
   decltype(&::cuptiGetCallbackName) get_callback_name = nullptr;  // optional
   decltype(&::cuptiGetResultString) get_result_string = nullptr;
   decltype(&::cuptiActivityEnable) activity_enable = nullptr;
+  decltype(&::cuptiActivityDisable) activity_disable = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) activity_register_callbacks = nullptr;
   decltype(&::cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;  // optional
   decltype(&::cuptiActivityFlushAll) activity_flush_all = nullptr;

@@ -132,7 +132,7 @@ CUptiResult subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc cal
   s.userdata = userdata;
   s.subscribed.store(true);
   *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
-  fakecuda_attach_tool(&kTool);
+  attach_tool_if_needed(s);
   return CUPTI_SUCCESS;
 }
 
@@ -144,6 +144,12 @@ bool ours(CUpti_SubscriberHandle subscriber) {
 }  // namespace
 
 namespace fake_cupti {
+
+void attach_tool_if_needed(State& s) {
+  bool needed = s.subscribed.load();
+  for (const auto& kind : s.kinds) needed = needed || kind.load();
+  fakecuda_attach_tool(needed ? &kTool : nullptr);
+}
 
 void forward_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   State& s = state();
@@ -176,10 +182,10 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
   if (!ours(subscriber)) return CUPTI_ERROR_INVALID_PARAMETER;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  fakecuda_attach_tool(nullptr);
   s.subscribed.store(false);
   for (auto& domain : s.enabled)
     for (auto& on : domain) on.store(false);
+  attach_tool_if_needed(s);
   return CUPTI_SUCCESS;
 }
 
@@ -224,6 +230,9 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
       break;
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
       *str = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+      break;
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+      *str = "CUPTI_ERROR_NOT_COMPATIBLE";
       break;
     case CUPTI_ERROR_INVALID_KIND:
       *str = "CUPTI_ERROR_INVALID_KIND";

@@ -397,4 +397,23 @@ TEST_F(FakeCudaTest, AnotherSubscriberStopsTheSearch) {
   EXPECT_TRUE(of_kind(t, "kernel").empty());
 }
 
+// Start-up fails after two activity kinds were enabled (the third,
+// MEMSET, is refused): the agent disables them again, so CUPTI writes no
+// record into the buffers of an agent that carries on with CPU scopes only.
+TEST_F(FakeCudaTest, FailedStartLeavesNoActivityEnabled) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvFailActivityEnable] = "3";
+  env[fake_cuda::kEnvReportRecords] = "1";
+  Result r = run_app(env);
+  EXPECT_NE(r.err.find("fake CUPTI: 0 records written to client buffers"), std::string::npos)
+      << r.err;
+  json t = load_trace();
+  const std::string refused =
+      "cuptiActivityEnable(" + std::to_string(CUPTI_ACTIVITY_KIND_MEMSET) + ")";
+  EXPECT_EQ(t["diagnostics"]["cupti"], "unavailable: " + refused + ": CUPTI_ERROR_NOT_COMPATIBLE");
+  EXPECT_EQ(of_kind(t, "brick").size(), 4u);
+  EXPECT_TRUE(of_kind(t, "kernel").empty());
+  EXPECT_TRUE(of_kind(t, "sync").empty());
+}
+
 }  // namespace

@@ -43,7 +43,10 @@ bool start_activity(GpuState& state, std::string* why);
 // takes back the buffers CUPTI holds. Call with gpu_state() already null, so
 // no record of theirs is kept.
 void stop_activity(GpuState& state);
-// cuptiActivityFlushAll(FORCED); safe to call from any thread, any time.
+// cuptiActivityFlushAll(FORCED); safe to call from any thread, any time,
+// CUPTI callbacks included: its reference (cupti_activity.h, CUDA 13) puts
+// no limit on the caller, and NVIDIA's cupti_trace_injection sample flushes
+// from its cudaDeviceReset API-enter callback.
 void flush_activity(GpuState& state);
 
 }  // namespace brickprof::agent

@@ -116,17 +116,29 @@ bool start_activity(GpuState& s, std::string* why) {
       *why = "cuptiActivityEnable(" + std::to_string(kind) + "): " + cupti_error(c, r);
       return false;
     }
+    s.enabled_kinds.push_back(kind);
   }
   const CUpti_ActivityKind optional[] = {CUPTI_ACTIVITY_KIND_MEMCPY2,
                                          CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
   for (CUpti_ActivityKind kind : optional) {
     r = c.activity_enable(kind);
-    if (r != CUPTI_SUCCESS)
-      s.warnings.push_back("activity kind " + std::to_string(kind) + " not enabled: " +
-                           cupti_error(c, r));
+    if (r == CUPTI_SUCCESS) {
+      s.enabled_kinds.push_back(kind);
+    } else {
+      s.warnings.push_back("activity kind " + std::to_string(kind) +
+                           " not enabled: " + cupti_error(c, r));
+    }
   }
   s.activity_on = true;
   return true;
+}
+
+void stop_activity(GpuState& s) {
+  s.activity_on = false;
+  if (s.enabled_kinds.empty()) return;
+  for (CUpti_ActivityKind kind : s.enabled_kinds) s.cupti.activity_disable(kind);
+  s.enabled_kinds.clear();
+  s.cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 void flush_activity(GpuState& s) {

@@ -38,7 +38,15 @@ inline constexpr size_t kActivityBufferBytes = 4u << 20;
 // Registers the buffer callbacks and the timestamp source, enables the
 // activity kinds. False with a reason if CUPTI refuses.
 bool start_activity(GpuState& state, std::string* why);
-// cuptiActivityFlushAll(FORCED); safe to call from any thread, any time.
+// Undoes start_activity after a start that failed part-way: disables every
+// kind it enabled (CUPTI keeps collecting them after cuptiUnsubscribe) and
+// takes back the buffers CUPTI holds. Call with gpu_state() already null, so
+// no record of theirs is kept.
+void stop_activity(GpuState& state);
+// cuptiActivityFlushAll(FORCED); safe to call from any thread, any time,
+// CUPTI callbacks included: its reference (cupti_activity.h, CUDA 13) puts
+// no limit on the caller, and NVIDIA's cupti_trace_injection sample flushes
+// from its cudaDeviceReset API-enter callback.
 void flush_activity(GpuState& state);
 
 }  // namespace brickprof::agent

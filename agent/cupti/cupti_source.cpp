@@ -8,6 +8,7 @@
 #include "agent/cupti/callbacks.h"
 #include "agent/cupti/devices.h"
 #include "agent/cupti/state.h"
+#include "agent/cupti/subscribe.h"
 #include "agent/gpu_source.h"
 #include "agent/log.h"
 #include "agent/recorder.h"
@@ -34,22 +35,6 @@ void sync_at_scope_end(NodeKind closed) {
   CUcontext ctx = nullptr;
   if (s->driver.ctx_get_current(&ctx) == CUDA_SUCCESS && ctx != nullptr)
     s->driver.ctx_synchronize();
-}
-
-CUptiResult subscribe(GpuState& s, std::string* other) {
-  const Cupti& c = s.cupti;
-  if (c.subscribe_v2 != nullptr) {
-    char old_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {0};
-    CUpti_SubscriberParams params{};
-    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-    params.subscriberName = "brickprof";
-    params.oldSubscriberName = old_name;
-    params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
-    CUptiResult r = c.subscribe_v2(&s.subscriber, on_cupti_callback, &s, &params);
-    *other = old_name;
-    return r;
-  }
-  return c.subscribe(&s.subscriber, on_cupti_callback, &s);
 }
 
 class CuptiSource final : public GpuSource {
@@ -103,8 +88,11 @@ std::unique_ptr<GpuSource> fail(GpuState* s, const std::string& why, std::string
   // No libcuda is the normal CPU-only case: keep stderr as the host's own
   // (the agent core logs the status at info level).
   if (!expected) log_warn("GPU capture " + *status + "; CPU scopes only");
-  if (s != nullptr && s->subscriber != nullptr && s->cupti.unsubscribe != nullptr)
-    s->cupti.unsubscribe(s->subscriber);
+  if (s != nullptr) {
+    // Nothing stays enabled: activity outlives the subscriber in CUPTI.
+    stop_activity(*s);
+    if (s->subscriber != nullptr) s->cupti.unsubscribe(s->subscriber);
+  }
   // `s` is leaked on purpose: CUPTI may still hold its address.
   return nullptr;
 }
@@ -124,19 +112,7 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
     std::string why;
     if (!load_driver(&s->driver, &why)) return fail(nullptr, why, status, true);
     std::string path;
-    if (!load_cupti(&s->cupti, &why, &path)) return fail(nullptr, why, status, false);
-    std::string other;
-    CUptiResult r = subscribe(*s, &other);
-    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-      s->subscriber = nullptr;
-      return fail(nullptr,
-                  "another CUPTI subscriber is active" + (other.empty() ? "" : " (" + other + ")"),
-                  status, false);
-    }
-    if (r != CUPTI_SUCCESS) {
-      s->subscriber = nullptr;
-      return fail(nullptr, "cuptiSubscribe: " + cupti_error(s->cupti, r), status, false);
-    }
+    if (!subscribe_first_usable_cupti(*s, &path, &why)) return fail(nullptr, why, status, false);
     set_gpu_state(s);
     if (!enable_callbacks(*s, &why) || !start_activity(*s, &why)) {
       set_gpu_state(nullptr);

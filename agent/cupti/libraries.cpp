@@ -2,8 +2,8 @@
 #include "agent/cupti/libraries.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
-#include <cstdlib>
 #include <vector>
 
 namespace brickprof::agent {
@@ -52,41 +52,36 @@ bool load_driver(Driver* d, std::string* why) {
   return ok;
 }
 
-bool load_cupti(Cupti* c, std::string* why, std::string* path_loaded) {
-  void* lib = nullptr;
-  for (const std::string& path : cupti_candidates(std::getenv("CUDA_HOME"))) {
-    lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) {
-      *path_loaded = path;
-      break;
-    }
-  }
-  if (lib == nullptr) {
-    *why = "no libcupti";
-    return false;
-  }
-  std::string missing;
-  bool ok =
-      resolve(lib, "cuptiSubscribe", &c->subscribe, true, &missing) &&
-      resolve(lib, "cuptiSubscribe_v2", &c->subscribe_v2, false, &missing) &&
-      resolve(lib, "cuptiUnsubscribe", &c->unsubscribe, true, &missing) &&
-      resolve(lib, "cuptiEnableCallback", &c->enable_callback, true, &missing) &&
-      resolve(lib, "cuptiEnableDomain", &c->enable_domain, true, &missing) &&
-      resolve(lib, "cuptiGetCallbackName", &c->get_callback_name, false, &missing) &&
-      resolve(lib, "cuptiGetResultString", &c->get_result_string, false, &missing) &&
-      resolve(lib, "cuptiActivityEnable", &c->activity_enable, true, &missing) &&
-      resolve(lib, "cuptiActivityRegisterCallbacks", &c->activity_register_callbacks, true,
-              &missing) &&
-      resolve(lib, "cuptiActivityRegisterTimestampCallback", &c->register_timestamp, false,
-              &missing) &&
-      resolve(lib, "cuptiActivityFlushAll", &c->activity_flush_all, true, &missing) &&
-      resolve(lib, "cuptiActivityGetNextRecord", &c->activity_get_next_record, true, &missing) &&
-      resolve(lib, "cuptiActivityGetNumDroppedRecords", &c->activity_get_num_dropped, true,
-              &missing) &&
-      resolve(lib, "cuptiGetGraphNodeId", &c->get_graph_node_id, false, &missing) &&
-      resolve(lib, "cuptiGetDeviceId", &c->get_device_id, false, &missing);
-  if (!ok) *why = "libcupti " + missing;
-  return ok;
+void* open_cupti(const std::string& candidate, std::string* file) {
+  void* lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+  link_map* map = nullptr;
+  *file = lib != nullptr && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr &&
+                  map->l_name != nullptr && *map->l_name != '\0'
+              ? map->l_name
+              : candidate;
+  return lib;
+}
+
+bool resolve_cupti(void* lib, Cupti* c, std::string* why) {
+  return resolve(lib, "cuptiSubscribe", &c->subscribe, true, why) &&
+         resolve(lib, "cuptiSubscribe_v2", &c->subscribe_v2, false, why) &&
+         resolve(lib, "cuptiUnsubscribe", &c->unsubscribe, true, why) &&
+         resolve(lib, "cuptiEnableCallback", &c->enable_callback, true, why) &&
+         resolve(lib, "cuptiEnableDomain", &c->enable_domain, true, why) &&
+         resolve(lib, "cuptiGetCallbackName", &c->get_callback_name, false, why) &&
+         resolve(lib, "cuptiGetResultString", &c->get_result_string, false, why) &&
+         resolve(lib, "cuptiActivityEnable", &c->activity_enable, true, why) &&
+         resolve(lib, "cuptiActivityDisable", &c->activity_disable, true, why) &&
+         resolve(lib, "cuptiActivityRegisterCallbacks", &c->activity_register_callbacks, true,
+                 why) &&
+         resolve(lib, "cuptiActivityRegisterTimestampCallback", &c->register_timestamp, false,
+                 why) &&
+         resolve(lib, "cuptiActivityFlushAll", &c->activity_flush_all, true, why) &&
+         resolve(lib, "cuptiActivityGetNextRecord", &c->activity_get_next_record, true, why) &&
+         resolve(lib, "cuptiActivityGetNumDroppedRecords", &c->activity_get_num_dropped, true,
+                 why) &&
+         resolve(lib, "cuptiGetGraphNodeId", &c->get_graph_node_id, false, why) &&
+         resolve(lib, "cuptiGetDeviceId", &c->get_device_id, false, why);
 }
 
 std::string cupti_error(const Cupti& cupti, CUptiResult result) {

@@ -30,6 +30,7 @@ struct Cupti {
   decltype(&::cuptiGetCallbackName) get_callback_name = nullptr;  // optional
   decltype(&::cuptiGetResultString) get_result_string = nullptr;
   decltype(&::cuptiActivityEnable) activity_enable = nullptr;
+  decltype(&::cuptiActivityDisable) activity_disable = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) activity_register_callbacks = nullptr;
   decltype(&::cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;  // optional
   decltype(&::cuptiActivityFlushAll) activity_flush_all = nullptr;
@@ -44,10 +45,18 @@ struct Cupti {
 // /usr/local/cuda. `cuda_home` may be null.
 std::vector<std::string> cupti_candidates(const char* cuda_home);
 
-// Each returns false with a short reason ("no libcuda", "libcupti lacks
-// cuptiActivityEnable") and leaves the table unusable.
+// False with a short reason ("no libcuda", "libcuda missing cuDeviceGet")
+// and the table unusable.
 bool load_driver(Driver* driver, std::string* why);
-bool load_cupti(Cupti* cupti, std::string* why, std::string* path_loaded);
+
+// One libcupti candidate: the dlopen handle and the file it came from (a
+// soname candidate names no folder), or null where the candidate does not
+// load (most do not exist on a given machine). Never dlclose'd: a libcupti
+// that failed part-way may already have hooked into libcuda.
+void* open_cupti(const std::string& candidate, std::string* file);
+// Fills the table from `lib`; false with a reason ("missing
+// cuptiActivityEnable") if a required function is absent.
+bool resolve_cupti(void* lib, Cupti* cupti, std::string* why);
 
 // "CUPTI_ERROR_..." text for a result, or the number.
 std::string cupti_error(const Cupti& cupti, CUptiResult result);

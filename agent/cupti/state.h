@@ -36,6 +36,7 @@ struct GpuState {
   Cupti cupti;
   CUpti_SubscriberHandle subscriber = nullptr;
   bool activity_on = false;
+  std::vector<CUpti_ActivityKind> enabled_kinds;  // by start_activity, for stop_activity
 
   CbidSlot driver_api[kMaxCbid];
   CbidSlot runtime_api[kMaxCbid];

@@ -3,9 +3,12 @@
 // full buffer is handed back from a delivery thread of the fake's own, and
 // a flush hands back everything else. Records that find no buffer, records
 // of a context destroyed before they were delivered, and
-// FAKE_CUPTI_DROP_KERNELS victims are counted as dropped.
+// FAKE_CUPTI_DROP_KERNELS victims are counted as dropped. Enabled kinds are
+// collected until disabled, with or without a subscriber.
 #include <time.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -116,6 +119,15 @@ uint64_t discard_in(Buffer& b, uint32_t context) {
   return n;
 }
 
+// FAKE_CUPTI_REPORT_RECORDS: a test reads from stderr what reached the client.
+__attribute__((destructor)) void report_records_written() {
+  if (std::getenv(fake_cuda::kEnvReportRecords) == nullptr) return;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.records_mu);
+  std::fprintf(stderr, "fake CUPTI: %llu records written to client buffers\n",
+               static_cast<unsigned long long>(s.written));
+}
+
 }  // namespace
 
 namespace fake_cupti {
@@ -176,6 +188,7 @@ void queue_record(const CUpti_Activity* record, size_t size, uint32_t context) {
   std::memcpy(at + sizeof h, record, size);
   std::memset(at + sizeof h + size, 0, bytes - sizeof h - size);
   s.filling.used += bytes;
+  ++s.written;
 }
 
 void discard_context(uint32_t context) {
@@ -188,8 +201,26 @@ void discard_context(uint32_t context) {
 }  // namespace fake_cupti
 
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
+  static std::atomic<long> calls{0};
+  static const long failing_call = [] {
+    const char* n = std::getenv(fake_cuda::kEnvFailActivityEnable);
+    return n != nullptr ? std::atol(n) : 0L;
+  }();
+  if (++calls == failing_call) return CUPTI_ERROR_NOT_COMPATIBLE;
   if (!supported(kind)) return CUPTI_ERROR_INVALID_KIND;
-  state().kinds[kind].store(true);
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.kinds[kind].store(true);
+  attach_tool_if_needed(s);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
+  if (!supported(kind)) return CUPTI_ERROR_INVALID_KIND;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.kinds[kind].store(false);
+  attach_tool_if_needed(s);
   return CUPTI_SUCCESS;
 }
 CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,

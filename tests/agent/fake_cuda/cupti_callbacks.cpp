@@ -1,9 +1,15 @@
 // The fake CUPTI's callback API: one subscriber (a second, or a tool named
-// in FAKE_CUPTI_OTHER_SUBSCRIBER, is refused as real CUPTI refuses it), per
-// callback enabling, callback names and result strings.
+// in FAKE_CUPTI_OTHER_SUBSCRIBER, is refused as real CUPTI refuses it; a
+// copy named in FAKE_CUPTI_SUBSCRIBE_ERROR refuses with the error given
+// there), per callback enabling, callback names and result strings.
+#include <dlfcn.h>
+#include <limits.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
 
 #include "cupti_state.h"
 #include "fake_cuda.h"
@@ -82,6 +88,28 @@ uint32_t domain_size(CUpti_CallbackDomain domain) {
   }
 }
 
+std::string real_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) != nullptr ? resolved : path;
+}
+
+// What FAKE_CUPTI_SUBSCRIBE_ERROR says this copy of the library answers.
+CUptiResult refusal_for_this_copy() {
+  const char* env = std::getenv(fake_cuda::kEnvSubscribeError);
+  Dl_info self;
+  if (env == nullptr || !dladdr(reinterpret_cast<void*>(&refusal_for_this_copy), &self) ||
+      self.dli_fname == nullptr)
+    return CUPTI_SUCCESS;
+  const std::string me = real_path(self.dli_fname);
+  std::istringstream entries(env);
+  for (std::string entry; std::getline(entries, entry, ',');) {
+    size_t eq = entry.rfind('=');
+    if (eq != std::string::npos && real_path(entry.substr(0, eq)) == me)
+      return static_cast<CUptiResult>(std::atoi(entry.c_str() + eq + 1));
+  }
+  return CUPTI_SUCCESS;
+}
+
 CUptiResult subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
                       void* userdata, const char** other) {
   if (subscriber == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
@@ -92,6 +120,10 @@ CUptiResult subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc cal
     *other = env;
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   }
+  if (CUptiResult refused = refusal_for_this_copy(); refused != CUPTI_SUCCESS) {
+    *other = "";  // no tool named
+    return refused;
+  }
   if (s.subscribed.load()) {
     *other = "CUPTI for a subscriber already there";
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -100,7 +132,7 @@ CUptiResult subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc cal
   s.userdata = userdata;
   s.subscribed.store(true);
   *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
-  fakecuda_attach_tool(&kTool);
+  attach_tool_if_needed(s);
   return CUPTI_SUCCESS;
 }
 
@@ -112,6 +144,12 @@ bool ours(CUpti_SubscriberHandle subscriber) {
 }  // namespace
 
 namespace fake_cupti {
+
+void attach_tool_if_needed(State& s) {
+  bool needed = s.subscribed.load();
+  for (const auto& kind : s.kinds) needed = needed || kind.load();
+  fakecuda_attach_tool(needed ? &kTool : nullptr);
+}
 
 void forward_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   State& s = state();
@@ -144,10 +182,10 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
   if (!ours(subscriber)) return CUPTI_ERROR_INVALID_PARAMETER;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  fakecuda_attach_tool(nullptr);
   s.subscribed.store(false);
   for (auto& domain : s.enabled)
     for (auto& on : domain) on.store(false);
+  attach_tool_if_needed(s);
   return CUPTI_SUCCESS;
 }
 
@@ -186,6 +224,15 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
       break;
     case CUPTI_ERROR_INVALID_PARAMETER:
       *str = "CUPTI_ERROR_INVALID_PARAMETER";
+      break;
+    case CUPTI_ERROR_NOT_INITIALIZED:
+      *str = "CUPTI_ERROR_NOT_INITIALIZED";
+      break;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+      *str = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+      break;
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+      *str = "CUPTI_ERROR_NOT_COMPATIBLE";
       break;
     case CUPTI_ERROR_INVALID_KIND:
       *str = "CUPTI_ERROR_INVALID_KIND";

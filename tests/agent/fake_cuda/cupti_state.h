@@ -43,6 +43,7 @@ struct State {
   std::condition_variable full_ready;
   bool delivery_thread = false;
   uint64_t dropped = 0;          // since the client last asked
+  uint64_t written = 0;          // into client buffers, ever (FAKE_CUPTI_REPORT_RECORDS)
   uint64_t kernels_to_drop = 0;  // FAKE_CUPTI_DROP_KERNELS
 
   // Held while buffers are handed back, so they arrive in order. Taken
@@ -51,6 +52,11 @@ struct State {
 };
 
 State& state();
+
+// Points the fake driver at the fake CUPTI while a subscriber or an enabled
+// activity kind needs it. As in CUPTI, activity does not depend on the
+// subscriber: it goes on after cuptiUnsubscribe until disabled. Under `mu`.
+void attach_tool_if_needed(State& s);
 
 // The table the fake driver reports through (cupti_activity.cpp, callbacks
 // in cupti_callbacks.cpp).

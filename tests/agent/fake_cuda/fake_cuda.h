@@ -27,6 +27,16 @@ inline constexpr char kEnvDevices[] = "FAKE_CUDA_DEVICES";
 // cuptiSubscribe fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
 // naming this value as the subscriber already there.
 inline constexpr char kEnvOtherSubscriber[] = "FAKE_CUPTI_OTHER_SUBSCRIBER";
+// cuptiSubscribe fails in the copies of the fake libcupti named here (tests
+// put a second copy on the search path): comma-separated FILE=CODE entries,
+// FILE the path of a copy, CODE the CUptiResult number it answers with.
+inline constexpr char kEnvSubscribeError[] = "FAKE_CUPTI_SUBSCRIBE_ERROR";
+// The Nth call of cuptiActivityEnable (1-based) fails with
+// CUPTI_ERROR_NOT_COMPATIBLE, as for a kind this device cannot collect.
+inline constexpr char kEnvFailActivityEnable[] = "FAKE_CUPTI_FAIL_ACTIVITY_ENABLE";
+// At exit the fake CUPTI prints to stderr how many records it wrote into
+// client buffers: "fake CUPTI: N records written to client buffers".
+inline constexpr char kEnvReportRecords[] = "FAKE_CUPTI_REPORT_RECORDS";
 // The first N kernel records are dropped as if no buffer space was left.
 inline constexpr char kEnvDropKernels[] = "FAKE_CUPTI_DROP_KERNELS";
 // Walking a delivered buffer fails (CUPTI_ERROR_INVALID_KIND) at its Nth

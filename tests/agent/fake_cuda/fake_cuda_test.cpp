@@ -2,6 +2,7 @@
 // and fake CUPTI (this folder) with the agent loaded, and its trace must
 // show every launch as a kernel under the brick that issued it, with the
 // durations the fake GPU promises, and every copy under its scope.
+#include <cupti.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -59,6 +60,19 @@ class FakeCudaTest : public TempDirTest {
     EXPECT_EQ(traced.status, plain.status) << traced.err;
     EXPECT_EQ(traced.out, plain.out);
     return traced;
+  }
+
+  // A second copy of the fake libcupti, found after the first under the
+  // next candidate name (libcupti.so.13), as a second CUPTI install would be.
+  std::map<std::string, std::string> env_with_second_libcupti(std::string* first,
+                                                              std::string* second) {
+    fs::create_directories(dir_ / "second");
+    *first = std::string(FAKE_CUDA_DIR) + "/libcupti.so";
+    *second = (dir_ / "second" / "libcupti.so.13").string();
+    fs::copy_file(*first, *second);
+    auto env = agent_env();
+    env["LD_LIBRARY_PATH"] = std::string(FAKE_CUDA_DIR) + ":" + (dir_ / "second").string();
+    return env;
   }
 
   json load_trace() {
@@ -326,6 +340,79 @@ TEST_F(FakeCudaTest, AnotherSubscriberLeavesTheProgramAlone) {
   EXPECT_EQ(of_kind(t, "scope").size(), 2u);
   EXPECT_TRUE(of_kind(t, "kernel").empty());
   EXPECT_TRUE(of_kind(t, "transfer").empty());
+  EXPECT_TRUE(of_kind(t, "sync").empty());
+}
+
+// One FAKE_CUPTI_SUBSCRIBE_ERROR entry: that copy of the fake refuses.
+std::string refusal(const std::string& libcupti, CUptiResult error) {
+  return libcupti + "=" + std::to_string(error);
+}
+
+// A libcupti newer than the driver refuses the subscriber: the next
+// candidate that loads is tried, and here it takes it.
+TEST_F(FakeCudaTest, NextLibcuptiIsTriedWhenSubscribeFails) {
+  std::string first, second;
+  auto env = env_with_second_libcupti(&first, &second);
+  env[fake_cuda::kEnvSubscribeError] = refusal(first, CUPTI_ERROR_NOT_INITIALIZED);
+  Result r = run_app(env);
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  EXPECT_EQ(t["diagnostics"]["cupti"], "active (" + second + ", sync deferred)");
+  expect_clean_capture(t);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+}
+
+// Every candidate refuses: one line names each tried path with its error
+// (a machine's own libcupti, tried after the fakes, may add an entry).
+TEST_F(FakeCudaTest, EveryRefusingLibcuptiIsNamedWithItsError) {
+  std::string first, second;
+  auto env = env_with_second_libcupti(&first, &second);
+  env[fake_cuda::kEnvSubscribeError] = refusal(first, CUPTI_ERROR_NOT_INITIALIZED) + "," +
+                                       refusal(second, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
+  Result r = run_app(env);
+  EXPECT_NE(r.err.find("no usable libcupti"), std::string::npos) << r.err;
+  json t = load_trace();
+  const std::string status = t["diagnostics"]["cupti"];
+  const std::string expected_start = "unavailable: no usable libcupti (" + first +
+                                     ": cuptiSubscribe: CUPTI_ERROR_NOT_INITIALIZED; " + second +
+                                     ": cuptiSubscribe: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+  EXPECT_EQ(status.rfind(expected_start, 0), 0u) << status;
+  EXPECT_EQ(status.back(), ')') << status;
+  EXPECT_EQ(status.find('\n'), std::string::npos) << status;
+  EXPECT_EQ(of_kind(t, "brick").size(), 4u);
+  EXPECT_TRUE(of_kind(t, "kernel").empty());
+}
+
+// Another tool holding CUPTI is the same on every libcupti: no other
+// candidate is tried (the second copy here would take the subscriber).
+TEST_F(FakeCudaTest, AnotherSubscriberStopsTheSearch) {
+  std::string first, second;
+  auto env = env_with_second_libcupti(&first, &second);
+  env[fake_cuda::kEnvSubscribeError] =
+      refusal(first, CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+  Result r = run_app(env);
+  EXPECT_NE(r.err.find("another CUPTI subscriber is active"), std::string::npos) << r.err;
+  json t = load_trace();
+  EXPECT_EQ(t["diagnostics"]["cupti"], "unavailable: another CUPTI subscriber is active");
+  EXPECT_TRUE(of_kind(t, "kernel").empty());
+}
+
+// Start-up fails after two activity kinds were enabled (the third,
+// MEMSET, is refused): the agent disables them again, so CUPTI writes no
+// record into the buffers of an agent that carries on with CPU scopes only.
+TEST_F(FakeCudaTest, FailedStartLeavesNoActivityEnabled) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvFailActivityEnable] = "3";
+  env[fake_cuda::kEnvReportRecords] = "1";
+  Result r = run_app(env);
+  EXPECT_NE(r.err.find("fake CUPTI: 0 records written to client buffers"), std::string::npos)
+      << r.err;
+  json t = load_trace();
+  const std::string refused =
+      "cuptiActivityEnable(" + std::to_string(CUPTI_ACTIVITY_KIND_MEMSET) + ")";
+  EXPECT_EQ(t["diagnostics"]["cupti"], "unavailable: " + refused + ": CUPTI_ERROR_NOT_COMPATIBLE");
+  EXPECT_EQ(of_kind(t, "brick").size(), 4u);
+  EXPECT_TRUE(of_kind(t, "kernel").empty());
   EXPECT_TRUE(of_kind(t, "sync").empty());
 }
 

@@ -17,6 +17,7 @@
 #include "kernels/bandwidth.h"
 #include "kernels/cpu_detect.h"
 #include "kernels/fp16.h"
+#include "kernels/huge_pages.h"
 #include "kernels/q4k.h"
 
 namespace bricklayer {
@@ -33,9 +34,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// On huge pages, as bricklayer keeps its weights (and its probe buffer).
+using Matrix = std::vector<BlockQ4K, HugePageAllocator<BlockQ4K>>;
+
 // Random but valid blocks: the kernel's speed does not depend on the values.
-std::vector<std::vector<BlockQ4K>> random_matrices() {
-  std::vector<std::vector<BlockQ4K>> all(kCopies);
+std::vector<Matrix> random_matrices() {
+  std::vector<Matrix> all(kCopies);
   std::mt19937_64 rng(1);
   for (auto& mat : all) {
     mat.resize(static_cast<size_t>(kRows * kBlocksPerRow));
@@ -97,8 +101,8 @@ int run(double seconds) {
   const int64_t probe_floats = kMatrixBytes / 4 / 4096 * 4096;
   const int64_t buffer_floats = probe_floats * kCopies;
   std::unique_ptr<float, void (*)(void*)> probe(
-      static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(buffer_floats) * 4)),
-      std::free);
+      static_cast<float*>(huge_page_alloc(static_cast<size_t>(buffer_floats) * 4)),
+      [](void* p) { huge_page_free(p); });
   if (!probe) return 1;
   pool.parallel_for(buffer_floats, 1 << 18, [&](int64_t a, int64_t b) {
     for (int64_t i = a; i < b; ++i) probe.get()[i] = 0;

@@ -70,13 +70,16 @@ void CpuBackend::get_rows(const Graph& g, const Node& n) {
   }
 }
 
+int64_t gemv_rows_per_chunk(int64_t rows, int threads) {
+  return std::max<int64_t>(16, rows / (threads * 8));
+}
+
 void CpuBackend::mul_mat(const Graph& g, const Node& n) {
   const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
   const float* x = f32(n.in[1]);
   float* y = output(n.out);
   const int m = g.rows();
-  // Enough rows per chunk to amortise the hand-out, few enough to balance.
-  const int64_t grain = 16;
+  const int64_t grain = gemv_rows_per_chunk(n.n, pool_.size());
   if (w.type == WeightType::Q4K) {
     const int64_t nb = n.k / kQK;
     const auto* wq = static_cast<const BlockQ4K*>(w.host);

@@ -12,6 +12,15 @@
 
 namespace bricklayer {
 
+// Rows per chunk a GEMV hands to the pool: eight chunks per thread. Each
+// chunk starts with its first 8 KiB not yet prefetched (q4k_simd.h) and
+// prefetches 8 KiB past its end into rows another thread may read, so
+// chunks must be large; 16-row chunks (18 KB of a 2048-wide Q4_K matrix)
+// cost bricklayer's decode ~20 %. Eight per thread still balance a thread
+// that loses its core for a while on a shared machine (one chunk per
+// thread did not).
+int64_t gemv_rows_per_chunk(int64_t rows, int threads);
+
 class CpuBackend final : public Dispatcher {
  public:
   // `pool` is shared with the caller (weights generation uses it too).

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/bandwidth.h"
+#include "kernels/cpu_backend.h"
 #include "kernels/cpu_detect.h"
 #include "kernels/fp16.h"
 #include "kernels/huge_pages.h"
@@ -78,11 +79,11 @@ double gemv_seconds(const Level& l, ThreadPool& pool, const BlockQ4K* w, const f
   const auto t0 = std::chrono::steady_clock::now();
   if (l.k->gemv_q4k_q8) {
     quantize_row_q8k(x, xq, kCols);
-    pool.parallel_for(kRows, 32, [&](int64_t r0, int64_t r1) {
+    pool.parallel_for(kRows, gemv_rows_per_chunk(kRows, pool.size()), [&](int64_t r0, int64_t r1) {
       l.k->gemv_q4k_q8(w, kBlocksPerRow, r0, r1, xq, 1, y, kRows);
     });
   } else {
-    pool.parallel_for(kRows, 32, [&](int64_t r0, int64_t r1) {
+    pool.parallel_for(kRows, gemv_rows_per_chunk(kRows, pool.size()), [&](int64_t r0, int64_t r1) {
       l.k->gemv_q4k_f32(w, kBlocksPerRow, r0, r1, x, 1, y, kRows);
     });
   }

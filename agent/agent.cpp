@@ -50,7 +50,18 @@ std::string& gpu_status() {
   return *s;
 }
 
-constexpr int kDumpSignals[] = {SIGTERM, SIGINT};
+// Signals whose default action ends the process: the trace is written
+// first. The crash signals too: a trace cut short by an assert, an abort()
+// in a CUDA_CHECK or a segfault shows in its open scopes where it died.
+struct DumpSignal {
+  int number;
+  const char* name;
+};
+constexpr DumpSignal kDumpSignals[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
+                                       {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"},
+                                       {SIGABRT, "SIGABRT"}, {SIGSEGV, "SIGSEGV"},
+                                       {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+                                       {SIGILL, "SIGILL"}};
 struct sigaction g_previous[NSIG];
 
 const char* getenv_wrapper(const char* name) { return std::getenv(name); }
@@ -113,7 +124,13 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
 }
 
 void install_signal_handlers() {
-  for (int sig : kDumpSignals) {
+  // While one trace write runs in a handler, the others wait (a second
+  // fault inside it then ends the process at once, as without the agent).
+  sigset_t all_dump_signals;
+  sigemptyset(&all_dump_signals);
+  for (const DumpSignal& d : kDumpSignals) sigaddset(&all_dump_signals, d.number);
+  for (const DumpSignal& d : kDumpSignals) {
+    const int sig = d.number;
     struct sigaction current;
     if (sigaction(sig, nullptr, &current) != 0) continue;
     // Only where the default (terminate) applies: an ignored signal stays
@@ -124,7 +141,7 @@ void install_signal_handlers() {
       std::memset(&ours, 0, sizeof ours);
       ours.sa_sigaction = on_dump_signal;
       ours.sa_flags = SA_SIGINFO | SA_RESTART;
-      sigemptyset(&ours.sa_mask);
+      ours.sa_mask = all_dump_signals;
       sigaction(sig, &ours, nullptr);
     }
   }
@@ -181,6 +198,13 @@ Trace build_trace() {
   d.unbalanced_pops = replayed.unbalanced_pops;
   d.open_scopes_at_exit = replayed.open_scopes_at_exit;
   d.warnings = the_config().warnings;
+  if (const int sig = g_dying_signal; sig != 0) {
+    for (const DumpSignal& known : kDumpSignals)
+      if (known.number == sig)
+        d.warnings.push_back(std::string("the process was killed by ") + known.name +
+                             "; the trace was written in its handler (scopes still open "
+                             "were open when it arrived)");
+  }
   if (d.dropped_events)
     d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
                          std::to_string(d.dropped_events) + " events dropped");

@@ -3,10 +3,12 @@
 //   annotated_app threads        3 threads x 2 layers x {RmsNorm 2 ms, GateProjection 4 ms}
 //   annotated_app fork           a child records its own scope and exits 5
 //   annotated_app wait           prints "ready", then waits in a scope (for SIGTERM)
+//   annotated_app abort|segv     dies of SIGABRT / SIGSEGV inside layer 3, brick RmsNorm
 #include <brickprof/brickprof.h>
 #include <pthread.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -115,6 +117,17 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     kill(getpid(), SIGTERM);
     for (;;) pause();
+  }
+  if (std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "segv") == 0) {
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);  // no core files left behind by the tests
+    std::printf("crashing\n");
+    std::fflush(stdout);
+    BRICKPROF_LAYER(3);
+    BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
+    if (mode[0] == 'a') std::abort();
+    volatile int* nowhere = nullptr;
+    *nowhere = 1;
   }
   std::fprintf(stderr, "unknown mode %s\n", mode);
   return 2;

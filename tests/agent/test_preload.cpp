@@ -183,6 +183,33 @@ TEST_F(PreloadTest, SigtermStillDiesOfSigtermAndWritesTrace) {
   EXPECT_EQ(t["nodes"][0]["name"], "waiting");
 }
 
+// A crash inside a scope: the program dies of the same signal, with the
+// same output, and the trace shows where it was (the open scopes) and why.
+void expect_crash_trace(const json& t, const std::string& signal) {
+  EXPECT_EQ(t["diagnostics"]["open_scopes_at_exit"], 2);
+  ASSERT_EQ(t["nodes"].size(), 2u);
+  EXPECT_EQ(t["nodes"][0]["kind"], "layer");
+  EXPECT_EQ(t["nodes"][1]["name"], "RmsNorm");
+  bool said = false;
+  for (const json& w : t["diagnostics"]["warnings"])
+    said |= w.get<std::string>().find("killed by " + signal) != std::string::npos;
+  EXPECT_TRUE(said) << t["diagnostics"].dump();
+}
+
+TEST_F(PreloadTest, AbortStillDiesOfSigabrtAndTheTraceShowsWhere) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "abort"});
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << r.status;
+  EXPECT_EQ(WTERMSIG(r.status), SIGABRT);
+  expect_crash_trace(load_only_output(), "SIGABRT");
+}
+
+TEST_F(PreloadTest, SegfaultStillDiesOfSigsegvAndTheTraceShowsWhere) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "segv"});
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << r.status;
+  EXPECT_EQ(WTERMSIG(r.status), SIGSEGV);
+  expect_crash_trace(load_only_output(), "SIGSEGV");
+}
+
 // The trace write in the signal handler blocks on a lock the program holds
 // (stderr's, taken by another thread; the agent logs through stdio at
 // BRICKPROF_LOG=info). The deadline ends the wait: the program still dies

@@ -104,15 +104,6 @@ Memory& memory() {
 
 size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
-char* map_with_guard(size_t bytes, bool guard_first) {
-  const size_t page = page_size();
-  char* p = static_cast<char*>(
-      mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  if (p == MAP_FAILED) return nullptr;
-  mprotect(guard_first ? p : p + bytes, page, PROT_NONE);
-  return guard_first ? p + page : p;
-}
-
 char* stack_top(unsigned i) {
   return memory().stacks + i * (kStackBytes + page_size()) + kStackBytes;
 }
@@ -135,12 +126,15 @@ bool reserve_stacks(unsigned threads) {
 // read or write past the end faults on the guard page.
 void* shared_region(size_t bytes) {
   Memory& m = memory();
+  const size_t page = page_size();
   const size_t rounded = (bytes + 15) / 16 * 16;
   if (m.shared_end == nullptr || rounded > m.shared_capacity) {
-    const size_t page = page_size();
     const size_t capacity = (rounded + page - 1) / page * page;
-    char* p = map_with_guard(capacity, false);
-    if (p == nullptr) return nullptr;
+    char* p = static_cast<char*>(mmap(nullptr, capacity + page, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (p == MAP_FAILED) return nullptr;
+    mprotect(p + capacity, page, PROT_NONE);
+    if (m.shared_end) munmap(m.shared_end - m.shared_capacity, m.shared_capacity + page);
     m.shared_end = p + capacity;
     m.shared_capacity = capacity;
   }

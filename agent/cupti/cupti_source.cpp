@@ -93,7 +93,8 @@ std::unique_ptr<GpuSource> fail(GpuState* s, const std::string& why, std::string
     stop_activity(*s);
     if (s->subscriber != nullptr) s->cupti.unsubscribe(s->subscriber);
   }
-  // `s` is leaked on purpose: CUPTI may still hold its address.
+  // `s` (subscribed once) is leaked on purpose: CUPTI may still hold its
+  // address.
   return nullptr;
 }
 
@@ -108,11 +109,13 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
       *status = "off: BRICKPROF_SYNC=none (CPU scopes only)";
       return nullptr;
     }
-    auto* s = new GpuState(config);
+    auto owned = std::make_unique<GpuState>(config);
     std::string why;
-    if (!load_driver(&s->driver, &why)) return fail(nullptr, why, status, true);
+    if (!load_driver(&owned->driver, &why)) return fail(nullptr, why, status, true);
     std::string path;
-    if (!subscribe_first_usable_cupti(*s, &path, &why)) return fail(nullptr, why, status, false);
+    if (!subscribe_first_usable_cupti(*owned, &path, &why))
+      return fail(nullptr, why, status, false);
+    GpuState* s = owned.release();  // CUPTI holds its address from here on
     set_gpu_state(s);
     if (!enable_callbacks(*s, &why) || !start_activity(*s, &why)) {
       set_gpu_state(nullptr);

@@ -1,4 +1,4 @@
-// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--json]`:
+// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--under NAME] [--json]`:
 // compares two saved traces per brick and per kernel (analysis/trace_diff.h)
 // and exits 1 when anything got slower by more than the threshold and the
 // minimum time, so CI can gate on it.
@@ -10,6 +10,7 @@
 #include "analysis/format.h"
 #include "analysis/trace_diff.h"
 #include "analysis/trace_json.h"
+#include "analysis/trace_subset.h"
 #include "tools/command.h"
 
 namespace brickprof::cli {
@@ -21,6 +22,7 @@ struct DiffOptions {
   double threshold_pct = DiffLimits{}.threshold_pct;
   std::string min_time;
   CLI::Option* min_time_option = nullptr;  // unset: the default
+  std::string under;  // empty: the whole traces
   bool json = false;
 };
 
@@ -45,6 +47,14 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
     next = read_trace_file(o.next);
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
+  }
+  if (!o.under.empty()) {
+    for (auto [trace, file] : {std::pair{&base, &o.base}, std::pair{&next, &o.next}}) {
+      Subset subset = subtrees_named(*trace, o.under);
+      if (subset.roots == 0) return fail(*file + ": no scope named '" + o.under + "' (--under)");
+      *trace = std::move(subset.trace);
+    }
+    if (!o.json) std::cout << "Under \"" << o.under << "\" in both traces\n\n";
   }
   const TraceDiff d = diff_traces(base, next, limits);
   render_diff(d, std::cout, o.json);
@@ -72,6 +82,10 @@ Command add_diff_command(CLI::App& parent) {
                       "a plain number is µs; default " +
                           format_duration(DiffLimits{}.min_time_ns) + ")")
           ->type_name("DUR");
+  sub->add_option("--under", o->under,
+                  "Compare only what ran under scopes named NAME in each trace (e.g. \"decode "
+                  "token\")")
+      ->type_name("NAME");
   sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text");
   sub->footer(
       "Bricks are matched by name; kernels by name and PTX hash, and a kernel whose name is in "

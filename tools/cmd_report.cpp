@@ -1,15 +1,18 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
-// [--json] [-o OUT]`: reads a saved trace and prints the chosen views
-// (report_views.h).
+// [--under NAME] [--json] [-o OUT]`: reads a saved trace and prints the
+// chosen views (report_views.h), of the whole trace or of the subtrees
+// under scopes named NAME (analysis/trace_subset.h).
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "analysis/dependency_graph.h"
 #include "analysis/json_writer.h"
 #include "analysis/report_views.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
+#include "analysis/trace_subset.h"
 #include "tools/command.h"
 #include "tools/report_views.h"
 
@@ -22,6 +25,14 @@ struct ReportOptions {
   bool json = false;
   std::map<std::string, bool> chosen;  // by view name
   std::vector<std::string> what_if;    // "NAME=K" specs, in command-line order
+  std::string under;                   // empty: the whole trace
+};
+
+// What --under kept, said before the views so no figure is mistaken for
+// the whole run's.
+struct UnderNote {
+  std::string name;
+  size_t roots = 0, nodes = 0, of_nodes = 0;
 };
 
 constexpr const char* kWhatIfKey = "what-if";
@@ -29,7 +40,8 @@ constexpr const char* kWhatIfKey = "what-if";
 // `--json`: one object with one key per view, so scripts can ask for
 // several at once. Each view writes its own value; we only add the frame.
 void render_json(const Trace& trace, const std::vector<const ReportView*>& views,
-                 const std::vector<std::string>& what_if, std::ostream& out) {
+                 const std::vector<std::string>& what_if, const UnderNote* under,
+                 std::ostream& out) {
   bool first = true;
   auto key = [&](const char* name) {
     std::string quoted;
@@ -37,6 +49,13 @@ void render_json(const Trace& trace, const std::vector<const ReportView*>& views
     out << (first ? "{\n" : ",\n") << quoted << ':';
     first = false;
   };
+  if (under != nullptr) {
+    key("under");
+    std::string name;
+    append_json_string(name, under->name);
+    out << "{\"name\":" << name << ",\"scopes\":" << under->roots
+        << ",\"nodes\":" << under->nodes << ",\"of_nodes\":" << under->of_nodes << '}';
+  }
   for (const ReportView* v : views) {
     key(v->name);
     v->json(trace, out);
@@ -49,9 +68,18 @@ void render_json(const Trace& trace, const std::vector<const ReportView*>& views
 }
 
 void render(const Trace& trace, const std::vector<const ReportView*>& views,
-            const std::vector<std::string>& what_if, bool json, std::ostream& out) {
-  if (json) return render_json(trace, views, what_if, out);
+            const std::vector<std::string>& what_if, const UnderNote* under, bool json,
+            std::ostream& out) {
+  if (json) return render_json(trace, views, what_if, under, out);
   bool first = true;
+  // Not in front of a file format (--dot, --chrome, --folded) alone.
+  bool any_report = !what_if.empty();
+  for (const ReportView* v : views) any_report |= v->json != nullptr;
+  if (under != nullptr && any_report) {
+    out << "Under \"" << under->name << "\": " << under->roots << " scope"
+        << (under->roots == 1 ? "" : "s") << ", " << under->nodes << " of " << under->of_nodes
+        << " nodes\n\n";
+  }
   for (const ReportView* v : views) {
     if (!first) out << "\n";
     first = false;
@@ -90,12 +118,19 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   }
+  std::optional<UnderNote> under;
+  if (!o.under.empty()) {
+    Subset subset = subtrees_named(trace, o.under);
+    if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+    under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
+    trace = std::move(subset.trace);
+  }
   // A trace can parse and still have edges that contradict its times (a
   // dependency cycle); that is bad input in FILE, whichever output it hits.
   std::string bad_input;
   auto write = [&](std::ostream& out) {
     try {
-      render(trace, views, o.what_if, o.json, out);
+      render(trace, views, o.what_if, under ? &*under : nullptr, o.json, out);
     } catch (const GraphError& e) {
       bad_input = o.file + ": " + e.what();
       throw;
@@ -133,6 +168,11 @@ Command add_report_command(CLI::App& parent) {
                   "NAME ran K times faster (repeatable)")
       ->type_name("NAME=K")
       ->allow_extra_args(false);
+  sub->add_option("--under", o->under,
+                  "Only what ran under scopes named NAME (e.g. \"decode token\": the steady "
+                  "state without prefill and warm-up): those scopes, their nested scopes and "
+                  "the GPU work they launched")
+      ->type_name("NAME");
   sub->add_flag("--json", o->json,
                 "Print the views as one JSON object, one key per view (not --dot, --chrome, "
                 "--folded)");

@@ -83,6 +83,36 @@ TEST(Report, JsonViewsForScripts) {
   EXPECT_EQ(layer0["children"][1]["children"][0]["count"], 2);  // batched_q4k_gemv
 }
 
+// --under: only the subtrees under scopes of that name (tree_small.json has
+// two "Layer 0" roots, ten and two nodes, and a "Layer 1").
+TEST(Report, UnderKeepsOnlyTheNamedSubtrees) {
+  CliResult text =
+      run_brickprof({"report", "--summary", "--under", "Layer 0", data_path("tree_small.json")});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("Under \"Layer 0\": 2 scopes, 12 of 15 nodes\n\n", 0), 0u) << text.out;
+  CliResult json = run_brickprof(
+      {"report", "--json", "--summary", "--under", "Layer 0", data_path("tree_small.json")});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["under"]["scopes"], 2);
+  EXPECT_EQ(doc["under"]["nodes"], 12);
+  EXPECT_EQ(doc["summary"]["bricks"][0]["name"], "RmsNorm");
+  EXPECT_EQ(doc["summary"]["bricks"][0]["count"], 2);  // the third is under Layer 1
+  // A file format alone gets no header line.
+  CliResult folded =
+      run_brickprof({"report", "--folded", "--under", "Layer 1", data_path("tree_small.json")});
+  EXPECT_EQ(folded.out.rfind("Layer 1", 0), 0u) << folded.out;
+}
+
+TEST(Report, UnderANameThatIsNotThereIsBadInput) {
+  CliResult r = run_brickprof(
+      {"report", "--under", "decode token", data_path("tree_small.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "brickprof: " + data_path("tree_small.json") +
+                       ": no scope named 'decode token' (--under)\n");
+}
+
 TEST(Report, WritesToOutFile) {
   std::string dir = fresh_dir("out");
   CliResult r =

@@ -51,6 +51,25 @@ TEST(Diff, SlowerBrickBelowThresholdPasses) {
       << r.out;
 }
 
+// The slower QkvProjection sits under "Layer 0": comparing only what ran
+// under "Layer 1" finds nothing, under "Layer 0" finds it.
+TEST(Diff, UnderComparesOnlyTheNamedSubtrees) {
+  CliResult outside =
+      run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--under", "Layer 1"});
+  EXPECT_EQ(outside.exit_code, 0) << outside.err;
+  EXPECT_EQ(outside.out.rfind("Under \"Layer 1\" in both traces\n\n", 0), 0u) << outside.out;
+  EXPECT_EQ(outside.out.find("QkvProjection"), std::string::npos) << outside.out;
+  CliResult inside =
+      run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--under", "Layer 0"});
+  EXPECT_EQ(inside.exit_code, 1) << inside.err;
+  EXPECT_NE(inside.out.find("REGRESSION brick  QkvProjection"), std::string::npos) << inside.out;
+  CliResult missing =
+      run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--under", "nope"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(lines(missing.err), 1u) << missing.err;
+  EXPECT_NE(missing.err.find("no scope named 'nope' (--under)"), std::string::npos);
+}
+
 TEST(Diff, FasterIsNotARegression) {
   CliResult r = run_brickprof({"diff", slower_qkv(), data_path("tree_small.json")});
   EXPECT_EQ(r.exit_code, 0) << r.err;

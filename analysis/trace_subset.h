@@ -1,0 +1,24 @@
+// The part of a trace under scopes of one name ("decode token"): those
+// scopes, everything nested in them and the GPU work they launched, so every
+// view can describe the steady state alone (no prefill, no warm-up). Like
+// Nsight's NVTX range filter, by name rather than by time.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "analysis/trace.h"
+
+namespace brickprof {
+
+struct Subset {
+  Trace trace;       // the kept nodes (renumbered), their details and edges
+  size_t roots = 0;  // nodes named `name` that are not inside another one
+};
+
+// Keeps every node named `name` and its descendants (by parent); edges
+// whose two ends are kept; the process, devices, threads, PTX modules and
+// diagnostics as they are. roots == 0 when no node has that name.
+Subset subtrees_named(const Trace& trace, std::string_view name);
+
+}  // namespace brickprof

@@ -6,6 +6,31 @@ namespace brickprof::json_read {
 
 namespace {
 
+// Calls field(key, value) for each key of `obj`, the cursor naming the key
+// for error messages.
+template <typename Field>
+void each_field(od::object obj, Cursor& c, Field field) {
+  for (auto f : obj) {
+    const std::string_view k = f.unescaped_key();
+    c.key = k;
+    od::value v = f.value();
+    field(k, v);
+  }
+}
+
+// Calls element(object) for each element of `arr`, the cursor naming the
+// section and the element's index.
+template <typename Element>
+void each_element(od::array arr, const char* section, Cursor& c, Element element) {
+  c.section = section;
+  c.index = 0;
+  for (auto e : arr) {
+    element(od::object(e.get_object()));
+    ++c.index;
+  }
+  c.index = -1;
+}
+
 // One key of a process object; false if it is not one.
 bool read_process_field(std::string_view k, od::value& v, ProcessInfo& p, const Cursor& c) {
   if (k == "pid")
@@ -50,24 +75,14 @@ void read_id_maps(od::value v, std::string_view id_key, std::vector<SourceInfo::
 
 void read_process(od::object obj, ProcessInfo& p, Cursor& c) {
   c.section = "process";
-  for (auto f : obj) {
-    std::string_view k = f.unescaped_key();
-    c.key = k;
-    od::value v = f.value();
-    read_process_field(k, v, p, c);
-  }
+  each_field(obj, c, [&](std::string_view k, od::value& v) { read_process_field(k, v, p, c); });
 }
 
 void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
-  c.section = "sources";
-  c.index = 0;
-  for (auto element : arr) {
+  each_element(arr, "sources", c, [&](od::object obj) {
     SourceInfo s;
-    for (auto f : element.get_object()) {
-      std::string_view k = f.unescaped_key();
-      c.key = k;
-      od::value v = f.value();
-      if (read_process_field(k, v, s.process, c)) continue;
+    each_field(obj, c, [&](std::string_view k, od::value& v) {
+      if (read_process_field(k, v, s.process, c)) return;
       if (k == "label")
         s.label = get_string(v, c);
       else if (k == "file")
@@ -80,19 +95,14 @@ void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
         read_id_maps(v, "tid", s.threads, c);
       else if (k == "devices")
         read_id_maps(v, "id", s.devices, c);
-    }
+    });
     out.push_back(std::move(s));
-    ++c.index;
-  }
-  c.index = -1;
+  });
 }
 
 void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
   c.section = "diagnostics";
-  for (auto f : obj) {
-    std::string_view k = f.unescaped_key();
-    c.key = k;
-    od::value v = f.value();
+  each_field(obj, c, [&](std::string_view k, od::value& v) {
     if (k == "cupti")
       d.cupti = get_string(v, c);
     else if (k == "nvtx")
@@ -109,18 +119,13 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.open_scopes_at_exit = get_uint(v, c);
     else if (k == "warnings")
       for (auto w : v.get_array()) d.warnings.emplace_back(get_string(w.value(), c));
-  }
+  });
 }
 
 void read_devices(od::array arr, std::vector<Device>& out, Cursor& c) {
-  c.section = "devices";
-  c.index = 0;
-  for (auto element : arr) {
+  each_element(arr, "devices", c, [&](od::object obj) {
     Device dev;
-    for (auto f : element.get_object()) {
-      std::string_view k = f.unescaped_key();
-      c.key = k;
-      od::value v = f.value();
+    each_field(obj, c, [&](std::string_view k, od::value& v) {
       if (k == "id")
         dev.id = static_cast<uint32_t>(get_uint(v, c));
       else if (k == "name")
@@ -139,38 +144,29 @@ void read_devices(od::array arr, std::vector<Device>& out, Cursor& c) {
         dev.peak_gbps = get_double(v, c);
       else if (k == "peaks_source")
         dev.peaks_source = get_string(v, c);
-    }
+    });
     out.push_back(std::move(dev));
-    ++c.index;
-  }
-  c.index = -1;
+  });
 }
 
 void read_threads(od::array arr, std::vector<ThreadInfo>& out, Cursor& c) {
   c.section = "threads";
   for (auto element : arr) {
     ThreadInfo th;
-    for (auto f : element.get_object()) {
-      std::string_view k = f.unescaped_key();
-      c.key = k;
+    each_field(element.get_object(), c, [&](std::string_view k, od::value& v) {
       if (k == "tid")
-        th.tid = static_cast<uint32_t>(get_uint(f.value(), c));
+        th.tid = static_cast<uint32_t>(get_uint(v, c));
       else if (k == "name")
-        th.name = get_string(f.value(), c);
-    }
+        th.name = get_string(v, c);
+    });
     out.push_back(std::move(th));
   }
 }
 
 void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c) {
-  c.section = "ptx";
-  c.index = 0;
-  for (auto element : arr) {
+  each_element(arr, "ptx", c, [&](od::object obj) {
     PtxModule m;
-    for (auto f : element.get_object()) {
-      std::string_view k = f.unescaped_key();
-      c.key = k;
-      od::value v = f.value();
+    each_field(obj, c, [&](std::string_view k, od::value& v) {
       if (k == "hash")
         m.hash = get_hash(v, c);
       else if (k == "kind")
@@ -181,11 +177,9 @@ void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c) {
         m.source = get_string(v, c);
       else if (k == "kernels")
         for (auto name : v.get_array()) m.kernels.emplace_back(get_string(name.value(), c));
-    }
+    });
     out.push_back(std::move(m));
-    ++c.index;
-  }
-  c.index = -1;
+  });
 }
 
 }  // namespace brickprof::json_read

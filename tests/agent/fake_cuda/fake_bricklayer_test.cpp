@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -50,15 +51,22 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The lines of bricklayer's output that hold no timings.
-std::string stable_lines(const std::string& out) {
+// The lines of `out` that start with one of `prefixes`.
+std::string lines_starting(const std::string& out, std::initializer_list<const char*> prefixes) {
   std::istringstream in(out);
   std::string line, kept;
   while (std::getline(in, line))
-    if (line.rfind("launches per token", 0) == 0 || line.rfind("generated", 0) == 0 ||
-        line.rfind("ops per decode step", 0) == 0)
-      kept += line + "\n";
+    for (const char* p : prefixes)
+      if (line.rfind(p, 0) == 0) {
+        kept += line + "\n";
+        break;
+      }
   return kept;
+}
+
+// The lines of bricklayer's output that hold no timings.
+std::string stable_lines(const std::string& out) {
+  return lines_starting(out, {"launches per token", "generated", "ops per decode step"});
 }
 
 class FakeBricklayerTest : public TempDirTest {
@@ -265,13 +273,7 @@ TEST_F(FakeBricklayerTest, PerLayerSyncLeavesGraphCaptureIntact) {
 }
 
 // The lines naming the generated tokens.
-std::string generated_lines(const std::string& out) {
-  std::istringstream in(out);
-  std::string line, kept;
-  while (std::getline(in, line))
-    if (line.rfind("generated", 0) == 0) kept += line + "\n";
-  return kept;
-}
+std::string generated_lines(const std::string& out) { return lines_starting(out, {"generated"}); }
 
 // With the fake driver running every launch on the CPU emulator
 // (tests/cuda_emulator), bricklayer's CUDA backend computes: eager and

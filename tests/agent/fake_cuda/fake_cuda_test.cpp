@@ -183,13 +183,19 @@ void expect_clean_capture(const json& t) {
   EXPECT_EQ(t["devices"][0]["sm_count"], fake_cuda::kSmCount);
 }
 
+// fake_gpu_app's default run, all of it: a clean capture, its four kernels
+// per layer under their bricks, its two copies under their scopes.
+void expect_whole_app_captured(const json& t) {
+  expect_clean_capture(t);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+  expect_copies_under_scopes(t);
+}
+
 TEST_F(FakeCudaTest, EveryLaunchAndCopyLandsUnderItsScope) {
   Result r = run_app(agent_env());
   EXPECT_EQ(r.err, "");
   json t = load_trace();
-  expect_clean_capture(t);
-  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
-  expect_copies_under_scopes(t);
+  expect_whole_app_captured(t);
   // cuCtxSynchronize between the layers and the download, outside any scope.
   auto syncs = of_kind(t, "sync");
   ASSERT_EQ(syncs.size(), 1u);
@@ -203,9 +209,7 @@ TEST_F(FakeCudaTest, RecordsPendingAtExitAreFlushed) {
   Result r = run_app(agent_env(), {fake_gpu_app::kKeepContext});
   EXPECT_EQ(r.err, "");
   json t = load_trace();
-  expect_clean_capture(t);
-  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
-  expect_copies_under_scopes(t);
+  expect_whole_app_captured(t);
 }
 
 // CUDA_INJECTION64_PATH alone: the driver loads the agent from cuInit.
@@ -216,9 +220,7 @@ TEST_F(FakeCudaTest, InjectionPathAloneWorks) {
   Result r = run_app(env);
   EXPECT_EQ(r.err, "");
   json t = load_trace();
-  expect_clean_capture(t);
-  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
-  expect_copies_under_scopes(t);
+  expect_whole_app_captured(t);
 }
 
 // BRICKPROF_SYNC=per-layer synchronises as each layer ends, inside it.

@@ -15,8 +15,10 @@
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...)
-// Blocks run one at a time on one OS thread, so a static is per block.
-#define __shared__ static
+// Blocks run one at a time on one OS thread, so a static is per block; the
+// section tells the emulator where they are (poisoned per block, and their
+// races are per block).
+#define __shared__ static __attribute__((section("cuda_emulator_shared")))
 #define BL_DYNAMIC_SHARED(type, name) \
   type* name = static_cast<type*>(::cuda_emulator::dynamic_shared())
 
@@ -35,8 +37,10 @@ struct __half {
   uint16_t bits;
 };
 
-// Inlined, so the emulator tells call sites apart (by return address).
-__forceinline__ void __syncthreads() { ::cuda_emulator::sync_threads(); }
+// The emulator tells barriers apart by source line.
+#define CUDA_EMULATOR_STRING(x) #x
+#define CUDA_EMULATOR_LINE(line) CUDA_EMULATOR_STRING(line)
+#define __syncthreads() ::cuda_emulator::sync_threads(__FILE__ ":" CUDA_EMULATOR_LINE(__LINE__))
 
 template <typename T>
 inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
@@ -66,8 +70,9 @@ inline float __half2float(__half h) {
                                   : sign | ((exp + 112u) << 23) | (man << 13);
   return __uint_as_float(bits);
 }
-// One OS thread runs every fiber: a plain add is atomic here.
-inline float atomicAdd(float* p, float v) {
+// One OS thread runs every fiber: a plain add is atomic here. Not
+// instrumented: atomics do not race.
+__attribute__((noinline, no_sanitize_thread)) inline float atomicAdd(float* p, float v) {
   const float old = *p;
   *p = old + v;
   return old;

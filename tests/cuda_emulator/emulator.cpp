@@ -5,13 +5,17 @@
 // switches hundreds of times).
 #include "emulator.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <vector>
+
+#include "race_shadow.h"
 
 #if !defined(__x86_64__)
 #error "the CUDA emulator's fiber switch is written for x86-64"
@@ -44,6 +48,11 @@ cuda_emulator_switch_stack:
   .size cuda_emulator_switch_stack, .-cuda_emulator_switch_stack
 )");
 
+// Static __shared__ variables (cuda_prelude.h puts them in this section);
+// the linker defines the bounds when some kernel has one.
+extern "C" char __start_cuda_emulator_shared[] __attribute__((weak, visibility("hidden")));
+extern "C" char __stop_cuda_emulator_shared[] __attribute__((weak, visibility("hidden")));
+
 namespace cuda_emulator {
 namespace {
 
@@ -72,6 +81,8 @@ struct Warp {
 struct Run {
   const char* kernel = "";
   Dim3 grid, block, block_index;
+  uint32_t block_linear = 0;
+  uint32_t epoch = 0;  // __syncthreads this block has passed
   ThreadBody body = nullptr;
   void* context = nullptr;
   std::vector<Fiber> fibers;
@@ -79,13 +90,31 @@ struct Run {
   unsigned current = 0;
   unsigned live = 0;
   unsigned at_block_barrier = 0;
-  void* barrier_site = nullptr;  // where the first thread called __syncthreads
+  const char* barrier_site = nullptr;  // where the first thread called __syncthreads
   void* scheduler_sp = nullptr;
   void* shared = nullptr;
+  size_t shared_bytes = 0;
   std::string error;
 };
 
 Run* g_run = nullptr;
+// The OS thread running g_run's fibers: the race hooks ignore instrumented
+// code running anywhere else. (A thread_local in this dlopened library
+// would cost a __tls_get_addr call per memory access.)
+pthread_t g_run_thread;
+
+RaceShadow g_race_shadow;
+
+struct StaticShared {
+  char* begin = nullptr;
+  size_t bytes = 0;
+};
+
+StaticShared static_shared() {
+  if (__start_cuda_emulator_shared == nullptr) return {};
+  return {__start_cuda_emulator_shared,
+          static_cast<size_t>(__stop_cuda_emulator_shared - __start_cuda_emulator_shared)};
+}
 
 // Stacks for the largest block seen, each with a guard page below it; and
 // dynamic shared memory that ends at a guard page. Never freed: reused by
@@ -102,7 +131,10 @@ Memory& memory() {
   return m;
 }
 
-size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+size_t page_size() {
+  static const size_t bytes = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return bytes;
+}
 
 char* stack_top(unsigned i) {
   return memory().stacks + i * (kStackBytes + page_size()) + kStackBytes;
@@ -174,6 +206,7 @@ void release_block_barrier() {
     if (f.state == FiberState::kAtBlockBarrier) f.state = FiberState::kRunnable;
   r.at_block_barrier = 0;
   r.barrier_site = nullptr;
+  ++r.epoch;
 }
 
 [[noreturn]] void fiber_exit() {
@@ -216,6 +249,14 @@ void run_block(Run& r) {
   r.live = n;
   r.at_block_barrier = 0;
   r.barrier_site = nullptr;
+  r.epoch = 0;
+  r.block_linear = r.block_index.x + r.grid.x * (r.block_index.y + r.grid.y * r.block_index.z);
+  // Shared memory starts undefined on a GPU: NaNs make a read before the
+  // write show in the results.
+  std::memset(r.shared, 0xff, r.shared_bytes);
+  const StaticShared fixed = static_shared();
+  if (fixed.bytes > 0) std::memset(fixed.begin, 0xff, fixed.bytes);
+  g_race_shadow.begin_block();
   for (unsigned i = 0; i < n; ++i) {
     Fiber& f = r.fibers[i];
     f.sp = initial_stack(i);
@@ -258,15 +299,16 @@ const Dim3& block_dim() { return g_run->block; }
 const Dim3& grid_dim() { return g_run->grid; }
 void* dynamic_shared() { return g_run->shared; }
 
-__attribute__((noinline)) void sync_threads() {
+void sync_threads(const char* site) {
   Run& r = *g_run;
   // Every thread must wait at the same __syncthreads (CUDA leaves it
-  // undefined otherwise): compare call sites.
-  void* site = __builtin_return_address(0);
+  // undefined otherwise): compare source lines, which the compiler cannot
+  // duplicate as it may duplicate the call itself.
   if (r.at_block_barrier == 0) {
     r.barrier_site = site;
-  } else if (site != r.barrier_site) {
-    fail("threads wait at different __syncthreads calls (a barrier inside divergent code)");
+  } else if (std::strcmp(site, r.barrier_site) != 0) {
+    fail(std::string("threads wait at different __syncthreads calls (") + r.barrier_site +
+         " and " + site + ": a barrier inside divergent code)");
   }
   if (++r.at_block_barrier == r.live) {
     release_block_barrier();
@@ -291,6 +333,71 @@ uint32_t shuffle_xor(uint32_t bits, unsigned mask, int lane_mask, int width) {
   return slots[(lane ^ static_cast<unsigned>(lane_mask)) % kWarp];
 }
 
+namespace {
+
+std::string dims(unsigned linear, const Dim3& extent) {
+  return "(" + std::to_string(linear % extent.x) + "," +
+         std::to_string(linear / extent.x % extent.y) + "," +
+         std::to_string(linear / (extent.x * extent.y)) + ")";
+}
+
+bool on_fiber_stack(uintptr_t a) {
+  const Memory& m = memory();
+  const auto first = reinterpret_cast<uintptr_t>(m.stacks) - page_size();
+  return a >= first && a < first + m.stack_count * (kStackBytes + page_size());
+}
+
+[[noreturn]] void fail_race(const Race& race, bool write, const std::string& where) {
+  const Run& r = *g_run;
+  std::string other = "thread " + dims(race.other.thread, r.block);
+  if (race.other.block != r.block_linear)
+    other = "block " + dims(race.other.block, r.grid) + " " + other;
+  const char* did = race.kind == RaceKind::kWriteAfterRead ? " read" : " wrote";
+  std::string what = "data race: " + std::string(write ? "writes " : "reads ") + where +
+                     " that " + other + did;
+  what += race.other.block != r.block_linear
+              ? " (blocks of one launch are not ordered)"
+              : " with no __syncthreads between (a missing barrier)";
+  fail(what);
+}
+
+}  // namespace
+
+void check_access(const void* p, size_t size, bool write) {
+  Run* run = g_run;
+  if (run == nullptr || size == 0 || !pthread_equal(g_run_thread, pthread_self())) return;
+  Run& r = *run;
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (on_fiber_stack(a)) return;  // a thread's own locals
+  // The emulator's own state behind threadIdx, blockIdx, ...: read only.
+  const auto state = reinterpret_cast<uintptr_t>(&r);
+  const auto fibers = reinterpret_cast<uintptr_t>(r.fibers.data());
+  if ((a >= state && a < state + sizeof r) || (a >= fibers && a < fibers + r.fibers.size() * sizeof(Fiber)))
+    return;
+  const Accessor who{r.block_linear, r.epoch, r.current};
+  const auto dynamic = reinterpret_cast<uintptr_t>(r.shared);
+  const StaticShared fixed = static_shared();
+  const auto fixed_begin = reinterpret_cast<uintptr_t>(fixed.begin);
+  if (a >= fixed_begin && a < fixed_begin + fixed.bytes) {
+    const Race race = g_race_shadow.access_shared(a - fixed_begin, size, write, who);
+    if (race.kind != RaceKind::kNone)
+      fail_race(race, write, "static shared memory (byte " + std::to_string(a - fixed_begin) + ")");
+  } else if (a >= dynamic && a < dynamic + r.shared_bytes) {
+    // Dynamic shared words follow the static ones in the shadow.
+    const size_t after_fixed = (fixed.bytes + 3) / 4 * 4;
+    const Race race = g_race_shadow.access_shared(after_fixed + (a - dynamic), size, write, who);
+    if (race.kind != RaceKind::kNone)
+      fail_race(race, write, "dynamic shared memory (byte " + std::to_string(a - dynamic) + ")");
+  } else {
+    const Race race = g_race_shadow.access_global(a, size, write, who);
+    if (race.kind != RaceKind::kNone) {
+      char address[32];
+      std::snprintf(address, sizeof address, "%#lx", static_cast<unsigned long>(a));
+      fail_race(race, write, std::string("global memory at ") + address);
+    }
+  }
+}
+
 std::string launch(const char* kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
                    ThreadBody body, void* context) {
   static std::mutex one_at_a_time;
@@ -310,15 +417,15 @@ std::string launch(const char* kernel, Dim3 grid, Dim3 block, unsigned shared_by
   r.fibers.resize(threads);
   r.warps.resize((threads + kWarp - 1) / kWarp);
   r.shared = shared_region(shared_bytes);
+  r.shared_bytes = shared_bytes;
   if (r.shared == nullptr) return name + ": no memory for shared memory";
+  g_race_shadow.begin_launch();
+  g_run_thread = pthread_self();
   g_run = &r;
   for (unsigned z = 0; z < grid.z && r.error.empty(); ++z)
     for (unsigned y = 0; y < grid.y && r.error.empty(); ++y)
       for (unsigned x = 0; x < grid.x && r.error.empty(); ++x) {
         r.block_index = Dim3{x, y, z};
-        // Shared memory starts undefined on a GPU: NaNs make a read before
-        // the write show in the results.
-        std::memset(r.shared, 0xff, shared_bytes);
         run_block(r);
       }
   g_run = nullptr;

@@ -4,9 +4,11 @@
 // one after another. It checks what a GPU would leave undefined: threads
 // that reach different barriers, shuffles with exited lanes, shared memory
 // read before it is written (poisoned with NaNs) or past its end (a guard
-// page). It computes; it does not model timing, memory ordering or caches.
+// page), and data races in kernels built with -fsanitize=thread. It
+// computes; it does not model timing, memory ordering or caches.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -30,10 +32,16 @@ const Dim3& thread_idx();
 const Dim3& block_idx();
 const Dim3& block_dim();
 const Dim3& grid_dim();
-void sync_threads();
+// __syncthreads at `site` ("file:line").
+void sync_threads(const char* site);
 // __shfl_xor_sync on 32-bit values; every lane of the warp must take part.
 uint32_t shuffle_xor(uint32_t bits, unsigned mask, int lane_mask, int width);
 // The launch's dynamic shared memory (NaN-filled at the start of each block).
 void* dynamic_shared();
+
+// Called before each memory access of kernel code built with
+// -fsanitize=thread (race_hooks.cpp): fails the launch on a data race (see
+// race_shadow.h). Does nothing outside a launch's threads.
+void check_access(const void* address, size_t size, bool write);
 
 }  // namespace cuda_emulator

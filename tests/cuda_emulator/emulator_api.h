@@ -5,14 +5,19 @@
 
 #include <cstddef>
 
+// Exported; the rest of the library is hidden (direct calls on the hot
+// path of the race hooks).
+#define CUDA_EMULATOR_API __attribute__((visibility("default")))
+
 extern "C" {
 
 // Sizes of `kernel`'s parameters in order, at most `max`; returns their
 // count, or -1 if the library has no such kernel.
-int cuda_emulator_param_sizes(const char* kernel, size_t* sizes, int max);
+CUDA_EMULATOR_API int cuda_emulator_param_sizes(const char* kernel, size_t* sizes, int max);
 
 // Runs the kernel to completion. Returns 0, or -1 with a one-line reason in
 // `error` (NUL-terminated, truncated to error_size).
-int cuda_emulator_launch(const char* kernel, const unsigned grid[3], const unsigned block[3],
-                         unsigned shared_bytes, void** params, char* error, size_t error_size);
+CUDA_EMULATOR_API int cuda_emulator_launch(const char* kernel, const unsigned grid[3],
+                                           const unsigned block[3], unsigned shared_bytes,
+                                           void** params, char* error, size_t error_size);
 }

@@ -7,23 +7,8 @@
 
 #include "emulator_api.h"
 #include "kernel_table.h"
-#include "test_kernels.cu"
 
 namespace cuda_emulator {
-
-std::span<const KernelEntry> kernel_table() {
-  static const KernelEntry kernels[] = {
-      CUDA_EMULATOR_KERNEL(block_sum),
-      CUDA_EMULATOR_KERNEL(coordinates),
-      CUDA_EMULATOR_KERNEL(barrier_in_both_branches),
-      CUDA_EMULATOR_KERNEL(barrier_against_shuffle),
-      CUDA_EMULATOR_KERNEL(shuffle_after_return),
-      CUDA_EMULATOR_KERNEL(read_shared_before_write),
-      CUDA_EMULATOR_KERNEL(write_past_shared),
-      CUDA_EMULATOR_KERNEL(exit_early_then_barrier),
-  };
-  return kernels;
-}
 
 namespace {
 
@@ -78,6 +63,7 @@ TEST(Emulator, ReportsBarriersInDivergentCode) {
   EXPECT_NE(error.find("barrier_in_both_branches: block (0,0,0) thread ("), std::string::npos)
       << error;
   EXPECT_NE(error.find("different __syncthreads"), std::string::npos) << error;
+  EXPECT_NE(error.find("test_kernels.cu:"), std::string::npos) << error;  // names both lines
 }
 
 TEST(Emulator, ReportsADeadlockBetweenABarrierAndAShuffle) {
@@ -103,6 +89,53 @@ TEST(Emulator, SharedMemoryStartsAsNaN) {
 TEST(Emulator, WritingPastSharedMemoryFaults) {
   EXPECT_EQ(run("write_past_shared", {1}, {32}, 1000 * 4, 1000), "");
   EXPECT_DEATH(run("write_past_shared", {1}, {32}, 1000 * 4, 1000 + 1024), "");
+}
+
+TEST(Emulator, StaticSharedMemoryStartsAsNaNInEveryBlock) {
+  std::vector<float> out(64, 0);
+  ASSERT_EQ(run("read_static_shared", {2}, {32}, 0, out.data()), "");
+  EXPECT_EQ(out[0], 1);
+  EXPECT_TRUE(std::isnan(out[32]));  // block 1 never wrote its copy
+}
+
+TEST(Emulator, ReportsAReadOfSharedMemoryAnotherThreadWroteWithoutABarrier) {
+  std::vector<float> out(64);
+  const std::string error = run("read_neighbour_without_barrier", {1}, {64}, 64 * 4, out.data());
+  // Thread 0 runs first and reads word 1 before thread 1 writes it.
+  EXPECT_NE(error.find("block (0,0,0) thread (1,0,0): data race: writes dynamic shared memory "
+                       "(byte 4) that thread (0,0,0) read with no __syncthreads between"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Emulator, ReportsAWriteOverWhatOtherThreadsStillRead) {
+  std::vector<float> out(128);
+  EXPECT_EQ(run("reuse_scratch_without_barrier", {1}, {128}, 0, out.data(), 1), "");
+  EXPECT_EQ(out[5], 4 * 1 + 4 * 2);
+  const std::string error = run("reuse_scratch_without_barrier", {1}, {128}, 0, out.data(), 0);
+  EXPECT_NE(error.find("data race: writes static shared memory"), std::string::npos) << error;
+  EXPECT_NE(error.find("missing barrier"), std::string::npos) << error;
+}
+
+TEST(Emulator, ReportsTwoBlocksWritingOneWord) {
+  std::vector<float> out(1);
+  const std::string error = run("every_block_writes_one_word", {3}, {32}, 0, out.data());
+  EXPECT_NE(error.find("block (1,0,0) thread (0,0,0): data race: writes global memory at 0x"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("that block (0,0,0) thread (0,0,0) wrote (blocks of one launch are not "
+                       "ordered)"),
+            std::string::npos)
+      << error;
+  // One block alone is fine, and so is the next launch: races are per launch.
+  EXPECT_EQ(run("every_block_writes_one_word", {1}, {32}, 0, out.data()), "");
+  EXPECT_EQ(run("every_block_writes_one_word", {1}, {32}, 0, out.data()), "");
+}
+
+TEST(Emulator, AtomicsDoNotRace) {
+  std::vector<float> out(1, 0);
+  ASSERT_EQ(run("count_with_atomics", {4}, {64}, 0, out.data()), "");
+  EXPECT_EQ(out[0], 256);
 }
 
 TEST(Emulator, RejectsUnknownKernelsAndBadShapes) {

@@ -79,3 +79,38 @@ extern "C" __global__ void exit_early_then_barrier(float* out) {
   __syncthreads();
   out[threadIdx.x] = 3;
 }
+
+// Races the emulator must report, whatever order it runs the threads in.
+extern "C" __global__ void read_neighbour_without_barrier(float* out) {
+  BL_DYNAMIC_SHARED(float, s);
+  s[threadIdx.x] = static_cast<float>(threadIdx.x);
+  out[threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];  // needs a __syncthreads before
+}
+
+// A block reduction run twice over one scratch array: the second round's
+// writes need a barrier after the first round's reads.
+extern "C" __global__ void reuse_scratch_without_barrier(float* out, int barrier_between) {
+  __shared__ float scratch[32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  float total = 0;
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1 && barrier_between) __syncthreads();
+    if (lane == 0) scratch[warp] = static_cast<float>(round + 1);
+    __syncthreads();
+    for (unsigned w = 0; w < warps; ++w) total += scratch[w];
+  }
+  out[threadIdx.x] = total;
+}
+
+extern "C" __global__ void every_block_writes_one_word(float* out) {
+  if (threadIdx.x == 0) out[0] = static_cast<float>(blockIdx.x);
+}
+
+extern "C" __global__ void count_with_atomics(float* out) { atomicAdd(out, 1.0f); }
+
+extern "C" __global__ void read_static_shared(float* out) {
+  __shared__ float s[32];
+  if (blockIdx.x == 0) s[threadIdx.x] = 1;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
+}

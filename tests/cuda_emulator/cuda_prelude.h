@@ -52,8 +52,8 @@ inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
   return v;
 }
 
-template <typename T>
-inline T __ldg(const T* p) { return *p; }
+// A macro, so a misaligned load is reported at the kernel's line.
+#define __ldg(p) (*(p))
 
 inline float __expf(float x) { return std::exp(x); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -396,6 +397,18 @@ void check_access(const void* p, size_t size, bool write) {
       fail_race(race, write, std::string("global memory at ") + address);
     }
   }
+}
+
+void report_misaligned(const void* address, unsigned alignment, const char* type,
+                       const char* file, unsigned line) {
+  char what[256];
+  std::snprintf(what, sizeof what, "misaligned address %p: %s needs %u-byte alignment (%s:%u)",
+                address, type, alignment, file, line);
+  if (g_run == nullptr || !pthread_equal(g_run_thread, pthread_self())) {
+    std::fprintf(stderr, "cuda_emulator: %s\n", what);
+    std::abort();
+  }
+  fail(what);
 }
 
 std::string launch(const char* kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,

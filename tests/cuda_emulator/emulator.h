@@ -4,8 +4,9 @@
 // one after another. It checks what a GPU would leave undefined: threads
 // that reach different barriers, shuffles with exited lanes, shared memory
 // read before it is written (poisoned with NaNs) or past its end (a guard
-// page), and data races in kernels built with -fsanitize=thread. It
-// computes; it does not model timing, memory ordering or caches.
+// page), and, in kernels built with -fsanitize=thread and
+// -fsanitize=alignment, data races and misaligned accesses. It computes; it
+// does not model timing, memory ordering or caches.
 #pragma once
 
 #include <cstddef>
@@ -43,5 +44,11 @@ void* dynamic_shared();
 // -fsanitize=thread (race_hooks.cpp): fails the launch on a data race (see
 // race_shadow.h). Does nothing outside a launch's threads.
 void check_access(const void* address, size_t size, bool write);
+
+// Called (alignment_hooks.cpp) for an access through a pointer that is not
+// aligned for `type`, in kernel code built with -fsanitize=alignment: fails
+// the launch, as a GPU would. Outside a launch, prints and aborts.
+[[noreturn]] void report_misaligned(const void* address, unsigned alignment, const char* type,
+                                    const char* file, unsigned line);
 
 }  // namespace cuda_emulator

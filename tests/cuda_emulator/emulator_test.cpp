@@ -138,6 +138,18 @@ TEST(Emulator, AtomicsDoNotRace) {
   EXPECT_EQ(out[0], 256);
 }
 
+TEST(Emulator, ReportsAMisalignedVectorLoad) {
+  alignas(16) float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<float> out(32);
+  ASSERT_EQ(run("load_float4_at", {1}, {32}, 0, &x[0], 4, out.data()), "");
+  EXPECT_EQ(out[0], 5 + 6 + 7 + 8);
+  const std::string error = run("load_float4_at", {1}, {32}, 0, &x[0], 1, out.data());
+  EXPECT_NE(error.find("block (0,0,0) thread (0,0,0): misaligned address 0x"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("float4' needs 16-byte alignment ("), std::string::npos) << error;
+  EXPECT_NE(error.find("test_kernels.cu:"), std::string::npos) << error;
+}
+
 TEST(Emulator, RejectsUnknownKernelsAndBadShapes) {
   EXPECT_NE(run("no_such_kernel", {1}, {32}, 0).find("no emulated version"), std::string::npos);
   std::vector<uint32_t> out(2048);

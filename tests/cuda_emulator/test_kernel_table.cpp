@@ -21,6 +21,7 @@ std::span<const KernelEntry> kernel_table() {
       CUDA_EMULATOR_KERNEL(every_block_writes_one_word),
       CUDA_EMULATOR_KERNEL(count_with_atomics),
       CUDA_EMULATOR_KERNEL(read_static_shared),
+      CUDA_EMULATOR_KERNEL(load_float4_at),
   };
   return kernels;
 }

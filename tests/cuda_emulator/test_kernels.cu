@@ -114,3 +114,9 @@ extern "C" __global__ void read_static_shared(float* out) {
   __syncthreads();
   out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
 }
+
+// A float4 load needs 16-byte alignment on a GPU.
+extern "C" __global__ void load_float4_at(const float* x, int offset, float* out) {
+  const float4 v = *reinterpret_cast<const float4*>(x + offset);
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <vector>
 
+#include "device_memory.h"
 #include "race_shadow.h"
 
 #if !defined(__x86_64__)
@@ -105,6 +106,9 @@ Run* g_run = nullptr;
 pthread_t g_run_thread;
 
 RaceShadow g_race_shadow;
+DeviceAllocations g_allocations;
+// Held by a launch from start to end, and by changes to g_allocations.
+std::mutex g_launch_mutex;
 
 struct StaticShared {
   char* begin = nullptr;
@@ -390,13 +394,29 @@ void check_access(const void* p, size_t size, bool write) {
     if (race.kind != RaceKind::kNone)
       fail_race(race, write, "dynamic shared memory (byte " + std::to_string(a - dynamic) + ")");
   } else {
+    const std::string outside = g_allocations.check(a, size);
+    char address[32];
+    if (!outside.empty()) {
+      std::snprintf(address, sizeof address, "%#lx", static_cast<unsigned long>(a));
+      fail(std::string("out of bounds: ") + (write ? "writes " : "reads ") + std::to_string(size) +
+           " bytes at " + address + ", which " + outside);
+    }
     const Race race = g_race_shadow.access_global(a, size, write, who);
     if (race.kind != RaceKind::kNone) {
-      char address[32];
       std::snprintf(address, sizeof address, "%#lx", static_cast<unsigned long>(a));
       fail_race(race, write, std::string("global memory at ") + address);
     }
   }
+}
+
+void track_allocation(const void* begin, size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_launch_mutex);
+  g_allocations.add(reinterpret_cast<uintptr_t>(begin), bytes);
+}
+
+void forget_allocation(const void* begin) {
+  std::lock_guard<std::mutex> lock(g_launch_mutex);
+  g_allocations.remove(reinterpret_cast<uintptr_t>(begin));
 }
 
 void report_misaligned(const void* address, unsigned alignment, const char* type,
@@ -413,8 +433,7 @@ void report_misaligned(const void* address, unsigned alignment, const char* type
 
 std::string launch(const char* kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
                    ThreadBody body, void* context) {
-  static std::mutex one_at_a_time;
-  std::lock_guard<std::mutex> lock(one_at_a_time);
+  std::lock_guard<std::mutex> lock(g_launch_mutex);
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   const std::string name(kernel);
   if (threads == 0 || threads > kMaxThreads)

@@ -45,6 +45,12 @@ void* dynamic_shared();
 // race_shadow.h). Does nothing outside a launch's threads.
 void check_access(const void* address, size_t size, bool write);
 
+// Device memory the caller (the fake driver) allocated and freed. Once any
+// is reported, a kernel's global access outside the live allocations fails
+// its launch (device_memory.h).
+void track_allocation(const void* begin, size_t bytes);
+void forget_allocation(const void* begin);
+
 // Called (alignment_hooks.cpp) for an access through a pointer that is not
 // aligned for `type`, in kernel code built with -fsanitize=alignment: fails
 // the launch, as a GPU would. Outside a launch, prints and aborts.

@@ -38,6 +38,14 @@ extern "C" int cuda_emulator_param_sizes(const char* kernel, size_t* sizes, int 
   return k->param_count;
 }
 
+extern "C" void cuda_emulator_track_allocation(const void* begin, size_t bytes) {
+  cuda_emulator::track_allocation(begin, bytes);
+}
+
+extern "C" void cuda_emulator_forget_allocation(const void* begin) {
+  cuda_emulator::forget_allocation(begin);
+}
+
 extern "C" int cuda_emulator_launch(const char* kernel, const unsigned grid[3],
                                     const unsigned block[3], unsigned shared_bytes, void** params,
                                     char* error, size_t error_size) {

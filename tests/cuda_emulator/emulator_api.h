@@ -17,6 +17,11 @@ CUDA_EMULATOR_API int cuda_emulator_param_sizes(const char* kernel, size_t* size
 
 // Runs the kernel to completion. Returns 0, or -1 with a one-line reason in
 // `error` (NUL-terminated, truncated to error_size).
+// Device memory allocated and freed: once any is reported, kernels'
+// global accesses outside the live allocations fail their launch.
+CUDA_EMULATOR_API void cuda_emulator_track_allocation(const void* begin, size_t bytes);
+CUDA_EMULATOR_API void cuda_emulator_forget_allocation(const void* begin);
+
 CUDA_EMULATOR_API int cuda_emulator_launch(const char* kernel, const unsigned grid[3],
                                            const unsigned block[3], unsigned shared_bytes,
                                            void** params, char* error, size_t error_size);

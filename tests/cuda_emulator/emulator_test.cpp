@@ -150,6 +150,24 @@ TEST(Emulator, ReportsAMisalignedVectorLoad) {
   EXPECT_NE(error.find("test_kernels.cu:"), std::string::npos) << error;
 }
 
+TEST(Emulator, ReportsAccessesOutsideTrackedDeviceMemory) {
+  alignas(16) float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<float> out(32);
+  cuda_emulator_track_allocation(x, sizeof x);
+  cuda_emulator_track_allocation(out.data(), out.size() * 4);
+  EXPECT_EQ(run("load_float4_at", {1}, {32}, 0, &x[0], 4, out.data()), "");
+  const std::string past_end = run("load_float4_at", {1}, {32}, 0, &x[0], 8, out.data());
+  EXPECT_NE(past_end.find("thread (0,0,0): out of bounds: reads "), std::string::npos) << past_end;
+  EXPECT_NE(past_end.find("lies 0 bytes past the end of the 32-byte allocation at 0x"),
+            std::string::npos)
+      << past_end;
+  cuda_emulator_forget_allocation(x);
+  const std::string freed = run("load_float4_at", {1}, {32}, 0, &x[0], 0, out.data());
+  EXPECT_NE(freed.find("out of bounds, or freed"), std::string::npos) << freed;
+  cuda_emulator_forget_allocation(out.data());  // none live: host buffers again
+  EXPECT_EQ(run("load_float4_at", {1}, {32}, 0, &x[0], 0, out.data()), "");
+}
+
 TEST(Emulator, RejectsUnknownKernelsAndBadShapes) {
   EXPECT_NE(run("no_such_kernel", {1}, {32}, 0).find("no emulated version"), std::string::npos);
   std::vector<uint32_t> out(2048);

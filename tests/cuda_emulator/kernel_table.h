@@ -19,8 +19,10 @@ struct KernelEntry {
   size_t param_sizes[kMaxParams];
 };
 
+// The launch's parameter buffers are the emulator's, not device memory:
+// reading them is not a kernel access to check.
 template <typename... Args, size_t... I>
-void invoke_unpacked(void (*kernel)(), void** params, std::index_sequence<I...>) {
+__attribute__((no_sanitize_thread)) void invoke_unpacked(void (*kernel)(), void** params, std::index_sequence<I...>) {
   reinterpret_cast<void (*)(Args...)>(kernel)(*static_cast<std::remove_cv_t<Args>*>(params[I])...);
 }
 

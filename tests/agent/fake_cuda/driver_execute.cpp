@@ -15,10 +15,14 @@ namespace {
 using ParamSizesFn = int (*)(const char*, size_t*, int);
 using LaunchFn = int (*)(const char*, const unsigned*, const unsigned*, unsigned, void**, char*,
                          size_t);
+using TrackFn = void (*)(const void*, size_t);
+using ForgetFn = void (*)(const void*);
 
 struct Emulator {
   ParamSizesFn param_sizes = nullptr;
   LaunchFn launch = nullptr;
+  TrackFn track_allocation = nullptr;
+  ForgetFn forget_allocation = nullptr;
 };
 
 const Emulator* emulator() {
@@ -30,8 +34,13 @@ const Emulator* emulator() {
     if (lib != nullptr) {
       e->param_sizes = reinterpret_cast<ParamSizesFn>(dlsym(lib, "cuda_emulator_param_sizes"));
       e->launch = reinterpret_cast<LaunchFn>(dlsym(lib, "cuda_emulator_launch"));
+      e->track_allocation =
+          reinterpret_cast<TrackFn>(dlsym(lib, "cuda_emulator_track_allocation"));
+      e->forget_allocation =
+          reinterpret_cast<ForgetFn>(dlsym(lib, "cuda_emulator_forget_allocation"));
     }
-    if (e->param_sizes == nullptr || e->launch == nullptr) {
+    if (e->param_sizes == nullptr || e->launch == nullptr || e->track_allocation == nullptr ||
+        e->forget_allocation == nullptr) {
       std::fprintf(stderr, "fake_cuda: FAKE_CUDA_KERNELS=%s is not an emulated kernel library: %s\n",
                    path, lib == nullptr ? dlerror() : "entry points missing");
       return nullptr;
@@ -50,10 +59,14 @@ CUdeviceptr execute_alloc(size_t bytes) {
   void* p = std::aligned_alloc(256, rounded);
   if (p == nullptr) return 0;
   std::memset(p, 0xff, rounded);
+  emulator()->track_allocation(p, bytes);  // kernels may touch `bytes`, not the rounding
   return reinterpret_cast<CUdeviceptr>(p);
 }
 
-void execute_free(CUdeviceptr ptr) { std::free(reinterpret_cast<void*>(ptr)); }
+void execute_free(CUdeviceptr ptr) {
+  emulator()->forget_allocation(reinterpret_cast<void*>(ptr));
+  std::free(reinterpret_cast<void*>(ptr));
+}
 
 bool copy_params(const CUfunc_st& f, void** params, std::vector<std::vector<unsigned char>>* out,
                  std::string* error) {

@@ -19,7 +19,8 @@ namespace fake_cuda {
 bool executing();
 
 // Host memory standing in for device memory, filled with 0xff bytes (NaN
-// as floats) so a kernel that reads memory nobody wrote shows it.
+// as floats) so a kernel that reads memory nobody wrote shows it. The
+// emulator is told, so kernels' accesses outside live allocations fail.
 CUdeviceptr execute_alloc(size_t bytes);
 void execute_free(CUdeviceptr ptr);
 

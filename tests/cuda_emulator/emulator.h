@@ -5,8 +5,9 @@
 // that reach different barriers, shuffles with exited lanes, shared memory
 // read before it is written (poisoned with NaNs) or past its end (a guard
 // page), and, in kernels built with -fsanitize=thread and
-// -fsanitize=alignment, data races and misaligned accesses. It computes; it
-// does not model timing, memory ordering or caches.
+// -fsanitize=alignment, data races, misaligned accesses and global accesses
+// outside the live device allocations. It computes; it does not model
+// timing, memory ordering or caches.
 #pragma once
 
 #include <cstddef>

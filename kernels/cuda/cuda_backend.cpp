@@ -59,6 +59,10 @@ bool CudaBackend::init(std::string* error) {
     return false;
   }
   if ((r = api_.cuDeviceGet(&device_, 0)) != CUDA_SUCCESS) return fail("cuDeviceGet", r);
+  // How far a kernel may opt in past 48 KB of shared memory (prepare()).
+  r = api_.cuDeviceGetAttribute(&smem_optin_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                device_);
+  if (r != CUDA_SUCCESS) return fail("cuDeviceGetAttribute", r);
   char name[256] = {};
   api_.cuDeviceGetName(name, sizeof name - 1, device_);
   device_name_ = name;
@@ -122,19 +126,36 @@ void CudaBackend::prepare(const Graph& g) {
     throw std::invalid_argument("backend cuda: " + std::to_string(g.rows()) +
                                 " tokens per step (batch x prompt) exceed the " +
                                 std::to_string(kMaxGridY) + " the kernels' grid allows");
-  int64_t max_k = 0;
-  for (const Node& n : g.nodes) max_k = std::max(max_k, n.k);
+  int64_t max_k_q4k = 0, max_k_f32 = 0;  // the longest GEMV input of each kernel
+  for (const Node& n : g.nodes) {
+    if (n.op != Op::MulMat) continue;
+    const bool q4k = g.tensors[static_cast<size_t>(n.in[0])].type == WeightType::Q4K;
+    int64_t& max_k = q4k ? max_k_q4k : max_k_f32;
+    max_k = std::max(max_k, n.k);
+  }
   // Shared memory holds one token's activations (GEMV) or one row's scores;
-  // past the default 48 KB per block a kernel must opt in.
-  const auto allow = [&](CUfunction f, int64_t dynamic, int64_t fixed) {
+  // past the default 48 KB per block a kernel must opt in, and no further
+  // than the device allows (227 KB on an H100): refused here with the sizes
+  // rather than by a bare cuFuncSetAttribute error.
+  const auto allow = [&](CUfunction f, const char* kernel, const std::string& grows_with,
+                         int64_t dynamic, int64_t fixed) {
     if (dynamic + fixed <= kDefaultSmemLimit) return;
+    if (dynamic + fixed > smem_optin_)
+      throw std::invalid_argument(
+          "backend cuda: " + std::string(kernel) + " needs " + std::to_string(dynamic + fixed) +
+          " bytes of shared memory per block for " + grows_with + ", over the " +
+          std::to_string(smem_optin_) + " this device allows");
     check(api_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                   static_cast<int>(dynamic)),
           "cuFuncSetAttribute");
   };
-  allow(fn_.gemv_q4k, gemv_q4k_smem_bytes(max_k), 0);
-  allow(fn_.gemv_f32, max_k * 4, 0);
-  allow(fn_.attention, int64_t{g.cfg.context} * 4, kAttentionStaticSmem);
+  const auto inputs = [](int64_t k) {
+    return "a GEMV input of " + std::to_string(k) + " values (--hidden, --ffn)";
+  };
+  allow(fn_.gemv_q4k, "bl_gemv_q4k", inputs(max_k_q4k), gemv_q4k_smem_bytes(max_k_q4k), 0);
+  allow(fn_.gemv_f32, "bl_gemv_f32", inputs(max_k_f32), max_k_f32 * 4, 0);
+  allow(fn_.attention, "bl_attention", "--context " + std::to_string(g.cfg.context),
+        int64_t{g.cfg.context} * 4, kAttentionStaticSmem);
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     if (ptrs_[i]) continue;
     const Tensor& t = g.tensors[i];

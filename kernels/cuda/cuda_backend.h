@@ -61,6 +61,7 @@ class CudaBackend final : public Dispatcher {
 
   const cuda::DriverApi& api_;
   CUdevice device_ = 0;
+  int smem_optin_ = 0;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
   CUcontext ctx_ = nullptr;
   CUmodule module_ = nullptr;
   CUstream stream_ = nullptr;

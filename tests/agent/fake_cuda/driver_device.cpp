@@ -100,6 +100,26 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attrib, CUd
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
       *value = kCcMinor;
       break;
+    // The launch limits the fake enforces (driver_limits.h).
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *value = static_cast<int>(kMaxThreadsPerBlock);
+      break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+      *value = static_cast<int>(kMaxBlockDim[attrib - CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X]);
+      break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+      *value = static_cast<int>(kMaxGridDim[attrib - CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X]);
+      break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+      *value = kSharedPerBlock;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      *value = kSharedPerBlockOptin;
+      break;
     default:
       return call.finish(CUDA_ERROR_INVALID_VALUE);
   }

@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 
+#include "driver_limits.h"
 #include "driver_trace.h"
 #include "fake_cuda.h"
 
@@ -70,7 +71,11 @@ CUfunction find_function(CUmodule module, const char* name) {
     if (f.module == module && f.name == name) return &f;
   // An entry point is declared in PTX as ".entry NAME(".
   if (module->image.find(".entry " + std::string(name) + "(") == std::string::npos) return nullptr;
-  s.functions.push_back(CUfunc_st{name, module});
+  // Its limit starts at what the default 48 KiB leaves beside its static
+  // shared memory (cuda.h, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+  const unsigned fixed = ptx_static_shared_bytes(module->image, name);
+  const int64_t room = int64_t{kSharedPerBlock} - fixed;
+  s.functions.push_back(CUfunc_st{name, module, fixed, room > 0 ? room : 0});
   return &s.functions.back();
 }
 

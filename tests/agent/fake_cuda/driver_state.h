@@ -21,6 +21,9 @@ struct CUmod_st {
 struct CUfunc_st {
   std::string name;  // mangled; c_str() is stable, as CUPTI's name pointers are
   CUmod_st* module;
+  unsigned static_shared = 0;  // bytes of __shared__ its PTX declares
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: a launch asking for more fails.
+  int64_t max_dynamic_shared = 0;
 };
 struct CUstream_st {
   uint32_t id;                // CUPTI's stream id

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "driver_execute.h"
+#include "driver_limits.h"
 #include "driver_state.h"
 #include "driver_trace.h"
 #include "driver_work.h"
@@ -108,7 +109,16 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr ptr) {
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, int value) {
   cuFuncSetAttribute_params p{f, attrib, value};
   TRACED(cuFuncSetAttribute, &p);
-  return call.finish(f != nullptr && value >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+  if (f == nullptr || value < 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    const std::string why = dynamic_shared_refusal(*f, value);
+    if (!why.empty()) {
+      std::fprintf(stderr, "fake_cuda: cuFuncSetAttribute %s: %s\n", f->name.c_str(), why.c_str());
+      return call.finish(CUDA_ERROR_INVALID_VALUE);
+    }
+    f->max_dynamic_shared = value;
+  }
+  return call.finish(CUDA_SUCCESS);
 }
 
 namespace fake_cuda {
@@ -185,10 +195,16 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int 
   CUcontext ctx = current_context();
   if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (f == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
-  if (uint64_t{grid_x} * grid_y * grid_z == 0 || block_x * block_y * block_z == 0)
-    return call.finish(CUDA_ERROR_INVALID_VALUE);
   KernelLaunch launch{f, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes};
-  std::string why;
+  // Checked when captured too: the launch that records a kernel node fails
+  // as an eager one would, and an error invalidates the capture; a replay
+  // runs only nodes that passed.
+  std::string why = launch_refusal(launch);
+  if (!why.empty()) {
+    std::fprintf(stderr, "fake_cuda: cuLaunchKernel %s: %s\n", f->name.c_str(), why.c_str());
+    if (stream != nullptr && stream->capture != nullptr) stream->invalidated = true;
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  }
   if (executing() && !copy_params(*f, params, &launch.args, &why)) {
     std::fprintf(stderr, "fake_cuda: cuLaunchKernel: %s\n", why.c_str());
     return call.finish(CUDA_ERROR_NOT_FOUND);

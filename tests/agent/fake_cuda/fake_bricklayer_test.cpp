@@ -275,6 +275,20 @@ TEST_F(FakeBricklayerTest, PerLayerSyncLeavesGraphCaptureIntact) {
 // The lines naming the generated tokens.
 std::string generated_lines(const std::string& out) { return lines_starting(out, {"generated"}); }
 
+// The fakes, with every launch run on the CPU emulator.
+const std::map<std::string, std::string> kExecuting = {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR},
+                                                       {"FAKE_CUDA_KERNELS", EMULATED_KERNELS}};
+
+// The tokens bricklayer generates with `flags`; it must succeed.
+std::string generated_by(const std::vector<std::string>& flags,
+                         const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv = {BRICKLAYER};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  Result r = run(argv, env);
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  return generated_lines(r.out);
+}
+
 // With the fake driver running every launch on the CPU emulator
 // (tests/cuda_emulator), bricklayer's CUDA backend computes: eager and
 // graph replay generate the tokens the scalar backend generates, and the
@@ -285,28 +299,70 @@ TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) 
   model.insert(model.end(), {"--batch", "2", "--probe-seconds", "0"});
   auto bricklayer = [&](const std::vector<std::string>& flags,
                         const std::map<std::string, std::string>& env) {
-    std::vector<std::string> argv = {BRICKLAYER};
-    argv.insert(argv.end(), model.begin(), model.end());
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    Result r = run(argv, env);
-    EXPECT_EQ(r.exit_code(), 0) << r.err;
-    return r.out;
+    std::vector<std::string> all = model;
+    all.insert(all.end(), flags.begin(), flags.end());
+    return generated_by(all, env);
   };
-  const std::string scalar = generated_lines(bricklayer({"--backend", "scalar"}, {}));
+  const std::string scalar = bricklayer({"--backend", "scalar"}, {});
   ASSERT_NE(scalar, "");
-  const std::map<std::string, std::string> executing = {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR},
-                                                        {"FAKE_CUDA_KERNELS", EMULATED_KERNELS}};
-  std::map<std::string, std::string> profiled = executing;
+  std::map<std::string, std::string> profiled = kExecuting;
   profiled["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
   profiled["BRICKPROF_FORMATS"] = "json";
   profiled["BRICKPROF_OUTPUT"] = (dir_ / "executed").string();
-  EXPECT_EQ(generated_lines(bricklayer({"--backend", "cuda", "--mode", "eager"}, executing)), scalar);
-  EXPECT_EQ(generated_lines(bricklayer({"--backend", "cuda", "--mode", "graph"}, executing)), scalar);
-  EXPECT_EQ(generated_lines(bricklayer({"--backend", "cuda", "--mode", "graph"}, profiled)), scalar);
+  EXPECT_EQ(bricklayer({"--backend", "cuda", "--mode", "eager"}, kExecuting), scalar);
+  EXPECT_EQ(bricklayer({"--backend", "cuda", "--mode", "graph"}, kExecuting), scalar);
+  EXPECT_EQ(bricklayer({"--backend", "cuda", "--mode", "graph"}, profiled), scalar);
   std::ifstream in(dir_ / "executed.json");
   const json t = json::parse(in);
   EXPECT_EQ(t["diagnostics"]["cupti"].get<std::string>().rfind("active (", 0), 0u);
   EXPECT_FALSE(of_kind(t, "kernel").empty());
+}
+
+// Past 48 KiB of shared memory per block a kernel must opt in with
+// cuFuncSetAttribute, or the launch fails (the fake driver refuses it as a
+// real one does). A Q4_K GEMV over --ffn 12288 keeps (12288 + 384) * 4 =
+// 50688 bytes of padded input there, attention over --context 12288 49152
+// bytes of scores beside 128 of static scratch (the scores alone would fit;
+// the fake reads the static part from the PTX). Both run, eager and as a
+// replayed graph, and generate the scalar backend's tokens.
+TEST_F(FakeBricklayerTest, ExecutedKernelsPast48KiBOfSharedMemoryOptIn) {
+  if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
+  const std::vector<std::string> model = {
+      "--layers",  "1",     "--hidden",        "256", "--heads",  "4", "--kv-heads", "2",
+      "--ffn",     "12288", "--vocab",         "256", "--prompt", "2", "--tokens",   "2",
+      "--context", "12288", "--probe-seconds", "0"};
+  auto with = [&](std::initializer_list<std::string> flags) {
+    std::vector<std::string> all = model;
+    all.insert(all.end(), flags);
+    return all;
+  };
+  const std::string scalar = generated_by(with({"--backend", "scalar"}), {});
+  ASSERT_NE(scalar, "");
+  EXPECT_EQ(generated_by(with({"--backend", "cuda", "--mode", "eager"}), kExecuting), scalar);
+  EXPECT_EQ(generated_by(with({"--backend", "cuda", "--mode", "graph"}), kExecuting), scalar);
+}
+
+// Past the device's opt-in maximum (232448 bytes on sm_90) no launch can
+// succeed: the backend refuses up front with one line naming the kernel and
+// the sizes, not with a failed cuFuncSetAttribute.
+TEST_F(FakeBricklayerTest, SharedMemoryPastTheOptinMaximumIsRefusedClearly) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--ffn", "57344"},
+       "bl_gemv_q4k needs 236544 bytes of shared memory per block for a GEMV input of 57344 "
+       "values (--hidden, --ffn)"},
+      {{"--context", "65536"},
+       "bl_attention needs 262272 bytes of shared memory per block for --context 65536"}};
+  for (const auto& [flags, need] : cases) {
+    std::vector<std::string> argv = {
+        BRICKLAYER, "--backend",  "cuda", "--layers",  "1",   "--hidden",        "256", "--heads",
+        "4",        "--kv-heads", "2",    "--ffn",     "512", "--vocab",         "256", "--prompt",
+        "2",        "--tokens",   "1",    "--context", "64",  "--probe-seconds", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());  // later flags win
+    Result r = run(argv, {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}});
+    EXPECT_EQ(r.exit_code(), 2) << r.err;
+    EXPECT_EQ(r.err,
+              "bricklayer: backend cuda: " + need + ", over the 232448 this device allows\n");
+  }
 }
 
 }  // namespace

@@ -12,6 +12,16 @@ inline constexpr int kSmCount = 132;
 inline constexpr int kCcMajor = 9;
 inline constexpr int kCcMinor = 0;
 
+// sm_90's launch limits, which the fake driver enforces as the real one
+// does (CUDA_ERROR_INVALID_VALUE) and reports through cuDeviceGetAttribute.
+inline constexpr unsigned kMaxThreadsPerBlock = 1024;
+inline constexpr unsigned kMaxBlockDim[3] = {1024, 1024, 64};
+inline constexpr unsigned kMaxGridDim[3] = {2147483647u, 65535, 65535};
+// Shared memory per block: the default, and what a function may opt in to
+// with cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+inline constexpr int kSharedPerBlock = 48 * 1024;
+inline constexpr int kSharedPerBlockOptin = 227 * 1024;
+
 // Kernel duration = gridX * gridY * gridZ * kNsPerBlock.
 inline constexpr uint64_t kNsPerBlock = 1000;
 // Copy duration = bytes / kBytesPerNs.

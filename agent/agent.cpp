@@ -18,6 +18,7 @@
 
 #include "agent/clock.h"
 #include "agent/gpu_source.h"
+#include "agent/host_peaks.h"
 #include "agent/log.h"
 #include "agent/output.h"
 #include "agent/process_info.h"
@@ -149,6 +150,7 @@ void install_signal_handlers() {
 
 void after_fork_in_child() {
   Recorder::reset_after_fork();
+  host_peaks_after_fork();
   g_dumped.store(false);
   g_gpu = nullptr;  // CUDA does not survive fork
   gpu_status() = "unavailable: forked child";
@@ -208,7 +210,8 @@ Trace build_trace() {
   if (d.dropped_events)
     d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
                          std::to_string(d.dropped_events) + " events dropped");
-  if (g_gpu) g_gpu->contribute(trace, replayed.launches);
+  if (g_gpu) g_gpu->contribute(trace, replayed.launches);  // sets devices[]: GPUs first
+  add_host_device(trace);
   return trace;
 }
 

@@ -3,6 +3,7 @@
 #include <brickprof/brickprof.h>
 
 #include "agent/agent.h"
+#include "agent/host_peaks.h"
 #include "agent/recorder.h"
 
 namespace brickprof::agent {
@@ -47,10 +48,11 @@ brickprof_thread_buffer* api_thread_buffer() {
   return static_cast<brickprof_thread_buffer*>(Recorder::thread_buffer());
 }
 
-// Version 1 callers read only the fields up to is_enabled. Constant-
-// initialised: a constructor running before ours may already use it. The
-// fast state starts at "call" until the clock is known to be the cycle
-// counter the header reads.
+// Version 1 callers read only the fields up to is_enabled; a header newer
+// than this agent checks `size` before using a field appended after ours.
+// Constant-initialised: a constructor running before ours may already use
+// it. The fast state starts at "call" until the clock is known to be the
+// cycle counter the header reads.
 constinit brickprof_api g_api = {
     BRICKPROF_ABI_VERSION,
     sizeof(brickprof_api),
@@ -63,6 +65,7 @@ constinit brickprof_api g_api = {
     BRICKPROF_FAST_CALL,
     BRICKPROF_RECORD_LAYOUT,
     api_thread_buffer,
+    set_host_peaks,
 };
 
 }  // namespace

@@ -20,6 +20,38 @@ const Device* find_gpu(const Trace& t, uint32_t id) {
   return nullptr;
 }
 
+// One peak figure and where it came from.
+struct PeakValue {
+  double value = 0;
+  std::string source;
+};
+
+// The override if set, else the trace's value if known (0 = not measured).
+PeakValue pick(double override_value, double recorded, const std::string& recorded_source) {
+  if (override_value > 0) return {override_value, "override"};
+  if (recorded > 0) return {recorded, recorded_source};
+  return {};
+}
+
+// The SIMD backend the trace's names mention (avx512/avx2/neon/scalar),
+// AVX2 if none. Names are interned, so the string table is short at any size.
+Backend backend_named_in(const Trace& t) {
+  bool avx512 = false, avx2 = false, neon = false, scalar = false;
+  for (StringId i = 0; i < t.strings.size(); ++i) {
+    std::string s = lower(t.strings.view(i));
+    avx512 =
+        avx512 || s.find("avx512") != std::string::npos || s.find("avx-512") != std::string::npos;
+    avx2 = avx2 || s.find("avx2") != std::string::npos;
+    neon = neon || s.find("neon") != std::string::npos;
+    scalar = scalar || s.find("scalar") != std::string::npos;
+  }
+  if (avx512) return Backend::kAvx512;
+  if (avx2) return Backend::kAvx2;
+  if (neon) return Backend::kNeon;
+  if (scalar) return Backend::kScalar;
+  return Backend::kAvx2;
+}
+
 }  // namespace
 
 std::string_view to_string(Backend b) {
@@ -67,35 +99,25 @@ Peaks gpu_peaks(const Trace& t, uint32_t device, const PeakOverrides& o) {
 }
 
 Peaks cpu_peaks(const Trace& t, const PeakOverrides& o) {
+  // The last "cpu" entry (a merged trace may hold several) speaks for the host.
+  const Device* cpu = nullptr;
+  for (const Device& d : t.devices)
+    if (is_cpu_device(d)) cpu = &d;
+  const std::string recorded = cpu && !cpu->peaks_source.empty() ? cpu->peaks_source : "measured";
+  // Each value on its own: a program may measure its bandwidth but not its
+  // FLOP/s, and the label must not call the other one measured.
+  PeakValue flops = pick(o.gflops, cpu ? cpu->peak_gflops : 0, recorded);
+  PeakValue bw = pick(o.gbps, cpu ? cpu->peak_gbps : 0, recorded);
+  if (flops.value <= 0 || bw.value <= 0) {
+    Peaks table = backend_default(backend_named_in(t));
+    if (flops.value <= 0) flops = {table.gflops, table.source};
+    if (bw.value <= 0) bw = {table.gbps, table.source};
+  }
   Peaks p;
-  for (const Device& d : t.devices) {
-    if (!is_cpu_device(d)) continue;
-    p.gflops = d.peak_gflops;
-    p.gbps = d.peak_gbps;
-    p.source = d.peaks_source.empty() ? "measured" : d.peaks_source;
-  }
-  if (o.gflops > 0) p.gflops = o.gflops;
-  if (o.gbps > 0) p.gbps = o.gbps;
-  if (o.gflops > 0 || o.gbps > 0) p.source = "override";
-  if (p.gflops > 0 && p.gbps > 0) return p;
-  // Names are interned, so scanning the string table is cheap at any size.
-  Backend b = Backend::kAvx2;
-  bool avx512 = false, avx2 = false, neon = false, scalar = false;
-  for (StringId i = 0; i < t.strings.size(); ++i) {
-    std::string s = lower(t.strings.view(i));
-    avx512 = avx512 || s.find("avx512") != std::string::npos || s.find("avx-512") != std::string::npos;
-    avx2 = avx2 || s.find("avx2") != std::string::npos;
-    neon = neon || s.find("neon") != std::string::npos;
-    scalar = scalar || s.find("scalar") != std::string::npos;
-  }
-  if (avx512) b = Backend::kAvx512;
-  else if (avx2) b = Backend::kAvx2;
-  else if (neon) b = Backend::kNeon;
-  else if (scalar) b = Backend::kScalar;
-  Peaks d = backend_default(b);
-  if (p.gflops <= 0) p.gflops = d.gflops;
-  if (p.gbps <= 0) p.gbps = d.gbps;
-  p.source = d.source;
+  p.gflops = flops.value;
+  p.gbps = bw.value;
+  p.source = flops.source == bw.source ? flops.source
+                                       : "FLOP/s " + flops.source + "; bandwidth " + bw.source;
   return p;
 }
 

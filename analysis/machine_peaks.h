@@ -14,11 +14,16 @@ namespace brickprof {
 struct Peaks {
   double gflops = 0;
   double gbps = 0;
-  std::string source;  // "override", "measured", "device attributes", "default (...)"
+  // "override", "measured ...", "device attributes", "default (...)", or,
+  // when the two figures came from different places, "FLOP/s <source>;
+  // bandwidth <source>".
+  std::string source;
+  // Both figures are the table's.
   bool is_default() const { return source.rfind("default", 0) == 0; }
 };
 
-// Command-line overrides (--peak-gflops, --peak-gbps, --link-gbps); 0 = unset.
+// Overrides of the peaks (meant for --peak-gflops, --peak-gbps, --link-gbps;
+// `brickprof report` passes none yet); 0 = unset.
 struct PeakOverrides {
   double gflops = 0;
   double gbps = 0;
@@ -32,14 +37,17 @@ enum class Backend : uint8_t { kScalar, kAvx2, kAvx512, kNeon, kGpu };
 Peaks backend_default(Backend backend);
 std::string_view to_string(Backend backend);
 
-// A devices[] entry named "cpu..." (any case) carries the host's peaks.
+// A devices[] entry named "cpu..." (any case) carries the host's peaks (the
+// agent writes one when the program called brickprof_set_host_peaks).
 bool is_cpu_device(const Device& device);
 
 // Peaks of GPU `device`: its devices[] entry (peak_gflops/peak_gbps, with its
 // peaks_source), overrides first, the RTX 4090 row if nothing is known.
 Peaks gpu_peaks(const Trace& trace, uint32_t device, const PeakOverrides& overrides);
-// Host peaks: overrides, a "cpu" devices[] entry, else the table row of the
-// SIMD backend the trace's names mention (avx512/avx2/neon/scalar; AVX2 if none).
+// Host peaks, each figure on its own: its override, else the "cpu" devices[]
+// entry's value (0 = not measured), else the table row of the SIMD backend
+// the trace's names mention (avx512/avx2/neon/scalar; AVX2 if none). The
+// source names each figure's origin when they differ.
 Peaks cpu_peaks(const Trace& trace, const PeakOverrides& overrides);
 
 // Host<->device link bandwidth, GB/s: override, else a default by the

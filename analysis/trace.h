@@ -127,6 +127,10 @@ struct Diagnostics {
   std::vector<std::string> warnings;
 };
 
+// The id of the host's devices[] entry (named "cpu", see machine_peaks.h):
+// above any CUDA ordinal, so no GPU node can name it.
+constexpr uint32_t kHostDeviceId = 0x80000000u;
+
 struct Device {
   uint32_t id = 0;
   std::string name;
@@ -136,7 +140,9 @@ struct Device {
   uint32_t memory_bus_bits = 0;
   double peak_gflops = 0;
   double peak_gbps = 0;
-  std::string peaks_source;  // "device attributes", "measured", "override", "default"
+  // "device attributes", "measured", "measured by the program (...)",
+  // "override", "default"
+  std::string peaks_source;
 };
 
 struct PtxModule {

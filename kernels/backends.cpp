@@ -54,4 +54,9 @@ double device_read_bandwidth([[maybe_unused]] Dispatcher& d) {
   return 0;
 }
 
+const CpuKernels* cpu_kernels_of(Dispatcher& d) {
+  auto* c = dynamic_cast<CpuBackend*>(&d);
+  return c ? &c->kernels() : nullptr;
+}
+
 }  // namespace bricklayer

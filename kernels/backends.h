@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/cpu_kernels.h"
 #include "kernels/dispatch.h"
 #include "kernels/thread_pool.h"
 
@@ -20,5 +21,7 @@ std::unique_ptr<Dispatcher> make_backend(const std::string& name, ThreadPool& po
 
 // Device read bandwidth in GB/s for the CUDA backend (0 when not CUDA).
 double device_read_bandwidth(Dispatcher& d);
+// The kernel table of a CPU backend; null for CUDA.
+const CpuKernels* cpu_kernels_of(Dispatcher& d);
 
 }  // namespace bricklayer

@@ -28,6 +28,7 @@ class CpuBackend final : public Dispatcher {
   ~CpuBackend() override;
 
   std::string name() const override { return kernels_.name; }
+  const CpuKernels& kernels() const { return kernels_; }
   void prepare(const Graph& g) override;
   void begin_step(const Graph& g, const Step& s) override;
   void end_step(const Graph&) override {}

@@ -32,6 +32,11 @@ struct CpuKernels {
   void (*axpy)(float a, const float* x, float* y, int64_t n);  // y += a*x
   // Sum of n floats, streaming: the read-bandwidth probe.
   float (*sum)(const float* x, int64_t n);
+  // The FLOP-throughput probe: `rounds` rounds of independent multiply-add
+  // chains held in registers (enough chains to cover the FMA latency on
+  // every FMA port); writes a result to *sink so nothing is optimised away
+  // and returns the FLOPs done (2 per lane per multiply-add).
+  double (*fma_chains)(int64_t rounds, float* sink);
 };
 
 const CpuKernels& scalar_kernels();

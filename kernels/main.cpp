@@ -2,6 +2,7 @@
 #include <brickprof/brickprof.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -14,6 +15,7 @@
 #include "kernels/bandwidth.h"
 #include "kernels/cpu_detect.h"
 #include "kernels/engine.h"
+#include "kernels/flops.h"
 #include "kernels/model.h"
 
 namespace {
@@ -40,6 +42,40 @@ struct Options {
   std::string weights = "q4k";
   double probe_seconds = 0.3;
 };
+
+// This machine's roofs, measured in this run; 0 where not measured.
+struct Probes {
+  double read_gbps = 0;
+  double fma_gflops = 0;
+};
+
+// The read probe (any backend) and, on a CPU backend, an FMA-throughput probe
+// of its kernel table (at most 0.1 s); --probe-seconds 0 skips both. The agent is
+// told the CPU figures, so the profile's CPU roofline is this machine's and
+// not a table row (a GPU's devices[] entry carries its own peaks).
+Probes run_probes(const Options& o, bricklayer::Dispatcher& backend, bricklayer::ThreadPool& pool) {
+  using namespace bricklayer;
+  Probes p;
+  if (o.probe_seconds <= 0) return p;
+  const CpuKernels* cpu = cpu_kernels_of(backend);
+  const CpuKernels& reader = kernels_for(default_simd_level());
+  {
+    BRICKPROF_SCOPE("bandwidth probe");
+    p.read_gbps = cpu ? measure_read_bandwidth(reader, pool, 256ll << 20, o.probe_seconds).gbps
+                      : device_read_bandwidth(backend);
+  }
+  if (!cpu) return p;
+  {
+    BRICKPROF_SCOPE("flops probe");
+    p.fma_gflops = measure_fma_throughput(*cpu, pool, std::min(o.probe_seconds, 0.1)).gflops;
+  }
+  char how[160];
+  std::snprintf(how, sizeof how,
+                "bricklayer read probe (%s, %d threads), FMA probe (%s, %d threads)", reader.name,
+                pool.size(), cpu->name, pool.size());
+  BRICKPROF_SET_HOST_PEAKS(p.fma_gflops, p.read_gbps, how);
+  return p;
+}
 
 int run(const Options& o) {
   using namespace bricklayer;
@@ -114,24 +150,17 @@ int run(const Options& o) {
     std::printf("decode: %d tokens x %d seq in %.1f ms (%.1f tokens/s, %.2f ms/step)\n", o.tokens,
                 cfg.batch, decode_s * 1e3, static_cast<double>(cfg.batch) * o.tokens / decode_s,
                 per_token * 1e3);
-    double probe = 0;
-    BRICKPROF_SCOPE("bandwidth probe");
-    if (o.probe_seconds <= 0) {
-      // skipped, on either device
-    } else if (on_gpu) {
-      probe = device_read_bandwidth(*backend);
-    } else {
-      probe = measure_read_bandwidth(kernels_for(default_simd_level()), pool, 256ll << 20,
-                                     o.probe_seconds)
-                  .gbps;
-    }
+    const Probes probes = run_probes(o, *backend, pool);
     std::printf("bandwidth: %.2f GB/s of weights (%.1f MB/step); ", gbps, weight_mb);
-    if (probe > 0) {
-      std::printf("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probe,
-                  100.0 * gbps / probe);
+    if (probes.read_gbps > 0) {
+      std::printf("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probes.read_gbps,
+                  100.0 * gbps / probes.read_gbps);
     } else {
       std::printf("read probe skipped (--probe-seconds 0)\n");
     }
+    if (probes.fma_gflops > 0)
+      std::printf("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops,
+                  backend->name().c_str(), pool.size());
   }
   std::printf("ops per decode step: %lld (one kernel each)\n",
               static_cast<long long>(engine.decode_ops()));

@@ -4,6 +4,7 @@
 //   annotated_app fork           a child records its own scope and exits 5
 //   annotated_app wait           prints "ready", then waits in a scope (for SIGTERM)
 //   annotated_app abort|segv     dies of SIGABRT / SIGSEGV inside layer 3, brick RmsNorm
+//   annotated_app host-peaks     threads race to set host peaks, then main's call wins
 #include <brickprof/brickprof.h>
 #include <pthread.h>
 #include <sys/wait.h>
@@ -92,6 +93,20 @@ int main(int argc, char** argv) {
     int status = 0;
     waitpid(child, &status, 0);
     std::printf("parent saw %d\n", WEXITSTATUS(status));
+    return 0;
+  }
+  if (std::strcmp(mode, "host-peaks") == 0) {
+    // Every call replaces the last, whatever thread makes it.
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([t] {
+        for (int i = 0; i < 1000; ++i) brickprof_set_host_peaks(1000 + t, i, "racing thread");
+      });
+    for (auto& th : threads) th.join();
+    std::string how = "test probe \xe2\x9c\x93 (4 threads)";  // the agent copies it
+    BRICKPROF_SET_HOST_PEAKS(123.5, 45.25, how.c_str());
+    how.assign(how.size(), 'x');
+    std::printf("done host-peaks\n");
     return 0;
   }
   if (std::strcmp(mode, "wait") == 0) {

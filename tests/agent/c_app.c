@@ -14,6 +14,7 @@ int main(void) {
     if (brickprof_push_name(BRICKPROF_KIND_BRICK, "Rope", 64)) brickprof_pop();
     BRICKPROF_POP();
   }
+  BRICKPROF_SET_HOST_PEAKS(0, 12.5, "c app"); /* bandwidth only */
   printf("c ok %d\n", brickprof_is_enabled());
   return 0;
 }

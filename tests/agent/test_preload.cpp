@@ -281,6 +281,36 @@ TEST_F(PreloadTest, CProgramRecordsThroughTheC99Api) {
   EXPECT_EQ(rope, 2);
   EXPECT_EQ(scopes, 2);
   EXPECT_EQ(t["diagnostics"]["unbalanced_pops"], 0);
+  // Bandwidth only: FLOP/s stays 0, "not measured".
+  ASSERT_EQ(t["devices"].size(), 1u);
+  EXPECT_EQ(t["devices"][0]["name"], "cpu");
+  EXPECT_EQ(t["devices"][0]["peak_gflops"], 0);
+  EXPECT_EQ(t["devices"][0]["peak_gbps"], 12.5);
+  EXPECT_EQ(t["devices"][0]["peaks_source"], "measured by the program (c app)");
+}
+
+TEST_F(PreloadTest, HostPeaksTheProgramSetsBecomeTheCpuDevice) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "host-peaks"});
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(r.out, "done host-peaks\n");
+  json t = load_only_output();
+  ASSERT_EQ(t["devices"].size(), 1u) << t["devices"].dump();
+  const json& cpu = t["devices"][0];
+  EXPECT_EQ(cpu["name"], "cpu");
+  EXPECT_EQ(cpu["id"], brickprof::kHostDeviceId);
+  EXPECT_EQ(cpu["peak_gflops"], 123.5);
+  EXPECT_EQ(cpu["peak_gbps"], 45.25);
+  EXPECT_EQ(cpu["peaks_source"], "measured by the program (test probe \xe2\x9c\x93 (4 threads))");
+  // The reader takes it as the host's entry.
+  brickprof::Trace read = brickprof::read_trace_file(outputs()[0].string());
+  ASSERT_EQ(read.devices.size(), 1u);
+  EXPECT_DOUBLE_EQ(read.devices[0].peak_gbps, 45.25);
+}
+
+TEST_F(PreloadTest, NoHostPeaksNoCpuDevice) {
+  Result r = run({BRICKPROF_ANNOTATED_APP, "threads"}, agent_env());  // never calls it
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(load_only_output()["devices"], json::array());
 }
 
 // stress_app opens 200000 scopes; the header writes them inline, across

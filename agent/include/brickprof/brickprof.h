@@ -9,6 +9,8 @@
  *   C++:  BRICKPROF_LAYER(i);  BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, n);
  *         BRICKPROF_SCOPE("softmax");  BRICKPROF_WORK(flops, bytes);
  *   C:    BRICKPROF_PUSH_LAYER(i); ... BRICKPROF_POP();
+ *   Both: BRICKPROF_SET_HOST_PEAKS(gflops, gbps, "how") once the program
+ *         measured its machine (for the CPU roofline).
  *
  * Define BRICKPROF_DISABLE to compile every macro out.
  */
@@ -16,6 +18,7 @@
 #define BRICKPROF_BRICKPROF_H_
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +96,9 @@ typedef struct brickprof_thread_buffer {
 #define BRICKPROF_FAST_INLINE 1u    /* the header may append records itself */
 #define BRICKPROF_FAST_CALL 2u      /* recording, but through the functions */
 
-/* The agent's function table. Fields are only ever appended. */
+/* The agent's function table. Fields are only ever appended; `size` says how
+ * many this agent has, and the header checks it before calling one that
+ * came later than the fast path (BRICKPROF__HAS), so an older agent works. */
 typedef struct brickprof_api {
   uint32_t abi_version;
   uint32_t size;
@@ -114,7 +119,17 @@ typedef struct brickprof_api {
   volatile uint32_t fast_state;
   uint32_t record_layout;
   brickprof_thread_buffer* (*thread_buffer)(void);
+  /* ---- appended; check `size` first ---- */
+  /* The host's peak FLOP/s (GFLOP/s) and memory bandwidth (GB/s, 1e9 B/s)
+   * as the program measured them; 0 = not measured. `how` (copied, may be
+   * NULL) says how. Each call replaces the last; thread-safe. The trace
+   * gets a devices[] entry "cpu" with them. */
+  void (*set_host_peaks)(double gflops, double gbps, const char* how);
 } brickprof_api;
+
+/* Whether `api` has `field` (an agent older than this header may not). */
+#define BRICKPROF__HAS(api, field) \
+  ((api)->size >= offsetof(brickprof_api, field) + sizeof((api)->field))
 
 /* Exported by the agent. Returns NULL if `abi_version` is not supported
  * (an agent serves every version from 1 to its own). */
@@ -278,6 +293,12 @@ static inline void brickprof_set_enabled(int enabled) {
   const brickprof_api* api = brickprof__api();
   if (api) api->set_enabled(enabled);
 }
+/* The machine's measured peaks, for the roofline of CPU work (see the
+ * table's set_host_peaks); 0 for a figure not measured. */
+static inline void brickprof_set_host_peaks(double gflops, double gbps, const char* how) {
+  const brickprof_api* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, set_host_peaks)) api->set_host_peaks(gflops, gbps, how);
+}
 /* 1 when an agent is loaded and recording. */
 static inline int brickprof_is_enabled(void) {
   const brickprof_api* api = brickprof__api();
@@ -309,6 +330,8 @@ static inline int brickprof_is_enabled(void) {
   BRICKPROF__PUSH(BRICKPROF_KIND_SCOPE, BRICKPROF_BRICK_CUSTOM, (literal), 0)
 #define BRICKPROF_POP() brickprof_pop()
 #define BRICKPROF_ADD_WORK(flops, bytes) brickprof_add_work((double)(flops), (double)(bytes))
+#define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) \
+  brickprof_set_host_peaks((double)(gflops), (double)(gbps), (how))
 #else
 #define BRICKPROF_PUSH_LAYER(index) ((void)0)
 #define BRICKPROF_PUSH_BRICK(brick, elements) ((void)0)
@@ -316,6 +339,7 @@ static inline int brickprof_is_enabled(void) {
 #define BRICKPROF_PUSH_SCOPE(literal) ((void)0)
 #define BRICKPROF_POP() ((void)0)
 #define BRICKPROF_ADD_WORK(flops, bytes) ((void)0)
+#define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) ((void)0)
 #endif
 
 #ifdef __cplusplus

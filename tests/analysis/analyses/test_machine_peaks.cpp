@@ -1,0 +1,122 @@
+// Host peaks for the CPU roofline (cpu_peaks): each figure from its override,
+// the trace's "cpu" devices[] entry, or the seed table, and a source that
+// says which figure came from where.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/machine_peaks.h"
+#include "analysis/report_views.h"
+#include "analysis/roofline.h"
+#include "test_util.h"
+
+namespace brickprof {
+namespace {
+
+constexpr const char* kProgram = "measured by the program (read probe, FMA probe)";
+constexpr const char* kAvx512Row = "default (seed table: AVX-512, not measured)";
+
+// A CPU trace whose names say AVX-512 (as bricklayer's do), with a host
+// entry holding `gflops` and `gbps` (0 = not measured) unless both are 0.
+Trace cpu_trace(double gflops, double gbps) {
+  Trace t;
+  t.strings.intern("gemv_q4k avx512");
+  if (gflops > 0 || gbps > 0) {
+    Device cpu;
+    cpu.id = kHostDeviceId;
+    cpu.name = "cpu";
+    cpu.peak_gflops = gflops;
+    cpu.peak_gbps = gbps;
+    cpu.peaks_source = kProgram;
+    t.devices.push_back(cpu);
+  }
+  return t;
+}
+
+TEST(CpuPeaks, NothingMeasuredIsTheTableRowOfTheBackend) {
+  Peaks p = cpu_peaks(cpu_trace(0, 0), {});
+  EXPECT_DOUBLE_EQ(p.gflops, 2000);
+  EXPECT_DOUBLE_EQ(p.gbps, 100);
+  EXPECT_EQ(p.source, kAvx512Row);
+  EXPECT_TRUE(p.is_default());
+}
+
+TEST(CpuPeaks, BothMeasuredAreTheEntrysAndItsSource) {
+  Peaks p = cpu_peaks(cpu_trace(150, 20), {});
+  EXPECT_DOUBLE_EQ(p.gflops, 150);
+  EXPECT_DOUBLE_EQ(p.gbps, 20);
+  EXPECT_EQ(p.source, kProgram);
+  EXPECT_FALSE(p.is_default());
+}
+
+TEST(CpuPeaks, OnlyBandwidthMeasuredKeepsItAndLabelsTheTableFlops) {
+  Peaks p = cpu_peaks(cpu_trace(0, 20), {});
+  EXPECT_DOUBLE_EQ(p.gflops, 2000);  // the AVX-512 row
+  EXPECT_DOUBLE_EQ(p.gbps, 20);      // measured, not the row's 100
+  EXPECT_EQ(p.source, std::string("FLOP/s ") + kAvx512Row + "; bandwidth " + kProgram);
+  EXPECT_FALSE(p.is_default());
+}
+
+TEST(CpuPeaks, OnlyFlopsMeasuredKeepsItAndLabelsTheTableBandwidth) {
+  Peaks p = cpu_peaks(cpu_trace(150, 0), {});
+  EXPECT_DOUBLE_EQ(p.gflops, 150);
+  EXPECT_DOUBLE_EQ(p.gbps, 100);
+  EXPECT_EQ(p.source, std::string("FLOP/s ") + kProgram + "; bandwidth " + kAvx512Row);
+}
+
+TEST(CpuPeaks, AnOverrideReplacesOnlyItsOwnFigure) {
+  Peaks p = cpu_peaks(cpu_trace(150, 20), PeakOverrides{0, 7, 0});
+  EXPECT_DOUBLE_EQ(p.gflops, 150);
+  EXPECT_DOUBLE_EQ(p.gbps, 7);
+  EXPECT_EQ(p.source, std::string("FLOP/s ") + kProgram + "; bandwidth override");
+  Peaks both = cpu_peaks(cpu_trace(150, 20), PeakOverrides{300, 7, 0});
+  EXPECT_DOUBLE_EQ(both.gflops, 300);
+  EXPECT_EQ(both.source, "override");
+  Peaks table = cpu_peaks(cpu_trace(0, 0), PeakOverrides{300, 0, 0});
+  EXPECT_DOUBLE_EQ(table.gbps, 100);
+  EXPECT_EQ(table.source, std::string("FLOP/s override; bandwidth ") + kAvx512Row);
+}
+
+TEST(CpuPeaks, AnyCaseOfCpuIsTheHostAndAGpuEntryIsNot) {
+  Trace t = cpu_trace(0, 0);
+  Device gpu;
+  gpu.name = "NVIDIA H100";
+  gpu.peak_gflops = 60000;
+  gpu.peak_gbps = 3350;
+  t.devices.push_back(gpu);
+  EXPECT_EQ(cpu_peaks(t, {}).source, kAvx512Row);
+  Device host;
+  host.name = "CPU (Xeon)";
+  host.peak_gbps = 20;
+  t.devices.push_back(host);
+  Peaks p = cpu_peaks(t, {});
+  EXPECT_DOUBLE_EQ(p.gbps, 20);
+  EXPECT_EQ(p.source, std::string("FLOP/s ") + kAvx512Row + "; bandwidth measured");
+}
+
+// The roofline places CPU bricks against the measured roof and says so.
+TEST(CpuPeaks, RooflineUsesTheMeasuredBandwidth) {
+  Trace t = test::load("roofline.json");  // RmsNorm: CPU, 0.25 FLOP/B
+  Device cpu;
+  cpu.id = kHostDeviceId;
+  cpu.name = "cpu";
+  cpu.peak_gbps = 20;
+  cpu.peaks_source = kProgram;
+  t.devices.push_back(cpu);
+  Roofline r = compute_roofline(t, {});
+  const RooflineEntry* norm = nullptr;
+  for (const RooflineEntry& e : r.entries)
+    if (e.name == "RmsNorm") norm = &e;
+  ASSERT_NE(norm, nullptr);
+  EXPECT_DOUBLE_EQ(norm->peaks.gbps, 20);
+  EXPECT_DOUBLE_EQ(norm->roof_gflops(), 5.0);  // 0.25 FLOP/B x 20 GB/s
+  std::ostringstream out;
+  render_roofline(t, {}, out, false);
+  EXPECT_NE(out.str().find("(FLOP/s default (seed table: AVX2, not measured); bandwidth " +
+                           std::string(kProgram) + ")"),
+            std::string::npos)
+      << out.str();
+}
+
+}  // namespace
+}  // namespace brickprof

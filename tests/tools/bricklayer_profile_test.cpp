@@ -1,0 +1,95 @@
+// bricklayer on a CPU backend profiled by the real agent through `brickprof
+// run`, then read back by `brickprof report --roofline`: the CPU roof is the
+// one bricklayer measured in that same run (its read and FMA probes), and
+// it is labelled as such; with the probes skipped it is the labelled table.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "spawn.h"
+
+namespace brickprof::test {
+namespace {
+
+using nlohmann::json;
+
+// A model small enough for a second or so, probes included.
+const std::vector<std::string> kSmall = {
+    "--layers", "1",   "--hidden",  "256", "--heads",  "4", "--kv-heads", "2", "--ffn",     "512",
+    "--vocab",  "128", "--context", "32",  "--prompt", "4", "--tokens",   "2", "--threads", "2"};
+
+struct Profiled {
+  CliResult run;
+  std::string trace;
+};
+
+Profiled profile(const std::string& name, const std::string& probe_seconds) {
+  std::string dir = fresh_dir(name);
+  std::vector<std::string> args = {"run",  "--output", dir + "/bl", "--formats",
+                                   "json", "--",       BRICKLAYER};
+  args.insert(args.end(), kSmall.begin(), kSmall.end());
+  args.insert(args.end(), {"--probe-seconds", probe_seconds});
+  return {run_brickprof(args, {{"BRICKPROF_AGENT", BRICKPROF_AGENT_PATH}}), dir + "/bl.json"};
+}
+
+// The figure bricklayer printed after `label` ("read probe 12.34 GB/s").
+double printed(const std::string& out, const std::string& label) {
+  size_t at = out.find(label);
+  return at == std::string::npos ? -1 : std::atof(out.c_str() + at + label.size());
+}
+
+// The "peaks cpu: ..." line of the text roofline.
+std::string cpu_peaks_line(const std::string& text) {
+  size_t at = text.find("peaks cpu: ");
+  return at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);
+}
+
+TEST(BricklayerProfile, CpuRooflineUsesThePeaksMeasuredInTheRun) {
+  Profiled p = profile("bl_measured", "0.05");
+  ASSERT_EQ(p.run.exit_code, 0) << p.run.err;
+  const double read_gbps = printed(p.run.out, "read probe ");
+  const double fma_gflops = printed(p.run.out, "compute: FMA probe ");
+  ASSERT_GT(read_gbps, 0) << p.run.out;
+  ASSERT_GT(fma_gflops, 0) << p.run.out;
+
+  CliResult js = run_brickprof({"report", "--json", "--roofline", p.trace});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const json roofline = json::parse(js.out)["roofline"];
+  int cpu_entries = 0;
+  for (const json& e : roofline["entries"]) {
+    if (e["on"] != "cpu") continue;
+    ++cpu_entries;
+    // Printed with two and one decimals.
+    EXPECT_NEAR(e["peak_gbps"].get<double>(), read_gbps, 0.006) << e;
+    EXPECT_NEAR(e["peak_gflops"].get<double>(), fma_gflops, 0.06) << e;
+    EXPECT_EQ(e["peaks_source"].get<std::string>().rfind(
+                  "measured by the program (bricklayer read probe (", 0),
+              0u)
+        << e;
+  }
+  EXPECT_GT(cpu_entries, 0) << js.out;
+
+  CliResult text = run_brickprof({"report", "--roofline", p.trace});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::string line = cpu_peaks_line(text.out);
+  EXPECT_NE(line.find("measured by the program (bricklayer read probe"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(line.find("not measured"), std::string::npos) << line;
+}
+
+TEST(BricklayerProfile, SkippedProbesLeaveTheLabelledTable) {
+  Profiled p = profile("bl_skipped", "0");
+  ASSERT_EQ(p.run.exit_code, 0) << p.run.err;
+  EXPECT_EQ(p.run.out.find("FMA probe"), std::string::npos) << p.run.out;
+  CliResult text = run_brickprof({"report", "--roofline", p.trace});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::string line = cpu_peaks_line(text.out);
+  EXPECT_NE(line.find("(default (seed table: "), std::string::npos) << text.out;
+  EXPECT_NE(line.find(", not measured)"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace brickprof::test

@@ -33,6 +33,19 @@ PeakValue pick(double override_value, double recorded, const std::string& record
   return {};
 }
 
+// Both figures, each missing one from `table`; the source names each
+// figure's origin when they differ.
+Peaks combine(PeakValue flops, PeakValue bw, const Peaks& table) {
+  if (flops.value <= 0) flops = {table.gflops, table.source};
+  if (bw.value <= 0) bw = {table.gbps, table.source};
+  Peaks p;
+  p.gflops = flops.value;
+  p.gbps = bw.value;
+  p.source = flops.source == bw.source ? flops.source
+                                       : "FLOP/s " + flops.source + "; bandwidth " + bw.source;
+  return p;
+}
+
 // The SIMD backend the trace's names mention (avx512/avx2/neon/scalar),
 // AVX2 if none. Names are interned, so the string table is short at any size.
 Backend backend_named_in(const Trace& t) {
@@ -81,21 +94,15 @@ Peaks backend_default(Backend b) {
 bool is_cpu_device(const Device& d) { return lower(d.name).rfind("cpu", 0) == 0; }
 
 Peaks gpu_peaks(const Trace& t, uint32_t device, const PeakOverrides& o) {
-  Peaks p;
   const Device* d = find_gpu(t, device);
-  Peaks fallback = backend_default(Backend::kGpu);
-  if (d && d->peak_gflops > 0) p.gflops = d->peak_gflops;
-  if (d && d->peak_gbps > 0) p.gbps = d->peak_gbps;
-  p.source = d && !d->peaks_source.empty() ? d->peaks_source : "device attributes";
-  if (o.gflops > 0) p.gflops = o.gflops;
-  if (o.gbps > 0) p.gbps = o.gbps;
-  if (o.gflops > 0 || o.gbps > 0) p.source = "override";
-  if (p.gflops <= 0 || p.gbps <= 0) {
-    if (p.gflops <= 0) p.gflops = fallback.gflops;
-    if (p.gbps <= 0) p.gbps = fallback.gbps;
-    p.source = fallback.source;
-  }
-  return p;
+  const std::string recorded =
+      d && !d->peaks_source.empty() ? d->peaks_source : "device attributes";
+  // Each figure on its own, as for the host: an override of one must not
+  // call the other one overridden, nor be hidden behind the table's label
+  // when the device recorded no peaks at all.
+  PeakValue flops = pick(o.gflops, d ? d->peak_gflops : 0, recorded);
+  PeakValue bw = pick(o.gbps, d ? d->peak_gbps : 0, recorded);
+  return combine(flops, bw, backend_default(Backend::kGpu));
 }
 
 Peaks cpu_peaks(const Trace& t, const PeakOverrides& o) {
@@ -108,17 +115,9 @@ Peaks cpu_peaks(const Trace& t, const PeakOverrides& o) {
   // FLOP/s, and the label must not call the other one measured.
   PeakValue flops = pick(o.gflops, cpu ? cpu->peak_gflops : 0, recorded);
   PeakValue bw = pick(o.gbps, cpu ? cpu->peak_gbps : 0, recorded);
-  if (flops.value <= 0 || bw.value <= 0) {
-    Peaks table = backend_default(backend_named_in(t));
-    if (flops.value <= 0) flops = {table.gflops, table.source};
-    if (bw.value <= 0) bw = {table.gbps, table.source};
-  }
-  Peaks p;
-  p.gflops = flops.value;
-  p.gbps = bw.value;
-  p.source = flops.source == bw.source ? flops.source
-                                       : "FLOP/s " + flops.source + "; bandwidth " + bw.source;
-  return p;
+  // Naming the backend scans every string: only when the table is needed.
+  if (flops.value > 0 && bw.value > 0) return combine(flops, bw, Peaks{});
+  return combine(flops, bw, backend_default(backend_named_in(t)));
 }
 
 Peaks link_peak(const Trace& t, uint32_t device, const PeakOverrides& o) {

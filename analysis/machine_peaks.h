@@ -41,8 +41,10 @@ std::string_view to_string(Backend backend);
 // agent writes one when the program called brickprof_set_host_peaks).
 bool is_cpu_device(const Device& device);
 
-// Peaks of GPU `device`: its devices[] entry (peak_gflops/peak_gbps, with its
-// peaks_source), overrides first, the RTX 4090 row if nothing is known.
+// Peaks of GPU `device`, each figure on its own: its override, else its
+// devices[] entry's value (peak_gflops/peak_gbps, labelled with its
+// peaks_source; 0 = not known), else the RTX 4090 row. The source names
+// each figure's origin when they differ.
 Peaks gpu_peaks(const Trace& trace, uint32_t device, const PeakOverrides& overrides);
 // Host peaks, each figure on its own: its override, else the "cpu" devices[]
 // entry's value (0 = not measured), else the table row of the SIMD backend

@@ -1,6 +1,6 @@
-// Host peaks for the CPU roofline (cpu_peaks): each figure from its override,
-// the trace's "cpu" devices[] entry, or the seed table, and a source that
-// says which figure came from where.
+// Host peaks for the CPU roofline (cpu_peaks) and a GPU's (gpu_peaks): each
+// figure from its override, the trace's devices[] entry, or the seed table,
+// and a source that says which figure came from where.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -92,6 +92,54 @@ TEST(CpuPeaks, AnyCaseOfCpuIsTheHostAndAGpuEntryIsNot) {
   Peaks p = cpu_peaks(t, {});
   EXPECT_DOUBLE_EQ(p.gbps, 20);
   EXPECT_EQ(p.source, std::string("FLOP/s ") + kAvx512Row + "; bandwidth measured");
+}
+
+constexpr const char* kGpuRow = "default (seed table: GPU RTX 4090, not measured)";
+
+// GPU 0 with `gflops` and `gbps` as the agent recorded them (0 = unknown).
+Trace gpu_trace(double gflops, double gbps) {
+  Trace t;
+  Device gpu;
+  gpu.id = 0;
+  gpu.name = "Test GPU";
+  gpu.peak_gflops = gflops;
+  gpu.peak_gbps = gbps;
+  gpu.peaks_source = "device attributes";
+  t.devices.push_back(gpu);
+  return t;
+}
+
+TEST(GpuPeaks, RecordedPeaksAreTheDevicesAndItsSource) {
+  Peaks p = gpu_peaks(gpu_trace(1000, 100), 0, {});
+  EXPECT_DOUBLE_EQ(p.gflops, 1000);
+  EXPECT_DOUBLE_EQ(p.gbps, 100);
+  EXPECT_EQ(p.source, "device attributes");
+  Peaks none = gpu_peaks(gpu_trace(0, 0), 0, {});
+  EXPECT_DOUBLE_EQ(none.gflops, 83000);
+  EXPECT_EQ(none.source, kGpuRow);
+  EXPECT_TRUE(none.is_default());
+}
+
+TEST(GpuPeaks, AnOverrideReplacesOnlyItsOwnFigure) {
+  Peaks p = gpu_peaks(gpu_trace(1000, 100), 0, PeakOverrides{0, 50, 0});
+  EXPECT_DOUBLE_EQ(p.gflops, 1000);
+  EXPECT_DOUBLE_EQ(p.gbps, 50);
+  EXPECT_EQ(p.source, "FLOP/s device attributes; bandwidth override");
+  Peaks both = gpu_peaks(gpu_trace(1000, 100), 0, PeakOverrides{2000, 50, 0});
+  EXPECT_DOUBLE_EQ(both.gflops, 2000);
+  EXPECT_EQ(both.source, "override");
+}
+
+// A GPU whose peaks were not recorded: the override is named, not hidden
+// behind the table's label.
+TEST(GpuPeaks, AnOverrideIsNamedWhereTheDeviceRecordedNone) {
+  Peaks p = gpu_peaks(gpu_trace(0, 0), 0, PeakOverrides{0, 3350, 0});
+  EXPECT_DOUBLE_EQ(p.gflops, 83000);
+  EXPECT_DOUBLE_EQ(p.gbps, 3350);
+  EXPECT_EQ(p.source, std::string("FLOP/s ") + kGpuRow + "; bandwidth override");
+  EXPECT_FALSE(p.is_default());
+  Peaks unknown_device = gpu_peaks(Trace{}, 3, PeakOverrides{60000, 0, 0});
+  EXPECT_EQ(unknown_device.source, std::string("FLOP/s override; bandwidth ") + kGpuRow);
 }
 
 // The roofline places CPU bricks against the measured roof and says so.

@@ -22,8 +22,8 @@ struct Peaks {
   bool is_default() const { return source.rfind("default", 0) == 0; }
 };
 
-// Overrides of the peaks (meant for --peak-gflops, --peak-gbps, --link-gbps;
-// `brickprof report` passes none yet); 0 = unset.
+// Overrides of the peaks (`brickprof report --peak-gflops, --peak-gbps,
+// --link-gbps`); 0 = unset.
 struct PeakOverrides {
   double gflops = 0;
   double gbps = 0;

@@ -25,8 +25,8 @@ std::string hex(uint64_t v) {
 
 }  // namespace
 
-void render_transfers(const Trace& t, std::ostream& out, bool json) {
-  TransferReport r = analyze_transfers(t, PeakOverrides{});
+void render_transfers(const Trace& t, const PeakOverrides& o, std::ostream& out, bool json) {
+  TransferReport r = analyze_transfers(t, o);
   if (json) {
     JsonWriter w(out);
     w.begin_object();

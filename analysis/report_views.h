@@ -39,12 +39,15 @@ WhatIfSpec parse_what_if_spec(std::string_view spec);
 void render_what_if(const Trace& trace, const DependencyGraph& graph, std::string_view spec,
                     std::ostream& out, bool json);
 
-// Roofline per kernel and per brick against the device peaks.
+// Roofline per kernel and per brick against the device peaks (or
+// overrides.gflops / overrides.gbps where set).
 void render_roofline(const Trace& trace, const PeakOverrides& overrides, std::ostream& out,
                      bool json);
 
-// Transfer totals, bandwidth vs link, pageable copies, ping-pong, re-uploads.
-void render_transfers(const Trace& trace, std::ostream& out, bool json);
+// Transfer totals, bandwidth vs link, pageable copies, ping-pong, re-uploads;
+// the link's peak is overrides.link_gbps when set.
+void render_transfers(const Trace& trace, const PeakOverrides& overrides, std::ostream& out,
+                      bool json);
 
 // The trace analyzer: per-op summary, slowest ops, memory hotspots, devices,
 // load balance, communication share.

@@ -1,7 +1,8 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
-// [--under NAME] [--json] [-o OUT]`: reads a saved trace and prints the
-// chosen views (report_views.h), of the whole trace or of the subtrees
-// under scopes named NAME (analysis/trace_subset.h).
+// [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]`:
+// reads a saved trace and prints the chosen views (report_views.h), of the
+// whole trace or of the subtrees under scopes named NAME
+// (analysis/trace_subset.h), against the given peaks (peak_options.h).
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "analysis/trace_json.h"
 #include "analysis/trace_subset.h"
 #include "tools/command.h"
+#include "tools/peak_options.h"
 #include "tools/report_views.h"
 
 namespace brickprof::cli {
@@ -26,6 +28,7 @@ struct ReportOptions {
   std::map<std::string, bool> chosen;  // by view name
   std::vector<std::string> what_if;    // "NAME=K" specs, in command-line order
   std::string under;                   // empty: the whole trace
+  PeakOptionText peaks;
 };
 
 // What --under kept, said before the views so no figure is mistaken for
@@ -40,8 +43,8 @@ constexpr const char* kWhatIfKey = "what-if";
 // `--json`: one object with one key per view, so scripts can ask for
 // several at once. Each view writes its own value; we only add the frame.
 void render_json(const Trace& trace, const std::vector<const ReportView*>& views,
-                 const std::vector<std::string>& what_if, const UnderNote* under,
-                 std::ostream& out) {
+                 const ReportSettings& settings, const std::vector<std::string>& what_if,
+                 const UnderNote* under, std::ostream& out) {
   bool first = true;
   auto key = [&](const char* name) {
     std::string quoted;
@@ -58,7 +61,7 @@ void render_json(const Trace& trace, const std::vector<const ReportView*>& views
   }
   for (const ReportView* v : views) {
     key(v->name);
-    v->json(trace, out);
+    v->json(trace, settings, out);
   }
   if (!what_if.empty()) {
     key(kWhatIfKey);
@@ -68,9 +71,9 @@ void render_json(const Trace& trace, const std::vector<const ReportView*>& views
 }
 
 void render(const Trace& trace, const std::vector<const ReportView*>& views,
-            const std::vector<std::string>& what_if, const UnderNote* under, bool json,
-            std::ostream& out) {
-  if (json) return render_json(trace, views, what_if, under, out);
+            const ReportSettings& settings, const std::vector<std::string>& what_if,
+            const UnderNote* under, bool json, std::ostream& out) {
+  if (json) return render_json(trace, views, settings, what_if, under, out);
   bool first = true;
   // Not in front of a file format (--dot, --chrome, --folded) alone.
   bool any_report = !what_if.empty();
@@ -83,7 +86,7 @@ void render(const Trace& trace, const std::vector<const ReportView*>& views,
   for (const ReportView* v : views) {
     if (!first) out << "\n";
     first = false;
-    v->text(trace, out);
+    v->text(trace, settings, out);
   }
   if (!what_if.empty()) {
     if (!first) out << "\n";
@@ -101,6 +104,9 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       return fail(std::string("report: ") + e.what());
     }
   }
+  ReportSettings settings;
+  if (std::string bad = parse_peak_options(o.peaks, &settings.peaks); !bad.empty())
+    return fail("report: " + bad);
   std::vector<const ReportView*> views;
   for (const ReportView& v : report_views())
     if (o.chosen.at(v.name)) views.push_back(&v);
@@ -130,7 +136,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   std::string bad_input;
   auto write = [&](std::ostream& out) {
     try {
-      render(trace, views, o.what_if, under ? &*under : nullptr, o.json, out);
+      render(trace, views, settings, o.what_if, under ? &*under : nullptr, o.json, out);
     } catch (const GraphError& e) {
       bad_input = o.file + ": " + e.what();
       throw;
@@ -173,6 +179,7 @@ Command add_report_command(CLI::App& parent) {
                   "state without prefill and warm-up): those scopes, their nested scopes and "
                   "the GPU work they launched")
       ->type_name("NAME");
+  add_peak_options(*sub, o->peaks);
   sub->add_flag("--json", o->json,
                 "Print the views as one JSON object, one key per view (not --dot, --chrome, "
                 "--folded)");

@@ -8,7 +8,12 @@
 namespace brickprof::cli {
 namespace {
 
-void dot_text(const Trace& t, std::ostream& out) { write_dot(t, out); }
+// The file formats take no settings.
+void dot_text(const Trace& t, const ReportSettings&, std::ostream& out) { write_dot(t, out); }
+void chrome_text(const Trace& t, const ReportSettings&, std::ostream& out) {
+  write_chrome_trace(t, out);
+}
+void folded_text(const Trace& t, const ReportSettings&, std::ostream& out) { write_folded(t, out); }
 
 }  // namespace
 
@@ -26,10 +31,9 @@ const std::vector<ReportView>& report_views() {
       {"analyze", "Per-op summary, hotspots, devices, load balance, communication", false,
        &analyze_text, &analyze_json},
       {"dot", "Graphviz DOT of the execution graph", false, &dot_text, nullptr},
-      {"chrome", "Chrome trace event JSON (Perfetto UI, chrome://tracing)", false,
-       &write_chrome_trace, nullptr},
-      {"folded", "Collapsed stacks for flame graphs (self time, ns)", false, &write_folded,
+      {"chrome", "Chrome trace event JSON (Perfetto UI, chrome://tracing)", false, &chrome_text,
        nullptr},
+      {"folded", "Collapsed stacks for flame graphs (self time, ns)", false, &folded_text, nullptr},
   };
   return views;
 }

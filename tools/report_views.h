@@ -8,36 +8,43 @@
 #include <string>
 #include <vector>
 
+#include "analysis/machine_peaks.h"
 #include "analysis/trace.h"
 
 namespace brickprof::cli {
+
+// What the command line says about how to render, beyond which views: the
+// same for every view, so the table's rows keep one signature.
+struct ReportSettings {
+  PeakOverrides peaks;  // --peak-gflops, --peak-gbps, --link-gbps
+};
 
 struct ReportView {
   const char* name;  // the flag: "tree" -> --tree; also the view's --json key
   const char* help;
   bool by_default;  // shown when no view flag is given
-  void (*text)(const Trace& trace, std::ostream& out);
+  void (*text)(const Trace& trace, const ReportSettings& settings, std::ostream& out);
   // Writes the view as one JSON value (for --json); nullptr if the view has
   // no JSON form. A stream, not a shared writer, so views rendered by
   // analysis/report_views.h (which bring their own writer) fit in too.
-  void (*json)(const Trace& trace, std::ostream& out);
+  void (*json)(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 };
 
 const std::vector<ReportView>& report_views();
 
 // The views, each in view_<name>.cpp.
-void summary_text(const Trace& trace, std::ostream& out);
-void summary_json(const Trace& trace, std::ostream& out);
-void tree_text(const Trace& trace, std::ostream& out);
-void tree_json(const Trace& trace, std::ostream& out);
-void critical_path_text(const Trace& trace, std::ostream& out);
-void critical_path_json(const Trace& trace, std::ostream& out);
-void roofline_text(const Trace& trace, std::ostream& out);
-void roofline_json(const Trace& trace, std::ostream& out);
-void transfers_text(const Trace& trace, std::ostream& out);
-void transfers_json(const Trace& trace, std::ostream& out);
-void analyze_text(const Trace& trace, std::ostream& out);
-void analyze_json(const Trace& trace, std::ostream& out);
+void summary_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void summary_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void tree_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void tree_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void critical_path_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void critical_path_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void roofline_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void roofline_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void transfers_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void transfers_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void analyze_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void analyze_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 
 // `--what-if NAME=K` takes an argument, so it is not a row of the table:
 // each spec (already checked with parse_what_if_spec) is evaluated on one

@@ -7,21 +7,33 @@
 
 namespace brickprof::cli {
 
-void critical_path_text(const Trace& t, std::ostream& out) { render_critical_path(t, out, false); }
-void critical_path_json(const Trace& t, std::ostream& out) { render_critical_path(t, out, true); }
-
-void roofline_text(const Trace& t, std::ostream& out) {
-  render_roofline(t, PeakOverrides{}, out, false);
+void critical_path_text(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_critical_path(t, out, false);
 }
-void roofline_json(const Trace& t, std::ostream& out) {
-  render_roofline(t, PeakOverrides{}, out, true);
+void critical_path_json(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_critical_path(t, out, true);
 }
 
-void transfers_text(const Trace& t, std::ostream& out) { render_transfers(t, out, false); }
-void transfers_json(const Trace& t, std::ostream& out) { render_transfers(t, out, true); }
+void roofline_text(const Trace& t, const ReportSettings& s, std::ostream& out) {
+  render_roofline(t, s.peaks, out, false);
+}
+void roofline_json(const Trace& t, const ReportSettings& s, std::ostream& out) {
+  render_roofline(t, s.peaks, out, true);
+}
 
-void analyze_text(const Trace& t, std::ostream& out) { render_analyzer(t, out, false); }
-void analyze_json(const Trace& t, std::ostream& out) { render_analyzer(t, out, true); }
+void transfers_text(const Trace& t, const ReportSettings& s, std::ostream& out) {
+  render_transfers(t, s.peaks, out, false);
+}
+void transfers_json(const Trace& t, const ReportSettings& s, std::ostream& out) {
+  render_transfers(t, s.peaks, out, true);
+}
+
+void analyze_text(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_analyzer(t, out, false);
+}
+void analyze_json(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_analyzer(t, out, true);
+}
 
 void what_if_text(const Trace& t, const std::vector<std::string>& specs, std::ostream& out) {
   const DependencyGraph graph = build_dependency_graph(t);

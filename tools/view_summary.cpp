@@ -99,7 +99,7 @@ void diagnostics(std::ostream& out, const Trace& t) {
 
 }  // namespace
 
-void summary_text(const Trace& trace, std::ostream& out) {
+void summary_text(const Trace& trace, const ReportSettings&, std::ostream& out) {
   TraceStats stats = compute_stats(trace);
   header(out, trace);
   if (auto slow = slowest_kernel(trace)) {
@@ -113,7 +113,7 @@ void summary_text(const Trace& trace, std::ostream& out) {
   diagnostics(out, trace);
 }
 
-void summary_json(const Trace& trace, std::ostream& out) {
+void summary_json(const Trace& trace, const ReportSettings&, std::ostream& out) {
   JsonWriter w(out);
   TraceStats stats = compute_stats(trace);
   const ProcessInfo& p = trace.process;

@@ -34,12 +34,14 @@ void entry_fields(const Trace& trace, const AggregateTree& tree, uint32_t agg, J
 
 }  // namespace
 
-void tree_text(const Trace& trace, std::ostream& out) { write_tree(trace, out); }
+void tree_text(const Trace& trace, const ReportSettings&, std::ostream& out) {
+  write_tree(trace, out);
+}
 
 // {"threads":[{"tid":..,"name":..,"children":[entry...]}]}, where an entry
 // has its fields and "children"; cut at the tree's default limits, with
 // "more": N where entries were left out.
-void tree_json(const Trace& trace, std::ostream& out) {
+void tree_json(const Trace& trace, const ReportSettings&, std::ostream& out) {
   JsonWriter w(out);
   const AggregateTree tree = build_aggregate_tree(trace);
   const TreeOptions limits;

@@ -79,10 +79,20 @@ TEST(Transfers, PingPongRepeatedUploadsPageable) {
 TEST(Transfers, ViewsRenderTextAndJson) {
   Trace t = test::load("transfers.json");
   std::ostringstream text, json;
-  render_transfers(t, text, false);
-  render_transfers(t, json, true);
+  render_transfers(t, {}, text, false);
+  render_transfers(t, {}, json, true);
   EXPECT_NE(text.str().find("H2D -> D2H -> H2D of 4.0MiB"), std::string::npos);
   EXPECT_NE(json.str().find("\"ping_pongs\":[\n{\"nodes\":[2,3,5]"), std::string::npos);
+}
+
+TEST(Transfers, LinkOverrideReachesTheView) {
+  Trace t = test::load("transfers.json");
+  std::ostringstream text, json;
+  render_transfers(t, PeakOverrides{0, 0, 100}, text, false);
+  render_transfers(t, PeakOverrides{0, 0, 100}, json, true);
+  EXPECT_EQ(text.str().rfind("Transfers (link 100.00GB/s, override)\n", 0), 0u) << text.str();
+  EXPECT_NE(json.str().find("\"link\":{\"gbps\":100,\"source\":\"override\"}"), std::string::npos)
+      << json.str();
 }
 
 }  // namespace

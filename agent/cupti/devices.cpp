@@ -49,11 +49,11 @@ Device make_device(const DeviceAttributes& a, const char* gflops_override,
   d.peak_gbps = 2.0 * a.memory_clock_khz * 1e3 * a.bus_width_bits / 8.0 / 1e9;
   d.peaks_source = "device attributes";
   double v = 0;
-  bool overridden = false;
+  bool flops_overridden = false, bytes_overridden = false;
   if (gflops_override && *gflops_override) {
     if (parse_positive(gflops_override, &v)) {
       d.peak_gflops = v;
-      overridden = true;
+      flops_overridden = true;
     } else if (warnings) {
       warnings->push_back(std::string("BRICKPROF_PEAK_GFLOPS='") + gflops_override +
                           "' is not a positive number; ignored");
@@ -62,13 +62,16 @@ Device make_device(const DeviceAttributes& a, const char* gflops_override,
   if (gbps_override && *gbps_override) {
     if (parse_positive(gbps_override, &v)) {
       d.peak_gbps = v;
-      overridden = true;
+      bytes_overridden = true;
     } else if (warnings) {
       warnings->push_back(std::string("BRICKPROF_PEAK_GBPS='") + gbps_override +
                           "' is not a positive number; ignored");
     }
   }
-  if (overridden) d.peaks_source = "override";
+  // Each figure says where it came from, as the report's labels do.
+  if (flops_overridden && bytes_overridden) d.peaks_source = "override";
+  else if (flops_overridden) d.peaks_source = "FLOP/s override; bandwidth device attributes";
+  else if (bytes_overridden) d.peaks_source = "FLOP/s device attributes; bandwidth override";
   return d;
 }
 

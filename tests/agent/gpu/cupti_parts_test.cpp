@@ -122,6 +122,10 @@ TEST(Devices, EnvOverridesAndBadValues) {
   std::vector<std::string> warnings;
   Device d = make_device(a, "1234.5", "", &warnings);
   EXPECT_DOUBLE_EQ(d.peak_gflops, 1234.5);
+  // The bandwidth still comes from the device, and the label says so.
+  EXPECT_EQ(d.peaks_source, "FLOP/s override; bandwidth device attributes");
+  d = make_device(a, "1234.5", "3000", &warnings);
+  EXPECT_DOUBLE_EQ(d.peak_gbps, 3000);
   EXPECT_EQ(d.peaks_source, "override");
   EXPECT_TRUE(warnings.empty());
   d = make_device(a, "fast", "-3", &warnings);

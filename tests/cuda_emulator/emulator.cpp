@@ -346,6 +346,12 @@ std::string dims(unsigned linear, const Dim3& extent) {
          std::to_string(linear / (extent.x * extent.y)) + ")";
 }
 
+std::string hex(uintptr_t a) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%#lx", static_cast<unsigned long>(a));
+  return s;
+}
+
 bool on_fiber_stack(uintptr_t a) {
   const Memory& m = memory();
   const auto first = reinterpret_cast<uintptr_t>(m.stacks) - page_size();
@@ -395,17 +401,11 @@ void check_access(const void* p, size_t size, bool write) {
       fail_race(race, write, "dynamic shared memory (byte " + std::to_string(a - dynamic) + ")");
   } else {
     const std::string outside = g_allocations.check(a, size);
-    char address[32];
-    if (!outside.empty()) {
-      std::snprintf(address, sizeof address, "%#lx", static_cast<unsigned long>(a));
+    if (!outside.empty())
       fail(std::string("out of bounds: ") + (write ? "writes " : "reads ") + std::to_string(size) +
-           " bytes at " + address + ", which " + outside);
-    }
+           " bytes at " + hex(a) + ", which " + outside);
     const Race race = g_race_shadow.access_global(a, size, write, who);
-    if (race.kind != RaceKind::kNone) {
-      std::snprintf(address, sizeof address, "%#lx", static_cast<unsigned long>(a));
-      fail_race(race, write, std::string("global memory at ") + address);
-    }
+    if (race.kind != RaceKind::kNone) fail_race(race, write, "global memory at " + hex(a));
   }
 }
 

@@ -90,11 +90,8 @@ template <typename Histories>
 Race RaceShadow::access(Histories& histories, uintptr_t byte, size_t size, bool write,
                         const Accessor& who) {
   for (uintptr_t w = byte / kWord; w <= (byte + size - 1) / kWord; ++w) {
-    Race race = check_and_record(histories.word(w), write, who);
-    if (race.kind != RaceKind::kNone) {
-      race.word = w;
-      return race;
-    }
+    const Race race = check_and_record(histories.word(w), write, who);
+    if (race.kind != RaceKind::kNone) return race;
   }
   return Race{};
 }

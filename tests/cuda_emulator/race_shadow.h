@@ -27,8 +27,7 @@ enum class RaceKind { kNone, kReadAfterWrite, kWriteAfterRead, kWriteAfterWrite 
 
 struct Race {
   RaceKind kind = RaceKind::kNone;
-  Accessor other;   // the earlier access it races with
-  size_t word = 0;  // which word of the region (shared) or its address / 4
+  Accessor other;  // the earlier access it races with
 };
 
 // What happened to one word since its history began.

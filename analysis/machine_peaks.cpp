@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 
 namespace brickprof {
 namespace {
@@ -134,6 +136,15 @@ Peaks link_peak(const Trace& t, uint32_t device, const PeakOverrides& o) {
   p.gbps = fast ? 50 : 25;
   p.source = fast ? "default (PCIe 5.0 x16, not measured)" : "default (PCIe 4.0 x16, not measured)";
   return p;
+}
+
+bool parse_peak_value(std::string_view text, double* value) {
+  const char* end = text.data() + text.size();
+  double v = 0;
+  auto [stop, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || stop != end || !std::isfinite(v) || v <= 0) return false;
+  *value = v;
+  return true;
 }
 
 }  // namespace brickprof

@@ -57,4 +57,9 @@ Peaks cpu_peaks(const Trace& trace, const PeakOverrides& overrides);
 // NVLink-C2C/PCIe 5 = 50 GB/s), labelled.
 Peaks link_peak(const Trace& trace, uint32_t device, const PeakOverrides& overrides);
 
+// A peak as a user writes it (BRICKPROF_PEAK_*, report --peak-*): a decimal
+// number and nothing else, finite and above zero (a roof of 0 or inf makes
+// every share of it meaningless, and PeakOverrides reads 0 as "not given").
+bool parse_peak_value(std::string_view text, double* value);
+
 }  // namespace brickprof

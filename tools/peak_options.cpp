@@ -1,9 +1,6 @@
 // The peak override options of `brickprof report` (see peak_options.h).
 #include "tools/peak_options.h"
 
-#include <charconv>
-#include <cmath>
-
 namespace brickprof::cli {
 namespace {
 
@@ -32,15 +29,6 @@ constexpr PeakOption kPeakOptions[] = {
      &PeakOptionText::link_gbps, &PeakOverrides::link_gbps},
 };
 
-// A decimal number and nothing else (from_chars: no locale, no hex), finite
-// and above zero: a roof of 0 or inf makes every share of it meaningless,
-// and PeakOverrides reads 0 as "not given".
-bool parse_positive(const std::string& text, double* value) {
-  const char* end = text.data() + text.size();
-  auto [stop, ec] = std::from_chars(text.data(), end, *value);
-  return ec == std::errc() && stop == end && std::isfinite(*value) && *value > 0;
-}
-
 }  // namespace
 
 void add_peak_options(CLI::App& command, PeakOptionText& text) {
@@ -51,7 +39,7 @@ void add_peak_options(CLI::App& command, PeakOptionText& text) {
 std::string parse_peak_options(const PeakOptionText& text, PeakOverrides* peaks) {
   for (const PeakOption& o : kPeakOptions) {
     const std::optional<std::string>& given = text.*o.text;
-    if (given && !parse_positive(*given, &(peaks->*o.value)))
+    if (given && !parse_peak_value(*given, &(peaks->*o.value)))
       return std::string(o.flag) + ": expected a positive number of " + o.unit + ", got '" +
              *given + "'";
   }

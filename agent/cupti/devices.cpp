@@ -1,28 +1,13 @@
 // Device peaks (see devices.h) and the query at context creation.
 #include "agent/cupti/devices.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <mutex>
 #include <set>
 
 #include "agent/cupti/callbacks.h"
+#include "analysis/machine_peaks.h"
 
 namespace brickprof::agent {
-namespace {
-
-// Parses a positive number; false on junk.
-bool parse_positive(const char* text, double* out) {
-  if (text == nullptr || *text == '\0') return false;
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !(v > 0)) return false;
-  *out = v;
-  return true;
-}
-
-}  // namespace
 
 int fp32_lanes_per_sm(int major, int minor) {
   switch (major) {
@@ -51,7 +36,7 @@ Device make_device(const DeviceAttributes& a, const char* gflops_override,
   double v = 0;
   bool flops_overridden = false, bytes_overridden = false;
   if (gflops_override && *gflops_override) {
-    if (parse_positive(gflops_override, &v)) {
+    if (parse_peak_value(gflops_override, &v)) {
       d.peak_gflops = v;
       flops_overridden = true;
     } else if (warnings) {
@@ -60,7 +45,7 @@ Device make_device(const DeviceAttributes& a, const char* gflops_override,
     }
   }
   if (gbps_override && *gbps_override) {
-    if (parse_positive(gbps_override, &v)) {
+    if (parse_peak_value(gbps_override, &v)) {
       d.peak_gbps = v;
       bytes_overridden = true;
     } else if (warnings) {

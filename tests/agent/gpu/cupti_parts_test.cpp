@@ -131,6 +131,10 @@ TEST(Devices, EnvOverridesAndBadValues) {
   d = make_device(a, "fast", "-3", &warnings);
   EXPECT_EQ(d.peaks_source, "device attributes");
   EXPECT_EQ(warnings.size(), 2u);
+  // As `report --peak-*`: an infinite roof or a hex number is no peak.
+  d = make_device(a, "inf", "0x10", &warnings);
+  EXPECT_EQ(d.peaks_source, "device attributes");
+  EXPECT_EQ(warnings.size(), 4u);
 }
 
 TEST(ActivityPool, FixedBuffersNoGrowth) {

@@ -43,8 +43,7 @@ Peaks combine(PeakValue flops, PeakValue bw, const Peaks& table) {
   Peaks p;
   p.gflops = flops.value;
   p.gbps = bw.value;
-  p.source = flops.source == bw.source ? flops.source
-                                       : "FLOP/s " + flops.source + "; bandwidth " + bw.source;
+  p.source = peaks_source_label(flops.source, bw.source);
   return p;
 }
 
@@ -136,6 +135,11 @@ Peaks link_peak(const Trace& t, uint32_t device, const PeakOverrides& o) {
   p.gbps = fast ? 50 : 25;
   p.source = fast ? "default (PCIe 5.0 x16, not measured)" : "default (PCIe 4.0 x16, not measured)";
   return p;
+}
+
+std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source) {
+  if (flops_source == bandwidth_source) return std::string(flops_source);
+  return "FLOP/s " + std::string(flops_source) + "; bandwidth " + std::string(bandwidth_source);
 }
 
 bool parse_peak_value(std::string_view text, double* value) {

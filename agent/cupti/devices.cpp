@@ -32,31 +32,18 @@ Device make_device(const DeviceAttributes& a, const char* gflops_override,
   d.peak_gflops = static_cast<double>(a.sm_count) * fp32_lanes_per_sm(a.cc_major, a.cc_minor) *
                   2.0 * a.clock_khz * 1e3 / 1e9;
   d.peak_gbps = 2.0 * a.memory_clock_khz * 1e3 * a.bus_width_bits / 8.0 / 1e9;
-  d.peaks_source = "device attributes";
-  double v = 0;
-  bool flops_overridden = false, bytes_overridden = false;
-  if (gflops_override && *gflops_override) {
-    if (parse_peak_value(gflops_override, &v)) {
-      d.peak_gflops = v;
-      flops_overridden = true;
-    } else if (warnings) {
-      warnings->push_back(std::string("BRICKPROF_PEAK_GFLOPS='") + gflops_override +
+  // An override replaces one figure; the label names each figure's origin.
+  const auto take = [&](const char* text, const char* variable, double* peak) -> const char* {
+    if (text == nullptr || *text == '\0') return "device attributes";
+    if (parse_peak_value(text, peak)) return "override";
+    if (warnings)
+      warnings->push_back(std::string(variable) + "='" + text +
                           "' is not a positive number; ignored");
-    }
-  }
-  if (gbps_override && *gbps_override) {
-    if (parse_peak_value(gbps_override, &v)) {
-      d.peak_gbps = v;
-      bytes_overridden = true;
-    } else if (warnings) {
-      warnings->push_back(std::string("BRICKPROF_PEAK_GBPS='") + gbps_override +
-                          "' is not a positive number; ignored");
-    }
-  }
-  // Each figure says where it came from, as the report's labels do.
-  if (flops_overridden && bytes_overridden) d.peaks_source = "override";
-  else if (flops_overridden) d.peaks_source = "FLOP/s override; bandwidth device attributes";
-  else if (bytes_overridden) d.peaks_source = "FLOP/s device attributes; bandwidth override";
+    return "device attributes";
+  };
+  const char* flops_source = take(gflops_override, "BRICKPROF_PEAK_GFLOPS", &d.peak_gflops);
+  const char* bandwidth_source = take(gbps_override, "BRICKPROF_PEAK_GBPS", &d.peak_gbps);
+  d.peaks_source = peaks_source_label(flops_source, bandwidth_source);
   return d;
 }
 

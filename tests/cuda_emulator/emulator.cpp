@@ -190,16 +190,21 @@ Fiber& current_fiber() { return g_run->fibers[g_run->current]; }
 
 void yield() { cuda_emulator_switch_stack(&current_fiber().sp, g_run->scheduler_sp); }
 
+// A linear index within `extent` as CUDA's (x, y, z), x fastest.
+Dim3 unflatten(unsigned linear, const Dim3& extent) {
+  return Dim3{linear % extent.x, linear / extent.x % extent.y, linear / (extent.x * extent.y)};
+}
+
+std::string text(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
 // Stops the block: the scheduler sees the error and leaves the fibers.
 [[noreturn]] void fail(const std::string& what) {
   Run& r = *g_run;
-  if (r.error.empty()) {
-    const Dim3& t = current_fiber().index;
-    r.error = std::string(r.kernel) + ": block (" + std::to_string(r.block_index.x) + "," +
-              std::to_string(r.block_index.y) + "," + std::to_string(r.block_index.z) +
-              ") thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," +
-              std::to_string(t.z) + "): " + what;
-  }
+  if (r.error.empty())
+    r.error = std::string(r.kernel) + ": block " + text(r.block_index) + " thread " +
+              text(current_fiber().index) + ": " + what;
   current_fiber().state = FiberState::kDone;
   yield();
   __builtin_unreachable();
@@ -267,7 +272,7 @@ void run_block(Run& r) {
     f.sp = initial_stack(i);
     f.state = FiberState::kRunnable;
     f.shuffles = 0;
-    f.index = Dim3{i % r.block.x, i / r.block.x % r.block.y, i / (r.block.x * r.block.y)};
+    f.index = unflatten(i, r.block);
   }
   for (unsigned w = 0; w < r.warps.size(); ++w) {
     r.warps[w].live = std::min(kWarp, n - w * kWarp);
@@ -287,11 +292,10 @@ void run_block(Run& r) {
         block_waiting += r.fibers[i].state == FiberState::kAtBlockBarrier;
         warp_waiting += r.fibers[i].state == FiberState::kAtWarpBarrier;
       }
-      r.error = std::string(r.kernel) + ": block (" + std::to_string(r.block_index.x) + "," +
-                std::to_string(r.block_index.y) + "," + std::to_string(r.block_index.z) +
-                "): deadlock: " + std::to_string(block_waiting) + " threads wait at __syncthreads, " +
-                std::to_string(warp_waiting) + " at a warp shuffle, " + std::to_string(n - r.live) +
-                " returned (a barrier some threads never reach)";
+      r.error = std::string(r.kernel) + ": block " + text(r.block_index) + ": deadlock: " +
+                std::to_string(block_waiting) + " threads wait at __syncthreads, " +
+                std::to_string(warp_waiting) + " at a warp shuffle, " +
+                std::to_string(n - r.live) + " returned (a barrier some threads never reach)";
     }
   }
 }
@@ -340,12 +344,6 @@ uint32_t shuffle_xor(uint32_t bits, unsigned mask, int lane_mask, int width) {
 
 namespace {
 
-std::string dims(unsigned linear, const Dim3& extent) {
-  return "(" + std::to_string(linear % extent.x) + "," +
-         std::to_string(linear / extent.x % extent.y) + "," +
-         std::to_string(linear / (extent.x * extent.y)) + ")";
-}
-
 std::string hex(uintptr_t a) {
   char s[32];
   std::snprintf(s, sizeof s, "%#lx", static_cast<unsigned long>(a));
@@ -360,9 +358,9 @@ bool on_fiber_stack(uintptr_t a) {
 
 [[noreturn]] void fail_race(const Race& race, bool write, const std::string& where) {
   const Run& r = *g_run;
-  std::string other = "thread " + dims(race.other.thread, r.block);
+  std::string other = "thread " + text(unflatten(race.other.thread, r.block));
   if (race.other.block != r.block_linear)
-    other = "block " + dims(race.other.block, r.grid) + " " + other;
+    other = "block " + text(unflatten(race.other.block, r.grid)) + " " + other;
   const char* did = race.kind == RaceKind::kWriteAfterRead ? " read" : " wrote";
   std::string what = "data race: " + std::string(write ? "writes " : "reads ") + where +
                      " that " + other + did;

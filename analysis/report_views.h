@@ -49,6 +49,10 @@ void render_roofline(const Trace& trace, const PeakOverrides& overrides, std::os
 void render_transfers(const Trace& trace, const PeakOverrides& overrides, std::ostream& out,
                       bool json);
 
+// GPU idle time per device: busy share, idle split into waiting for the
+// host and issued-not-started, the host scopes waited on, largest gaps.
+void render_gpu_idle(const Trace& trace, std::ostream& out, bool json);
+
 // The trace analyzer: per-op summary, slowest ops, memory hotspots, devices,
 // load balance, communication share.
 void render_analyzer(const Trace& trace, std::ostream& out, bool json);

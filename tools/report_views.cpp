@@ -28,6 +28,10 @@ const std::vector<ReportView>& report_views() {
        &roofline_json},
       {"transfers", "Copies per direction, slow and pageable copies, ping-pong", false,
        &transfers_text, &transfers_json},
+      {"gpu-idle",
+       "GPU busy and idle time per device: waiting for the host vs issued, the host scopes "
+       "waited on, largest gaps",
+       false, &gpu_idle_text, &gpu_idle_json},
       {"analyze", "Per-op summary, hotspots, devices, load balance, communication", false,
        &analyze_text, &analyze_json},
       {"dot", "Graphviz DOT of the execution graph", false, &dot_text, nullptr},

@@ -43,6 +43,8 @@ void roofline_text(const Trace& trace, const ReportSettings& settings, std::ostr
 void roofline_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void transfers_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void transfers_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void gpu_idle_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void gpu_idle_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void analyze_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void analyze_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 

@@ -1,5 +1,5 @@
 // Report views backed by the analyses in analysis/report_views.h: critical
-// path and slack, what-if, roofline, transfers, and the trace analyzer, each
+// path and slack, what-if, roofline, transfers, GPU idle, and the trace analyzer, each
 // as text or as one JSON value.
 #include "analysis/report_views.h"
 
@@ -26,6 +26,13 @@ void transfers_text(const Trace& t, const ReportSettings& s, std::ostream& out) 
 }
 void transfers_json(const Trace& t, const ReportSettings& s, std::ostream& out) {
   render_transfers(t, s.peaks, out, true);
+}
+
+void gpu_idle_text(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_gpu_idle(t, out, false);
+}
+void gpu_idle_json(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_gpu_idle(t, out, true);
 }
 
 void analyze_text(const Trace& t, const ReportSettings&, std::ostream& out) {

@@ -1,4 +1,4 @@
-// Scale benchmark of `report --critical-path --summary`: for each size it
+// Scale benchmark of `report --critical-path --gpu-idle --summary`: for each size it
 // generates a trace file (in a child), then reads and analyses it in a fresh
 // child, printing events/s and that child's peak memory (VmHWM), and fits the
 // time-vs-size exponent. Usage: bench_analysis [--dir D] [--keep] [N...]
@@ -37,8 +37,24 @@ long vm_hwm_kib() {
   return -1;
 }
 
+// Least-squares slope of log(time) on log(events): 1.0 is linear.
+double exponent(const std::vector<double>& events, const std::vector<double>& seconds) {
+  double mx = 0, my = 0;
+  const double n = static_cast<double>(events.size());
+  for (size_t i = 0; i < events.size(); ++i) mx += std::log(events[i]), my += std::log(seconds[i]);
+  mx /= n;
+  my /= n;
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    double x = std::log(events[i]) - mx;
+    sxy += x * (std::log(seconds[i]) - my);
+    sxx += x * x;
+  }
+  return sxy / sxx;
+}
+
 struct Result {
-  double events = 0, file_mb = 0, read_s = 0, analyse_s = 0, peak_mib = 0;
+  double events = 0, file_mb = 0, read_s = 0, analyse_s = 0, idle_s = 0, peak_mib = 0;
 };
 
 // Runs `fn` in a child; the child writes its Result through a pipe.
@@ -73,9 +89,9 @@ int main(int argc, char** argv) {
     else sizes.push_back(static_cast<uint64_t>(std::strtod(argv[i], nullptr)));
   }
   if (sizes.empty()) sizes = {10'000, 100'000, 1'000'000, 10'000'000};
-  std::printf("%10s %9s %9s %12s %10s %9s %12s %10s\n", "events", "file MB", "read s",
-              "read ev/s", "analyse s", "total s", "total ev/s", "peak MiB");
-  std::vector<double> xs, ys;
+  std::printf("%10s %9s %9s %12s %10s %9s %9s %12s %10s\n", "events", "file MB", "read s",
+              "read ev/s", "analyse s", "gpu-idle", "total s", "total ev/s", "peak MiB");
+  std::vector<double> events, totals, idles;
   for (uint64_t n : sizes) {
     std::string path = dir + "/brickprof-bench-" + std::to_string(n) + ".json";
     Result gen;
@@ -111,6 +127,9 @@ int main(int argc, char** argv) {
       auto t1 = Clock::now();
       std::ostringstream sink;
       brickprof::render_critical_path(t, sink, false);
+      auto t2 = Clock::now();
+      brickprof::render_gpu_idle(t, sink, false);
+      res.idle_s = seconds_since(t2);
       brickprof::TraceStats stats = brickprof::compute_stats(t);
       res.analyse_s = seconds_since(t1) + (stats.bricks.empty() ? 0 : 0);
       res.events = static_cast<double>(t.nodes.size());
@@ -125,24 +144,18 @@ int main(int argc, char** argv) {
       return 1;
     }
     double total = r.read_s + r.analyse_s;
-    std::printf("%10.0f %9.1f %9.3f %12.0f %10.3f %9.3f %12.0f %10.1f\n", r.events, r.file_mb,
-                r.read_s, r.events / r.read_s, r.analyse_s, total, r.events / total, r.peak_mib);
+    std::printf("%10.0f %9.1f %9.3f %12.0f %10.3f %9.3f %9.3f %12.0f %10.1f\n", r.events,
+                r.file_mb, r.read_s, r.events / r.read_s, r.analyse_s, r.idle_s, total,
+                r.events / total, r.peak_mib);
     std::fflush(stdout);
-    xs.push_back(std::log(r.events));
-    ys.push_back(std::log(total));
+    events.push_back(r.events);
+    totals.push_back(total);
+    idles.push_back(r.idle_s);
   }
-  if (xs.size() >= 2) {
-    // Least-squares slope of log(time) on log(events): 1.0 is linear.
-    double mx = 0, my = 0;
-    for (size_t i = 0; i < xs.size(); ++i) mx += xs[i], my += ys[i];
-    mx /= static_cast<double>(xs.size());
-    my /= static_cast<double>(xs.size());
-    double sxy = 0, sxx = 0;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      sxy += (xs[i] - mx) * (ys[i] - my);
-      sxx += (xs[i] - mx) * (xs[i] - mx);
-    }
-    std::printf("time ~ events^%.3f (least-squares fit over %zu sizes)\n", sxy / sxx, xs.size());
+  if (events.size() >= 2) {
+    std::printf("time ~ events^%.3f (least-squares fit over %zu sizes)\n",
+                exponent(events, totals), events.size());
+    std::printf("gpu-idle ~ events^%.3f\n", exponent(events, idles));
   }
   return 0;
 }

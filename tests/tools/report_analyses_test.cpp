@@ -1,5 +1,5 @@
 // `brickprof report` with the analysis views (--critical-path, --roofline,
-// --transfers, --analyze, --what-if NAME=K): each --json form parses and
+// --transfers, --gpu-idle, --analyze, --what-if NAME=K): each --json form parses and
 // carries the same figures the text shows.
 #include <gtest/gtest.h>
 
@@ -121,6 +121,48 @@ TEST(ReportAnalyses, AnalyzeJsonMatchesText) {
             std::string::npos);
 }
 
+TEST(ReportAnalyses, GpuIdleJsonMatchesText) {
+  // The trace of tests/analysis/analyses/test_gpu_idle.cpp, as a file.
+  auto [text, gi] = text_and_json("gpu-idle", analyses("gpu_idle.json"));
+  ASSERT_EQ(gi["devices"].size(), 1u);
+  const json& d = gi["devices"][0];
+  EXPECT_NE(text.find("busy " + dur(d["busy_ns"]) + " of " + dur(d["span_ns"])), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("idle " + dur(d["idle_ns"]) + " in " + std::to_string(d["gaps"].get<int>()) +
+                      " gaps"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("waiting for the host to issue work: " + dur(d["host_ns"])),
+            std::string::npos)
+      << text;
+  for (const json& h : d["host_scopes"])
+    EXPECT_NE(text.find(h["scope"].get<std::string>() + ": " + dur(h["ns"])), std::string::npos)
+        << text;
+  ASSERT_EQ(d["largest_gaps"].size(), 3u);
+  const json& g = d["largest_gaps"][0];
+  EXPECT_NE(text.find(dur(g["ns"]) + " at " + dur(g["start_ns"]) + " before " +
+                      g["next_name"].get<std::string>() + " (" +
+                      g["next_scope"].get<std::string>() + "): host " + dur(g["host_ns"]) +
+                      " in " + g["host_scope"].get<std::string>()),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(d["host_ns"].get<int64_t>() + d["issued_ns"].get<int64_t>() +
+                d["unknown_ns"].get<int64_t>(),
+            d["idle_ns"].get<int64_t>());
+}
+
+TEST(ReportAnalyses, GpuIdleUnderAScope) {
+  // Under Sampling: its sync only, which is not GPU work.
+  CliResult r = run_brickprof({"report", "--gpu-idle", "--under", "Sampling",
+                               analyses("gpu_idle.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU idle: no GPU work"), std::string::npos) << r.out;
+  // Under GateProjection: its two kernels, one busy stretch.
+  r = run_brickprof({"report", "--gpu-idle", "--under", "GateProjection", analyses("gpu_idle.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("busy 30.0µs of 30.0µs"), std::string::npos) << r.out;
+}
+
 TEST(ReportAnalyses, WhatIfTextAndJson) {
   const std::string file = analyses("seed_threads.json");
   CliResult text = run_brickprof({"report", file, "--what-if", "RmsNorm=2"});
@@ -145,12 +187,13 @@ TEST(ReportAnalyses, WhatIfTextAndJson) {
 
 TEST(ReportAnalyses, EveryViewInOneJsonObject) {
   CliResult r = run_brickprof({"report", "--json", "--summary", "--tree", "--critical-path",
-                               "--roofline", "--transfers", "--analyze", "--what-if",
+                               "--roofline", "--transfers", "--gpu-idle", "--analyze", "--what-if",
                                "QkvProjection=4", analyses("seed_threads.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
   for (const char* key :
-       {"summary", "tree", "critical-path", "roofline", "transfers", "analyze", "what-if"})
+       {"summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle", "analyze",
+        "what-if"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["what-if"][0]["saved_ns"], 100'000);
 }

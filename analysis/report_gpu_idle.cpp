@@ -1,0 +1,106 @@
+// GPU idle view: busy share per device, idle split by cause, the host
+// scopes the GPU waited on, the gap sizes and the largest gaps.
+#include <algorithm>
+
+#include "analysis/format.h"
+#include "analysis/gpu_idle.h"
+#include "analysis/json_writer.h"
+#include "analysis/report_views.h"
+
+namespace brickprof {
+namespace {
+
+constexpr const char* kBucketNames[] = {"under 10µs", "10-100µs", "100µs-1ms", "1ms+"};
+constexpr const char* kBucketKeys[] = {"under_10us", "10us_100us", "100us_1ms", "1ms_plus"};
+
+std::string percent(int64_t part, int64_t whole) {
+  return whole > 0 ? format_fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) +
+                         "%"
+                   : "-";
+}
+
+// Where "at 1.23ms" counts from: the process start when recorded.
+int64_t origin(const Trace& t) {
+  if (t.process.start_ns != 0 || t.nodes.empty()) return t.process.start_ns;
+  int64_t first = t.nodes[0].start_ns;
+  for (const Node& n : t.nodes) first = std::min(first, n.start_ns);
+  return first;
+}
+
+void write_json(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
+  JsonWriter w(out);
+  w.begin_object().key("devices").begin_array();
+  for (const DeviceIdle& d : r.devices) {
+    w.newline().begin_object().field("device", d.device).field("name", d.name)
+        .field("operations", d.operations).field("span_ns", d.span_ns).field("busy_ns", d.busy_ns)
+        .field("kernel_busy_ns", d.kernel_busy_ns)
+        .field("idle_ns", d.idle_ns()).field("gaps", d.gaps).field("host_ns", d.host_ns)
+        .field("issued_ns", d.issued_ns).field("unknown_ns", d.unknown_ns);
+    w.key("gap_sizes").begin_object();
+    for (size_t b = 0; b < d.buckets.size(); ++b)
+      w.key(kBucketKeys[b]).begin_object().field("count", d.buckets[b].count)
+          .field("ns", d.buckets[b].ns).end_object();
+    w.end_object();
+    w.key("host_scopes").begin_array();
+    for (const HostWait& h : d.host_scopes)
+      w.newline().begin_object().field("scope", h.scope).field("ns", h.ns).end_object();
+    w.end_array();
+    w.key("largest_gaps").begin_array();
+    for (const IdleGap& g : d.largest)
+      w.newline().begin_object().field("start_ns", g.start_ns).field("ns", g.ns)
+          .field("host_ns", g.host_ns).field("next", g.next)
+          .field("next_name", t.name(t.nodes[g.next])).field("next_scope", g.next_scope)
+          .field("host_scope", g.host_scope).end_object();
+    w.end_array().end_object();
+  }
+  w.end_array().end_object().newline();
+}
+
+void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
+  if (r.devices.empty()) {
+    out << "GPU idle: no GPU work in the trace\n";
+    return;
+  }
+  const int64_t zero = origin(t);
+  for (const DeviceIdle& d : r.devices) {
+    out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
+        << format_duration(d.span_ns) << " (" << percent(d.busy_ns, d.span_ns) << "; kernels "
+        << percent(d.kernel_busy_ns, d.span_ns) << "), idle "
+        << format_duration(d.idle_ns()) << " in " << d.gaps << " gaps between "
+        << d.operations << " operations\n";
+    if (d.gaps == 0) continue;
+    if (d.host_ns + d.issued_ns > 0)
+      out << "  waiting for the host to issue work: " << format_duration(d.host_ns) << " ("
+          << percent(d.host_ns, d.idle_ns()) << " of idle)\n"
+          << "  issued, not yet started (launch latency, dependencies): "
+          << format_duration(d.issued_ns) << " (" << percent(d.issued_ns, d.idle_ns()) << ")\n";
+    if (d.unknown_ns)
+      out << "  next operation without an API time: " << format_duration(d.unknown_ns) << '\n';
+    out << "  gap sizes:";
+    for (size_t b = 0; b < d.buckets.size(); ++b)
+      out << (b ? ", " : " ") << kBucketNames[b] << ' ' << d.buckets[b].count << " ("
+          << format_duration(d.buckets[b].ns) << ')';
+    out << '\n';
+    if (!d.host_scopes.empty()) out << "  host scopes while the GPU waited for work:\n";
+    for (const HostWait& h : d.host_scopes)
+      out << "    " << h.scope << ": " << format_duration(h.ns) << " ("
+          << percent(h.ns, d.host_ns) << ")\n";
+    out << "  largest gaps:\n";
+    for (const IdleGap& g : d.largest) {
+      out << "    " << format_duration(g.ns) << " at " << format_duration(g.start_ns - zero)
+          << " before " << t.name(t.nodes[g.next]) << " (" << g.next_scope << ")";
+      if (g.host_ns) out << ": host " << format_duration(g.host_ns) << " in " << g.host_scope;
+      out << '\n';
+    }
+  }
+}
+
+}  // namespace
+
+void render_gpu_idle(const Trace& trace, std::ostream& out, bool json) {
+  GpuIdleReport r = analyze_gpu_idle(trace);
+  if (json) write_json(trace, r, out);
+  else write_text(trace, r, out);
+}
+
+}  // namespace brickprof

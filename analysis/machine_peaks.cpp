@@ -18,7 +18,7 @@ std::string lower(std::string_view s) {
 
 const Device* find_gpu(const Trace& t, uint32_t id) {
   for (const Device& d : t.devices)
-    if (d.id == id && !is_cpu_device(d)) return &d;
+    if (d.id == id && !is_cpu_device(t, d)) return &d;
   return nullptr;
 }
 
@@ -92,7 +92,13 @@ Peaks backend_default(Backend b) {
   return p;
 }
 
-bool is_cpu_device(const Device& d) { return lower(d.name).rfind("cpu", 0) == 0; }
+bool is_cpu_device(const Trace& t, const Device& d) {
+  if (d.id == kHostDeviceId || lower(d.name).rfind("cpu", 0) == 0) return true;
+  for (const SourceInfo& s : t.sources)
+    for (const SourceInfo::IdMap& m : s.devices)
+      if (m.id == d.id && m.source_id == kHostDeviceId) return true;
+  return false;
+}
 
 Peaks gpu_peaks(const Trace& t, uint32_t device, const PeakOverrides& o) {
   const Device* d = find_gpu(t, device);
@@ -110,7 +116,7 @@ Peaks cpu_peaks(const Trace& t, const PeakOverrides& o) {
   // The last "cpu" entry (a merged trace may hold several) speaks for the host.
   const Device* cpu = nullptr;
   for (const Device& d : t.devices)
-    if (is_cpu_device(d)) cpu = &d;
+    if (is_cpu_device(t, d)) cpu = &d;
   const std::string recorded = cpu && !cpu->peaks_source.empty() ? cpu->peaks_source : "measured";
   // Each value on its own: a program may measure its bandwidth but not its
   // FLOP/s, and the label must not call the other one measured.

@@ -37,9 +37,12 @@ enum class Backend : uint8_t { kScalar, kAvx2, kAvx512, kNeon, kGpu };
 Peaks backend_default(Backend backend);
 std::string_view to_string(Backend backend);
 
-// A devices[] entry named "cpu..." (any case) carries the host's peaks (the
-// agent writes one when the program called brickprof_set_host_peaks).
-bool is_cpu_device(const Device& device);
+// The devices[] entry that carries the host's peaks: the agent writes one
+// (id kHostDeviceId, named "cpu") when the program called
+// brickprof_set_host_peaks; hand-made traces name theirs "cpu..." (any
+// case); `brickprof merge` renumbers and renames it ("rank 1: cpu") and
+// keeps its recorded id in sources[].devices.
+bool is_cpu_device(const Trace& trace, const Device& device);
 
 // Peaks of GPU `device`, each figure on its own: its override, else its
 // devices[] entry's value (peak_gflops/peak_gbps, labelled with its

@@ -8,6 +8,7 @@
 #include "analysis/machine_peaks.h"
 #include "analysis/report_views.h"
 #include "analysis/roofline.h"
+#include "analysis/trace_merge.h"
 #include "test_util.h"
 
 namespace brickprof {
@@ -92,6 +93,24 @@ TEST(CpuPeaks, AnyCaseOfCpuIsTheHostAndAGpuEntryIsNot) {
   Peaks p = cpu_peaks(t, {});
   EXPECT_DOUBLE_EQ(p.gbps, 20);
   EXPECT_EQ(p.source, std::string("FLOP/s ") + kAvx512Row + "; bandwidth measured");
+}
+
+TEST(CpuPeaks, MergedTracesKeepTheMeasuredHostPeaks) {
+  // merge renumbers the host entries and renames them "rank N: cpu".
+  Trace rank0 = cpu_trace(150, 20), rank1 = cpu_trace(140, 19);
+  rank0.process.rank = 0;
+  rank1.process.rank = 1;
+  Trace merged = merge_traces({rank0, rank1});
+  ASSERT_EQ(merged.devices.size(), 2u);
+  EXPECT_EQ(merged.devices[1].name, "rank 1: cpu");
+  EXPECT_NE(merged.devices[1].id, kHostDeviceId);
+  Peaks p = cpu_peaks(merged, {});
+  EXPECT_DOUBLE_EQ(p.gflops, 140);  // the last host entry speaks for the host
+  EXPECT_DOUBLE_EQ(p.gbps, 19);
+  EXPECT_EQ(p.source, kProgram);
+  // ... and is not taken for GPU 1's entry.
+  EXPECT_EQ(gpu_peaks(merged, merged.devices[1].id, {}).source,
+            "default (seed table: GPU RTX 4090, not measured)");
 }
 
 constexpr const char* kGpuRow = "default (seed table: GPU RTX 4090, not measured)";

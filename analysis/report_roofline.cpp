@@ -31,6 +31,7 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
       w.field("gflops", e.gflops()).field("gbps", e.gbps());
       w.field("bound", e.memory_bound() ? "memory" : "compute");
       w.field("roof_gflops", e.roof_gflops()).field("efficiency", e.efficiency());
+      w.field("above_roof", e.efficiency() > 1.0);
       w.field("peak_gflops", e.peaks.gflops).field("peak_gbps", e.peaks.gbps);
       w.field("peaks_source", e.peaks.source).end_object();
     }
@@ -67,6 +68,16 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
     out << buf;
   }
   if (r.entries.size() > kMaxRows) out << "  ... " << r.entries.size() - kMaxRows << " more (see --json)\n";
+  // Above 100% is not faster than the machine: the annotated bytes did not
+  // all come from DRAM (cache-resident data) or the peaks are too low.
+  const RooflineEntry* above = nullptr;
+  size_t above_count = 0;
+  for (const RooflineEntry& e : r.entries)
+    if (e.efficiency() > 1.0 && ++above_count == 1) above = &e;
+  if (above)
+    out << "  " << above_count << " above 100% of the roof (" << above->name << " at "
+        << format_fixed(100.0 * above->efficiency(), 1)
+        << "%): its data came partly from cache, not memory, or the peaks are low\n";
   if (r.unannotated_kernels)
     out << "  " << r.unannotated_kernels << " kernel(s) without flops/bytes (own or their brick's)\n";
 }

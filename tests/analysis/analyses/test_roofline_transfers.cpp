@@ -57,6 +57,30 @@ TEST(Roofline, OverridesReplaceDefaults) {
   EXPECT_NE(out.str().find("default (seed table: AVX2, not measured)"), std::string::npos);
 }
 
+TEST(Roofline, AboveTheRoofIsSaidAndFlagged) {
+  // 1 GB in 50 ms is 20 GB/s against a 10 GB/s roof: cache-resident data.
+  Trace t;
+  Node brick;
+  brick.kind = NodeKind::kBrick;
+  brick.name = t.strings.intern("ResidualAdd");
+  brick.end_ns = 50'000'000;
+  brick.flops = 1e8;
+  brick.bytes_moved = 1e9;
+  t.add_node(brick);
+  Roofline r = compute_roofline(t, PeakOverrides{100, 10, 0});
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.entries[0].efficiency(), 2.0);
+  std::ostringstream text, json;
+  render_roofline(t, PeakOverrides{100, 10, 0}, text, false);
+  render_roofline(t, PeakOverrides{100, 10, 0}, json, true);
+  EXPECT_NE(text.str().find("1 above 100% of the roof (ResidualAdd at 200.0%)"), std::string::npos)
+      << text.str();
+  EXPECT_NE(json.str().find("\"above_roof\":true"), std::string::npos) << json.str();
+  std::ostringstream within;
+  render_roofline(t, PeakOverrides{100, 40, 0}, within, false);
+  EXPECT_EQ(within.str().find("above 100%"), std::string::npos) << within.str();
+}
+
 TEST(Transfers, PingPongRepeatedUploadsPageable) {
   Trace t = test::load("transfers.json");
   TransferReport r = analyze_transfers(t, {});

@@ -26,8 +26,7 @@ struct Span {
   }
 };
 
-// Where a thread's time went, innermost scope first: consecutive pieces
-// of its timeline, each with the innermost CPU scope open then.
+// A stretch of a thread's timeline and the innermost CPU scope open in it.
 struct Piece {
   int64_t start = 0;
   int64_t end = 0;
@@ -41,10 +40,6 @@ class Lanes {
     auto [it, added] = index_.try_emplace(id, static_cast<uint32_t>(ids_.size()));
     if (added) ids_.push_back(id);
     return it->second;
-  }
-  const uint32_t* find(uint32_t id) const {
-    auto it = index_.find(id);
-    return it == index_.end() ? nullptr : &it->second;
   }
   uint32_t id(uint32_t lane) const { return ids_[lane]; }
   size_t size() const { return ids_.size(); }

@@ -13,8 +13,8 @@ namespace {
 
 constexpr int64_t us = 1000;
 
-uint32_t scope(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
-               int64_t start, int64_t end) {
+Node node(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
+          int64_t start, int64_t end) {
   Node n;
   n.kind = kind;
   n.name = t.strings.intern(name);
@@ -22,18 +22,17 @@ uint32_t scope(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint3
   n.thread = thread;
   n.start_ns = start * us;
   n.end_ns = end * us;
-  return t.add_node(n);
+  return n;
+}
+
+uint32_t scope(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
+               int64_t start, int64_t end) {
+  return t.add_node(node(t, kind, name, parent, thread, start, end));
 }
 
 uint32_t op(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
             uint32_t device, uint32_t stream, int64_t api, int64_t start, int64_t end) {
-  Node n;
-  n.kind = kind;
-  n.name = t.strings.intern(name);
-  n.parent = parent;
-  n.thread = thread;
-  n.start_ns = start * us;
-  n.end_ns = end * us;
+  Node n = node(t, kind, name, parent, thread, start, end);
   GpuDetail d;
   d.device = device;
   d.stream = stream;

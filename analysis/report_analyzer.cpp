@@ -16,16 +16,23 @@ void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>&
   w.key(key).begin_array();
   for (const OpSummary& s : ops)
     w.newline().begin_object().field("name", s.name).field("kind", to_string(s.kind)).field("count", s.count)
-        .field("total_ns", s.total_ns).field("avg_ns", s.avg_ns()).field("bytes", s.bytes)
+        .field("total_ns", s.total_ns).field("avg_ns", s.avg_ns()).field("min_ns", s.min_ns)
+        .field("median_ns", s.median_ns).field("p99_ns", s.p99_ns).field("max_ns", s.max_ns)
+        .field("bytes", s.bytes)
         .field("share", a.comm_share(s)).end_object();
   w.end_array();
 }
 
-void nodes_json(JsonWriter& w, std::string_view key, const Trace& t, const std::vector<uint32_t>& ids) {
+void nodes_json(JsonWriter& w, std::string_view key, const Trace& t, const std::vector<uint32_t>& ids,
+                const std::vector<std::string>* scopes = nullptr) {
   w.key(key).begin_array();
-  for (uint32_t i : ids)
+  for (size_t k = 0; k < ids.size(); ++k) {
+    uint32_t i = ids[k];
     w.newline().begin_object().field("node", i).field("name", t.name(t.nodes[i]))
-        .field("duration_ns", t.nodes[i].duration_ns()).end_object();
+        .field("duration_ns", t.nodes[i].duration_ns());
+    if (scopes) w.field("scope", (*scopes)[k]);
+    w.end_object();
+  }
   w.end_array();
 }
 
@@ -37,7 +44,7 @@ void render_analyzer(const Trace& t, std::ostream& out, bool json) {
     JsonWriter w(out);
     w.begin_object().field("total_ns", a.total_ns).field("imbalance_ratio", a.imbalance_ratio);
     ops_json(w, "ops", a.ops, a);
-    nodes_json(w, "slowest", t, a.slowest);
+    nodes_json(w, "slowest", t, a.slowest, &a.slowest_scopes);
     nodes_json(w, "hotspots", t, a.hotspots);
     w.key("devices").begin_array();
     for (const DeviceSummary& d : a.devices)
@@ -51,18 +58,26 @@ void render_analyzer(const Trace& t, std::ostream& out, bool json) {
   char buf[256];
   out << "Operations (" << a.ops.size() << " distinct, " << format_duration(a.total_ns)
       << " total)\n";
-  std::snprintf(buf, sizeof buf, "  %-36s %-8s %9s %12s %12s\n", "name", "kind", "count", "total", "avg");
+  std::snprintf(buf, sizeof buf, "  %-36s %-8s %9s %12s %10s %10s %10s %10s %10s\n", "name", "kind",
+                "count", "total", "avg", "min", "median", "p99", "max");
   out << buf;
   for (size_t i = 0; i < a.ops.size() && i < kMaxOps; ++i) {
     const OpSummary& s = a.ops[i];
-    std::snprintf(buf, sizeof buf, "  %-36.36s %-8s %9llu %12s %12s\n", s.name.c_str(),
-                  std::string(to_string(s.kind)).c_str(), static_cast<unsigned long long>(s.count),
-                  format_duration(s.total_ns).c_str(), format_duration(s.avg_ns()).c_str());
+    std::snprintf(buf, sizeof buf, "  %-36.36s %-8s %9llu %12s %10s %10s %10s %10s %10s\n",
+                  s.name.c_str(), std::string(to_string(s.kind)).c_str(),
+                  static_cast<unsigned long long>(s.count), format_duration(s.total_ns).c_str(),
+                  format_duration(s.avg_ns()).c_str(), format_duration(s.min_ns).c_str(),
+                  format_duration(s.median_ns).c_str(), format_duration(s.p99_ns).c_str(),
+                  format_duration(s.max_ns).c_str());
     out << buf;
   }
   out << "Slowest operations:\n";
-  for (uint32_t i : a.slowest)
-    out << "  " << t.name(t.nodes[i]) << ' ' << format_duration(t.nodes[i].duration_ns()) << '\n';
+  for (size_t k = 0; k < a.slowest.size(); ++k) {
+    uint32_t i = a.slowest[k];
+    out << "  " << t.name(t.nodes[i]) << ' ' << format_duration(t.nodes[i].duration_ns());
+    if (a.slowest_scopes[k] != "(no scope)") out << " in " << a.slowest_scopes[k];
+    out << '\n';
+  }
   if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';
   for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i) out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
   out << "Devices:\n";

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <cmath>
 #include <unordered_map>
+
+#include "analysis/trace_scope.h"
 
 namespace brickprof {
 
@@ -19,6 +22,14 @@ bool is_communication(std::string_view name) {
   return false;
 }
 
+int64_t nearest_rank(std::vector<int64_t>& values, double p) {
+  if (values.empty()) return 0;
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
+  auto at = values.begin() + static_cast<std::ptrdiff_t>(std::clamp<size_t>(rank, 1, values.size()) - 1);
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
 Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
   Analysis a;
   const size_t n = t.nodes.size();
@@ -29,6 +40,7 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
   std::unordered_map<std::string_view, size_t> index;
   std::map<std::string, DeviceSummary> devices;
   std::vector<uint32_t> ops;
+  std::vector<std::vector<int64_t>> durations;  // per op, as a.ops before sorting
   for (uint32_t i = 0; i < n; ++i) {
     const Node& node = t.nodes[i];
     bool op = node.kind == NodeKind::kKernel || node.kind == NodeKind::kTransfer ||
@@ -45,8 +57,12 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
     const GpuDetail* d = t.detail(node);
     double bytes = node.bytes_moved > 0 ? node.bytes_moved : d ? static_cast<double>(d->bytes) : 0;
     auto [it, added] = index.emplace(t.name(node), a.ops.size());
-    if (added) a.ops.push_back(OpSummary{std::string(t.name(node)), node.kind, 0, 0, 0});
+    if (added) {
+      a.ops.push_back(OpSummary{std::string(t.name(node)), node.kind});
+      durations.emplace_back();
+    }
     OpSummary& s = a.ops[it->second];
+    durations[it->second].push_back(node.duration_ns());
     s.count++;
     s.total_ns += node.duration_ns();
     s.bytes += bytes;
@@ -68,6 +84,16 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
   std::partial_sort(a.slowest.begin(), a.slowest.begin() + static_cast<std::ptrdiff_t>(k),
                     a.slowest.end(), slower);
   a.slowest.resize(k);
+  ScopeNamer scope(t);
+  for (uint32_t i : a.slowest) a.slowest_scopes.push_back(scope(i));
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    std::vector<int64_t>& d = durations[i];
+    OpSummary& s = a.ops[i];
+    s.min_ns = *std::min_element(d.begin(), d.end());
+    s.max_ns = *std::max_element(d.begin(), d.end());
+    s.median_ns = nearest_rank(d, 0.5);
+    s.p99_ns = nearest_rank(d, 0.99);
+  }
   std::sort(a.ops.begin(), a.ops.end(), [](const OpSummary& x, const OpSummary& y) {
     return x.total_ns != y.total_ns ? x.total_ns > y.total_ns : x.name < y.name;
   });

@@ -19,6 +19,9 @@ struct OpSummary {
   uint64_t count = 0;
   int64_t total_ns = 0;
   double bytes = 0;
+  // The spread of one call's duration (nearest-rank percentiles): jitter
+  // an average hides.
+  int64_t min_ns = 0, median_ns = 0, p99_ns = 0, max_ns = 0;
   int64_t avg_ns() const { return count ? total_ns / static_cast<int64_t>(count) : 0; }
 };
 
@@ -32,6 +35,7 @@ struct DeviceSummary {
 struct Analysis {
   std::vector<OpSummary> ops;          // by total time, largest first
   std::vector<uint32_t> slowest;       // node ids, slowest first (top N)
+  std::vector<std::string> slowest_scopes;  // the scope that issued each
   std::vector<uint32_t> hotspots;      // node ids moving more than the threshold
   std::vector<DeviceSummary> devices;  // by name
   // Load balance over GPU devices (needs two or more): max / mean busy time.
@@ -49,6 +53,9 @@ struct AnalyzerOptions {
 };
 
 Analysis analyze_trace(const Trace& trace, const AnalyzerOptions& options = {});
+
+// The nearest-rank p-th percentile (0 < p <= 1) of `values`, reordered.
+int64_t nearest_rank(std::vector<int64_t>& values, double p);
 
 // allreduce, all_gather, reduce_scatter, broadcast, send, recv, nccl...
 bool is_communication(std::string_view name);

@@ -114,9 +114,18 @@ TEST(ReportAnalyses, AnalyzeJsonMatchesText) {
       << text;
   for (const json& op : an["ops"]) {
     std::string row = line_with(text, op["name"].get<std::string>());
-    EXPECT_NE(row.find(dur(op["total_ns"])), std::string::npos) << row;
-    EXPECT_NE(row.find(dur(op["avg_ns"])), std::string::npos) << row;
+    size_t at = 0;  // the cells, in their columns' order
+    for (const char* key : {"total_ns", "avg_ns", "min_ns", "median_ns", "p99_ns", "max_ns"}) {
+      at = row.find(" " + dur(op[key]), at);
+      ASSERT_NE(at, std::string::npos) << key << ": " << row;
+      ++at;
+    }
   }
+  const json& slowest = an["slowest"][0];
+  EXPECT_NE(text.find(slowest["name"].get<std::string>() + " " + dur(slowest["duration_ns"]) +
+                      " in " + slowest["scope"].get<std::string>() + "\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("imbalance " + fixed(an["imbalance_ratio"].get<double>(), 2)),
             std::string::npos);
 }

@@ -33,6 +33,33 @@ TEST(Analyzer, OpsDevicesBalanceCommunication) {
   EXPECT_EQ(a.devices[0].device, "cpu");
 }
 
+TEST(Analyzer, SpreadOfOneCallsDuration) {
+  Trace t = test::load("analyzer.json");
+  Analysis a = analyze_trace(t);
+  EXPECT_EQ(a.ops[0].min_ns, 100'000);  // down_gemv: 200 and 100 µs
+  EXPECT_EQ(a.ops[0].median_ns, 100'000);  // nearest rank: the 1st of 2
+  EXPECT_EQ(a.ops[0].p99_ns, 200'000);
+  EXPECT_EQ(a.ops[0].max_ns, 200'000);
+  EXPECT_EQ(a.slowest_scopes[0], "DownProjection");
+
+  Trace many;  // 100 calls of 1..100 µs, in shuffled order
+  for (int k = 0; k < 100; ++k) {
+    Node n;
+    n.kind = NodeKind::kKernel;
+    n.name = many.strings.intern("gemv");
+    n.end_ns = ((k * 37) % 100 + 1) * 1000;
+    many.add_gpu_node(n, GpuDetail{});
+  }
+  const OpSummary& s = analyze_trace(many).ops.at(0);
+  EXPECT_EQ(s.count, 100u);
+  EXPECT_EQ(s.min_ns, 1'000);
+  EXPECT_EQ(s.median_ns, 50'000);
+  EXPECT_EQ(s.p99_ns, 99'000);
+  EXPECT_EQ(s.max_ns, 100'000);
+  std::vector<int64_t> one = {7};
+  EXPECT_EQ(nearest_rank(one, 0.99), 7);
+}
+
 TEST(Analyzer, CommunicationNames) {
   EXPECT_TRUE(is_communication("ncclKernel_AllGather_RING"));
   EXPECT_TRUE(is_communication("reduce_scatter"));

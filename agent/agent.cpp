@@ -41,6 +41,7 @@ std::atomic<bool> g_dumped{false};
 // The process the agent's state belongs to: set at start and in a fork
 // child (atfork handlers do not run for vfork, so a vfork child differs).
 std::atomic<pid_t> g_pid{0};
+bool g_forked_child = false;
 // The thread writing the trace now, 0 when none: one write at a time.
 std::atomic<pid_t> g_writer{0};
 bool g_recording_before_exec = true;
@@ -169,6 +170,7 @@ void after_fork_in_child() {
   Recorder::reset_after_fork();
   host_peaks_after_fork();
   g_pid.store(getpid());
+  g_forked_child = true;
   g_writer.store(0);  // a parent's thread may have been writing
   last_prefix().clear();
   superseded_prefix().clear();
@@ -313,6 +315,9 @@ const Config& config() { return the_config(); }
 
 void dump_at_exit() {
   if (g_state.load() != State::kStarted) return;
+  // As at exec and _exit: a forked child that recorded nothing (a shell's
+  // subshell, a pipeline's builtin) leaves no file.
+  if (g_forked_child && !Recorder::recorded_anything()) return;
   if (!take_writer(/*wait=*/true)) return;
   if (!g_dumped.exchange(true)) write_trace("", /*before_exec=*/false);
   g_writer.store(0);

@@ -130,6 +130,24 @@ TEST_F(PreloadTest, ForkedChildWritesItsOwnTrace) {
   EXPECT_EQ(with_parent, 1);
 }
 
+// Nothing recorded, nothing to keep: no file from the child.
+TEST_F(PreloadTest, ForkedChildThatRecordedNothingLeavesNoTrace) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "fork-quiet"});
+  EXPECT_EQ(r.out, "child\nparent saw 5\n");
+  json t = load_only_output();
+  ASSERT_EQ(t["nodes"].size(), 1u);
+  EXPECT_EQ(t["nodes"][0]["name"], "parent");
+}
+
+// bash's subshells and command substitutions are forked children that
+// exit(): only bash's own trace.
+TEST_F(PreloadTest, BashSubshellsLeaveNoTraces) {
+  if (access("/bin/bash", X_OK) != 0) GTEST_SKIP() << "no bash";
+  Result r = expect_unchanged({"/bin/bash", "-c", "(exit 3); echo $? $(echo sub) | cat"});
+  EXPECT_EQ(r.out, "3 sub\n");
+  EXPECT_EQ(outputs().size(), 2u);  // bash's, and cat's (a program it ran)
+}
+
 TEST_F(PreloadTest, SigtermStillDiesOfSigtermAndWritesTrace) {
   Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "wait"}, /*term=*/true);
   ASSERT_TRUE(WIFSIGNALED(r.status));

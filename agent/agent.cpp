@@ -241,12 +241,15 @@ Trace build_trace() {
 
 // Takes the writer's place. With `wait`, waits for a write on another
 // thread (an exec hook's: the exec replaces us, or it failed and the trace
-// is due again); never for one on this thread (a signal arrived mid-write).
+// is due again), but no longer than that write's own deadline; never for
+// one on this thread (a signal arrived mid-write).
 bool take_writer(bool wait) {
   const pid_t me = static_cast<pid_t>(syscall(SYS_gettid));
+  const int64_t give_up_ns =
+      monotonic_ns() + (the_config().signal_dump_seconds + 1) * int64_t{1000000000};
   pid_t expected = 0;
   while (!g_writer.compare_exchange_strong(expected, me)) {
-    if (expected == me || !wait) return false;
+    if (expected == me || !wait || monotonic_ns() > give_up_ns) return false;
     expected = 0;
     sched_yield();
   }

@@ -13,9 +13,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "agent/agent.h"
@@ -100,6 +102,26 @@ struct Exec {
     return missing();
   }
 
+  // Whether the kernel could start this program: an exec of a missing or
+  // non-executable file fails at once, and is not worth a trace write
+  // (Python's os.execvp tries execve on each PATH entry in turn). An exec
+  // that passes and still fails costs one write, replaced at the next.
+  bool may_run() const {
+    if (entry == kFexecve || entry == kExecveat) return true;
+    if (!path || !*path) return false;
+    if ((entry != kExecvp && entry != kExecvpe) || std::strchr(path, '/'))
+      return access(path, X_OK) == 0;
+    const char* search = std::getenv("PATH");
+    std::string dirs = search ? search : "/bin:/usr/bin";  // glibc's default
+    for (size_t begin = 0; begin <= dirs.size();) {
+      size_t end = std::min(dirs.find(':', begin), dirs.size());
+      std::string dir = end > begin ? dirs.substr(begin, end - begin) : ".";
+      if (access((dir + "/" + path).c_str(), X_OK) == 0) return true;
+      begin = end + 1;
+    }
+    return false;
+  }
+
   std::string what() const {
     const char* shown = path;
     asm("" : "+r"(shown));  // libc declares it nonnull: keep the check below
@@ -121,6 +143,7 @@ int exec_saving_trace(const Exec& exec) {
   if (!should_save_before_leaving()) return exec.call();  // all a vfork child does
   bool saved = false;
   try {
+    if (!exec.may_run()) return exec.call();
     saved = save_before_leaving("written before exec of " + exec.what(), /*before_exec=*/true,
                                 exec_without_trace, &exec);
   } catch (...) {

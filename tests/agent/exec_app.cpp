@@ -96,13 +96,17 @@ int main(int argc, char** argv) {
     if (step == 0) return 0;
     exec_self(argv[0], "exec-chain", std::to_string(step - 1).c_str());
   }
-  if (mode == "exec-missing") {
+  if (mode == "exec-missing" || mode == "exec-fails") {
+    // A missing file fails before the trace is written; a directory passes
+    // the agent's access() check and fails in the kernel (EACCES).
+    const char* path = mode == "exec-missing" ? "/nonexistent/brickprof-missing" : "/";
     { BRICKPROF_SCOPE("before exec"); }
-    char* const missing_argv[] = {const_cast<char*>("missing"), nullptr};
-    int result = execve("/nonexistent/brickprof-missing", missing_argv, environ);
+    char* const exec_argv[] = {const_cast<char*>(path), nullptr};
+    int result = execve(path, exec_argv, environ);
     int error = errno;
     { BRICKPROF_SCOPE("after exec"); }
-    std::printf("exec returned %d, errno %s\n", result, error == ENOENT ? "ENOENT" : "other");
+    std::printf("exec returned %d, errno %s\n", result,
+                error == ENOENT ? "ENOENT" : error == EACCES ? "EACCES" : "other");
     return 0;
   }
   if (mode == "exec-threads") {

@@ -120,12 +120,12 @@ TEST_F(ExecTest, EveryExecEntryPointWritesFirst) {
 // ends with one trace holding everything (the one written before the exec
 // is replaced; BRICKPROF_LOG=info shows both writes).
 TEST_F(ExecTest, FailedExecRecordsOnAndLeavesOneWholeTrace) {
-  Result plain = run({BRICKPROF_EXEC_APP, "exec-missing"}, {});
+  Result plain = run({BRICKPROF_EXEC_APP, "exec-fails"}, {});
   auto env = agent_env();
   env["BRICKPROF_LOG"] = "info";
-  Result r = run({BRICKPROF_EXEC_APP, "exec-missing"}, env);
+  Result r = run({BRICKPROF_EXEC_APP, "exec-fails"}, env);
   EXPECT_EQ(r.exit_code(), 0);
-  EXPECT_EQ(r.out, "exec returned -1, errno ENOENT\n");
+  EXPECT_EQ(r.out, "exec returned -1, errno EACCES\n");
   EXPECT_EQ(r.out, plain.out);
   EXPECT_EQ(count_of(r.err, "pre-exec.*"), 1u) << r.err;  // written, then replaced
   EXPECT_EQ(names().size(), 1u) << testing::PrintToString(names());
@@ -133,6 +133,21 @@ TEST_F(ExecTest, FailedExecRecordsOnAndLeavesOneWholeTrace) {
   EXPECT_EQ(scope_names(t), (Names{"before exec", "after exec"}));
   EXPECT_FALSE(warns(t, "before exec of")) << t["diagnostics"];
   EXPECT_EQ(t["diagnostics"]["open_scopes_at_exit"], 0);
+}
+
+// An exec of a file that is not there fails before anything is written
+// (no trace per PATH entry for a program found late in the search).
+TEST_F(ExecTest, ExecThatCannotRunWritesNothingFirst) {
+  Result plain = run({BRICKPROF_EXEC_APP, "exec-missing"}, {});
+  auto env = agent_env();
+  env["BRICKPROF_LOG"] = "info";
+  Result r = run({BRICKPROF_EXEC_APP, "exec-missing"}, env);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "exec returned -1, errno ENOENT\n");
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_EQ(count_of(r.err, "pre-exec.*"), 0u) << r.err;
+  EXPECT_EQ(names().size(), 1u) << testing::PrintToString(names());
+  EXPECT_EQ(scope_names(only("out-P.json")), (Names{"before exec", "after exec"}));
 }
 
 // A child that recorded nothing (forked or vforked) execs a program without

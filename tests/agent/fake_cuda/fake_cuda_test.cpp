@@ -227,10 +227,11 @@ TEST_F(FakeCudaTest, GpuWorkIsWrittenBeforeExec) {
   expect_copies_under_scopes(t);
 }
 
-// The exec fails and the program goes on: its one trace, written at exit,
-// has every launch and copy once.
+// The exec fails after the trace was written (a directory passes the
+// agent's access() check) and the program goes on: its one trace, written
+// again at exit, has every launch and copy once.
 TEST_F(FakeCudaTest, FailedExecLeavesOneTraceWithEveryLaunchOnce) {
-  Result r = run_app(agent_env(), {fake_gpu_app::kExecAtEnd, "/nonexistent/program"});
+  Result r = run_app(agent_env(), {fake_gpu_app::kExecAtEnd, "/"});
   EXPECT_EQ(r.err, "");
   expect_whole_app_captured(load_trace());
 }

@@ -1,11 +1,12 @@
 // The agent's life cycle (see agent.h): start once from any entry point, dump
-// once at exit, and never disturb the host: every failure becomes a warning
-// and a line in the trace's diagnostics.
+// once at exit (again after an exec that failed), and never disturb the
+// host: every failure becomes a warning and a line in the trace's diagnostics.
 #include "agent/agent.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -37,6 +38,13 @@ enum class State { kNew, kStarting, kStarted, kInert };
 
 std::atomic<State> g_state{State::kNew};
 std::atomic<bool> g_dumped{false};
+// The process the agent's state belongs to: set at start and in a fork
+// child (atfork handlers do not run for vfork, so a vfork child differs).
+std::atomic<pid_t> g_pid{0};
+bool g_forked_child = false;
+// The thread writing the trace now, 0 when none: one write at a time.
+std::atomic<pid_t> g_writer{0};
+bool g_recording_before_exec = true;
 GpuSource* g_gpu = nullptr;  // never freed: CUPTI may call back late
 int64_t g_start_ns = 0;
 
@@ -48,6 +56,16 @@ Config& the_config() {
 }
 std::string& gpu_status() {
   static std::string* s = new std::string("not started");
+  return *s;
+}
+// The last prefix written to, and one a failed exec's trace took that the
+// next write replaces.
+std::string& last_prefix() {
+  static std::string* s = new std::string();
+  return *s;
+}
+std::string& superseded_prefix() {
+  static std::string* s = new std::string();
   return *s;
 }
 
@@ -151,6 +169,11 @@ void install_signal_handlers() {
 void after_fork_in_child() {
   Recorder::reset_after_fork();
   host_peaks_after_fork();
+  g_pid.store(getpid());
+  g_forked_child = true;
+  g_writer.store(0);  // a parent's thread may have been writing
+  last_prefix().clear();
+  superseded_prefix().clear();
   g_dumped.store(false);
   g_gpu = nullptr;  // CUDA does not survive fork
   gpu_status() = "unavailable: forked child";
@@ -158,6 +181,7 @@ void after_fork_in_child() {
 }
 
 void start() {
+  g_pid.store(getpid());
   Clock::init();
   Recorder::set_clock_is_tsc(Clock::uses_tsc());
   g_start_ns = monotonic_ns();
@@ -215,6 +239,59 @@ Trace build_trace() {
   return trace;
 }
 
+// Takes the writer's place. With `wait`, waits for a write on another
+// thread (an exec hook's: the exec replaces us, or it failed and the trace
+// is due again), but no longer than that write's own deadline; never for
+// one on this thread (a signal arrived mid-write).
+bool take_writer(bool wait) {
+  const pid_t me = static_cast<pid_t>(syscall(SYS_gettid));
+  const int64_t give_up_ns =
+      monotonic_ns() + (the_config().signal_dump_seconds + 1) * int64_t{1000000000};
+  pid_t expected = 0;
+  while (!g_writer.compare_exchange_strong(expected, me)) {
+    if (expected == me || !wait || monotonic_ns() > give_up_ns) return false;
+    expected = 0;
+    sched_yield();
+  }
+  return true;
+}
+
+// The trace written before an exec goes to <prefix>.pre-exec: the new image
+// keeps the pid, and when it also keeps the name (a program that re-runs
+// itself, a BRICKPROF_OUTPUT without %n) its trace takes <prefix>. One that
+// an earlier exec in the chain wrote keeps its name too: -2, -3...
+std::string pre_exec_prefix(const std::string& prefix) {
+  const std::vector<std::string>& formats = the_config().formats;
+  std::string name = prefix + ".pre-exec";
+  for (int n = 2; n < 100 && name != superseded_prefix() && outputs_exist(formats, name); ++n)
+    name = prefix + ".pre-exec-" + std::to_string(n);
+  return name;
+}
+
+// Builds and writes the trace; `why`, if any, joins its warnings. A trace
+// a failed exec left under another name is removed once this one is out.
+void write_trace(const std::string& why, bool before_exec) {
+  try {
+    Trace trace = build_trace();
+    if (!why.empty()) trace.diagnostics.warnings.push_back(why);
+    std::string prefix = output_prefix(the_config(), trace.process);
+    if (before_exec) prefix = pre_exec_prefix(prefix);
+    std::vector<std::string> errors = write_outputs(trace, the_config().formats, prefix);
+    for (const std::string& error : errors) log_warn(error);
+    log_info("wrote " + prefix + ".*");
+    if (!errors.empty()) return;
+    std::string& superseded = superseded_prefix();
+    if (!superseded.empty() && superseded != prefix)
+      remove_outputs(the_config().formats, superseded);
+    superseded.clear();
+    last_prefix() = prefix;
+  } catch (const std::exception& e) {
+    log_error(std::string("could not write the trace: ") + e.what());
+  } catch (...) {
+    log_error("could not write the trace");
+  }
+}
+
 }  // namespace
 
 void ensure_started() {
@@ -241,18 +318,38 @@ const Config& config() { return the_config(); }
 
 void dump_at_exit() {
   if (g_state.load() != State::kStarted) return;
-  if (g_dumped.exchange(true)) return;
-  try {
-    Trace trace = build_trace();
-    std::string prefix = output_prefix(the_config(), trace.process);
-    for (const std::string& error : write_outputs(trace, the_config().formats, prefix))
-      log_warn(error);
-    log_info("wrote " + prefix + ".*");
-  } catch (const std::exception& e) {
-    log_error(std::string("could not write the trace: ") + e.what());
-  } catch (...) {
-    log_error("could not write the trace");
+  // As at exec and _exit: a forked child that recorded nothing (a shell's
+  // subshell, a pipeline's builtin) leaves no file.
+  if (g_forked_child && !Recorder::recorded_anything()) return;
+  if (!take_writer(/*wait=*/true)) return;
+  if (!g_dumped.exchange(true)) write_trace("", /*before_exec=*/false);
+  g_writer.store(0);
+}
+
+bool should_save_before_leaving() {
+  return g_state.load() == State::kStarted && getpid() == g_pid.load() &&
+         Recorder::recorded_anything();
+}
+
+bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg) {
+  if (!take_writer(/*wait=*/false)) return false;
+  bool wrote = !g_dumped.exchange(true);
+  if (wrote) {
+    g_recording_before_exec = Recorder::enabled();
+    LeaveDeadline deadline(the_config().signal_dump_seconds, give_up, arg);
+    write_trace(why, before_exec);
   }
+  g_writer.store(0);
+  return wrote;
+}
+
+void resume_after_failed_exec() {
+  if (!take_writer(/*wait=*/true)) return;
+  if (!last_prefix().empty()) superseded_prefix() = last_prefix();
+  last_prefix().clear();
+  Recorder::set_enabled(g_recording_before_exec);
+  g_dumped.store(false);
+  g_writer.store(0);
 }
 
 // LD_PRELOAD entry point.

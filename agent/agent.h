@@ -1,9 +1,13 @@
 // The agent's life cycle: one idempotent start from whichever entry point
 // comes first (LD_PRELOAD constructor, CUDA or NVTX injection), and one dump
-// at exit (atexit, fatal signal, or explicit), in a known order.
+// at exit (atexit, fatal signal, or explicit; or just before an exec or
+// _exit, which atexit never follows), in a known order.
 #pragma once
 
+#include <string>
+
 #include "agent/config.h"
+#include "agent/leave_deadline.h"
 
 namespace brickprof::agent {
 
@@ -14,5 +18,21 @@ void ensure_started();
 void dump_at_exit();
 // Valid after ensure_started().
 const Config& config();
+
+// For the exec and _exit hooks (exec_hooks.cpp): atexit never runs after
+// them. Whether to write the trace now: the agent runs, this is not a vfork
+// child (its getpid() is not the agent's; it shares the parent's memory and
+// stack, so it may only exec or _exit), and something was recorded (a
+// forked child that recorded nothing, as a shell's before its exec, leaves
+// no file). Async-signal-safe.
+bool should_save_before_leaving();
+// Writes the trace as at exit, with `why` among its warnings; before an
+// exec, under its own name (<prefix>.pre-exec: the new image keeps the pid).
+// Past BRICKPROF_SIGNAL_DUMP_SECONDS, give_up(arg) leaves without it. False
+// when it wrote nothing (another write is under way or done).
+bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg);
+// The exec that trace was written for failed: recording goes on, and the
+// next trace written (at exit, or before the next exec) replaces it.
+void resume_after_failed_exec();
 
 }  // namespace brickprof::agent

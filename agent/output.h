@@ -15,5 +15,9 @@ std::string output_prefix(const Config& config, const ProcessInfo& process);
 // per failure (never throws).
 std::vector<std::string> write_outputs(const Trace& trace, const std::vector<std::string>& formats,
                                        const std::string& prefix);
+// Whether any of those files is there already.
+bool outputs_exist(const std::vector<std::string>& formats, const std::string& prefix);
+// Removes them (a trace that a later, larger one supersedes).
+void remove_outputs(const std::vector<std::string>& formats, const std::string& prefix);
 
 }  // namespace brickprof::agent

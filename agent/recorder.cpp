@@ -75,6 +75,9 @@ bool g_clock_is_tsc = false;
 std::atomic<uint64_t> g_capacity{256ull << 20};
 std::atomic<uint64_t> g_used{0};
 std::atomic<uint64_t> g_dropped_unregistered{0};
+// Set on every thread's first record (its first chunk, or its first drop):
+// the slow path, so the hot path stays as it is.
+std::atomic<bool> g_recorded_anything{false};
 std::atomic<Recorder::ScopeEndHook> g_scope_end_hook{nullptr};
 
 std::mutex g_threads_mutex;
@@ -141,6 +144,7 @@ ThreadBuffer* register_thread() {
 // Slow path of an append: seal the full chunk and start a bigger one.
 __attribute__((noinline)) uint64_t* grow(ThreadBuffer* tb) {
   if (tb->truncated.load(std::memory_order_relaxed)) return nullptr;
+  if (!tb->tail) g_recorded_anything.store(true, std::memory_order_relaxed);
   note_thread_name(tb);
   uint32_t words = tb->tail ? std::min(tb->tail->capacity * 2, kMaxChunkWords)
                             : kFirstChunkWords;
@@ -170,6 +174,7 @@ inline uint64_t* next_slot(ThreadBuffer*& tb, uint32_t words) {
   if (__builtin_expect(tb == nullptr, 0)) {
     tb = register_thread();
     if (!tb) {
+      g_recorded_anything.store(true, std::memory_order_relaxed);
       g_dropped_unregistered.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
     }
@@ -420,6 +425,8 @@ uint64_t Recorder::dropped_events() {
   return total;
 }
 
+bool Recorder::recorded_anything() { return g_recorded_anything.load(std::memory_order_relaxed); }
+
 void Recorder::reset_after_fork() {
   // Only the forking thread survives; the parent's events are not ours to
   // report. The old buffers are abandoned (the child may exec soon anyway).
@@ -428,6 +435,7 @@ void Recorder::reset_after_fork() {
   new (&g_sites_mutex) std::mutex();
   g_used.store(0);
   g_dropped_unregistered.store(0);
+  g_recorded_anything.store(false);
   // The header caches this thread's buffer: make it look full so the next
   // push asks the agent again and gets a fresh one.
   if (ThreadBuffer* old = tls_buffer) old->end = old->cur.load(std::memory_order_relaxed);

@@ -111,6 +111,9 @@ class Recorder {
   };
   static std::vector<ThreadEvents> snapshot();
   static uint64_t dropped_events();
+  // Whether any event was recorded or dropped since start (or fork). Lock-free
+  // and async-signal-safe, for the exec and _exit hooks.
+  static bool recorded_anything();
   static SiteInfo site(uint32_t id);
   static const StringTable& strings();  // valid after recording stopped
   // Forget all events (after fork, in the child).

@@ -2,6 +2,7 @@
 // layers and bricks on several threads with busy-waits of known length.
 //   annotated_app threads        3 threads x 2 layers x {RmsNorm 2 ms, GateProjection 4 ms}
 //   annotated_app fork           a child records its own scope and exits 5
+//   annotated_app fork-quiet     a child records nothing and exits 5
 //   annotated_app wait           prints "ready", then waits in a scope (for SIGTERM)
 //   annotated_app abort|segv     dies of SIGABRT / SIGSEGV inside layer 3, brick RmsNorm
 //   annotated_app host-peaks     threads race to set host peaks, then main's call wins
@@ -81,12 +82,13 @@ int main(int argc, char** argv) {
     std::printf("done threads\n");
     return 0;
   }
-  if (std::strcmp(mode, "fork") == 0) {
+  if (std::strcmp(mode, "fork") == 0 || std::strcmp(mode, "fork-quiet") == 0) {
+    const bool quiet = mode[4] != '\0';
     BRICKPROF_SCOPE("parent");
     std::fflush(stdout);
     pid_t child = fork();
     if (child == 0) {
-      { BRICKPROF_SCOPE("child"); spin_for(std::chrono::microseconds(1000)); }
+      if (!quiet) { BRICKPROF_SCOPE("child"); spin_for(std::chrono::microseconds(1000)); }
       std::printf("child\n");
       std::exit(5);
     }

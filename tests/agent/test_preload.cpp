@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis/trace_json.h"
+#include "tests/agent/preload_fixture.h"
 #include "tests/agent/run_program.h"
 
 namespace fs = std::filesystem;
@@ -25,51 +26,7 @@ namespace {
 using brickprof::test::Result;
 using brickprof::test::run;
 
-class PreloadTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("bp-preload-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::map<std::string, std::string> agent_env(const std::string& prefix = "out-%p") {
-    return {{"LD_PRELOAD", BRICKPROF_AGENT_PATH},
-            {"BRICKPROF_OUTPUT", (dir_ / prefix).string()},
-            {"BRICKPROF_FORMATS", "json"}};
-  }
-  std::vector<fs::path> outputs(const std::string& ext = ".json") {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir_))
-      if (e.path().string().size() > ext.size() &&
-          e.path().string().compare(e.path().string().size() - ext.size(), ext.size(), ext) == 0)
-        files.push_back(e.path());
-    return files;
-  }
-  json load_only_output() {
-    auto files = outputs();
-    EXPECT_EQ(files.size(), 1u);
-    if (files.empty()) return json();
-    // Our own reader must accept it too.
-    EXPECT_NO_THROW(brickprof::read_trace_file(files[0].string()));
-    std::ifstream in(files[0]);
-    return json::parse(in);
-  }
-  // The same command with and without the agent: same status and stdout.
-  Result expect_unchanged(const std::vector<std::string>& argv, bool term = false) {
-    Result plain = run(argv, {}, term);
-    Result traced = run(argv, agent_env(), term);
-    EXPECT_EQ(traced.status, plain.status);
-    EXPECT_EQ(traced.out, plain.out);
-    EXPECT_EQ(traced.err, plain.err);
-    return traced;
-  }
-
-  fs::path dir_;
-};
+class PreloadTest : public brickprof::test::PreloadFixture {};
 
 TEST_F(PreloadTest, AnnotatedThreadsNestAndTimesMatchBusyWaits) {
   auto env = agent_env();
@@ -171,6 +128,24 @@ TEST_F(PreloadTest, ForkedChildWritesItsOwnTrace) {
   }
   EXPECT_EQ(with_child, 1);  // the parent's events are not repeated in the child
   EXPECT_EQ(with_parent, 1);
+}
+
+// Nothing recorded, nothing to keep: no file from the child.
+TEST_F(PreloadTest, ForkedChildThatRecordedNothingLeavesNoTrace) {
+  Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "fork-quiet"});
+  EXPECT_EQ(r.out, "child\nparent saw 5\n");
+  json t = load_only_output();
+  ASSERT_EQ(t["nodes"].size(), 1u);
+  EXPECT_EQ(t["nodes"][0]["name"], "parent");
+}
+
+// bash's subshells and command substitutions are forked children that
+// exit(): only bash's own trace.
+TEST_F(PreloadTest, BashSubshellsLeaveNoTraces) {
+  if (access("/bin/bash", X_OK) != 0) GTEST_SKIP() << "no bash";
+  Result r = expect_unchanged({"/bin/bash", "-c", "(exit 3); echo $? $(echo sub) | cat"});
+  EXPECT_EQ(r.out, "3 sub\n");
+  EXPECT_EQ(outputs().size(), 2u);  // bash's, and cat's (a program it ran)
 }
 
 TEST_F(PreloadTest, SigtermStillDiesOfSigtermAndWritesTrace) {

@@ -212,6 +212,30 @@ TEST_F(FakeCudaTest, RecordsPendingAtExitAreFlushed) {
   expect_whole_app_captured(t);
 }
 
+// The exec replaces the process while the records are still with CUPTI:
+// the trace written before it holds all the GPU work.
+TEST_F(FakeCudaTest, GpuWorkIsWrittenBeforeExec) {
+  Result r = run({FAKE_GPU_APP, fake_gpu_app::kExecAtEnd, "/bin/true"}, agent_env());
+  EXPECT_EQ(r.exit_code(), 0) << r.err;  // true's
+  fs::path before;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().filename().string().find(".pre-exec.json") != std::string::npos) before = e.path();
+  ASSERT_FALSE(before.empty());
+  std::ifstream in(before);
+  json t = json::parse(in);
+  expect_kernels_under_bricks(t, fake_gpu_app::kLayers * 4u);
+  expect_copies_under_scopes(t);
+}
+
+// The exec fails after the trace was written (a directory passes the
+// agent's access() check) and the program goes on: its one trace, written
+// again at exit, has every launch and copy once.
+TEST_F(FakeCudaTest, FailedExecLeavesOneTraceWithEveryLaunchOnce) {
+  Result r = run_app(agent_env(), {fake_gpu_app::kExecAtEnd, "/"});
+  EXPECT_EQ(r.err, "");
+  expect_whole_app_captured(load_trace());
+}
+
 // CUDA_INJECTION64_PATH alone: the driver loads the agent from cuInit.
 TEST_F(FakeCudaTest, InjectionPathAloneWorks) {
   auto env = agent_env();

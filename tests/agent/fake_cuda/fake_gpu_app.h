@@ -24,6 +24,9 @@ inline constexpr char kQkvDemangled[] = "qkv_gemv(float*, float const*, float co
 // argv[1] == kKeepContext: exit without cuCtxDestroy, so the records are
 // still pending when the process exits.
 inline constexpr char kKeepContext[] = "keep-context";
+// argv[1] == kExecAtEnd, argv[2] == PATH: after the download, with the
+// records still pending, exec PATH; if that fails, the run goes on as usual.
+inline constexpr char kExecAtEnd[] = "exec-at-end";
 // argv[1] == kMany, argv[2] == N: instead of the layers, N RmsNorm launches
 // in one brick (enough to fill several activity buffers mid-run).
 inline constexpr char kMany[] = "many";

@@ -173,30 +173,33 @@ int exec_saving_trace(const Exec& exec) {
   leave_now(libc_exit, status);
 }
 
-// An execl* call's arguments, `first` and those after it up to the null
-// that ends them: count them, then copy them into `argv` (count + 1 slots);
-// with `then_envp`, also returns the argument after the null (execle's).
-size_t count_args(const char* first, va_list rest) {
+// An execl* call: its arguments, `first` and those in `rest` up to the
+// null that ends them, become an argv on this frame's stack (alloca), as in
+// glibc's own: no malloc in a vfork child. With `then_envp` the argument
+// after the null is the environment (execle's). The caller va_ends `rest`.
+int exec_listed(Exec::Entry entry, const char* path, const char* first, va_list rest,
+                bool then_envp) {
+  va_list counting;
+  va_copy(counting, rest);
   size_t n = 0;
-  for (const char* a = first; a; a = va_arg(rest, const char*)) ++n;
-  return n;
-}
-char* const* fill_args(char** argv, const char* first, va_list rest, bool then_envp) {
-  size_t n = 0;
+  for (const char* a = first; a; a = va_arg(counting, const char*)) ++n;
+  va_end(counting);
+  char** argv = static_cast<char**>(alloca((n + 1) * sizeof(char*)));
+  n = 0;
   for (const char* a = first; a; a = va_arg(rest, const char*)) argv[n++] = const_cast<char*>(a);
   argv[n] = nullptr;
-  return then_envp ? va_arg(rest, char* const*) : nullptr;
+  char* const* envp = then_envp ? va_arg(rest, char* const*) : nullptr;
+  return exec_saving_trace(Exec{entry, path, argv, envp});
 }
 
 }  // namespace
 }  // namespace brickprof::agent
 
-using brickprof::agent::count_args;
 using brickprof::agent::Exec;
 using brickprof::agent::exec_saving_trace;
 using brickprof::agent::exit_saving_trace;
-using brickprof::agent::fill_args;
 using brickprof::agent::libc;
+using brickprof::agent::exec_listed;
 
 #pragma GCC visibility push(default)
 extern "C" {
@@ -219,37 +222,26 @@ int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
 int execveat(int fd, const char* path, char* const argv[], char* const envp[], int flags) noexcept {
   return exec_saving_trace(Exec{Exec::kExecveat, path, argv, envp, fd, flags});
 }
-// The execl* forms put their argv on the stack, as glibc's own do: no
-// malloc in a vfork child.
 int execl(const char* path, const char* arg, ...) noexcept {
   va_list args;
   va_start(args, arg);
-  char** argv = static_cast<char**>(alloca((count_args(arg, args) + 1) * sizeof(char*)));
+  int result = exec_listed(Exec::kExecv, path, arg, args, /*then_envp=*/false);
   va_end(args);
-  va_start(args, arg);
-  fill_args(argv, arg, args, /*then_envp=*/false);
-  va_end(args);
-  return exec_saving_trace(Exec{Exec::kExecv, path, argv, nullptr});
+  return result;  // the exec failed
 }
 int execlp(const char* file, const char* arg, ...) noexcept {
   va_list args;
   va_start(args, arg);
-  char** argv = static_cast<char**>(alloca((count_args(arg, args) + 1) * sizeof(char*)));
+  int result = exec_listed(Exec::kExecvp, file, arg, args, /*then_envp=*/false);
   va_end(args);
-  va_start(args, arg);
-  fill_args(argv, arg, args, /*then_envp=*/false);
-  va_end(args);
-  return exec_saving_trace(Exec{Exec::kExecvp, file, argv, nullptr});
+  return result;
 }
 int execle(const char* path, const char* arg, ...) noexcept {
   va_list args;
   va_start(args, arg);
-  char** argv = static_cast<char**>(alloca((count_args(arg, args) + 1) * sizeof(char*)));
+  int result = exec_listed(Exec::kExecve, path, arg, args, /*then_envp=*/true);
   va_end(args);
-  va_start(args, arg);
-  char* const* envp = fill_args(argv, arg, args, /*then_envp=*/true);
-  va_end(args);
-  return exec_saving_trace(Exec{Exec::kExecve, path, argv, envp});
+  return result;
 }
 
 void _exit(int status) { exit_saving_trace(libc().exit, "_exit", status); }

@@ -58,13 +58,9 @@ std::string& gpu_status() {
   static std::string* s = new std::string("not started");
   return *s;
 }
-// The last prefix written to, and one a failed exec's trace took that the
-// next write replaces.
-std::string& last_prefix() {
-  static std::string* s = new std::string();
-  return *s;
-}
-std::string& superseded_prefix() {
+// Where the trace written before an exec went: if that exec failed, the
+// next write replaces it.
+std::string& pre_exec_written() {
   static std::string* s = new std::string();
   return *s;
 }
@@ -172,8 +168,7 @@ void after_fork_in_child() {
   g_pid.store(getpid());
   g_forked_child = true;
   g_writer.store(0);  // a parent's thread may have been writing
-  last_prefix().clear();
-  superseded_prefix().clear();
+  pre_exec_written().clear();
   g_dumped.store(false);
   g_gpu = nullptr;  // CUDA does not survive fork
   gpu_status() = "unavailable: forked child";
@@ -263,7 +258,7 @@ bool take_writer(bool wait) {
 std::string pre_exec_prefix(const std::string& prefix) {
   const std::vector<std::string>& formats = the_config().formats;
   std::string name = prefix + ".pre-exec";
-  for (int n = 2; n < 100 && name != superseded_prefix() && outputs_exist(formats, name); ++n)
+  for (int n = 2; n < 100 && name != pre_exec_written() && outputs_exist(formats, name); ++n)
     name = prefix + ".pre-exec-" + std::to_string(n);
   return name;
 }
@@ -280,11 +275,9 @@ void write_trace(const std::string& why, bool before_exec) {
     for (const std::string& error : errors) log_warn(error);
     log_info("wrote " + prefix + ".*");
     if (!errors.empty()) return;
-    std::string& superseded = superseded_prefix();
-    if (!superseded.empty() && superseded != prefix)
-      remove_outputs(the_config().formats, superseded);
-    superseded.clear();
-    last_prefix() = prefix;
+    std::string& replaced = pre_exec_written();
+    if (!replaced.empty() && replaced != prefix) remove_outputs(the_config().formats, replaced);
+    replaced = before_exec ? prefix : std::string();
   } catch (const std::exception& e) {
     log_error(std::string("could not write the trace: ") + e.what());
   } catch (...) {
@@ -345,8 +338,6 @@ bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_u
 
 void resume_after_failed_exec() {
   if (!take_writer(/*wait=*/true)) return;
-  if (!last_prefix().empty()) superseded_prefix() = last_prefix();
-  last_prefix().clear();
   Recorder::set_enabled(g_recording_before_exec);
   g_dumped.store(false);
   g_writer.store(0);

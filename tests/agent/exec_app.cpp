@@ -3,7 +3,8 @@
 //   exec_app exec-via ENTRY    `true` through one exec entry point (execve, execl, ...)
 //   exec_app exec-self         runs itself again in mode after-exec
 //   exec_app exec-chain N      scope "step N", then itself as exec-chain N-1, down to 0
-//   exec_app exec-missing      an exec that fails; prints its errno; records on
+//   exec_app exec-missing      an exec of a missing file; prints its errno; records on
+//   exec_app exec-fails        the same with an exec of "/", which fails later (EACCES)
 //   exec_app exec-threads      execs `true` while another thread records
 //   exec_app fork-exec|vfork-exec  a child that records nothing execs `true`
 //                              without the agent; the parent waits

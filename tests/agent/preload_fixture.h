@@ -15,20 +15,12 @@
 
 #include "analysis/trace_json.h"
 #include "tests/agent/run_program.h"
+#include "tests/agent/temp_dir_test.h"
 
 namespace brickprof::test {
 
-class PreloadFixture : public ::testing::Test {
+class PreloadFixture : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("bp-preload-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::map<std::string, std::string> agent_env(const std::string& prefix = "out-%p") {
     return {{"LD_PRELOAD", BRICKPROF_AGENT_PATH},
             {"BRICKPROF_OUTPUT", (dir_ / prefix).string()},
@@ -63,8 +55,6 @@ class PreloadFixture : public ::testing::Test {
     EXPECT_EQ(traced.err, plain.err);
     return traced;
   }
-
-  std::filesystem::path dir_;
 };
 
 }  // namespace brickprof::test

@@ -43,6 +43,16 @@ class ExecTest : public brickprof::test::PreloadFixture {
     EXPECT_EQ(found.size(), 1u) << pattern << " in " << testing::PrintToString(names());
     return found.size() == 1 ? load(found[0]) : json::object();
   }
+  // exec_app `mode` with and without the agent (at BRICKPROF_LOG=info, so
+  // stderr lists each write): the same stdout.
+  Result run_logging_writes(const char* mode) {
+    Result plain = run({BRICKPROF_EXEC_APP, mode}, {});
+    auto env = agent_env();
+    env["BRICKPROF_LOG"] = "info";
+    Result r = run({BRICKPROF_EXEC_APP, mode}, env);
+    EXPECT_EQ(r.out, plain.out);
+    return r;
+  }
 };
 
 Names scope_names(const json& t) {
@@ -120,13 +130,9 @@ TEST_F(ExecTest, EveryExecEntryPointWritesFirst) {
 // ends with one trace holding everything (the one written before the exec
 // is replaced; BRICKPROF_LOG=info shows both writes).
 TEST_F(ExecTest, FailedExecRecordsOnAndLeavesOneWholeTrace) {
-  Result plain = run({BRICKPROF_EXEC_APP, "exec-fails"}, {});
-  auto env = agent_env();
-  env["BRICKPROF_LOG"] = "info";
-  Result r = run({BRICKPROF_EXEC_APP, "exec-fails"}, env);
+  Result r = run_logging_writes("exec-fails");
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_EQ(r.out, "exec returned -1, errno EACCES\n");
-  EXPECT_EQ(r.out, plain.out);
   EXPECT_EQ(count_of(r.err, "pre-exec.*"), 1u) << r.err;  // written, then replaced
   EXPECT_EQ(names().size(), 1u) << testing::PrintToString(names());
   json t = only("out-P.json");
@@ -138,13 +144,9 @@ TEST_F(ExecTest, FailedExecRecordsOnAndLeavesOneWholeTrace) {
 // An exec of a file that is not there fails before anything is written
 // (no trace per PATH entry for a program found late in the search).
 TEST_F(ExecTest, ExecThatCannotRunWritesNothingFirst) {
-  Result plain = run({BRICKPROF_EXEC_APP, "exec-missing"}, {});
-  auto env = agent_env();
-  env["BRICKPROF_LOG"] = "info";
-  Result r = run({BRICKPROF_EXEC_APP, "exec-missing"}, env);
+  Result r = run_logging_writes("exec-missing");
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_EQ(r.out, "exec returned -1, errno ENOENT\n");
-  EXPECT_EQ(r.out, plain.out);
   EXPECT_EQ(count_of(r.err, "pre-exec.*"), 0u) << r.err;
   EXPECT_EQ(names().size(), 1u) << testing::PrintToString(names());
   EXPECT_EQ(scope_names(only("out-P.json")), (Names{"before exec", "after exec"}));

@@ -26,13 +26,14 @@
 #include "agent/ptx/hash.h"
 #include "analysis/trace_json.h"
 #include "tests/agent/run_program.h"
-#include "temp_dir_test.h"
+#include "tests/agent/temp_dir_test.h"
 #include "trace_query.h"
 
 namespace fs = std::filesystem;
 using brickprof::test::Result;
 using brickprof::test::run;
 using nlohmann::json;
+using brickprof::test::TempDirTest;
 using namespace fake_cuda_test;
 
 namespace {

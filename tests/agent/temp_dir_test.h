@@ -1,4 +1,5 @@
-// A test fixture with a fresh folder per test for the traces it writes.
+// A test fixture with a fresh folder per test for the traces it writes
+// (the preload, exec and fake CUDA tests).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,13 +8,13 @@
 #include <filesystem>
 #include <string>
 
-namespace fake_cuda_test {
+namespace brickprof::test {
 
 class TempDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("bp-fake-" + std::to_string(getpid()) + "-" +
+           ("bp-test-" + std::to_string(getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
@@ -23,4 +24,4 @@ class TempDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-}  // namespace fake_cuda_test
+}  // namespace brickprof::test

@@ -185,6 +185,9 @@ void start() {
   for (const std::string& w : the_config().warnings) log_warn(w);
   Recorder::set_capacity(the_config().buffer_bytes);
   std::atexit([] { dump_at_exit(); });
+  // quick_exit skips atexit but runs these (after the program's own, which
+  // were registered later), then _exit through libc's internal symbol.
+  std::at_quick_exit([] { dump_at_exit(); });
   install_signal_handlers();
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   if (!the_config().gpu) {

@@ -9,6 +9,8 @@
 //   exec_app fork-exec|vfork-exec  a child that records nothing execs `true`
 //                              without the agent; the parent waits
 //   exec_app _exit|_Exit       prints without a newline (unflushed), leaves with 3
+//   exec_app quick_exit        registers a handler that records a scope and
+//                              prints, then quick_exit(3)
 //   exec_app stuck-exec|stuck-exit  execs `true` / _exits 3 while another thread
 //                              holds stderr's lock for good (the agent's log blocks)
 //   exec_app alarm-exec        alarm(30), then runs itself as print-alarm, which
@@ -131,6 +133,15 @@ int main(int argc, char** argv) {
     std::printf("unflushed");
     if (mode == "_exit") _exit(3);
     _Exit(3);
+  }
+  if (mode == "quick_exit") {
+    { BRICKPROF_SCOPE("before exit"); }
+    std::at_quick_exit([] {
+      { BRICKPROF_SCOPE("at quick exit"); }
+      const char said[] = "handler ran\n";
+      (void)!write(1, said, sizeof said - 1);
+    });
+    std::quick_exit(3);
   }
   if (mode == "stuck-exec" || mode == "stuck-exit") {
     { BRICKPROF_SCOPE("before leaving"); }

@@ -200,6 +200,16 @@ TEST_F(ExecTest, UnderscoreExitWritesTheTraceAndKeepsItsStatus) {
   }
 }
 
+// quick_exit skips atexit too; the agent's at_quick_exit handler runs last,
+// after the program's (which records a scope of its own).
+TEST_F(ExecTest, QuickExitWritesTheTraceAfterTheProgramsHandlers) {
+  Result r = expect_unchanged({BRICKPROF_EXEC_APP, "quick_exit"});
+  EXPECT_EQ(r.exit_code(), 3);
+  EXPECT_EQ(r.out, "handler ran\n");
+  json t = only("out-P.json");
+  EXPECT_EQ(scope_names(t), (Names{"before exit", "at quick exit"}));
+}
+
 // The write blocks (the agent logs through stdio at BRICKPROF_LOG=info,
 // and another thread holds stderr's lock for good, as a thread stopped
 // mid-fprintf would; or the hook runs in a signal handler that interrupted

@@ -147,4 +147,29 @@ std::string format_fixed(double v, int decimals) {
   return buf;
 }
 
+namespace {
+size_t display_columns(std::string_view text) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;  // not a continuation byte
+  return columns;
+}
+}  // namespace
+
+std::string clip(std::string_view text, size_t width) {
+  if (text.size() <= width) return std::string(text);
+  return std::string(text.substr(0, width > 3 ? width - 3 : 0)) + "...";
+}
+
+std::string pad_left(std::string_view text, size_t width) {
+  const size_t columns = display_columns(text);
+  std::string out(columns >= width ? 0 : width - columns, ' ');
+  return out.append(text);
+}
+
+std::string pad_right(std::string_view text, size_t width) {
+  const size_t columns = display_columns(text);
+  std::string out(text);
+  return out.append(columns >= width ? 0 : width - columns, ' ');
+}
+
 }  // namespace brickprof

@@ -32,6 +32,15 @@ void append_dims(std::string& out, const uint32_t (&dims)[3]);
 // memory bandwidths are quoted.
 std::string format_rate(double per_second, std::string_view unit = {});
 
+// Table cells: `text` right- or left-aligned in `width` display columns (a
+// UTF-8 character such as µ or × counts as one); longer text is kept whole.
+std::string pad_left(std::string_view text, size_t width);
+std::string pad_right(std::string_view text, size_t width);
+
+// `text` cut to `width` bytes, the last three "..." when cut (for names in
+// a fixed-width column).
+std::string clip(std::string_view text, size_t width);
+
 // `v` with exactly `decimals` decimals ("12.3"), for percentages and ratios.
 std::string format_fixed(double v, int decimals);
 

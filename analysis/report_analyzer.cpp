@@ -1,7 +1,5 @@
 // Analyzer view: per-op summary, slowest ops, hotspots, devices, balance,
 // communication.
-#include <cstdio>
-
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
 #include "analysis/report_views.h"
@@ -55,21 +53,19 @@ void render_analyzer(const Trace& t, std::ostream& out, bool json) {
     w.end_object().newline();
     return;
   }
-  char buf[256];
   out << "Operations (" << a.ops.size() << " distinct, " << format_duration(a.total_ns)
       << " total)\n";
-  std::snprintf(buf, sizeof buf, "  %-36s %-8s %9s %12s %10s %10s %10s %10s %10s\n", "name", "kind",
-                "count", "total", "avg", "min", "median", "p99", "max");
-  out << buf;
+  out << "  " << pad_right("name", 37) << pad_right("kind", 8) << pad_left("count", 10)
+      << pad_left("total", 13);
+  for (const char* column : {"avg", "min", "median", "p99", "max"}) out << pad_left(column, 11);
+  out << '\n';
   for (size_t i = 0; i < a.ops.size() && i < kMaxOps; ++i) {
     const OpSummary& s = a.ops[i];
-    std::snprintf(buf, sizeof buf, "  %-36.36s %-8s %9llu %12s %10s %10s %10s %10s %10s\n",
-                  s.name.c_str(), std::string(to_string(s.kind)).c_str(),
-                  static_cast<unsigned long long>(s.count), format_duration(s.total_ns).c_str(),
-                  format_duration(s.avg_ns()).c_str(), format_duration(s.min_ns).c_str(),
-                  format_duration(s.median_ns).c_str(), format_duration(s.p99_ns).c_str(),
-                  format_duration(s.max_ns).c_str());
-    out << buf;
+    out << "  " << pad_right(clip(s.name, 36), 37) << pad_right(to_string(s.kind), 8)
+        << pad_left(std::to_string(s.count), 10) << pad_left(format_duration(s.total_ns), 13);
+    for (int64_t ns : {s.avg_ns(), s.min_ns, s.median_ns, s.p99_ns, s.max_ns})
+      out << pad_left(format_duration(ns), 11);
+    out << '\n';
   }
   out << "Slowest operations:\n";
   for (size_t k = 0; k < a.slowest.size(); ++k) {

@@ -53,6 +53,10 @@ void render_transfers(const Trace& trace, const PeakOverrides& overrides, std::o
 // host and issued-not-started, the host scopes waited on, largest gaps.
 void render_gpu_idle(const Trace& trace, std::ostream& out, bool json);
 
+// Kernel launch statistics: the host's launch call, launch-to-start delay,
+// launch-bound kernels, per kernel name and launch path (direct or graph).
+void render_launches(const Trace& trace, std::ostream& out, bool json);
+
 // The trace analyzer: per-op summary, slowest ops, memory hotspots, devices,
 // load balance, communication share.
 void render_analyzer(const Trace& trace, std::ostream& out, bool json);

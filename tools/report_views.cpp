@@ -32,6 +32,10 @@ const std::vector<ReportView>& report_views() {
        "GPU busy and idle time per device: waiting for the host vs issued, the host scopes "
        "waited on, largest gaps",
        false, &gpu_idle_text, &gpu_idle_json},
+      {"launches",
+       "Kernel launch statistics: host launch call, launch-to-start delay, launch-bound kernels "
+       "(shorter than their launch call), direct vs graph",
+       false, &launches_text, &launches_json},
       {"analyze", "Per-op summary, hotspots, devices, load balance, communication", false,
        &analyze_text, &analyze_json},
       {"dot", "Graphviz DOT of the execution graph", false, &dot_text, nullptr},

@@ -45,6 +45,8 @@ void transfers_text(const Trace& trace, const ReportSettings& settings, std::ost
 void transfers_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void gpu_idle_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void gpu_idle_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void launches_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
+void launches_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void analyze_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void analyze_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 

@@ -1,5 +1,5 @@
 // Report views backed by the analyses in analysis/report_views.h: critical
-// path and slack, what-if, roofline, transfers, GPU idle, and the trace analyzer, each
+// path and slack, what-if, roofline, transfers, GPU idle, kernel launches, and the trace analyzer, each
 // as text or as one JSON value.
 #include "analysis/report_views.h"
 
@@ -33,6 +33,13 @@ void gpu_idle_text(const Trace& t, const ReportSettings&, std::ostream& out) {
 }
 void gpu_idle_json(const Trace& t, const ReportSettings&, std::ostream& out) {
   render_gpu_idle(t, out, true);
+}
+
+void launches_text(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_launches(t, out, false);
+}
+void launches_json(const Trace& t, const ReportSettings&, std::ostream& out) {
+  render_launches(t, out, true);
 }
 
 void analyze_text(const Trace& t, const ReportSettings&, std::ostream& out) {

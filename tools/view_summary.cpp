@@ -14,19 +14,6 @@
 namespace brickprof::cli {
 namespace {
 
-// Right-aligns `text` in `width` display columns (µ and × count as one).
-std::string pad_left(const std::string& text, size_t width) {
-  size_t columns = 0;
-  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
-  return columns >= width ? text : std::string(width - columns, ' ') + text;
-}
-
-std::string pad_right(const std::string& text, size_t width) {
-  size_t columns = 0;
-  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;
-  return columns >= width ? text : text + std::string(width - columns, ' ');
-}
-
 std::string percent(double pct) {
   char tmp[32];
   std::snprintf(tmp, sizeof tmp, "%.1f%%", pct);

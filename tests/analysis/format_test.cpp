@@ -81,6 +81,14 @@ TEST(Format, Rate) {
   EXPECT_EQ(format_rate(0, "B"), "0B/s");
 }
 
+TEST(Format, CellsCountDisplayColumns) {
+  EXPECT_EQ(pad_left("1.0µs", 7), "  1.0µs");  // µ is two bytes, one column
+  EXPECT_EQ(pad_right("2×4", 5), "2×4  ");
+  EXPECT_EQ(pad_left("longer", 3), "longer");  // kept whole
+  EXPECT_EQ(clip("bl_gemv_q4k", 11), "bl_gemv_q4k");
+  EXPECT_EQ(clip("bl_gemv_q4k", 8), "bl_ge...");
+}
+
 TEST(Format, Fixed) {
   EXPECT_EQ(format_fixed(12.345, 1), "12.3");
   EXPECT_EQ(format_fixed(7, 2), "7.00");

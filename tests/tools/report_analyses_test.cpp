@@ -1,5 +1,5 @@
 // `brickprof report` with the analysis views (--critical-path, --roofline,
-// --transfers, --gpu-idle, --analyze, --what-if NAME=K): each --json form parses and
+// --transfers, --gpu-idle, --launches, --analyze, --what-if NAME=K): each --json form parses and
 // carries the same figures the text shows.
 #include <gtest/gtest.h>
 
@@ -172,6 +172,32 @@ TEST(ReportAnalyses, GpuIdleUnderAScope) {
   EXPECT_NE(r.out.find("busy 30.0µs of 30.0µs"), std::string::npos) << r.out;
 }
 
+TEST(ReportAnalyses, LaunchesJsonMatchesText) {
+  auto [text, ls] = text_and_json("launches", analyses("gpu_idle.json"));
+  EXPECT_EQ(ls["kernels"], 5);
+  EXPECT_NE(text.find("Kernel launches: 5 kernels, 5 launched one by one\n"), std::string::npos)
+      << text;
+  const json& call = ls["call"];
+  EXPECT_NE(text.find("launch call on the host: median " + dur(call["median_ns"]) + ", p99 " +
+                      dur(call["p99_ns"]) + ", max " + dur(call["max_ns"]) + "; " +
+                      dur(call["total_ns"]) + " in all"),
+            std::string::npos)
+      << text;
+  ASSERT_EQ(ls["by_kernel"].size(), 5u);
+  for (const json& k : ls["by_kernel"]) {
+    std::string row = line_with(text, k["name"].get<std::string>());
+    size_t at = 0;  // the cells, in their columns' order
+    for (std::string cell : {dur(k["gpu"]["total_ns"]), dur(k["gpu"]["median_ns"]),
+                             dur(k["call"]["median_ns"]), dur(k["delay"]["median_ns"]),
+                             dur(k["delay"]["p99_ns"]),
+                             std::to_string(k["shorter_than_call"].get<int>())}) {
+      at = row.find(" " + cell, at);
+      ASSERT_NE(at, std::string::npos) << cell << ": " << row;
+      ++at;
+    }
+  }
+}
+
 TEST(ReportAnalyses, WhatIfTextAndJson) {
   const std::string file = analyses("seed_threads.json");
   CliResult text = run_brickprof({"report", file, "--what-if", "RmsNorm=2"});
@@ -196,13 +222,13 @@ TEST(ReportAnalyses, WhatIfTextAndJson) {
 
 TEST(ReportAnalyses, EveryViewInOneJsonObject) {
   CliResult r = run_brickprof({"report", "--json", "--summary", "--tree", "--critical-path",
-                               "--roofline", "--transfers", "--gpu-idle", "--analyze", "--what-if",
-                               "QkvProjection=4", analyses("seed_threads.json")});
+                               "--roofline", "--transfers", "--gpu-idle", "--launches", "--analyze",
+                               "--what-if", "QkvProjection=4", analyses("seed_threads.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
   for (const char* key :
-       {"summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle", "analyze",
-        "what-if"})
+       {"summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle", "launches",
+        "analyze", "what-if"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["what-if"][0]["saved_ns"], 100'000);
 }

@@ -49,8 +49,10 @@ inline uint64_t graph_node(const json& kernel) {
 // export: what replaying a trace through the whole analysis path runs.
 inline const std::vector<std::vector<std::string>>& report_views() {
   static const std::vector<std::vector<std::string>> views = {
-      {"--summary", "--tree", "--critical-path", "--roofline", "--transfers", "--analyze"},
-      {"--summary", "--critical-path", "--roofline", "--transfers", "--analyze", "--json"},
+      {"--summary", "--tree", "--critical-path", "--roofline", "--transfers", "--gpu-idle",
+       "--launches", "--analyze"},
+      {"--summary", "--critical-path", "--roofline", "--transfers", "--gpu-idle", "--launches",
+       "--analyze", "--json"},
       {"--dot"},
       {"--chrome"},
       {"--folded"}};

@@ -40,11 +40,11 @@ uint64_t round_scaled(uint64_t v, uint64_t unit, int decimals) {
 }  // namespace
 
 void append_duration(std::string& out, int64_t ns) {
+  uint64_t v = static_cast<uint64_t>(ns);
   if (ns < 0) {
     out.push_back('-');
-    ns = -ns;
+    v = 0 - v;  // in unsigned arithmetic: -INT64_MIN is no int64_t
   }
-  uint64_t v = static_cast<uint64_t>(ns);
   if (v < 1000) {
     append_int(out, v);
     out += "ns";

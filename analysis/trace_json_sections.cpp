@@ -46,9 +46,9 @@ bool read_process_field(std::string_view k, od::value& v, ProcessInfo& p, const 
   else if (k == "rank")
     p.rank = get_int(v, c);
   else if (k == "start_ns")
-    p.start_ns = get_int(v, c);
+    p.start_ns = get_time(v, c);
   else if (k == "end_ns")
-    p.end_ns = get_int(v, c);
+    p.end_ns = get_time(v, c);
   else if (k == "clock")
     p.clock = get_string(v, c);
   else

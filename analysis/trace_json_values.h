@@ -41,8 +41,19 @@ int64_t get_int(V&& v, const Cursor& c) {
   int64_t i;
   if (v.get_int64().get(i) == simdjson::SUCCESS) return i;
   double d;
-  if (v.get_double().get(d) == simdjson::SUCCESS) return static_cast<int64_t>(d);
-  fail(c.describe() + ": expected a number");
+  if (v.get_double().get(d) != simdjson::SUCCESS) fail(c.describe() + ": expected a number");
+  // 2^63: converting a double outside int64's range is undefined behaviour.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (!(d >= -kLimit && d < kLimit)) fail(c.describe() + ": number out of range");
+  return static_cast<int64_t>(d);
+}
+
+// A timestamp: non-negative, as every clock the agent reads.
+template <typename V>
+int64_t get_time(V&& v, const Cursor& c) {
+  int64_t ns = get_int(v, c);
+  if (ns < 0) fail(c.describe() + ": negative time");
+  return ns;
 }
 
 template <typename V>

@@ -2,6 +2,7 @@
 // dispatches to one subcommand (run, report, diff, merge, ptx). Each subcommand lives in
 // its own cmd_<name>.cpp; adding one is a line in kCommands below.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -12,10 +13,21 @@
 namespace brickprof::cli {
 
 int fail(std::string_view what) {
-  std::string line(what);
-  // One line, whatever the message held.
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
+  // One line of printable text, whatever the message held (it may quote a
+  // corrupt file): line breaks become spaces, other control bytes \xNN.
+  std::string line;
+  for (char c : what) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      line += ' ';
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      line += escaped;
+    } else {
+      line += c;
+    }
+  }
   std::cerr << "brickprof: " << line << std::endl;
   return kExitUsage;
 }

@@ -1,6 +1,8 @@
 // Time, size and dimension formatting used by the text outputs.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "analysis/format.h"
 
 namespace brickprof {
@@ -20,6 +22,8 @@ TEST(Format, DurationUnits) {
   EXPECT_EQ(format_duration(999995000), "1.00s");
   EXPECT_EQ(format_duration(4560000000), "4.56s");
   EXPECT_EQ(format_duration(7200000000000), "7200.00s");
+  EXPECT_EQ(format_duration(-1500), "-1.5µs");
+  EXPECT_EQ(format_duration(std::numeric_limits<int64_t>::min()), "-9223372036.85s");
 }
 
 TEST(Format, ParseDuration) {

@@ -138,6 +138,11 @@ TEST_P(ReportBadInput, ExitTwoWithOneLine) {
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_EQ(r.err.rfind("brickprof: " + b.path + ": ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(b.problem), std::string::npos) << r.err;
+  // Printable: a corrupt file's bytes quoted in the message are escaped.
+  EXPECT_EQ(std::count_if(r.err.begin(), r.err.end() - 1,
+                          [](unsigned char c) { return c < 0x20 || c == 0x7f; }),
+            0)
+      << r.err;
 }
 
 std::string truncated_copy() {
@@ -145,6 +150,14 @@ std::string truncated_copy() {
   std::string text = read_text(data_path("tree_small.json"));
   std::string path = dir + "/truncated.json";
   std::ofstream(path) << text.substr(0, text.size() / 2);
+  return path;
+}
+
+// A key with a unit separator and a vertical tab in it, where a string
+// value should start.
+std::string control_characters() {
+  std::string path = fresh_dir("control") + "/control.json";
+  std::ofstream(path) << "{\"s\x1fhe\va\",\"chrome/1\"}";
   return path;
 }
 
@@ -159,6 +172,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"truncated", truncated_copy(), "truncated"},
         BadInput{"empty", empty_file(), "empty"},
+        BadInput{"control_characters", control_characters(), "top level.s\\x1fhe\\x0ba"},
         BadInput{"wrong_schema", data_path("bad_schema.json"), "schema"},
         BadInput{"no_schema", data_path("bad_no_schema.json"), "schema"},
         BadInput{"not_json", data_path("bad_not_json.txt"), ""},

@@ -53,6 +53,14 @@ TEST(BadInput, ClearMessages) {
                 .find("dependency cycle"),
             std::string::npos);
   EXPECT_NE(error_of(std::string(kGood) + "x").find("trailing content"), std::string::npos);
+  // Beyond int64 (converting it would be undefined behaviour), NaN-free JSON
+  // still allows 1e300.
+  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1e300}]})")
+                .find("nodes[0].end_ns: number out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"schema":"brickprof/1","process":{"start_ns":-1},"nodes":[]})")
+                .find("process.start_ns: negative time"),
+            std::string::npos);
 }
 
 TEST(BadInput, FileErrorsNameTheFile) {

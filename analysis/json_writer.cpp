@@ -7,6 +7,32 @@
 
 namespace brickprof {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), 0 if there is none.
+size_t utf8_sequence(std::string_view text, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  size_t length;
+  unsigned char low = 0x80, high = 0xBF;  // range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF) length = 3;
+  else if (lead >= 0xF0 && lead <= 0xF4) length = 4;
+  else return 0;
+  if (lead == 0xE0) low = 0xA0;
+  if (lead == 0xED) high = 0x9F;
+  if (lead == 0xF0) low = 0x90;
+  if (lead == 0xF4) high = 0x8F;
+  if (i + length > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < length; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  return length;
+}
+
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   // Names and labels rarely need escaping: copy each run of plain characters
@@ -14,7 +40,21 @@ void append_json_string(std::string& out, std::string_view text) {
   size_t run = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    const auto byte = static_cast<unsigned char>(c);
+    if (c != '"' && c != '\\' && byte >= 0x20 && byte < 0x80) continue;
+    if (byte >= 0x80) {
+      // Names come from the program (NVTX, argv, thread names) in any
+      // encoding; JSON must be UTF-8, so a byte that starts no well-formed
+      // sequence becomes U+FFFD and the trace stays readable.
+      if (size_t length = utf8_sequence(text, i)) {
+        i += length - 1;
+        continue;
+      }
+      out.append(text.data() + run, i - run);
+      run = i + 1;
+      out += "\\ufffd";
+      continue;
+    }
     out.append(text.data() + run, i - run);
     run = i + 1;
     switch (c) {

@@ -2,6 +2,7 @@
 // every node, edge, device, thread, PTX module and diagnostic.
 #include <gtest/gtest.h>
 
+#include "analysis/json_writer.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
 #include "test_traces.h"
@@ -128,6 +129,34 @@ TEST(JsonExport, RoundTripsTheFixture) {
   MemorySink again;
   ASSERT_TRUE(write_outputs(back, {"json"}, again).empty());
   EXPECT_EQ(sink.text("json"), again.text("json"));
+}
+
+TEST(JsonExport, StringsStayValidUtf8) {
+  auto quoted = [](std::string_view text) {
+    std::string out;
+    append_json_string(out, text);
+    return out;
+  };
+  EXPECT_EQ(quoted("µs × 中 😀"), "\"µs × 中 😀\"");  // well-formed: kept as is
+  EXPECT_EQ(quoted("caf\xe9"), "\"caf\\ufffd\"");   // Latin-1 é
+  EXPECT_EQ(quoted("\xc0\xaf"), "\"\\ufffd\\ufffd\"");  // overlong '/'
+  EXPECT_EQ(quoted("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+  EXPECT_EQ(quoted("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // > U+10FFFF
+  EXPECT_EQ(quoted("a\xe4\xb8"), "\"a\\ufffd\\ufffd\"");  // cut short
+  EXPECT_EQ(quoted("\x01\"\\"), "\"\\u0001\\\"\\\\\"");
+}
+
+// A program's names in any encoding (a Latin-1 argument, a binary NVTX
+// name) still give a trace that reads back.
+TEST(JsonExport, NamesThatAreNotUtf8ReadBack) {
+  Trace original = test::small_trace();
+  original.process.cmdline = "app --name caf\xe9";
+  original.nodes[0].name = original.strings.intern("scope \xff\xfe");
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  EXPECT_EQ(back.process.cmdline, "app --name caf\uFFFD");
+  EXPECT_EQ(back.name(back.nodes[0]), "scope \uFFFD\uFFFD");
 }
 
 }  // namespace

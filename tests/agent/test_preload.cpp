@@ -94,6 +94,14 @@ TEST_F(PreloadTest, TrueIsUnchanged) {
   EXPECT_NE(t["diagnostics"]["cupti"].get<std::string>().find("unavailable"), std::string::npos);
 }
 
+// JSON must be UTF-8; a program's arguments need not be (a Latin-1 file
+// name): the trace still parses, with U+FFFD in its place.
+TEST_F(PreloadTest, ArgumentThatIsNotUtf8StillGivesAReadableTrace) {
+  expect_unchanged({"/bin/true", "caf\xe9"});
+  json t = load_only_output();  // nlohmann rejects invalid UTF-8
+  EXPECT_EQ(t["process"]["cmdline"], "/bin/true caf\uFFFD");
+}
+
 TEST_F(PreloadTest, FalseKeepsItsExitCode) {
   Result r = expect_unchanged({"/bin/false"});
   EXPECT_EQ(r.exit_code(), 1);

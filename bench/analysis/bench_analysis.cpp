@@ -1,4 +1,4 @@
-// Scale benchmark of `report --critical-path --gpu-idle --summary`: for each size it
+// Scale benchmark of `report --critical-path --gpu-idle --launches --summary`: for each size it
 // generates a trace file (in a child), then reads and analyses it in a fresh
 // child, printing events/s and that child's peak memory (VmHWM), and fits the
 // time-vs-size exponent. Usage: bench_analysis [--dir D] [--keep] [N...]
@@ -54,7 +54,8 @@ double exponent(const std::vector<double>& events, const std::vector<double>& se
 }
 
 struct Result {
-  double events = 0, file_mb = 0, read_s = 0, analyse_s = 0, idle_s = 0, peak_mib = 0;
+  double events = 0, file_mb = 0, read_s = 0, analyse_s = 0, idle_s = 0, launches_s = 0,
+         peak_mib = 0;
 };
 
 // Runs `fn` in a child; the child writes its Result through a pipe.
@@ -89,9 +90,10 @@ int main(int argc, char** argv) {
     else sizes.push_back(static_cast<uint64_t>(std::strtod(argv[i], nullptr)));
   }
   if (sizes.empty()) sizes = {10'000, 100'000, 1'000'000, 10'000'000};
-  std::printf("%10s %9s %9s %12s %10s %9s %9s %12s %10s\n", "events", "file MB", "read s",
-              "read ev/s", "analyse s", "gpu-idle", "total s", "total ev/s", "peak MiB");
-  std::vector<double> events, totals, idles;
+  std::printf("%10s %9s %9s %12s %10s %9s %9s %9s %12s %10s\n", "events", "file MB", "read s",
+              "read ev/s", "analyse s", "gpu-idle", "launches", "total s", "total ev/s",
+              "peak MiB");
+  std::vector<double> events, totals, idles, launches;
   for (uint64_t n : sizes) {
     std::string path = dir + "/brickprof-bench-" + std::to_string(n) + ".json";
     Result gen;
@@ -130,6 +132,9 @@ int main(int argc, char** argv) {
       auto t2 = Clock::now();
       brickprof::render_gpu_idle(t, sink, false);
       res.idle_s = seconds_since(t2);
+      auto t3 = Clock::now();
+      brickprof::render_launches(t, sink, false);
+      res.launches_s = seconds_since(t3);
       brickprof::TraceStats stats = brickprof::compute_stats(t);
       res.analyse_s = seconds_since(t1) + (stats.bricks.empty() ? 0 : 0);
       res.events = static_cast<double>(t.nodes.size());
@@ -144,18 +149,20 @@ int main(int argc, char** argv) {
       return 1;
     }
     double total = r.read_s + r.analyse_s;
-    std::printf("%10.0f %9.1f %9.3f %12.0f %10.3f %9.3f %9.3f %12.0f %10.1f\n", r.events,
-                r.file_mb, r.read_s, r.events / r.read_s, r.analyse_s, r.idle_s, total,
-                r.events / total, r.peak_mib);
+    std::printf("%10.0f %9.1f %9.3f %12.0f %10.3f %9.3f %9.3f %9.3f %12.0f %10.1f\n", r.events,
+                r.file_mb, r.read_s, r.events / r.read_s, r.analyse_s, r.idle_s, r.launches_s,
+                total, r.events / total, r.peak_mib);
     std::fflush(stdout);
     events.push_back(r.events);
     totals.push_back(total);
     idles.push_back(r.idle_s);
+    launches.push_back(r.launches_s);
   }
   if (events.size() >= 2) {
     std::printf("time ~ events^%.3f (least-squares fit over %zu sizes)\n",
                 exponent(events, totals), events.size());
     std::printf("gpu-idle ~ events^%.3f\n", exponent(events, idles));
+    std::printf("launches ~ events^%.3f\n", exponent(events, launches));
   }
   return 0;
 }

@@ -8,6 +8,15 @@
 namespace brickprof {
 namespace {
 
+// A UTF-8 byte that continues a character (10xxxxxx).
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+size_t display_columns(std::string_view text) {
+  size_t columns = 0;
+  for (char c : text) columns += !is_continuation(c);
+  return columns;
+}
+
 void append_int(std::string& out, uint64_t v) {
   char tmp[24];
   auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
@@ -147,17 +156,11 @@ std::string format_fixed(double v, int decimals) {
   return buf;
 }
 
-namespace {
-size_t display_columns(std::string_view text) {
-  size_t columns = 0;
-  for (unsigned char c : text) columns += (c & 0xC0) != 0x80;  // not a continuation byte
-  return columns;
-}
-}  // namespace
-
 std::string clip(std::string_view text, size_t width) {
   if (text.size() <= width) return std::string(text);
-  return std::string(text.substr(0, width > 3 ? width - 3 : 0)) + "...";
+  size_t cut = width > 3 ? width - 3 : 0;
+  while (cut > 0 && is_continuation(text[cut])) --cut;  // whole characters only
+  return std::string(text.substr(0, cut)) + "...";
 }
 
 std::string pad_left(std::string_view text, size_t width) {

@@ -37,8 +37,8 @@ std::string format_rate(double per_second, std::string_view unit = {});
 std::string pad_left(std::string_view text, size_t width);
 std::string pad_right(std::string_view text, size_t width);
 
-// `text` cut to `width` bytes, the last three "..." when cut (for names in
-// a fixed-width column).
+// `text` cut to at most `width` bytes, whole UTF-8 characters, the last
+// three "..." when cut (for names in a fixed-width column).
 std::string clip(std::string_view text, size_t width);
 
 // `v` with exactly `decimals` decimals ("12.3"), for percentages and ratios.

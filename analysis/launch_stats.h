@@ -53,7 +53,7 @@ struct LaunchStats {
   std::vector<KernelLaunches> by_kernel;  // by GPU time, most first
 };
 
-// Linear in the kernels plus the sort of their per-name values.
+// Linear in the kernels: medians and p99s by nth_element per name.
 LaunchStats analyze_launches(const Trace& trace);
 
 }  // namespace brickprof

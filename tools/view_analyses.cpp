@@ -1,6 +1,6 @@
 // Report views backed by the analyses in analysis/report_views.h: critical
-// path and slack, what-if, roofline, transfers, GPU idle, kernel launches, and the trace analyzer, each
-// as text or as one JSON value.
+// path and slack, what-if, roofline, transfers, GPU idle, kernel launches
+// and the trace analyzer, each as text or as one JSON value.
 #include "analysis/report_views.h"
 
 #include "tools/report_views.h"

@@ -156,6 +156,10 @@ std::string format_fixed(double v, int decimals) {
   return buf;
 }
 
+std::string format_share(double part, double whole) {
+  return whole > 0 ? format_fixed(100.0 * part / whole, 1) + "%" : "-";
+}
+
 std::string clip(std::string_view text, size_t width) {
   if (text.size() <= width) return std::string(text);
   size_t cut = width > 3 ? width - 3 : 0;

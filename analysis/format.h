@@ -41,6 +41,10 @@ std::string pad_right(std::string_view text, size_t width);
 // three "..." when cut (for names in a fixed-width column).
 std::string clip(std::string_view text, size_t width);
 
+// `part` as a percentage of `whole` with one decimal ("12.5%"), or "-"
+// when whole is not positive.
+std::string format_share(double part, double whole);
+
 // `v` with exactly `decimals` decimals ("12.3"), for percentages and ratios.
 std::string format_fixed(double v, int decimals);
 

@@ -5,7 +5,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/trace_analyzer.h"
 
 namespace brickprof {
 namespace {
@@ -14,16 +13,7 @@ namespace {
 struct Samples {
   std::vector<int64_t> values;
   void add(int64_t v) { values.push_back(v); }
-  Spread spread() {
-    Spread s;
-    s.count = values.size();
-    if (values.empty()) return s;
-    for (int64_t v : values) s.total_ns += v;
-    s.max_ns = *std::max_element(values.begin(), values.end());
-    s.p99_ns = nearest_rank(values, 0.99);
-    s.median_ns = nearest_rank(values, 0.5);
-    return s;
-  }
+  Spread spread() { return spread_of(values); }
 };
 
 struct KernelSamples {

@@ -3,25 +3,19 @@
 // shorter on the GPU than its launch call took on the CPU is launch-bound:
 // the host cannot issue such kernels as fast as the GPU finishes them, and
 // a CUDA graph (one call for many kernels) is the usual cure. Graph-replayed
-// kernels are counted apart, as issued at their cuGraphLaunch.
+// kernels are counted apart, as issued at their cuGraphLaunch. Each Spread
+// counts the launches that had it: a kernel without API times has no call
+// and no delay.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "analysis/spread.h"
 #include "analysis/trace.h"
 
 namespace brickprof {
-
-// Spread of one measured quantity over launches.
-struct Spread {
-  uint64_t count = 0;  // launches that had it (a kernel without API times has none)
-  int64_t total_ns = 0;
-  int64_t median_ns = 0;
-  int64_t p99_ns = 0;
-  int64_t max_ns = 0;
-};
 
 struct KernelLaunches {
   std::string name;

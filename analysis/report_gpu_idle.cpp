@@ -13,12 +13,6 @@ namespace {
 constexpr const char* kBucketNames[] = {"under 10µs", "10-100µs", "100µs-1ms", "1ms+"};
 constexpr const char* kBucketKeys[] = {"under_10us", "10us_100us", "100us_1ms", "1ms_plus"};
 
-std::string percent(int64_t part, int64_t whole) {
-  return whole > 0 ? format_fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) +
-                         "%"
-                   : "-";
-}
-
 // Where "at 1.23ms" counts from: the process start when recorded.
 int64_t origin(const Trace& t) {
   if (t.process.start_ns != 0 || t.nodes.empty()) return t.process.start_ns;
@@ -64,16 +58,17 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
   const int64_t zero = origin(t);
   for (const DeviceIdle& d : r.devices) {
     out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
-        << format_duration(d.span_ns) << " (" << percent(d.busy_ns, d.span_ns) << "; kernels "
-        << percent(d.kernel_busy_ns, d.span_ns) << "), idle "
+        << format_duration(d.span_ns) << " (" << format_share(d.busy_ns, d.span_ns) << "; kernels "
+        << format_share(d.kernel_busy_ns, d.span_ns) << "), idle "
         << format_duration(d.idle_ns()) << " in " << d.gaps << " gaps between "
         << d.operations << " operations\n";
     if (d.gaps == 0) continue;
     if (d.host_ns + d.issued_ns > 0)
       out << "  waiting for the host to issue work: " << format_duration(d.host_ns) << " ("
-          << percent(d.host_ns, d.idle_ns()) << " of idle)\n"
+          << format_share(d.host_ns, d.idle_ns()) << " of idle)\n"
           << "  issued, not yet started (launch latency, dependencies): "
-          << format_duration(d.issued_ns) << " (" << percent(d.issued_ns, d.idle_ns()) << ")\n";
+          << format_duration(d.issued_ns) << " (" << format_share(d.issued_ns, d.idle_ns())
+          << ")\n";
     if (d.unknown_ns)
       out << "  next operation without an API time: " << format_duration(d.unknown_ns) << '\n';
     out << "  gap sizes:";
@@ -84,7 +79,7 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     if (!d.host_scopes.empty()) out << "  host scopes while the GPU waited for work:\n";
     for (const HostWait& h : d.host_scopes)
       out << "    " << h.scope << ": " << format_duration(h.ns) << " ("
-          << percent(h.ns, d.host_ns) << ")\n";
+          << format_share(h.ns, d.host_ns) << ")\n";
     out << "  largest gaps:\n";
     for (const IdleGap& g : d.largest) {
       out << "    " << format_duration(g.ns) << " at " << format_duration(g.start_ns - zero)

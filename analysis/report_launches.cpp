@@ -10,11 +10,6 @@ namespace {
 
 constexpr size_t kMaxKernels = 20;
 
-std::string percent(uint64_t part, uint64_t whole) {
-  return whole ? format_fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%"
-               : "-";
-}
-
 std::string median_p99(const Spread& s) {
   if (s.count == 0) return "-";
   return "median " + format_duration(s.median_ns) + ", p99 " + format_duration(s.p99_ns) +
@@ -71,7 +66,8 @@ void write_text(const LaunchStats& r, std::ostream& out) {
     out << "\n  launch call to kernel start: " << median_p99(r.delay) << '\n';
     if (r.call.count)
       out << "  launch-bound (shorter on the GPU than their launch call): " << r.shorter_than_call
-          << " of " << r.call.count << " (" << percent(r.shorter_than_call, r.call.count) << "), "
+          << " of " << r.call.count << " ("
+          << format_share(r.shorter_than_call, r.call.count) << "), "
           << format_duration(r.shorter_gpu_ns) << " of " << format_duration(r.direct_gpu_ns)
           << " GPU time\n";
   }
@@ -84,7 +80,8 @@ void write_text(const LaunchStats& r, std::ostream& out) {
   out << pad_left("bound", 8) << '\n';
   for (size_t i = 0; i < r.by_kernel.size() && i < kMaxKernels; ++i) {
     const KernelLaunches& k = r.by_kernel[i];
-    out << "  " << pad_right(clip(k.name, 32), 32) << ' ' << pad_right(k.from_graph ? "graph" : "direct", 6)
+    out << "  " << pad_right(clip(k.name, 32), 32) << ' '
+        << pad_right(k.from_graph ? "graph" : "direct", 6)
         << pad_left(std::to_string(k.count), 11) << pad_left(format_duration(k.gpu.total_ns), 11)
         << pad_left(cell(k.gpu, &Spread::median_ns), 11)
         << pad_left(cell(k.call, &Spread::median_ns), 11)

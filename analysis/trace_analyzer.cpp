@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <cmath>
 #include <unordered_map>
 
 #include "analysis/trace_scope.h"
@@ -20,14 +19,6 @@ bool is_communication(std::string_view name) {
                              "nccl", "send", "recv"})
     if (s.find(k) != std::string::npos) return true;
   return false;
-}
-
-int64_t nearest_rank(std::vector<int64_t>& values, double p) {
-  if (values.empty()) return 0;
-  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
-  auto at = values.begin() + static_cast<std::ptrdiff_t>(std::clamp<size_t>(rank, 1, values.size()) - 1);
-  std::nth_element(values.begin(), at, values.end());
-  return *at;
 }
 
 Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
@@ -87,12 +78,12 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
   ScopeNamer scope(t);
   for (uint32_t i : a.slowest) a.slowest_scopes.push_back(scope(i));
   for (size_t i = 0; i < a.ops.size(); ++i) {
-    std::vector<int64_t>& d = durations[i];
+    const Spread spread = spread_of(durations[i]);
     OpSummary& s = a.ops[i];
-    s.min_ns = *std::min_element(d.begin(), d.end());
-    s.max_ns = *std::max_element(d.begin(), d.end());
-    s.median_ns = nearest_rank(d, 0.5);
-    s.p99_ns = nearest_rank(d, 0.99);
+    s.min_ns = spread.min_ns;
+    s.max_ns = spread.max_ns;
+    s.median_ns = spread.median_ns;
+    s.p99_ns = spread.p99_ns;
   }
   std::sort(a.ops.begin(), a.ops.end(), [](const OpSummary& x, const OpSummary& y) {
     return x.total_ns != y.total_ns ? x.total_ns > y.total_ns : x.name < y.name;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/spread.h"
 #include "analysis/trace.h"
 
 namespace brickprof {
@@ -53,9 +54,6 @@ struct AnalyzerOptions {
 };
 
 Analysis analyze_trace(const Trace& trace, const AnalyzerOptions& options = {});
-
-// The nearest-rank p-th percentile (0 < p <= 1) of `values`, reordered.
-int64_t nearest_rank(std::vector<int64_t>& values, double p);
 
 // allreduce, all_gather, reduce_scatter, broadcast, send, recv, nccl...
 bool is_communication(std::string_view name);

@@ -4,6 +4,7 @@
 #include "analysis/export_chrome.h"
 #include "analysis/export_dot.h"
 #include "analysis/export_folded.h"
+#include "analysis/report_views.h"
 
 namespace brickprof::cli {
 namespace {
@@ -23,7 +24,7 @@ const std::vector<ReportView>& report_views() {
        &summary_json},
       {"tree", "The aggregated execution tree", true, &tree_text, &tree_json},
       {"critical-path", "Critical path, slack and parallelization opportunities", false,
-       &critical_path_text, &critical_path_json},
+       &text_of<render_critical_path>, &json_of<render_critical_path>},
       {"roofline", "Per-kernel and per-brick roofline distance", false, &roofline_text,
        &roofline_json},
       {"transfers", "Copies per direction, slow and pageable copies, ping-pong", false,
@@ -31,13 +32,13 @@ const std::vector<ReportView>& report_views() {
       {"gpu-idle",
        "GPU busy and idle time per device: waiting for the host vs issued, the host scopes "
        "waited on, largest gaps",
-       false, &gpu_idle_text, &gpu_idle_json},
+       false, &text_of<render_gpu_idle>, &json_of<render_gpu_idle>},
       {"launches",
        "Kernel launch statistics: host launch call, launch-to-start delay, launch-bound kernels "
        "(shorter than their launch call), direct vs graph",
-       false, &launches_text, &launches_json},
+       false, &text_of<render_launches>, &json_of<render_launches>},
       {"analyze", "Per-op summary, hotspots, devices, load balance, communication", false,
-       &analyze_text, &analyze_json},
+       &text_of<render_analyzer>, &json_of<render_analyzer>},
       {"dot", "Graphviz DOT of the execution graph", false, &dot_text, nullptr},
       {"chrome", "Chrome trace event JSON (Perfetto UI, chrome://tracing)", false, &chrome_text,
        nullptr},

@@ -1,7 +1,8 @@
 // The views `brickprof report` can print. Adding one (critical path,
 // roofline, transfers, ...) is a view_<name>.cpp with its render functions
-// and one row in report_views() (report_views.cpp); the flag, help text and
-// --json handling follow from the row.
+// and one row in report_views() (report_views.cpp), or only the row for an
+// analysis/report_views.h renderer that takes no settings (text_of,
+// json_of); the flag, help text and --json handling follow from the row.
 #pragma once
 
 #include <ostream>
@@ -32,23 +33,27 @@ struct ReportView {
 
 const std::vector<ReportView>& report_views();
 
+// A row's text and JSON forms for an analysis/report_views.h renderer that
+// takes no settings (render_critical_path, render_gpu_idle, ...).
+using Render = void (*)(const Trace& trace, std::ostream& out, bool json);
+template <Render render>
+void text_of(const Trace& trace, const ReportSettings&, std::ostream& out) {
+  render(trace, out, false);
+}
+template <Render render>
+void json_of(const Trace& trace, const ReportSettings&, std::ostream& out) {
+  render(trace, out, true);
+}
+
 // The views, each in view_<name>.cpp.
 void summary_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void summary_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void tree_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void tree_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void critical_path_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void critical_path_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void roofline_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void roofline_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void transfers_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 void transfers_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void gpu_idle_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void gpu_idle_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void launches_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void launches_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void analyze_text(const Trace& trace, const ReportSettings& settings, std::ostream& out);
-void analyze_json(const Trace& trace, const ReportSettings& settings, std::ostream& out);
 
 // `--what-if NAME=K` takes an argument, so it is not a row of the table:
 // each spec (already checked with parse_what_if_spec) is evaluated on one

@@ -1,18 +1,11 @@
-// Report views backed by the analyses in analysis/report_views.h: critical
-// path and slack, what-if, roofline, transfers, GPU idle, kernel launches
-// and the trace analyzer, each as text or as one JSON value.
+// Report views backed by the analyses in analysis/report_views.h that take
+// settings (roofline, transfers) or an argument (what-if); those that take
+// neither are rows of report_views() through text_of/json_of.
 #include "analysis/report_views.h"
 
 #include "tools/report_views.h"
 
 namespace brickprof::cli {
-
-void critical_path_text(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_critical_path(t, out, false);
-}
-void critical_path_json(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_critical_path(t, out, true);
-}
 
 void roofline_text(const Trace& t, const ReportSettings& s, std::ostream& out) {
   render_roofline(t, s.peaks, out, false);
@@ -26,27 +19,6 @@ void transfers_text(const Trace& t, const ReportSettings& s, std::ostream& out) 
 }
 void transfers_json(const Trace& t, const ReportSettings& s, std::ostream& out) {
   render_transfers(t, s.peaks, out, true);
-}
-
-void gpu_idle_text(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_gpu_idle(t, out, false);
-}
-void gpu_idle_json(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_gpu_idle(t, out, true);
-}
-
-void launches_text(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_launches(t, out, false);
-}
-void launches_json(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_launches(t, out, true);
-}
-
-void analyze_text(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_analyzer(t, out, false);
-}
-void analyze_json(const Trace& t, const ReportSettings&, std::ostream& out) {
-  render_analyzer(t, out, true);
 }
 
 void what_if_text(const Trace& t, const std::vector<std::string>& specs, std::ostream& out) {

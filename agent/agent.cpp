@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 
+#include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/gpu_source.h"
 #include "agent/host_peaks.h"
@@ -184,6 +185,9 @@ void start() {
   set_log_level(the_config().log_level);
   for (const std::string& w : the_config().warnings) log_warn(w);
   Recorder::set_capacity(the_config().buffer_bytes);
+  capture::configure(the_config().capture, the_config().capture_scope);
+  if (the_config().capture == capture::Mode::kScope)
+    Recorder::capture_by_scope(the_config().capture_scope);
   std::atexit([] { dump_at_exit(); });
   // quick_exit skips atexit but runs these (after the program's own, which
   // were registered later), then _exit through libc's internal symbol.
@@ -208,7 +212,7 @@ Trace build_trace() {
   Clock clock = Clock::fit_now();
   Trace trace;
   std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
-  ReplayResult replayed = replay(threads, clock, end_ticks, trace);
+  ReplayResult replayed = replay(threads, clock, end_ticks, trace, capture::windows());
   std::map<uint32_t, std::string> noted_names;
   for (const Recorder::ThreadEvents& t : threads) noted_names[t.tid] = t.name;
   for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
@@ -221,7 +225,11 @@ Trace build_trace() {
   d.dropped_events = Recorder::dropped_events();
   d.unbalanced_pops = replayed.unbalanced_pops;
   d.open_scopes_at_exit = replayed.open_scopes_at_exit;
+  d.capture = capture::describe(clock.ns_per_tick());
+  d.scopes_cut_by_capture = replayed.scopes_cut_by_capture;
   d.warnings = the_config().warnings;
+  if (std::string why = capture::why_nothing_was_recorded(); !why.empty())
+    d.warnings.push_back(why);
   if (const int sig = g_dying_signal; sig != 0) {
     for (const DumpSignal& known : kDumpSignals)
       if (known.number == sig)

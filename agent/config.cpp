@@ -85,6 +85,20 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     else warn(c, "BRICKPROF_PTX", v, "hash");
   }
 
+  if (auto v = get("BRICKPROF_CAPTURE"); !v.empty()) {
+    constexpr std::string_view kScopePrefix = "scope:";
+    if (v == "all") {
+      c.capture = capture::Mode::kAll;
+    } else if (v == "cuda-profiler-api" || v == "cudaProfilerApi") {  // the latter as nsys spells it
+      c.capture = capture::Mode::kCudaProfilerApi;
+    } else if (v.substr(0, kScopePrefix.size()) == kScopePrefix && v.size() > kScopePrefix.size()) {
+      c.capture = capture::Mode::kScope;
+      c.capture_scope = std::string(v.substr(kScopePrefix.size()));
+    } else {
+      warn(c, "BRICKPROF_CAPTURE", v, "all (valid: all, cuda-profiler-api, scope:NAME)");
+    }
+  }
+
   if (auto v = get("BRICKPROF_SIGNAL_DUMP_SECONDS"); !v.empty()) {
     unsigned s = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), s);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/capture.h"
+
 namespace brickprof::agent {
 
 enum class SyncMode { kDeferred, kPerLayer, kImmediate, kNone };
@@ -19,6 +21,9 @@ struct Config {
   bool gpu = true;                               // BRICKPROF_GPU=auto|off
   SyncMode sync = SyncMode::kDeferred;           // BRICKPROF_SYNC
   PtxMode ptx = PtxMode::kHash;                  // BRICKPROF_PTX
+  // BRICKPROF_CAPTURE=all|cuda-profiler-api|scope:NAME (see capture.h)
+  capture::Mode capture = capture::Mode::kAll;
+  std::string capture_scope;                     // NAME of scope:NAME
   // How long the trace write may take when a signal ends the program; past
   // it the process dies of its signal anyway (the write may be stuck on a
   // lock the interrupted code holds).

@@ -24,6 +24,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/page_pool.h"
 #include "analysis/bricks.h"
@@ -79,6 +80,13 @@ std::atomic<uint64_t> g_dropped_unregistered{0};
 // the slow path, so the hot path stays as it is.
 std::atomic<bool> g_recorded_anything{false};
 std::atomic<Recorder::ScopeEndHook> g_scope_end_hook{nullptr};
+// BRICKPROF_CAPTURE=scope:NAME: every push and pop comes through here (the
+// header's inline path is off), so sites named NAME can open the window.
+std::atomic<bool> g_capture_by_scope{false};
+std::string& capture_scope_name() {  // guarded by g_sites_mutex; "" when off
+  static auto* name = new std::string();
+  return *name;
+}
 
 std::mutex g_threads_mutex;
 // Heap objects built on first use (never freed: the dump at exit needs them),
@@ -89,6 +97,9 @@ std::vector<ThreadBuffer*>*& threads_list() {
 }
 
 thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
+// Scopes this thread has open inside its outermost trigger scope (that one
+// included); 0 outside. Only counted while capturing by scope.
+thread_local uint32_t tls_capture_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 // Site table: blocks published with release so the hot path can read a
 // site's kind without a lock.
@@ -254,6 +265,9 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
     display = "Layer";  // the index comes with each push
   }
   info.name = strings_table().intern(display);
+  // Matched as the trace will name it: "Rope" and "RoPE" open "RopeEmbedding".
+  info.opens_capture =
+      kind != NodeKind::kLayer && !capture_scope_name().empty() && display == capture_scope_name();
   std::string key = std::to_string(static_cast<int>(kind)) + ":" + std::to_string(brick_id) +
                     ":" + display;
   return add_site_locked(key, info);
@@ -286,7 +300,9 @@ SiteInfo Recorder::site(uint32_t id) {
 
 const StringTable& Recorder::strings() { return strings_table(); }
 
-bool Recorder::push(uint32_t site, uint64_t arg) {
+namespace {
+
+bool push_record(uint32_t site, uint64_t arg) {
   if (!recording()) return false;
   // Stamped last, after any chunk change: the scope starts when we return.
   constexpr uint32_t kWords = kEventWords[static_cast<uint8_t>(EventType::kPush)];
@@ -306,18 +322,51 @@ bool Recorder::push(uint32_t site, uint64_t arg) {
   return true;
 }
 
-bool Recorder::pop() {
+bool pop_record() {
   if (!recording()) return false;
-  ScopeEndHook hook = g_scope_end_hook.load(std::memory_order_relaxed);
+  Recorder::ScopeEndHook hook = g_scope_end_hook.load(std::memory_order_relaxed);
   if (__builtin_expect(hook != nullptr, 0)) {
     ThreadBuffer* current = tls_buffer;
     if (current && current->depth > 0) {
       if (current->depth <= ThreadBuffer::kMaxDepth)
-        hook(site(current->stack[current->depth - 1]).kind);
+        hook(Recorder::site(current->stack[current->depth - 1]).kind);
       --current->depth;
     }
   }
   return append(EventType::kPop, 0, Clock::ticks(), [](uint64_t*) {});
+}
+
+// Capture by scope: a thread's outermost scope named like the trigger
+// opens the window before its push is recorded, and its pop closes it
+// after. Only recorded pushes count towards the depth: ScopeGuard pops
+// only what push() accepted.
+bool push_capturing_by_scope(uint32_t site, uint64_t arg) {
+  bool entered = tls_capture_depth == 0 && Recorder::site(site).opens_capture;
+  if (entered) capture::enter_scope();
+  bool recorded = push_record(site, arg);
+  if (recorded && (entered || tls_capture_depth > 0)) ++tls_capture_depth;
+  if (!recorded && entered) capture::leave_scope();  // dropped at the cap: no pop will come
+  return recorded;
+}
+
+bool pop_capturing_by_scope() {
+  bool recorded = pop_record();
+  if (tls_capture_depth > 0 && --tls_capture_depth == 0) capture::leave_scope();
+  return recorded;
+}
+
+}  // namespace
+
+bool Recorder::push(uint32_t site, uint64_t arg) {
+  if (__builtin_expect(g_capture_by_scope.load(std::memory_order_relaxed), 0))
+    return push_capturing_by_scope(site, arg);
+  return push_record(site, arg);
+}
+
+bool Recorder::pop() {
+  if (__builtin_expect(g_capture_by_scope.load(std::memory_order_relaxed), 0))
+    return pop_capturing_by_scope();
+  return pop_record();
 }
 
 void Recorder::work(double flops, double bytes) {
@@ -363,7 +412,9 @@ volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
 void refresh_fast_state() {
   if (!g_fast_state_word) return;
   uint32_t state = BRICKPROF_FAST_CALL;
-  if (!g_enabled.load(std::memory_order_relaxed))
+  if (g_capture_by_scope.load(std::memory_order_relaxed))
+    state = BRICKPROF_FAST_CALL;  // even while off: a trigger push must get here
+  else if (!g_enabled.load(std::memory_order_relaxed))
     state = BRICKPROF_FAST_OFF;
   else if (g_clock_is_tsc && g_scope_end_hook.load(std::memory_order_relaxed) == nullptr)
     state = BRICKPROF_FAST_INLINE;
@@ -393,6 +444,22 @@ void* Recorder::thread_buffer() {
   return tb;
 }
 bool Recorder::enabled() { return recording(); }
+
+void Recorder::capture_by_scope(std::string_view name) {
+  {
+    std::lock_guard<std::mutex> lock(g_sites_mutex);
+    capture_scope_name() = std::string(name);
+    for (uint32_t id = 0; id < g_site_count; ++id) {
+      SiteInfo& info = g_site_blocks[id / kSiteBlock].load()[id % kSiteBlock];
+      std::string_view display = strings_table().view(info.name);
+      info.opens_capture = !name.empty() && info.kind != NodeKind::kLayer && display == name;
+    }
+  }
+  g_capture_by_scope.store(!name.empty());
+  refresh_fast_state();
+}
+
+bool Recorder::capturing_by_scope() { return g_capture_by_scope.load(std::memory_order_relaxed); }
 void Recorder::set_capacity(uint64_t bytes) { g_capacity.store(bytes); }
 
 std::vector<Recorder::ThreadEvents> Recorder::snapshot() {
@@ -441,6 +508,7 @@ void Recorder::reset_after_fork() {
   if (ThreadBuffer* old = tls_buffer) old->end = old->cur.load(std::memory_order_relaxed);
   tls_buffer = nullptr;
   page_pool::reset_after_fork();
+  capture::reset_after_fork(tls_capture_depth > 0);
 }
 
 }  // namespace brickprof::agent

@@ -58,6 +58,7 @@ struct SiteInfo {
   NodeKind kind = NodeKind::kScope;
   int16_t brick_id = -1;
   Category category = Category::kNone;
+  bool opens_capture = false;  // named like BRICKPROF_CAPTURE=scope:NAME
 };
 
 struct Chunk;
@@ -93,6 +94,12 @@ class Recorder {
 
   static void set_enabled(bool on);
   static bool enabled();
+  // BRICKPROF_CAPTURE=scope:NAME (see capture.h): from now on a thread's
+  // outermost scope or brick named NAME opens a capture window and its pop
+  // closes it; every push and pop then goes through push() and pop(). An
+  // empty NAME turns it off.
+  static void capture_by_scope(std::string_view name);
+  static bool capturing_by_scope();
   // The header's inline fast path (brickprof.h): allowed only while ticks
   // are the cycle counter and no scope-end hook needs every pop.
   static void set_clock_is_tsc(bool tsc);

@@ -52,7 +52,8 @@ struct RangeStart {
 // its start (interval partitioning: as few lanes as ranges ever overlap).
 void place_ranges(std::vector<RangeStart>& starts,
                   const std::unordered_map<uint64_t, uint64_t>& ends, const Clock& clock,
-                  uint64_t end_tsc, NameCache& names, Trace& trace, ReplayResult& result) {
+                  uint64_t end_tsc, bool windowed, NameCache& names, Trace& trace,
+                  ReplayResult& result) {
   std::sort(starts.begin(), starts.end());
   using LaneEnd = std::pair<int64_t, uint32_t>;  // (busy until, lane)
   std::priority_queue<LaneEnd, std::vector<LaneEnd>, std::greater<LaneEnd>> lanes;
@@ -82,14 +83,22 @@ void place_ranges(std::vector<RangeStart>& starts,
     n.thread = kRangeLaneBase + lane;
     trace.add_node(n);
   }
-  result.unbalanced_pops += ends.size() - matched_ends;  // ends of ranges never started
+  // Ends of ranges never started: cut by a capture window, or unbalanced.
+  (windowed ? result.scopes_cut_by_capture : result.unbalanced_pops) += ends.size() - matched_ends;
+}
+
+// Ends every open scope at `close_ns` (never before its start).
+void close_all(std::vector<uint32_t>& open, int64_t close_ns, Trace& trace) {
+  for (uint32_t id : open) trace.nodes[id].end_ns = std::max(close_ns, trace.nodes[id].start_ns);
+  open.clear();
 }
 
 }  // namespace
 
 ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Clock& clock,
-                    uint64_t end_tsc, Trace& trace) {
+                    uint64_t end_tsc, Trace& trace, const std::vector<capture::Window>& windows) {
   ReplayResult result;
+  const bool windowed = !windows.empty();
   NameCache names(trace);
   std::vector<uint32_t> open;
   std::vector<RangeStart> range_starts;
@@ -97,6 +106,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
   for (const Recorder::ThreadEvents& te : threads) {
     open.clear();
     uint64_t last_tsc = 0;
+    size_t started = 0;  // windows opened at or before the current event
     for (size_t c = 0; c < te.chunks.size(); ++c) {
       const uint64_t* end = te.chunks[c] + te.counts[c];
       for (const uint64_t* w = te.chunks[c]; w < end;) {
@@ -104,6 +114,15 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
         const Event& e = *reinterpret_cast<const Event*>(w);
         w += e.words();
         last_tsc = e.type() == EventType::kCudaApi ? e.b : e.tsc;
+        if (windowed) {
+          size_t before = started;
+          while (started < windows.size() && windows[started].start_tsc <= e.tsc) ++started;
+          if (started != before && before > 0 && !open.empty()) {
+            // Open when window `before - 1` closed: they end there.
+            result.scopes_cut_by_capture += open.size();
+            close_all(open, clock.to_ns(windows[before - 1].end_tsc), trace);
+          }
+        }
         uint32_t top = open.empty() ? kNoNode : open.back();
         switch (e.type()) {
           case EventType::kPush:
@@ -132,7 +151,8 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
           }
           case EventType::kPop:
             if (open.empty()) {
-              ++result.unbalanced_pops;
+              // Opened before its capture window: the window cut it.
+              ++(windowed ? result.scopes_cut_by_capture : result.unbalanced_pops);
             } else {
               trace.nodes[open.back()].end_ns = clock.to_ns(e.tsc);
               open.pop_back();
@@ -161,12 +181,20 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
       }
     }
     // A thread cut off at the memory cap ends where its record ends; scopes
-    // open at exit end at exit. Only the latter are "open at exit".
-    int64_t close_ns = clock.to_ns(te.truncated ? last_tsc : end_tsc);
-    if (!te.truncated) result.open_scopes_at_exit += open.size();
-    for (uint32_t id : open) trace.nodes[id].end_ns = std::max(close_ns, trace.nodes[id].start_ns);
+    // open at exit end at exit, and those open when the last window closed
+    // end there. Only the middle ones are "open at exit".
+    uint64_t close_tsc = end_tsc;
+    if (te.truncated) {
+      close_tsc = last_tsc;
+    } else if (started > 0 && windows[started - 1].end_tsc != 0) {
+      close_tsc = windows[started - 1].end_tsc;
+      result.scopes_cut_by_capture += open.size();
+    } else {
+      result.open_scopes_at_exit += open.size();
+    }
+    close_all(open, clock.to_ns(close_tsc), trace);
   }
-  place_ranges(range_starts, range_ends, clock, end_tsc, names, trace, result);
+  place_ranges(range_starts, range_ends, clock, end_tsc, windowed, names, trace, result);
   return result;
 }
 

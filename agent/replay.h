@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/recorder.h"
 #include "analysis/trace.h"
@@ -30,13 +31,19 @@ struct ReplayResult {
   LaunchIndex launches;
   uint64_t unbalanced_pops = 0;  // pops, and range ends, without a start
   uint64_t open_scopes_at_exit = 0;
+  // With capture windows: pops of scopes opened before a window, and scopes
+  // still open when it closed (closed there). Not errors of the program.
+  uint64_t scopes_cut_by_capture = 0;
   uint32_t range_lanes = 0;  // threads kRangeLaneBase + [0, range_lanes) hold start/end ranges
 };
 
 // Appends CPU nodes (layers, bricks, scopes, marks) with contains edges, and
 // start/end ranges as root nodes on range lanes. Scopes and ranges still open
-// at the end are closed at `end_tsc` and counted.
+// at the end are closed at `end_tsc` and counted. With capture windows (in
+// order; none when the whole run was recorded), a scope open when its
+// window closed ends there.
 ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Clock& clock,
-                    uint64_t end_tsc, Trace& trace);
+                    uint64_t end_tsc, Trace& trace,
+                    const std::vector<capture::Window>& windows = {});
 
 }  // namespace brickprof::agent

@@ -32,7 +32,8 @@ int api_push(brickprof_site* site, uint64_t arg) {
 }
 
 int api_push_name(int32_t kind, const char* name, uint64_t arg) {
-  if (!Recorder::enabled()) return 0;
+  // Off: nothing to intern, unless the name may open a capture window.
+  if (!Recorder::enabled() && !Recorder::capturing_by_scope()) return 0;
   std::string_view text = name ? name : "";
   uint32_t site = kind == BRICKPROF_KIND_SCOPE ? Recorder::intern_named(text, NodeKind::kScope)
                                                : Recorder::intern_site(kind_of(kind), -1, text);

@@ -56,6 +56,11 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     return;
   }
   const int64_t zero = origin(t);
+  // The recorder was off between capture windows: gaps there are not idle
+  // the program caused, and their host scopes were not recorded.
+  if (t.diagnostics.capture != "all")
+    out << "Recorded in capture windows (" << t.diagnostics.capture
+        << "): gaps between windows count as idle; --under NAME keeps to one kind of step\n";
   for (const DeviceIdle& d : r.devices) {
     out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
         << format_duration(d.span_ns) << " (" << format_share(d.busy_ns, d.span_ns) << "; kernels "

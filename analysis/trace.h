@@ -124,6 +124,11 @@ struct Diagnostics {
   uint64_t zero_timestamp_records = 0;
   uint64_t unbalanced_pops = 0;
   uint64_t open_scopes_at_exit = 0;
+  // BRICKPROF_CAPTURE: "all", or the mode and its windows; scopes the
+  // windows cut (not errors) and GPU records launched outside them (left out).
+  std::string capture = "all";
+  uint64_t scopes_cut_by_capture = 0;
+  uint64_t records_outside_capture = 0;
   std::vector<std::string> warnings;
 };
 

@@ -117,6 +117,12 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.unbalanced_pops = get_uint(v, c);
     else if (k == "open_scopes_at_exit")
       d.open_scopes_at_exit = get_uint(v, c);
+    else if (k == "capture")
+      d.capture = get_string(v, c);
+    else if (k == "scopes_cut_by_capture")
+      d.scopes_cut_by_capture = get_uint(v, c);
+    else if (k == "records_outside_capture")
+      d.records_outside_capture = get_uint(v, c);
     else if (k == "warnings")
       for (auto w : v.get_array()) d.warnings.emplace_back(get_string(w.value(), c));
   });

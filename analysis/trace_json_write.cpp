@@ -55,6 +55,9 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops);
   w.field("open_scopes_at_exit", d.open_scopes_at_exit);
+  w.field("capture", d.capture);
+  w.field("scopes_cut_by_capture", d.scopes_cut_by_capture);
+  w.field("records_outside_capture", d.records_outside_capture);
   w.key("warnings").begin_array();
   for (const std::string& s : d.warnings) w.value(s);
   w.end_array();

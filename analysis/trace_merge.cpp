@@ -168,6 +168,13 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
     out.diagnostics.zero_timestamp_records += dg.zero_timestamp_records;
     out.diagnostics.unbalanced_pops += dg.unbalanced_pops;
     out.diagnostics.open_scopes_at_exit += dg.open_scopes_at_exit;
+    out.diagnostics.scopes_cut_by_capture += dg.scopes_cut_by_capture;
+    out.diagnostics.records_outside_capture += dg.records_outside_capture;
+    if (dg.capture != "all") {  // which part of each run was recorded
+      std::string part = was_merged ? dg.capture : sources[0].label + ": " + dg.capture;
+      std::string& merged = out.diagnostics.capture;
+      merged = merged == "all" ? part : merged + "; " + part;
+    }
     for (const std::string& w : dg.warnings) {
       if (!was_merged) {
         out.diagnostics.warnings.push_back(sources[0].label + ": " + w);

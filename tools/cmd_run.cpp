@@ -19,7 +19,7 @@ namespace brickprof::cli {
 namespace {
 
 struct RunOptions {
-  std::string output, formats, log, sync, gpu, ptx;
+  std::string output, formats, log, sync, gpu, ptx, capture;
   unsigned buffer_mb = 0;
   std::vector<std::string> command;  // positionals given before any "--"
 };
@@ -52,6 +52,7 @@ void set_agent_env(const std::string& agent, const RunOptions& o) {
   set_env("BRICKPROF_SYNC", o.sync);
   set_env("BRICKPROF_GPU", o.gpu);
   set_env("BRICKPROF_PTX", o.ptx);
+  set_env("BRICKPROF_CAPTURE", o.capture);
   if (o.buffer_mb) set_env("BRICKPROF_BUFFER_MB", std::to_string(o.buffer_mb));
 }
 
@@ -111,6 +112,10 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
       if (!make_exporter(f))
         return fail("run: --formats: unknown format '" + f + "' (json,tree,dot,chrome,folded)");
   }
+  // The agent would warn and record everything; say it here instead.
+  if (!o.capture.empty() && o.capture != "all" && o.capture != "cuda-profiler-api" &&
+      o.capture != "cudaProfilerApi" && (o.capture.rfind("scope:", 0) != 0 || o.capture.size() == 6))
+    return fail("run: --capture: '" + o.capture + "' is not all, cuda-profiler-api or scope:NAME");
   std::string error;
   std::string agent = find_agent(&error);
   if (agent.empty()) return fail("run: " + error);
@@ -138,6 +143,10 @@ Command add_run_command(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "off"}));
   sub->add_option("--ptx", o->ptx, "Store PTX hashes only, or source too [BRICKPROF_PTX]")
       ->check(CLI::IsMember({"hash", "source"}));
+  sub->add_option("--capture", o->capture,
+                  "What to record: all, cuda-profiler-api (between cudaProfilerStart and "
+                  "cudaProfilerStop), or scope:NAME (inside every scope, brick or NVTX range "
+                  "named NAME) [BRICKPROF_CAPTURE]");
   sub->add_option("command", o->command, "The command to profile (put it after --)");
   sub->footer(
       "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"

@@ -76,8 +76,13 @@ void diagnostics(std::ostream& out, const Trace& t) {
       << "  dropped activity records: " << d.dropped_activity_records << "\n"
       << "  zero-timestamp records: " << d.zero_timestamp_records << "\n"
       << "  unbalanced pops: " << d.unbalanced_pops << "\n"
-      << "  scopes open at exit: " << d.open_scopes_at_exit << "\n"
-      << "  scope balance: " << (is_scope_balanced(t) ? "ok" : "UNBALANCED") << "\n";
+      << "  scopes open at exit: " << d.open_scopes_at_exit << "\n";
+  if (d.capture != "all")
+    out << "  capture: " << d.capture << "\n"
+        << "  scopes cut by the capture windows: " << d.scopes_cut_by_capture << "\n"
+        << "  GPU records launched outside them (left out): " << d.records_outside_capture
+        << "\n";
+  out << "  scope balance: " << (is_scope_balanced(t) ? "ok" : "UNBALANCED") << "\n";
   for (std::string w : d.warnings) {
     std::replace(w.begin(), w.end(), '\n', ' ');  // one line per warning
     out << "  warning: " << w << "\n";
@@ -157,6 +162,8 @@ void summary_json(const Trace& trace, const ReportSettings&, std::ostream& out) 
   w.field("dropped_activity_records", d.dropped_activity_records);
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops).field("open_scopes_at_exit", d.open_scopes_at_exit);
+  w.field("capture", d.capture).field("scopes_cut_by_capture", d.scopes_cut_by_capture);
+  w.field("records_outside_capture", d.records_outside_capture);
   w.field("scope_balanced", is_scope_balanced(trace));
   w.key("warnings").begin_array();
   for (const std::string& s : d.warnings) w.value(s);

@@ -101,6 +101,10 @@ ApiInfo classify_api(std::string_view raw, bool runtime) {
     info.cls = ApiClass::kLibraryLoad;
   } else if (starts_with(n, "cuDevicePrimaryCtxReset") || n == "cudaDeviceReset") {
     info.cls = ApiClass::kReset;
+  } else if (n == "cuProfilerStart" || n == "cudaProfilerStart") {
+    info.cls = ApiClass::kProfilerStart;
+  } else if (n == "cuProfilerStop" || n == "cudaProfilerStop") {
+    info.cls = ApiClass::kProfilerStop;
   }
   return info;
 }

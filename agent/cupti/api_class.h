@@ -23,6 +23,8 @@ enum class ApiClass : uint8_t {
   kReset,        // cuDevicePrimaryCtxReset, cudaDeviceReset: flush first
   kCaptureBegin,  // cuStreamBeginCapture*, cudaStreamBeginCapture*
   kCaptureEnd,    // cuStreamEndCapture, cudaStreamEndCapture
+  kProfilerStart,  // cuProfilerStart, cudaProfilerStart: BRICKPROF_CAPTURE=cuda-profiler-api
+  kProfilerStop,   // cuProfilerStop, cudaProfilerStop
 };
 
 // Layout of the parameter struct, for reading copy/memset addresses.

@@ -3,6 +3,7 @@
 // Recorder::cuda_api append. No lock and no allocation in steady state.
 #include "agent/cupti/callbacks.h"
 
+#include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/devices.h"
@@ -132,6 +133,16 @@ void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     slot->classified = true;
   }
   if (slot->info.cls == ApiClass::kIgnore) return;
+  // Capture window edges, not recorded themselves: the window opens once
+  // the start call returns and closes as the stop call begins.
+  if (slot->info.cls == ApiClass::kProfilerStart) {
+    if (cb->callbackSite == CUPTI_API_EXIT) capture::profiler_start();
+    return;
+  }
+  if (slot->info.cls == ApiClass::kProfilerStop) {
+    if (cb->callbackSite == CUPTI_API_ENTER) capture::profiler_stop();
+    return;
+  }
   if (cb->callbackSite == CUPTI_API_ENTER) {
     on_api_enter(s, domain, *slot, cb);
   } else {

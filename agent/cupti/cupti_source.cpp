@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "agent/capture.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/callbacks.h"
 #include "agent/cupti/devices.h"
@@ -58,11 +59,13 @@ class CuptiSource final : public GpuSource {
     in.addresses = &s.addresses;
     in.graph_node_origin = &s.graph_node_origin;
     in.node_correlation = &s.node_correlation;
-    attribute(s.translation.staged, in, trace);
+    in.recorded_launches_only = capture::limited();
+    Attribution attributed = attribute(s.translation.staged, in, trace);
     trace.ptx = s.registry.export_modules();
     Diagnostics& d = trace.diagnostics;
     d.dropped_activity_records += s.dropped_records.load() + s.translation.dropped_over_cap;
     d.zero_timestamp_records += s.translation.zero_timestamp_records;
+    d.records_outside_capture += s.translation.outside_capture + attributed.outside_capture;
     for (const std::string& w : s.warnings) d.warnings.push_back(w);
     auto note = [&d](uint64_t n, const std::string& what) {
       if (n != 0) d.warnings.push_back(std::to_string(n) + " " + what);

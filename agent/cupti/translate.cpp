@@ -222,15 +222,18 @@ uint64_t original_node(const AttributionInputs& in, uint64_t id) {
 
 }  // namespace
 
-uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trace) {
-  uint64_t orphans = 0;
+Attribution attribute(const Trace& staged, const AttributionInputs& in, Trace& trace) {
+  Attribution result;
   for (const Node& src : staged.nodes) {
     Node n = src;
     GpuDetail d = staged.gpu[src.detail];
-    n.name = trace.strings.intern(staged.strings.view(src.name));
     n.parent = kNoNode;
     if (in.launches) {
       auto launch = in.launches->by_correlation.find(d.correlation);
+      if (launch == in.launches->by_correlation.end() && in.recorded_launches_only) {
+        ++result.outside_capture;
+        continue;
+      }
       if (launch != in.launches->by_correlation.end()) {
         n.parent = launch->second.scope;
         n.thread = launch->second.thread;
@@ -261,14 +264,15 @@ uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trac
         d.dst_addr = a->second.dst;
       }
     }
+    n.name = trace.strings.intern(staged.strings.view(src.name));
     uint32_t id = trace.add_gpu_node(n, d);
     if (n.parent != kNoNode) {
       trace.add_edge(n.parent, id, EdgeType::kLaunches);
     } else {
-      ++orphans;
+      ++result.orphans;
     }
   }
-  return orphans;
+  return result;
 }
 
 }  // namespace brickprof::agent

@@ -38,6 +38,7 @@ struct TranslationContext {
   uint64_t unhandled_records = 0;           // kinds we do not translate
   uint64_t max_nodes = UINT64_MAX;          // memory cap; beyond it, count drops
   uint64_t dropped_over_cap = 0;
+  uint64_t outside_capture = 0;             // delivered before any capture window
   // CUPTI's kernel name pointers are stable per function: demangle once.
   struct NameInfo {
     StringId name;
@@ -57,12 +58,19 @@ struct AttributionInputs {
   const std::unordered_map<uint64_t, uint64_t>* graph_node_origin = nullptr;
   // Captured node id -> correlation of the call that created it.
   const std::unordered_map<uint64_t, uint32_t>* node_correlation = nullptr;
+  // BRICKPROF_CAPTURE other than all: work whose launch was not recorded
+  // (outside every window) is left out.
+  bool recorded_launches_only = false;
+};
+
+struct Attribution {
+  uint64_t orphans = 0;          // found no launching scope (they stay roots)
+  uint64_t outside_capture = 0;  // left out: launched outside the capture windows
 };
 
 // Moves the staged nodes into `trace`: parent = the scope that launched the
 // work (for graph replays: the scope open when the graph node was captured),
 // thread and API times from the launch, a `launches` edge from that scope.
-// Returns how many nodes found no launching scope (they stay roots).
-uint64_t attribute(const Trace& staged, const AttributionInputs& in, Trace& trace);
+Attribution attribute(const Trace& staged, const AttributionInputs& in, Trace& trace);
 
 }  // namespace brickprof::agent

@@ -29,6 +29,7 @@ TEST(ConfigTest, Defaults) {
   EXPECT_EQ(c.sync, SyncMode::kDeferred);
   EXPECT_EQ(c.ptx, PtxMode::kHash);
   EXPECT_EQ(c.signal_dump_seconds, 20u);
+  EXPECT_EQ(c.capture, capture::Mode::kAll);
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -40,7 +41,8 @@ TEST(ConfigTest, ReadsEveryVariable) {
                    {"BRICKPROF_GPU", "off"},
                    {"BRICKPROF_SYNC", "per-layer"},
                    {"BRICKPROF_PTX", "source"},
-                   {"BRICKPROF_SIGNAL_DUMP_SECONDS", "90"}});
+                   {"BRICKPROF_SIGNAL_DUMP_SECONDS", "90"},
+                   {"BRICKPROF_CAPTURE", "scope:decode token"}});
   EXPECT_EQ(c.output, "/tmp/x-%p");
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome", "folded"}));
   EXPECT_EQ(c.log_level, "debug");
@@ -49,6 +51,8 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.sync, SyncMode::kPerLayer);
   EXPECT_EQ(c.ptx, PtxMode::kSource);
   EXPECT_EQ(c.signal_dump_seconds, 90u);
+  EXPECT_EQ(c.capture, capture::Mode::kScope);
+  EXPECT_EQ(c.capture_scope, "decode token");
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -59,8 +63,10 @@ TEST(ConfigTest, BadValuesWarnOnceEachAndKeepDefaults) {
                    {"BRICKPROF_GPU", "maybe"},
                    {"BRICKPROF_SYNC", "sometimes"},
                    {"BRICKPROF_PTX", "all"},
-                   {"BRICKPROF_SIGNAL_DUMP_SECONDS", "0"}});
-  EXPECT_EQ(c.warnings.size(), 7u);
+                   {"BRICKPROF_SIGNAL_DUMP_SECONDS", "0"},
+                   {"BRICKPROF_CAPTURE", "scope:"}});
+  EXPECT_EQ(c.warnings.size(), 8u);
+  EXPECT_EQ(c.capture, capture::Mode::kAll);
   EXPECT_EQ(c.signal_dump_seconds, 20u);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "tree", "dot"}));
   EXPECT_EQ(c.log_level, "warn");
@@ -69,6 +75,18 @@ TEST(ConfigTest, BadValuesWarnOnceEachAndKeepDefaults) {
   EXPECT_EQ(c.sync, SyncMode::kDeferred);
   EXPECT_EQ(c.ptx, PtxMode::kHash);
   EXPECT_NE(c.warnings[0].find("BRICKPROF_FORMATS"), std::string::npos);
+}
+
+TEST(ConfigTest, CaptureModes) {
+  EXPECT_EQ(read({{"BRICKPROF_CAPTURE", "all"}}).capture, capture::Mode::kAll);
+  EXPECT_EQ(read({{"BRICKPROF_CAPTURE", "cuda-profiler-api"}}).capture,
+            capture::Mode::kCudaProfilerApi);
+  EXPECT_EQ(read({{"BRICKPROF_CAPTURE", "cudaProfilerApi"}}).capture,  // as nsys spells it
+            capture::Mode::kCudaProfilerApi);
+  Config bad = read({{"BRICKPROF_CAPTURE", "nvtx"}});
+  EXPECT_EQ(bad.capture, capture::Mode::kAll);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("cuda-profiler-api, scope:NAME"), std::string::npos);
 }
 
 TEST(ConfigTest, ZeroBufferIsRejected) {

@@ -272,6 +272,45 @@ TEST_F(PreloadTest, CProgramRecordsThroughTheC99Api) {
   EXPECT_EQ(t["devices"][0]["peaks_source"], "measured by the program (c app)");
 }
 
+// BRICKPROF_CAPTURE=scope:NAME keeps what ran inside scopes of that name,
+// on any thread, while one is open: here the workers' GateProjection bricks
+// (the threads take turns, so six windows), not their layers or RmsNorms.
+TEST_F(PreloadTest, CaptureByScopeKeepsOnlyWhatRanInside) {
+  auto env = agent_env();
+  env["BRICKPROF_CAPTURE"] = "scope:GateProjection";
+  Result r = run({BRICKPROF_ANNOTATED_APP, "threads"}, env);
+  ASSERT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(r.out, "done threads\n");
+  EXPECT_EQ(r.err, "");
+  json t = load_only_output();
+  ASSERT_EQ(t["nodes"].size(), 6u);
+  for (const json& n : t["nodes"]) {
+    EXPECT_EQ(n["name"], "GateProjection");
+    EXPECT_TRUE(n["parent"].is_null());  // its layer opened outside the window
+    EXPECT_GT(n["end_ns"].get<int64_t>() - n["start_ns"].get<int64_t>(), 4000000);
+  }
+  const json& d = t["diagnostics"];
+  EXPECT_EQ(d["capture"].get<std::string>().rfind("scope 'GateProjection': 6 windows, ", 0), 0u)
+      << d["capture"];
+  EXPECT_EQ(d["unbalanced_pops"], 0);
+  EXPECT_EQ(d["scopes_cut_by_capture"], 0);
+  EXPECT_EQ(d["open_scopes_at_exit"], 0);
+}
+
+// The C macros pop whether or not the push was recorded, and a run-time
+// name ("Rope", an alias of RopeEmbedding) opens the window too.
+TEST_F(PreloadTest, CaptureByScopeWorksThroughTheC99Api) {
+  auto env = agent_env();
+  env["BRICKPROF_CAPTURE"] = "scope:RopeEmbedding";
+  Result r = run({BRICKPROF_C_APP}, env);
+  EXPECT_EQ(r.out, "c ok 0\n");  // not recording outside the windows
+  json t = load_only_output();
+  ASSERT_EQ(t["nodes"].size(), 2u);
+  for (const json& n : t["nodes"]) EXPECT_EQ(n["name"], "RopeEmbedding");
+  EXPECT_EQ(t["diagnostics"]["unbalanced_pops"], 0);
+  EXPECT_EQ(t["diagnostics"]["scopes_cut_by_capture"], 0);
+}
+
 TEST_F(PreloadTest, HostPeaksTheProgramSetsBecomeTheCpuDevice) {
   Result r = expect_unchanged({BRICKPROF_ANNOTATED_APP, "host-peaks"});
   EXPECT_EQ(r.exit_code(), 0) << r.err;

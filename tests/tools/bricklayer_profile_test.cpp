@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,10 +27,11 @@ struct Profiled {
   std::string trace;
 };
 
-Profiled profile(const std::string& name, const std::string& probe_seconds) {
+Profiled profile(const std::string& name, const std::string& probe_seconds,
+                 const std::string& capture = "all") {
   std::string dir = fresh_dir(name);
-  std::vector<std::string> args = {"run",  "--output", dir + "/bl", "--formats",
-                                   "json", "--",       BRICKLAYER};
+  std::vector<std::string> args = {"run",  "--output", dir + "/bl", "--formats", "json",
+                                   "--capture", capture, "--",  BRICKLAYER};
   args.insert(args.end(), kSmall.begin(), kSmall.end());
   args.insert(args.end(), {"--probe-seconds", probe_seconds});
   return {run_brickprof(args, {{"BRICKPROF_AGENT", BRICKPROF_AGENT_PATH}}), dir + "/bl.json"};
@@ -89,6 +91,48 @@ TEST(BricklayerProfile, SkippedProbesLeaveTheLabelledTable) {
   std::string line = cpu_peaks_line(text.out);
   EXPECT_NE(line.find("(default (seed table: "), std::string::npos) << text.out;
   EXPECT_NE(line.find(", not measured)"), std::string::npos) << line;
+}
+
+json load(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+// Nodes that are, or lie under, a node named `name`.
+size_t nodes_under(const json& trace, const std::string& name) {
+  const json& nodes = trace["nodes"];
+  size_t count = 0;
+  for (const json& n : nodes) {
+    for (const json* p = &n;; p = &nodes[(*p)["parent"].get<size_t>()]) {
+      if ((*p)["name"] == name) {
+        ++count;
+        break;
+      }
+      if ((*p)["parent"].is_null()) break;
+    }
+  }
+  return count;
+}
+
+// Capturing only the decode steps keeps what `--under "decode token"`
+// selects from a whole run, and nothing else.
+TEST(BricklayerProfile, CapturingTheDecodeStepsKeepsExactlyThem) {
+  Profiled whole = profile("bl_whole", "0");
+  Profiled decode = profile("bl_decode", "0", "scope:decode token");
+  ASSERT_EQ(whole.run.exit_code, 0) << whole.run.err;
+  ASSERT_EQ(decode.run.exit_code, 0) << decode.run.err;
+  json w = load(whole.trace), d = load(decode.trace);
+  size_t steps = nodes_under(w, "decode token");
+  ASSERT_GT(steps, 0u);
+  EXPECT_LT(steps, w["nodes"].size());  // prefill and the rest are not under it
+  EXPECT_EQ(d["nodes"].size(), steps);
+  EXPECT_EQ(nodes_under(d, "decode token"), steps);
+  EXPECT_EQ(d["diagnostics"]["capture"].get<std::string>().rfind(
+                "scope 'decode token': 2 windows, ", 0),
+            0u)
+      << d["diagnostics"];
+  EXPECT_EQ(d["diagnostics"]["unbalanced_pops"], 0);
+  EXPECT_EQ(d["diagnostics"]["scopes_cut_by_capture"], 0);
 }
 
 }  // namespace

@@ -50,14 +50,15 @@ TEST(Run, ArgumentsAfterDashDashAreNotOptions) {
 TEST(Run, SetsAgentAndOptionEnvironment) {
   CliResult r = run_with_fake(
       {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug", "--buffer-mb",
-       "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--", "sh", "-c",
+       "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--capture",
+       "scope:decode token", "--", "sh", "-c",
        "echo \"$LD_PRELOAD|$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH\"; "
        "echo \"$BRICKPROF_OUTPUT|$BRICKPROF_FORMATS|$BRICKPROF_LOG|$BRICKPROF_BUFFER_MB|"
-       "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX\""},
+       "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX|$BRICKPROF_CAPTURE\""},
       {{"LD_PRELOAD", std::nullopt}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, agent() + "|" + agent() + "|" + agent() + "\n" +
-                       "/tmp/p-%p|json,chrome|debug|64|per-layer|off|source\n");
+                       "/tmp/p-%p|json,chrome|debug|64|per-layer|off|source|scope:decode token\n");
 }
 
 TEST(Run, UnsetOptionsLeaveTheAgentDefaults) {
@@ -81,6 +82,15 @@ TEST(Run, MissingAgentIsAUsageError) {
       run_brickprof({"run", "--", "true"}, {{"BRICKPROF_AGENT", "/nonexistent/libbrickprof.so"}});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "brickprof: run: BRICKPROF_AGENT=/nonexistent/libbrickprof.so: no such file\n");
+}
+
+TEST(Run, BadCaptureIsAUsageError) {
+  for (const char* bad : {"nvtx", "scope:"}) {
+    CliResult r = run_with_fake({"run", "--capture", bad, "--", "true"});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.err, std::string("brickprof: run: --capture: '") + bad +
+                         "' is not all, cuda-profiler-api or scope:NAME\n");
+  }
 }
 
 TEST(Run, MissingCommandIs127) {

@@ -72,6 +72,8 @@ const Name kDriverNames[] = {
     NAMED(cuEventSynchronize),
     NAMED(cuEventElapsedTime_v2),
     NAMED(cuEventDestroy_v2),
+    NAMED(cuProfilerStart),
+    NAMED(cuProfilerStop),
 };
 #undef NAMED
 

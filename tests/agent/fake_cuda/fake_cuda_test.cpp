@@ -352,6 +352,71 @@ TEST_F(FakeCudaTest, GraphReplaysKeepCaptureScopesAndCopyAddresses) {
   EXPECT_EQ(step_uploads, kReplays);
 }
 
+// BRICKPROF_CAPTURE=cuda-profiler-api: only what was launched between
+// cuProfilerStart and cuProfilerStop is kept; the rest is counted.
+TEST_F(FakeCudaTest, ProfilerRangeKeepsOnlyWhatItEnclosed) {
+  using namespace fake_gpu_app;
+  auto env = agent_env();
+  env["BRICKPROF_CAPTURE"] = "cuda-profiler-api";
+  Result r = run_app(env, {kProfileLastLayer});
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  const json& d = t["diagnostics"];
+  EXPECT_EQ(d["capture"].get<std::string>().rfind("cuda-profiler-api: 1 window, ", 0), 0u)
+      << d["capture"];
+  // Outside: layer 0's four kernels, the upload, the sync and the download.
+  EXPECT_EQ(d["records_outside_capture"], 7);
+  EXPECT_EQ(d["scopes_cut_by_capture"], 0);
+  EXPECT_EQ(d["unbalanced_pops"], 0);
+  EXPECT_EQ(d["dropped_activity_records"], 0);
+  auto kernels = of_kind(t, "kernel");
+  EXPECT_EQ(kernels.size(), 4u);
+  for (const json* k : kernels) {
+    const json* layer = ancestor_named(t, *k, "Layer " + std::to_string(kLayers - 1));
+    EXPECT_NE(layer, nullptr) << k->dump();
+  }
+  EXPECT_EQ(of_kind(t, "layer").size(), 1u);
+  EXPECT_TRUE(of_kind(t, "transfer").empty());
+  EXPECT_TRUE(of_kind(t, "sync").empty());
+}
+
+// The usual pattern: a graph captured during warm-up, only its replays
+// profiled. Its nodes were created outside the window, so its kernels
+// belong to the scope around the graph launch.
+TEST_F(FakeCudaTest, ProfiledGraphReplaysLandUnderTheLaunchingScope) {
+  using namespace fake_gpu_app;
+  constexpr size_t kReplays = 3;
+  auto env = agent_env();
+  env["BRICKPROF_CAPTURE"] = "cuda-profiler-api";
+  Result r = run({FAKE_GPU_APP, kGraph, std::to_string(kReplays), kProfileReplays}, env);
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  json t = load_trace();
+  auto kernels = of_kind(t, "kernel");
+  EXPECT_EQ(kernels.size(), kReplays * kLayers * 4);
+  for (const json* k : kernels) {
+    ASSERT_NE(graph_node(*k), 0u);
+    EXPECT_EQ(parent_of(t, *k)["name"], kReplayScope) << k->dump();
+  }
+  EXPECT_EQ(of_kind(t, "scope").size(), kReplays);  // the replay scopes only
+  // Outside: the setup upload, and after the window the stream and context
+  // syncs and the download.
+  EXPECT_EQ(t["diagnostics"]["records_outside_capture"], 4);
+}
+
+TEST_F(FakeCudaTest, ProfilerRangeNeverStartedRecordsNothingAndSaysSo) {
+  auto env = agent_env();
+  env["BRICKPROF_CAPTURE"] = "cuda-profiler-api";
+  Result r = run_app(env);
+  EXPECT_EQ(r.err, "");
+  json t = load_trace();
+  EXPECT_TRUE(t["nodes"].empty());
+  EXPECT_EQ(t["diagnostics"]["records_outside_capture"], 11);  // 8 kernels, 2 copies, 1 sync
+  bool said = false;
+  for (const json& w : t["diagnostics"]["warnings"])
+    said |= w.get<std::string>().find("never called cudaProfilerStart") != std::string::npos;
+  EXPECT_TRUE(said) << t["diagnostics"].dump();
+}
+
 // Another tool holds CUPTI: the agent says so and records CPU scopes only.
 TEST_F(FakeCudaTest, AnotherSubscriberLeavesTheProgramAlone) {
   auto env = agent_env();

@@ -3,6 +3,7 @@
 // failing call on stderr if the driver refuses anything.
 #include <brickprof/brickprof.h>
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
   long many = argc > 2 && std::strcmp(argv[1], kMany) == 0 ? std::atol(argv[2]) : 0;
   long replays = argc > 2 && std::strcmp(argv[1], kGraph) == 0 ? std::atol(argv[2]) : 0;
   const char* exec_path = argc > 2 && std::strcmp(argv[1], kExecAtEnd) == 0 ? argv[2] : nullptr;
+  bool profile_last_layer = argc > 1 && std::strcmp(argv[1], kProfileLastLayer) == 0;
+  bool profile_replays = replays > 0 && argc > 3 && std::strcmp(argv[3], kProfileReplays) == 0;
   CHECK(cuInit(0));
   CUdevice device;
   CHECK(cuDeviceGet(&device, 0));
@@ -87,10 +90,12 @@ int main(int argc, char** argv) {
     CUgraphExec exec;
     CHECK(cuStreamEndCapture(stream, &graph));
     CHECK(cuGraphInstantiate(&exec, graph, 0));
+    if (profile_replays) CHECK(cuProfilerStart());
     for (long i = 0; i < replays; ++i) {
       BRICKPROF_SCOPE(kReplayScope);
       CHECK(cuGraphLaunch(exec, stream));
     }
+    if (profile_replays) CHECK(cuProfilerStop());
     CHECK(cuStreamSynchronize(stream));
   }
   if (many > 0) {
@@ -98,15 +103,20 @@ int main(int argc, char** argv) {
     for (long i = 0; i < many; ++i) CHECK(launch(rmsnorm, kRmsNormGrid, weights));
   }
   for (int layer = 0; many == 0 && replays == 0 && layer < kLayers; ++layer) {
-    BRICKPROF_LAYER(layer);
+    bool profiled = profile_last_layer && layer == kLayers - 1;
+    if (profiled) CHECK(cuProfilerStart());
     {
-      BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
-      CHECK(launch(rmsnorm, kRmsNormGrid, weights));
+      BRICKPROF_LAYER(layer);
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
+        CHECK(launch(rmsnorm, kRmsNormGrid, weights));
+      }
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, 3 * 4096);
+        for (unsigned grid : kQkvGrids) CHECK(launch(qkv, grid, weights));
+      }
     }
-    {
-      BRICKPROF_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, 3 * 4096);
-      for (unsigned grid : kQkvGrids) CHECK(launch(qkv, grid, weights));
-    }
+    if (profiled) CHECK(cuProfilerStop());
   }
   CHECK(cuCtxSynchronize());
   {

@@ -35,6 +35,11 @@ inline constexpr char kMany[] = "many";
 // then the graph is launched N times (each in scope kReplayScope).
 inline constexpr char kGraph[] = "graph";
 inline constexpr char kStepUploadScope[] = "step upload";
+// argv[1] == kProfileLastLayer: as with no arguments, with cuProfilerStart
+// and cuProfilerStop around the last layer only. argv[1] == kGraph, argv[2]
+// == N, argv[3] == kProfileReplays: around the N graph launches only.
+inline constexpr char kProfileLastLayer[] = "profile-last-layer";
+inline constexpr char kProfileReplays[] = "profile-replays";
 inline constexpr char kReplayScope[] = "replay";
 inline constexpr uint64_t kStepUploadBytes = 8 * 1024;
 inline constexpr char kStdout[] = "fake gpu app: 8 launches, 2 copies\n";

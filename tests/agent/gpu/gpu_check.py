@@ -4,6 +4,8 @@
   probe TRACE PROBE_JSON [PTX_FILE]  kernel counts under the right bricks,
                                      CUPTI active, PTX hash of PTX_FILE present
   attributed TRACE                   every kernel has a brick/scope parent
+  captured TRACE LAYER               a cuda-profiler-api trace: one window,
+                                     only LAYER, the rest counted outside
   ncu TRACE NCU_CSV [TOL]            per-kernel median durations vs ncu
   overhead BASE_OUT AGENT_OUT MAX_NS ns added per empty-kernel launch
                                      (medians of the runs, one JSON line each)
@@ -96,6 +98,22 @@ def cmd_attributed(trace_path):
     print("ok")
 
 
+def cmd_captured(trace_path, layer):
+    """A cuda-profiler-api trace: one window, its kernels all under `layer`,
+    and the work outside it left out and counted."""
+    t = load(trace_path)
+    d = t["diagnostics"]
+    print("capture:", d["capture"], "| outside:", d["records_outside_capture"])
+    if not d["capture"].startswith("cuda-profiler-api: 1 window"):
+        fail("expected one capture window: " + d["capture"])
+    if d["records_outside_capture"] == 0:
+        fail("the warm-up and the work after the window should be left out")
+    layers = {n["name"] for n in t["nodes"] if n["kind"] == "layer"}
+    if layers != {layer}:
+        fail(f"layers in the trace: {sorted(layers)}, expected only {layer}")
+    cmd_attributed(trace_path)
+
+
 def cmd_ncu(trace_path, csv_path, tol="0.05"):
     t = load(trace_path)
     ours = {}
@@ -147,7 +165,7 @@ def cmd_overhead(base, agent, max_added_ns):
 
 if __name__ == "__main__":
     cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ncu": cmd_ncu,
-            "overhead": cmd_overhead}
+            "overhead": cmd_overhead, "captured": cmd_captured}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -9,16 +9,23 @@ import sys
 import tempfile
 
 program, agent = sys.argv[1], sys.argv[2]
-with tempfile.TemporaryDirectory() as tmp:
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    env.update(NVTX_INJECTION64_PATH=agent, BRICKPROF_OUTPUT=os.path.join(tmp, "t"),
-               BRICKPROF_FORMATS="json", BRICKPROF_LOG="warn")
-    run = subprocess.run([program], env=env, capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run
-    assert run.stdout == "nvtx program done\n", run.stdout  # output unchanged
-    with open(os.path.join(tmp, "t.json")) as f:
-        trace = json.load(f)
+
+
+def traced_run(**extra_env):
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)
+        env.update(NVTX_INJECTION64_PATH=agent, BRICKPROF_OUTPUT=os.path.join(tmp, "t"),
+                   BRICKPROF_FORMATS="json", BRICKPROF_LOG="warn", **extra_env)
+        run = subprocess.run([program], env=env, capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run
+        assert run.stdout == "nvtx program done\n", run.stdout  # output unchanged
+        assert run.stderr == "", run.stderr
+        with open(os.path.join(tmp, "t.json")) as f:
+            return json.load(f)
+
+
+trace = traced_run()
 
 nodes = trace["nodes"]
 by_id = {n["id"]: n for n in nodes}
@@ -74,3 +81,14 @@ assert {a["thread"], b["thread"]} == {RANGE_LANE_BASE, RANGE_LANE_BASE + 1}, (a,
 assert threads.get(RANGE_LANE_BASE + 1) == "NVTX ranges 2", threads
 assert d["open_scopes_at_exit"] == 0, d
 print("ok:", len(nodes), "nodes;", "nvtx status:", d.get("nvtx"))
+
+# BRICKPROF_CAPTURE=scope:NAME: only the insides of the ranges the trace
+# names GateProjection (pushed through a registered "Gate" string) are kept.
+captured = traced_run(BRICKPROF_CAPTURE="scope:GateProjection")
+by_id = {n["id"]: n for n in captured["nodes"]}
+paths = sorted((path(n), n["kind"]) for n in captured["nodes"])
+want = [("GateProjection", "brick")] * 2 + [("GateProjection/Activation", "brick")] * 2
+assert paths == want, paths
+d = captured["diagnostics"]
+assert d["capture"].startswith("scope 'GateProjection': 2 windows, "), d
+assert d["unbalanced_pops"] == 0 and d["scopes_cut_by_capture"] == 0, d

@@ -71,7 +71,7 @@ TEST(Translate, KernelBecomesChildOfLaunchingBrick) {
   s.launches.by_correlation[42] = {s.brick, 777, 900, 950};
   AttributionInputs in;
   in.launches = &s.launches;
-  EXPECT_EQ(attribute(ctx.staged, in, s.trace), 0u);
+  EXPECT_EQ(attribute(ctx.staged, in, s.trace).orphans, 0u);
   ASSERT_EQ(s.trace.nodes.size(), 3u);
   const Node& n = s.trace.nodes[2];
   EXPECT_EQ(n.kind, NodeKind::kKernel);
@@ -169,7 +169,7 @@ TEST(Translate, MemcpyDirectionKindsAndAddresses) {
   AttributionInputs in;
   in.launches = &s.launches;
   in.addresses = &addrs;
-  EXPECT_EQ(attribute(ctx.staged, in, s.trace), 3u);  // 6, 7, 8 had no launch point
+  EXPECT_EQ(attribute(ctx.staged, in, s.trace).orphans, 3u);  // 6, 7, 8 had no launch point
   const GpuDetail* h2d = s.trace.detail(s.trace.nodes[2]);
   EXPECT_EQ(s.trace.nodes[2].kind, NodeKind::kTransfer);
   EXPECT_EQ(s.trace.name(s.trace.nodes[2]), "memcpy HtoD");

@@ -1,0 +1,54 @@
+// Which part of the run is recorded (BRICKPROF_CAPTURE): all of it, the
+// spans between cuProfilerStart and cuProfilerStop (as Nsight Systems'
+// --capture-range=cudaProfilerApi), or the insides of every scope or NVTX
+// range with a given name. Outside those windows the recorder is off, so a
+// long run costs memory only for what it keeps. Window edges are kept (in
+// ticks) so the replay can tell scopes the window cut from unbalanced ones.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace brickprof::agent::capture {
+
+enum class Mode { kAll, kCudaProfilerApi, kScope };
+
+struct Window {
+  uint64_t start_tsc = 0;
+  uint64_t end_tsc = 0;  // 0 while open
+};
+
+// At start, before anything records (and again in tests: it starts
+// afresh): in a limited mode recording is off until a window opens.
+void configure(Mode mode, const std::string& scope_name);
+Mode mode();
+bool limited();              // mode() != kAll
+const std::string& scope_name();
+bool any_window_opened();    // lock-free: GPU records before it are outside
+
+// cuProfilerStart / cuProfilerStop (kCudaProfilerApi only; idempotent).
+void profiler_start();
+void profiler_stop();
+
+// kScope: a thread enters / leaves the outermost scope named scope_name().
+// The window is open while any thread is inside one.
+void enter_scope();
+void leave_scope();
+
+// The windows so far, in order, and how many could not be opened because
+// the list was full (the recorder stayed off for them: counted, not lost
+// silently).
+std::vector<Window> windows();
+uint64_t windows_refused();
+// "cuda-profiler-api: 2 windows, 35.1 ms" and the like, for diagnostics.
+std::string describe(double ns_per_tick);
+
+// A warning when a limited mode never opened a window, else "".
+std::string why_nothing_was_recorded();
+
+// In a fork child (from Recorder::reset_after_fork): the parent's windows
+// are not ours; one the forking thread is inside goes on.
+void reset_after_fork(bool this_thread_inside);
+
+}  // namespace brickprof::agent::capture

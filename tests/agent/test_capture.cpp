@@ -1,0 +1,181 @@
+// Capture windows (BRICKPROF_CAPTURE): which events the recorder keeps, the
+// windows it notes, and how the replay ends scopes a window cut.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "agent/capture.h"
+#include "agent/clock.h"
+#include "agent/recorder.h"
+#include "agent/replay.h"
+
+namespace brickprof::agent {
+namespace {
+
+class CaptureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Clock::init();
+    Recorder::capture_by_scope("");
+    capture::configure(capture::Mode::kAll, "");
+    Recorder::reset_after_fork();  // a clean slate for each test
+    Recorder::set_capacity(64ull << 20);
+  }
+  void TearDown() override {
+    Recorder::capture_by_scope("");
+    capture::configure(capture::Mode::kAll, "");
+  }
+  Trace replay_all(ReplayResult* result,
+                   const std::vector<capture::Window>& windows = capture::windows()) {
+    Trace trace;
+    *result = replay(Recorder::snapshot(), Clock::fit_now(), Clock::ticks(), trace, windows);
+    return trace;
+  }
+  static const Node* named(const Trace& t, std::string_view name) {
+    for (const Node& n : t.nodes)
+      if (t.name(n) == name) return &n;
+    return nullptr;
+  }
+  uint32_t scope(const char* name) { return Recorder::intern_site(NodeKind::kScope, -1, name); }
+};
+
+TEST_F(CaptureTest, ScopeNamedLikeTheTriggerOpensAndClosesTheWindow) {
+  capture::configure(capture::Mode::kScope, "step");
+  Recorder::capture_by_scope("step");
+  uint32_t setup = scope("setup"), step = scope("step"), inner = scope("inner");
+  EXPECT_FALSE(Recorder::push(setup, 0));  // before any window: not recorded
+  EXPECT_FALSE(Recorder::pop());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(Recorder::push(step, 0));
+    EXPECT_TRUE(Recorder::enabled());
+    ASSERT_TRUE(Recorder::push(step, 0));  // nested: the same window
+    ASSERT_TRUE(Recorder::push(inner, 0));
+    EXPECT_TRUE(Recorder::pop());
+    EXPECT_TRUE(Recorder::pop());
+    EXPECT_TRUE(Recorder::enabled());
+    EXPECT_TRUE(Recorder::pop());  // the outermost step: closes the window
+    EXPECT_FALSE(Recorder::enabled());
+    EXPECT_FALSE(Recorder::push(setup, 0));
+    EXPECT_FALSE(Recorder::pop());
+  }
+  std::vector<capture::Window> windows = capture::windows();
+  ASSERT_EQ(windows.size(), 2u);
+  for (const capture::Window& w : windows) EXPECT_GT(w.end_tsc, w.start_tsc);
+  ReplayResult r;
+  Trace t = replay_all(&r, windows);
+  ASSERT_EQ(t.nodes.size(), 6u);  // per window: step, step, inner
+  EXPECT_EQ(named(t, "setup"), nullptr);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.scopes_cut_by_capture, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+  // Every kept event lies inside its window.
+  Clock clock = Clock::fit_now();
+  for (size_t i = 0; i < 2; ++i) {
+    const Node& outer = t.nodes[i * 3];
+    EXPECT_EQ(t.name(outer), "step");
+    EXPECT_GE(outer.start_ns, clock.to_ns(windows[i].start_tsc));
+    EXPECT_LE(outer.end_ns, clock.to_ns(windows[i].end_tsc));
+  }
+}
+
+TEST_F(CaptureTest, WindowStaysOpenWhileAnyThreadIsInside) {
+  capture::configure(capture::Mode::kScope, "request");
+  Recorder::capture_by_scope("request");
+  uint32_t request = scope("request");
+  ASSERT_TRUE(Recorder::push(request, 0));
+  std::thread other([&] {
+    ASSERT_TRUE(Recorder::push(request, 0));
+    EXPECT_TRUE(Recorder::pop());
+  });
+  other.join();
+  EXPECT_TRUE(Recorder::enabled());  // the other thread left; this one is still inside
+  EXPECT_TRUE(Recorder::pop());
+  EXPECT_FALSE(Recorder::enabled());
+  EXPECT_EQ(capture::windows().size(), 1u);
+}
+
+TEST_F(CaptureTest, BricksAndAliasesTrigger) {
+  capture::configure(capture::Mode::kScope, "RopeEmbedding");
+  Recorder::capture_by_scope("RopeEmbedding");
+  uint32_t rope = Recorder::intern_named("Rope", NodeKind::kScope);  // NVTX's alias
+  uint32_t layer = Recorder::intern_site(NodeKind::kLayer, -1, "");
+  EXPECT_FALSE(Recorder::push(layer, 0));
+  ASSERT_TRUE(Recorder::push(rope, 0));
+  EXPECT_TRUE(Recorder::pop());
+  EXPECT_FALSE(Recorder::pop());  // the layer's: outside
+  EXPECT_EQ(capture::windows().size(), 1u);
+}
+
+TEST_F(CaptureTest, ProfilerCallsOpenAndCloseWindowsOnlyInTheirMode) {
+  uint32_t s = scope("work");
+  capture::configure(capture::Mode::kScope, "work");
+  capture::profiler_start();
+  EXPECT_FALSE(Recorder::enabled());  // not this mode's trigger
+  capture::configure(capture::Mode::kCudaProfilerApi, "");
+  EXPECT_FALSE(Recorder::push(s, 0));
+  EXPECT_FALSE(Recorder::pop());
+  capture::profiler_start();
+  capture::profiler_start();  // idempotent
+  ASSERT_TRUE(Recorder::push(s, 0));
+  EXPECT_TRUE(Recorder::pop());
+  capture::profiler_stop();
+  capture::profiler_stop();
+  EXPECT_FALSE(Recorder::push(s, 0));
+  EXPECT_EQ(capture::windows().size(), 1u);
+  EXPECT_TRUE(capture::any_window_opened());
+  EXPECT_EQ(capture::why_nothing_was_recorded(), "");
+}
+
+TEST_F(CaptureTest, SaysWhyNothingWasRecorded) {
+  EXPECT_EQ(capture::why_nothing_was_recorded(), "");  // all: nothing to explain
+  capture::configure(capture::Mode::kCudaProfilerApi, "");
+  EXPECT_NE(capture::why_nothing_was_recorded().find("never called cudaProfilerStart"),
+            std::string::npos);
+  capture::configure(capture::Mode::kScope, "decode token");
+  EXPECT_NE(capture::why_nothing_was_recorded().find("scope:decode token"), std::string::npos);
+  EXPECT_NE(capture::describe(1.0).find("0 windows"), std::string::npos);
+}
+
+// The windows of a multi-threaded run cut other threads' scopes: those
+// opened before a window have pops without pushes, and those open when it
+// closes end there. Neither is the program's error.
+TEST_F(CaptureTest, ReplayEndsScopesTheWindowsCut) {
+  uint32_t b = scope("B"), c = scope("C"), d = scope("D"), e = scope("E");
+  std::vector<capture::Window> windows(2);
+  windows[0].start_tsc = Clock::ticks();
+  ASSERT_TRUE(Recorder::push(b, 0));
+  ASSERT_TRUE(Recorder::pop());
+  ASSERT_TRUE(Recorder::pop());  // A's, opened before the window
+  ASSERT_TRUE(Recorder::push(c, 0));
+  windows[0].end_tsc = Clock::ticks();  // C is still open
+  windows[1].start_tsc = Clock::ticks();
+  ASSERT_TRUE(Recorder::push(d, 0));
+  ASSERT_TRUE(Recorder::pop());
+  ASSERT_TRUE(Recorder::push(e, 0));
+  windows[1].end_tsc = Clock::ticks();  // E is still open
+  ReplayResult r;
+  Trace t = replay_all(&r, windows);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+  EXPECT_EQ(r.scopes_cut_by_capture, 3u);  // A's pop, C and E
+  Clock clock = Clock::fit_now();
+  ASSERT_NE(named(t, "C"), nullptr);
+  EXPECT_EQ(named(t, "C")->end_ns, clock.to_ns(windows[0].end_tsc));
+  EXPECT_LT(named(t, "C")->end_ns, named(t, "D")->start_ns);
+  EXPECT_EQ(named(t, "D")->parent, kNoNode);  // C was closed: D is no child of it
+  EXPECT_EQ(named(t, "E")->end_ns, clock.to_ns(windows[1].end_tsc));
+}
+
+TEST_F(CaptureTest, WithoutWindowsAPopWithoutPushIsUnbalanced) {
+  ASSERT_TRUE(Recorder::pop());
+  ASSERT_TRUE(Recorder::push(scope("open"), 0));
+  ReplayResult r;
+  replay_all(&r, {});
+  EXPECT_EQ(r.unbalanced_pops, 1u);
+  EXPECT_EQ(r.open_scopes_at_exit, 1u);
+  EXPECT_EQ(r.scopes_cut_by_capture, 0u);
+}
+
+}  // namespace
+}  // namespace brickprof::agent

@@ -206,6 +206,7 @@ void start() {
 }
 
 Trace build_trace() {
+  capture::freeze(true);
   Recorder::set_enabled(false);
   if (g_gpu) g_gpu->flush();
   uint64_t end_ticks = Clock::ticks();
@@ -349,6 +350,7 @@ bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_u
 
 void resume_after_failed_exec() {
   if (!take_writer(/*wait=*/true)) return;
+  capture::freeze(false);
   Recorder::set_enabled(g_recording_before_exec);
   g_dumped.store(false);
   g_writer.store(0);

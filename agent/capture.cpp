@@ -24,6 +24,7 @@ bool g_open = false;          // under g_mu
 int64_t g_threads_inside = 0;  // kScope: threads inside a trigger scope
 uint64_t g_refused = 0;
 bool g_refusing = false;      // the current would-be window was refused
+bool g_frozen = false;        // the trace is being written: no new window
 
 // Built on first use and never freed, like the recorder's tables: the
 // dump runs after static destructors may have.
@@ -37,7 +38,7 @@ std::string& name_storage() {
 }
 
 void open_locked() {
-  if (g_open || g_refusing) return;
+  if (g_open || g_refusing || g_frozen) return;
   std::vector<Window>& list = windows_list();
   if (list.size() >= kMaxWindows) {
     ++g_refused;
@@ -84,6 +85,7 @@ void configure(Mode mode, const std::string& scope_name) {
   g_threads_inside = 0;
   g_refused = 0;
   g_refusing = false;
+  g_frozen = false;
   g_any_opened.store(false, std::memory_order_relaxed);
   Recorder::set_enabled(mode == Mode::kAll);
 }
@@ -113,6 +115,11 @@ void enter_scope() {
 void leave_scope() {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_threads_inside > 0 && --g_threads_inside == 0) close_locked();
+}
+
+void freeze(bool frozen) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_frozen = frozen;
 }
 
 std::vector<Window> windows() {
@@ -161,6 +168,7 @@ void reset_after_fork(bool this_thread_inside) {
   windows_list().clear();
   g_refused = 0;
   g_refusing = false;
+  g_frozen = false;
   // Only the forking thread lives on: a window that other threads' trigger
   // scopes held open closes; one this thread holds goes on, from now.
   g_threads_inside = this_thread_inside ? 1 : 0;

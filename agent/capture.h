@@ -36,6 +36,10 @@ void profiler_stop();
 void enter_scope();
 void leave_scope();
 
+// While the trace is written no window opens (a thread entering a trigger
+// scope would turn the recorder back on); a failed exec unfreezes.
+void freeze(bool frozen);
+
 // The windows so far, in order, and how many could not be opened because
 // the list was full (the recorder stayed off for them: counted, not lost
 // silently).

@@ -127,6 +127,22 @@ TEST_F(CaptureTest, ProfilerCallsOpenAndCloseWindowsOnlyInTheirMode) {
   EXPECT_EQ(capture::why_nothing_was_recorded(), "");
 }
 
+// While the trace is written, a thread entering a trigger scope must not
+// turn the recorder back on.
+TEST_F(CaptureTest, NoWindowOpensWhileTheTraceIsWritten) {
+  capture::configure(capture::Mode::kScope, "step");
+  Recorder::capture_by_scope("step");
+  uint32_t step = scope("step");
+  capture::freeze(true);
+  EXPECT_FALSE(Recorder::push(step, 0));
+  EXPECT_FALSE(Recorder::enabled());
+  EXPECT_TRUE(capture::windows().empty());
+  capture::freeze(false);  // a failed exec: recording goes on
+  ASSERT_TRUE(Recorder::push(step, 0));
+  EXPECT_TRUE(Recorder::pop());
+  EXPECT_EQ(capture::windows().size(), 1u);
+}
+
 TEST_F(CaptureTest, SaysWhyNothingWasRecorded) {
   EXPECT_EQ(capture::why_nothing_was_recorded(), "");  // all: nothing to explain
   capture::configure(capture::Mode::kCudaProfilerApi, "");

@@ -206,8 +206,7 @@ void start() {
 }
 
 Trace build_trace() {
-  capture::freeze(true);
-  Recorder::set_enabled(false);
+  capture::freeze(true);  // the recorder is off from here
   if (g_gpu) g_gpu->flush();
   uint64_t end_ticks = Clock::ticks();
   Clock clock = Clock::fit_now();
@@ -350,8 +349,8 @@ bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_u
 
 void resume_after_failed_exec() {
   if (!take_writer(/*wait=*/true)) return;
-  capture::freeze(false);
-  Recorder::set_enabled(g_recording_before_exec);
+  capture::freeze(false);  // records again as the program and the windows say
+  if (!g_recording_before_exec) Recorder::set_enabled(false);  // it had not started well
   g_dumped.store(false);
   g_writer.store(0);
 }

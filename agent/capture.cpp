@@ -18,23 +18,31 @@ namespace {
 constexpr size_t kMaxWindows = size_t{1} << 18;
 
 std::atomic<Mode> g_mode{Mode::kAll};
-std::atomic<bool> g_any_opened{false};
+std::atomic<bool> g_window_open{false};  // g_open, readable without the lock
 std::mutex g_mu;
 bool g_open = false;          // under g_mu
 int64_t g_threads_inside = 0;  // kScope: threads inside a trigger scope
 uint64_t g_refused = 0;
 bool g_refusing = false;      // the current would-be window was refused
 bool g_frozen = false;        // the trace is being written: no new window
+bool g_user_enabled = true;   // brickprof_set_enabled()
 
 // Built on first use and never freed, like the recorder's tables: the
 // dump runs after static destructors may have.
-std::vector<Window>& windows_list() {
+std::vector<Window>*& windows_storage() {
   static auto* w = new std::vector<Window>();
-  return *w;
+  return w;
 }
+std::vector<Window>& windows_list() { return *windows_storage(); }
 std::string& name_storage() {
   static auto* s = new std::string();
   return *s;
+}
+
+// Records while the program allows it, nothing is being written, and the
+// mode or an open window says so.
+void apply_locked() {
+  Recorder::set_enabled(g_user_enabled && !g_frozen && (mode() == Mode::kAll || g_open));
 }
 
 void open_locked() {
@@ -53,16 +61,17 @@ void open_locked() {
     return;
   }
   g_open = true;
-  g_any_opened.store(true, std::memory_order_relaxed);
-  Recorder::set_enabled(true);  // after the start: every event lies inside
+  g_window_open.store(true, std::memory_order_release);
+  apply_locked();  // after the start: every event lies inside
 }
 
 void close_locked() {
   g_refusing = false;
   if (!g_open) return;
-  Recorder::set_enabled(false);
-  windows_list().back().end_tsc = Clock::ticks();
   g_open = false;
+  g_window_open.store(false, std::memory_order_release);
+  apply_locked();
+  windows_list().back().end_tsc = Clock::ticks();
 }
 
 const char* mode_name(Mode m) {
@@ -82,18 +91,19 @@ void configure(Mode mode, const std::string& scope_name) {
   g_mode.store(mode, std::memory_order_relaxed);
   windows_list().clear();
   g_open = false;
+  g_window_open.store(false);
   g_threads_inside = 0;
   g_refused = 0;
   g_refusing = false;
   g_frozen = false;
-  g_any_opened.store(false, std::memory_order_relaxed);
-  Recorder::set_enabled(mode == Mode::kAll);
+  g_user_enabled = true;
+  apply_locked();
 }
 
 Mode mode() { return g_mode.load(std::memory_order_relaxed); }
 bool limited() { return mode() != Mode::kAll; }
 const std::string& scope_name() { return name_storage(); }
-bool any_window_opened() { return g_any_opened.load(std::memory_order_relaxed); }
+bool window_open() { return g_window_open.load(std::memory_order_acquire); }
 
 void profiler_start() {
   if (mode() != Mode::kCudaProfilerApi) return;
@@ -120,6 +130,13 @@ void leave_scope() {
 void freeze(bool frozen) {
   std::lock_guard<std::mutex> lock(g_mu);
   g_frozen = frozen;
+  apply_locked();
+}
+
+void set_user_enabled(bool on) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_user_enabled = on;
+  apply_locked();
 }
 
 std::vector<Window> windows() {
@@ -165,7 +182,8 @@ std::string why_nothing_was_recorded() {
 
 void reset_after_fork(bool this_thread_inside) {
   new (&g_mu) std::mutex();  // another thread may have held it at fork
-  windows_list().clear();
+  // A fresh list: another thread may have been growing the old one.
+  windows_storage() = new std::vector<Window>();
   g_refused = 0;
   g_refusing = false;
   g_frozen = false;
@@ -173,11 +191,11 @@ void reset_after_fork(bool this_thread_inside) {
   // scopes held open closes; one this thread holds goes on, from now.
   g_threads_inside = this_thread_inside ? 1 : 0;
   if (g_open && mode() == Mode::kScope && !this_thread_inside) {
-    Recorder::set_enabled(false);
     g_open = false;
+    g_window_open.store(false);
+    apply_locked();
   }
   if (g_open) windows_list().push_back(Window{Clock::ticks(), 0});
-  g_any_opened.store(g_open, std::memory_order_relaxed);
 }
 
 }  // namespace brickprof::agent::capture

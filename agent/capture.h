@@ -25,7 +25,7 @@ void configure(Mode mode, const std::string& scope_name);
 Mode mode();
 bool limited();              // mode() != kAll
 const std::string& scope_name();
-bool any_window_opened();    // lock-free: GPU records before it are outside
+bool window_open();          // lock-free
 
 // cuProfilerStart / cuProfilerStop (kCudaProfilerApi only; idempotent).
 void profiler_start();
@@ -36,9 +36,13 @@ void profiler_stop();
 void enter_scope();
 void leave_scope();
 
-// While the trace is written no window opens (a thread entering a trigger
-// scope would turn the recorder back on); a failed exec unfreezes.
+// While the trace is written the recorder is off and no window opens (a
+// thread entering a trigger scope would turn it back on); a failed exec
+// unfreezes.
 void freeze(bool frozen);
+// brickprof_set_enabled(): the program's own switch. Recording needs it on
+// and, in a limited mode, an open window.
+void set_user_enabled(bool on);
 
 // The windows so far, in order, and how many could not be opened because
 // the list was full (the recorder stayed off for them: counted, not lost

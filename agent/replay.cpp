@@ -2,6 +2,7 @@
 #include "agent/replay.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <queue>
 #include <string>
@@ -50,20 +51,34 @@ struct RangeStart {
 
 // Start/end ranges become root nodes, each on the first range lane free at
 // its start (interval partitioning: as few lanes as ranges ever overlap).
+// The end of the closed capture window `tsc` lies in, or 0 (none, or open).
+uint64_t end_of_window_at(const std::vector<capture::Window>& windows, uint64_t tsc) {
+  auto after = std::upper_bound(windows.begin(), windows.end(), tsc,
+                                [](uint64_t t, const capture::Window& w) { return t < w.start_tsc; });
+  return after == windows.begin() ? 0 : std::prev(after)->end_tsc;
+}
+
 void place_ranges(std::vector<RangeStart>& starts,
                   const std::unordered_map<uint64_t, uint64_t>& ends, const Clock& clock,
-                  uint64_t end_tsc, bool windowed, NameCache& names, Trace& trace,
-                  ReplayResult& result) {
+                  uint64_t end_tsc, const std::vector<capture::Window>& windows,
+                  NameCache& names, Trace& trace, ReplayResult& result) {
   std::sort(starts.begin(), starts.end());
   using LaneEnd = std::pair<int64_t, uint32_t>;  // (busy until, lane)
   std::priority_queue<LaneEnd, std::vector<LaneEnd>, std::greater<LaneEnd>> lanes;
   size_t matched_ends = 0;
   for (const RangeStart& r : starts) {
     auto end = ends.find(r.id);
-    if (end == ends.end())
-      ++result.open_scopes_at_exit;
-    else
+    // Never ended: open at exit, or its capture window closed first.
+    uint64_t stop_tsc = end_tsc;
+    if (end != ends.end()) {
       ++matched_ends;
+      stop_tsc = end->second;
+    } else if (uint64_t window_end = end_of_window_at(windows, r.tsc); window_end != 0) {
+      ++result.scopes_cut_by_capture;
+      stop_tsc = window_end;
+    } else {
+      ++result.open_scopes_at_exit;
+    }
     SiteInfo info = Recorder::site(r.site);
     Node n;
     n.kind = info.kind == NodeKind::kBrick ? NodeKind::kBrick : NodeKind::kScope;
@@ -71,7 +86,7 @@ void place_ranges(std::vector<RangeStart>& starts,
     n.brick_id = info.brick_id;
     n.category = info.category;
     n.start_ns = clock.to_ns(r.tsc);
-    n.end_ns = std::max(n.start_ns, clock.to_ns(end == ends.end() ? end_tsc : end->second));
+    n.end_ns = std::max(n.start_ns, clock.to_ns(stop_tsc));
     uint32_t lane;
     if (!lanes.empty() && lanes.top().first <= n.start_ns) {
       lane = lanes.top().second;
@@ -84,7 +99,8 @@ void place_ranges(std::vector<RangeStart>& starts,
     trace.add_node(n);
   }
   // Ends of ranges never started: cut by a capture window, or unbalanced.
-  (windowed ? result.scopes_cut_by_capture : result.unbalanced_pops) += ends.size() - matched_ends;
+  (windows.empty() ? result.unbalanced_pops : result.scopes_cut_by_capture) +=
+      ends.size() - matched_ends;
 }
 
 // Ends every open scope at `close_ns` (never before its start).
@@ -107,6 +123,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     open.clear();
     uint64_t last_tsc = 0;
     size_t started = 0;  // windows opened at or before the current event
+    size_t pops_of_cut = 0;  // pops still to come of scopes ended at a window's edge
     for (size_t c = 0; c < te.chunks.size(); ++c) {
       const uint64_t* end = te.chunks[c] + te.counts[c];
       for (const uint64_t* w = te.chunks[c]; w < end;) {
@@ -115,11 +132,14 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
         w += e.words();
         last_tsc = e.type() == EventType::kCudaApi ? e.b : e.tsc;
         if (windowed) {
+          // By the call's end for CUDA calls: one that began before a
+          // window opened was recorded because it returned inside it.
           size_t before = started;
-          while (started < windows.size() && windows[started].start_tsc <= e.tsc) ++started;
+          while (started < windows.size() && windows[started].start_tsc <= last_tsc) ++started;
           if (started != before && before > 0 && !open.empty()) {
             // Open when window `before - 1` closed: they end there.
             result.scopes_cut_by_capture += open.size();
+            pops_of_cut += open.size();
             close_all(open, clock.to_ns(windows[before - 1].end_tsc), trace);
           }
         }
@@ -151,8 +171,14 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
           }
           case EventType::kPop:
             if (open.empty()) {
-              // Opened before its capture window: the window cut it.
-              ++(windowed ? result.scopes_cut_by_capture : result.unbalanced_pops);
+              // Opened before its capture window, or ended at an earlier
+              // window's edge (counted then): the windows cut it.
+              if (!windowed)
+                ++result.unbalanced_pops;
+              else if (pops_of_cut > 0)
+                --pops_of_cut;
+              else
+                ++result.scopes_cut_by_capture;
             } else {
               trace.nodes[open.back()].end_ns = clock.to_ns(e.tsc);
               open.pop_back();
@@ -194,7 +220,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     }
     close_all(open, clock.to_ns(close_tsc), trace);
   }
-  place_ranges(range_starts, range_ends, clock, end_tsc, windowed, names, trace, result);
+  place_ranges(range_starts, range_ends, clock, end_tsc, windows, names, trace, result);
   return result;
 }
 

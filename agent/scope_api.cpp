@@ -3,6 +3,7 @@
 #include <brickprof/brickprof.h>
 
 #include "agent/agent.h"
+#include "agent/capture.h"
 #include "agent/host_peaks.h"
 #include "agent/recorder.h"
 
@@ -42,7 +43,7 @@ int api_push_name(int32_t kind, const char* name, uint64_t arg) {
 
 void api_pop() { Recorder::pop(); }
 void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
-void api_set_enabled(int on) { Recorder::set_enabled(on != 0); }
+void api_set_enabled(int on) { capture::set_user_enabled(on != 0); }
 int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
 
 brickprof_thread_buffer* api_thread_buffer() {

@@ -38,15 +38,15 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
       std::lock_guard<std::mutex> lock(s->translate_mu);
       CUpti_Activity* record = nullptr;
       CUptiResult r;
-      // Before the first capture window, everything delivered was launched
-      // outside it: not even staged. (Later, attribution sorts them out.)
-      const bool outside = capture::limited() && !capture::any_window_opened();
-      while ((r = s->cupti.activity_get_next_record(buffer, valid_size, &record)) == CUPTI_SUCCESS) {
-        if (outside)
-          ++s->translation.outside_capture;
-        else
-          translate(record, s->translation);
-      }
+      // No capture window open: work launched after the last recorded call
+      // was launched outside every window, and is not even staged (what
+      // slips through is left out at attribution).
+      s->translation.stage_correlations_up_to =
+          capture::limited() && !capture::window_open()
+              ? s->max_recorded_correlation.load(std::memory_order_acquire)
+              : UINT64_MAX;
+      while ((r = s->cupti.activity_get_next_record(buffer, valid_size, &record)) == CUPTI_SUCCESS)
+        translate(record, s->translation);
       // Anything but "no more records": the rest of this buffer cannot be
       // walked. Its size is unknown; the loss is reported, not hidden.
       if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) s->unreadable_buffers.fetch_add(1);

@@ -119,6 +119,14 @@ void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
   // nothing: the runtime exit records the outer (user-visible) call.
   if (!runtime && f.runtime_depth > 0 && cb->correlationId == f.runtime_correlation) return;
   uint32_t site = api_site(slot, domain, cb->functionName);
+  if (capture::limited() && Recorder::enabled()) {
+    // Before the record: its GPU work may be delivered at once.
+    uint32_t seen = s.max_recorded_correlation.load(std::memory_order_relaxed);
+    while (cb->correlationId > seen &&
+           !s.max_recorded_correlation.compare_exchange_weak(seen, cb->correlationId,
+                                                             std::memory_order_release)) {
+    }
+  }
   Recorder::cuda_api(enter, Clock::ticks(), site, cb->correlationId);
 }
 

@@ -68,6 +68,9 @@ struct GpuState {
   // Stream captures begun and not yet ended, process-wide: a context sync
   // while one is open would invalidate it (and fail the program's capture).
   std::atomic<int64_t> open_captures{0};
+  // BRICKPROF_CAPTURE other than all: the largest correlation id of a call
+  // recorded in a window (records of later calls were launched outside).
+  std::atomic<uint32_t> max_recorded_correlation{0};
   std::atomic<uint64_t> syncs_skipped_in_capture{0};
   std::atomic<uint64_t> dropped_records{0};    // cuptiActivityGetNumDroppedRecords
   std::atomic<uint64_t> module_parse_errors{0};

@@ -74,6 +74,10 @@ bool usable_times(uint64_t start, uint64_t end, TranslationContext& ctx) {
 }
 
 bool stage(TranslationContext& ctx, Node node, const GpuDetail& detail) {
+  if (detail.correlation > ctx.stage_correlations_up_to) {
+    ++ctx.outside_capture;
+    return false;
+  }
   if (ctx.staged.nodes.size() >= ctx.max_nodes) {
     ++ctx.dropped_over_cap;
     return false;

@@ -38,7 +38,10 @@ struct TranslationContext {
   uint64_t unhandled_records = 0;           // kinds we do not translate
   uint64_t max_nodes = UINT64_MAX;          // memory cap; beyond it, count drops
   uint64_t dropped_over_cap = 0;
-  uint64_t outside_capture = 0;             // delivered before any capture window
+  // BRICKPROF_CAPTURE: records of later calls were launched outside every
+  // window (correlation ids grow with each call): counted, not staged.
+  uint64_t stage_correlations_up_to = UINT64_MAX;
+  uint64_t outside_capture = 0;
   // CUPTI's kernel name pointers are stable per function: demangle once.
   struct NameInfo {
     StringId name;

@@ -29,9 +29,11 @@ class CaptureTest : public ::testing::Test {
   Trace replay_all(ReplayResult* result,
                    const std::vector<capture::Window>& windows = capture::windows()) {
     Trace trace;
-    *result = replay(Recorder::snapshot(), Clock::fit_now(), Clock::ticks(), trace, windows);
+    clock_ = Clock::fit_now();
+    *result = replay(Recorder::snapshot(), clock_, Clock::ticks(), trace, windows);
     return trace;
   }
+  Clock clock_;  // the conversion the last replay_all used
   static const Node* named(const Trace& t, std::string_view name) {
     for (const Node& n : t.nodes)
       if (t.name(n) == name) return &n;
@@ -70,7 +72,7 @@ TEST_F(CaptureTest, ScopeNamedLikeTheTriggerOpensAndClosesTheWindow) {
   EXPECT_EQ(r.scopes_cut_by_capture, 0u);
   EXPECT_EQ(r.open_scopes_at_exit, 0u);
   // Every kept event lies inside its window.
-  Clock clock = Clock::fit_now();
+  const Clock& clock = clock_;
   for (size_t i = 0; i < 2; ++i) {
     const Node& outer = t.nodes[i * 3];
     EXPECT_EQ(t.name(outer), "step");
@@ -117,13 +119,14 @@ TEST_F(CaptureTest, ProfilerCallsOpenAndCloseWindowsOnlyInTheirMode) {
   EXPECT_FALSE(Recorder::pop());
   capture::profiler_start();
   capture::profiler_start();  // idempotent
+  EXPECT_TRUE(capture::window_open());
   ASSERT_TRUE(Recorder::push(s, 0));
   EXPECT_TRUE(Recorder::pop());
   capture::profiler_stop();
   capture::profiler_stop();
+  EXPECT_FALSE(capture::window_open());
   EXPECT_FALSE(Recorder::push(s, 0));
   EXPECT_EQ(capture::windows().size(), 1u);
-  EXPECT_TRUE(capture::any_window_opened());
   EXPECT_EQ(capture::why_nothing_was_recorded(), "");
 }
 
@@ -141,6 +144,28 @@ TEST_F(CaptureTest, NoWindowOpensWhileTheTraceIsWritten) {
   ASSERT_TRUE(Recorder::push(step, 0));
   EXPECT_TRUE(Recorder::pop());
   EXPECT_EQ(capture::windows().size(), 1u);
+}
+
+// brickprof_set_enabled() and the windows are two switches: recording
+// needs both on, and neither undoes the other.
+TEST_F(CaptureTest, TheProgramsSwitchAndTheWindowsBothHold) {
+  capture::configure(capture::Mode::kCudaProfilerApi, "");
+  capture::set_user_enabled(true);
+  EXPECT_FALSE(Recorder::enabled());  // no window: the program cannot force it
+  capture::set_user_enabled(false);
+  capture::profiler_start();
+  EXPECT_FALSE(Recorder::enabled());  // a window does not override the program
+  capture::set_user_enabled(true);
+  EXPECT_TRUE(Recorder::enabled());
+  capture::profiler_stop();
+  EXPECT_FALSE(Recorder::enabled());
+  capture::configure(capture::Mode::kAll, "");
+  EXPECT_TRUE(Recorder::enabled());
+  capture::set_user_enabled(false);
+  EXPECT_FALSE(Recorder::enabled());
+  capture::freeze(true);
+  capture::freeze(false);
+  EXPECT_FALSE(Recorder::enabled());  // unfreezing keeps the program's choice
 }
 
 TEST_F(CaptureTest, SaysWhyNothingWasRecorded) {
@@ -175,12 +200,45 @@ TEST_F(CaptureTest, ReplayEndsScopesTheWindowsCut) {
   EXPECT_EQ(r.unbalanced_pops, 0u);
   EXPECT_EQ(r.open_scopes_at_exit, 0u);
   EXPECT_EQ(r.scopes_cut_by_capture, 3u);  // A's pop, C and E
-  Clock clock = Clock::fit_now();
+  const Clock& clock = clock_;
   ASSERT_NE(named(t, "C"), nullptr);
   EXPECT_EQ(named(t, "C")->end_ns, clock.to_ns(windows[0].end_tsc));
   EXPECT_LT(named(t, "C")->end_ns, named(t, "D")->start_ns);
   EXPECT_EQ(named(t, "D")->parent, kNoNode);  // C was closed: D is no child of it
   EXPECT_EQ(named(t, "E")->end_ns, clock.to_ns(windows[1].end_tsc));
+}
+
+// One scope open across the gap between two windows is one cut: ended at
+// the first window's edge, its pop in the second is not counted again.
+TEST_F(CaptureTest, ScopeOpenAcrossAGapIsCutOnce) {
+  std::vector<capture::Window> windows(2);
+  windows[0].start_tsc = Clock::ticks();
+  ASSERT_TRUE(Recorder::push(scope("X"), 0));
+  windows[0].end_tsc = Clock::ticks();
+  windows[1].start_tsc = Clock::ticks();
+  ASSERT_TRUE(Recorder::pop());
+  windows[1].end_tsc = Clock::ticks();
+  ReplayResult r;
+  Trace t = replay_all(&r, windows);
+  EXPECT_EQ(r.scopes_cut_by_capture, 1u);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  ASSERT_EQ(t.nodes.size(), 1u);
+  EXPECT_EQ(t.nodes[0].end_ns, clock_.to_ns(windows[0].end_tsc));
+}
+
+// A start/end range (NVTX) started in a window that closed before its end
+// ends with the window, cut, not open until exit.
+TEST_F(CaptureTest, RangeStartedInAClosedWindowEndsWithIt) {
+  std::vector<capture::Window> windows(1);
+  windows[0].start_tsc = Clock::ticks();
+  Recorder::range_start(scope("load"), 7);
+  windows[0].end_tsc = Clock::ticks();
+  ReplayResult r;
+  Trace t = replay_all(&r, windows);
+  EXPECT_EQ(r.scopes_cut_by_capture, 1u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+  ASSERT_EQ(t.nodes.size(), 1u);
+  EXPECT_EQ(t.nodes[0].end_ns, clock_.to_ns(windows[0].end_tsc));
 }
 
 TEST_F(CaptureTest, WithoutWindowsAPopWithoutPushIsUnbalanced) {

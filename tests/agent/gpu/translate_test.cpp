@@ -53,6 +53,32 @@ struct Scopes {
   }
 };
 
+// BRICKPROF_CAPTURE: with no window open, records of calls after the last
+// recorded one are not staged; at attribution, records whose launch was not
+// recorded are left out. Both are counted.
+TEST(Translate, WorkLaunchedOutsideCaptureWindowsIsCountedNotKept) {
+  TranslationContext ctx;
+  ctx.stage_correlations_up_to = 10;
+  KernelRecord inside = kernel(9, 1000, 2000, "_Z1kv");
+  KernelRecord before = kernel(5, 1000, 2000, "_Z1kv");
+  KernelRecord after = kernel(11, 3000, 4000, "_Z1kv");
+  EXPECT_TRUE(translate(as_record(&inside), ctx));
+  EXPECT_TRUE(translate(as_record(&before), ctx));
+  EXPECT_FALSE(translate(as_record(&after), ctx));
+  EXPECT_EQ(ctx.outside_capture, 1u);
+  ASSERT_EQ(ctx.staged.nodes.size(), 2u);
+
+  Scopes s;
+  s.launches.by_correlation[9] = {s.brick, 777, 900, 950};
+  AttributionInputs in;
+  in.launches = &s.launches;
+  in.recorded_launches_only = true;
+  Attribution a = attribute(ctx.staged, in, s.trace);
+  EXPECT_EQ(a.outside_capture, 1u);  // correlation 5: launched before the window
+  EXPECT_EQ(a.orphans, 0u);
+  EXPECT_EQ(s.trace.nodes.size(), 3u);  // layer, brick, the one kernel
+}
+
 TEST(Translate, KernelBecomesChildOfLaunchingBrick) {
   PtxRegistry registry;
   ModuleInfo mod;

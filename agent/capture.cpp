@@ -18,9 +18,8 @@ namespace {
 constexpr size_t kMaxWindows = size_t{1} << 18;
 
 std::atomic<Mode> g_mode{Mode::kAll};
-std::atomic<bool> g_window_open{false};  // g_open, readable without the lock
 std::mutex g_mu;
-bool g_open = false;          // under g_mu
+std::atomic<bool> g_open{false};  // written under g_mu, read without it too
 int64_t g_threads_inside = 0;  // kScope: threads inside a trigger scope
 uint64_t g_refused = 0;
 bool g_refusing = false;      // the current would-be window was refused
@@ -61,7 +60,6 @@ void open_locked() {
     return;
   }
   g_open = true;
-  g_window_open.store(true, std::memory_order_release);
   apply_locked();  // after the start: every event lies inside
 }
 
@@ -69,7 +67,6 @@ void close_locked() {
   g_refusing = false;
   if (!g_open) return;
   g_open = false;
-  g_window_open.store(false, std::memory_order_release);
   apply_locked();
   windows_list().back().end_tsc = Clock::ticks();
 }
@@ -91,7 +88,6 @@ void configure(Mode mode, const std::string& scope_name) {
   g_mode.store(mode, std::memory_order_relaxed);
   windows_list().clear();
   g_open = false;
-  g_window_open.store(false);
   g_threads_inside = 0;
   g_refused = 0;
   g_refusing = false;
@@ -101,9 +97,8 @@ void configure(Mode mode, const std::string& scope_name) {
 }
 
 Mode mode() { return g_mode.load(std::memory_order_relaxed); }
-bool limited() { return mode() != Mode::kAll; }
 const std::string& scope_name() { return name_storage(); }
-bool window_open() { return g_window_open.load(std::memory_order_acquire); }
+bool window_open() { return g_open; }
 
 void profiler_start() {
   if (mode() != Mode::kCudaProfilerApi) return;
@@ -192,7 +187,6 @@ void reset_after_fork(bool this_thread_inside) {
   g_threads_inside = this_thread_inside ? 1 : 0;
   if (g_open && mode() == Mode::kScope && !this_thread_inside) {
     g_open = false;
-    g_window_open.store(false);
     apply_locked();
   }
   if (g_open) windows_list().push_back(Window{Clock::ticks(), 0});

@@ -23,7 +23,6 @@ struct Window {
 // afresh): in a limited mode recording is off until a window opens.
 void configure(Mode mode, const std::string& scope_name);
 Mode mode();
-bool limited();              // mode() != kAll
 const std::string& scope_name();
 bool window_open();          // lock-free
 

@@ -87,6 +87,12 @@ std::string& capture_scope_name() {  // guarded by g_sites_mutex; "" when off
   static auto* name = new std::string();
   return *name;
 }
+// Matched as the trace will name the site: "Rope" and "RoPE" open
+// "RopeEmbedding". Layers never do. Caller holds g_sites_mutex.
+bool opens_capture(NodeKind kind, std::string_view display) {
+  return kind != NodeKind::kLayer && !capture_scope_name().empty() &&
+         display == capture_scope_name();
+}
 
 std::mutex g_threads_mutex;
 // Heap objects built on first use (never freed: the dump at exit needs them),
@@ -265,9 +271,7 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
     display = "Layer";  // the index comes with each push
   }
   info.name = strings_table().intern(display);
-  // Matched as the trace will name it: "Rope" and "RoPE" open "RopeEmbedding".
-  info.opens_capture =
-      kind != NodeKind::kLayer && !capture_scope_name().empty() && display == capture_scope_name();
+  info.opens_capture = opens_capture(kind, display);
   std::string key = std::to_string(static_cast<int>(kind)) + ":" + std::to_string(brick_id) +
                     ":" + display;
   return add_site_locked(key, info);
@@ -451,8 +455,7 @@ void Recorder::capture_by_scope(std::string_view name) {
     capture_scope_name() = std::string(name);
     for (uint32_t id = 0; id < g_site_count; ++id) {
       SiteInfo& info = g_site_blocks[id / kSiteBlock].load()[id % kSiteBlock];
-      std::string_view display = strings_table().view(info.name);
-      info.opens_capture = !name.empty() && info.kind != NodeKind::kLayer && display == name;
+      info.opens_capture = opens_capture(info.kind, strings_table().view(info.name));
     }
   }
   g_capture_by_scope.store(!name.empty());

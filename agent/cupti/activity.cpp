@@ -42,7 +42,7 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
       // was launched outside every window, and is not even staged (what
       // slips through is left out at attribution).
       s->translation.stage_correlations_up_to =
-          capture::limited() && !capture::window_open()
+          s->config.capture != capture::Mode::kAll && !capture::window_open()
               ? s->max_recorded_correlation.load(std::memory_order_acquire)
               : UINT64_MAX;
       while ((r = s->cupti.activity_get_next_record(buffer, valid_size, &record)) == CUPTI_SUCCESS)

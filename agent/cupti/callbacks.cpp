@@ -119,7 +119,7 @@ void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
   // nothing: the runtime exit records the outer (user-visible) call.
   if (!runtime && f.runtime_depth > 0 && cb->correlationId == f.runtime_correlation) return;
   uint32_t site = api_site(slot, domain, cb->functionName);
-  if (capture::limited() && Recorder::enabled()) {
+  if (s.config.capture != capture::Mode::kAll && Recorder::enabled()) {
     // Before the record: its GPU work may be delivered at once.
     uint32_t seen = s.max_recorded_correlation.load(std::memory_order_relaxed);
     while (cb->correlationId > seen &&

@@ -59,7 +59,7 @@ class CuptiSource final : public GpuSource {
     in.addresses = &s.addresses;
     in.graph_node_origin = &s.graph_node_origin;
     in.node_correlation = &s.node_correlation;
-    in.recorded_launches_only = capture::limited();
+    in.recorded_launches_only = s.config.capture != capture::Mode::kAll;
     Attribution attributed = attribute(s.translation.staged, in, trace);
     trace.ptx = s.registry.export_modules();
     Diagnostics& d = trace.diagnostics;

@@ -212,7 +212,8 @@ Trace build_trace() {
   Clock clock = Clock::fit_now();
   Trace trace;
   std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
-  ReplayResult replayed = replay(threads, clock, end_ticks, trace, capture::windows());
+  const std::vector<capture::Window> windows = capture::windows();
+  ReplayResult replayed = replay(threads, clock, end_ticks, trace, windows);
   std::map<uint32_t, std::string> noted_names;
   for (const Recorder::ThreadEvents& t : threads) noted_names[t.tid] = t.name;
   for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
@@ -226,6 +227,8 @@ Trace build_trace() {
   d.unbalanced_pops = replayed.unbalanced_pops;
   d.open_scopes_at_exit = replayed.open_scopes_at_exit;
   d.capture = capture::describe(clock.ns_per_tick());
+  for (const capture::Window& w : windows)  // a window open at exit ends there
+    d.capture_windows.push_back({clock.to_ns(w.start_tsc), clock.to_ns(w.end_tsc ? w.end_tsc : end_ticks)});
   d.scopes_cut_by_capture = replayed.scopes_cut_by_capture;
   d.warnings = the_config().warnings;
   if (std::string why = capture::why_nothing_was_recorded(); !why.empty())

@@ -106,6 +106,11 @@ thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-exec")))
 // Scopes this thread has open inside its outermost trigger scope (that one
 // included); 0 outside. Only counted while capturing by scope.
 thread_local uint32_t tls_capture_depth __attribute__((tls_model("initial-exec"))) = 0;
+// One bit per level inside the trigger: set when that level's push was not
+// recorded (the cap, or the program's switch off), so its pop is not either.
+constexpr uint32_t kCaptureLevels = 256;
+thread_local uint64_t tls_capture_unrecorded[kCaptureLevels / 64] __attribute__((
+    tls_model("initial-exec")));
 
 // Site table: blocks published with release so the hot path can read a
 // site's kind without a lock.
@@ -342,20 +347,43 @@ bool pop_record() {
 
 // Capture by scope: a thread's outermost scope named like the trigger
 // opens the window before its push is recorded, and its pop closes it
-// after. Only recorded pushes count towards the depth: ScopeGuard pops
-// only what push() accepted.
+// after. Inside, every push counts and asks for its pop, recorded or not:
+// ScopeGuard pops what push() accepted while the C macros and NVTX pop
+// anyway, and the two must agree on the depth.
+void note_unrecorded(uint32_t level, bool unrecorded) {
+  if (level >= kCaptureLevels) return;  // deeper: popped as if recorded
+  uint64_t bit = 1ull << (level % 64);
+  uint64_t& word = tls_capture_unrecorded[level / 64];
+  word = unrecorded ? word | bit : word & ~bit;
+}
+
+bool was_recorded(uint32_t level) {
+  return level >= kCaptureLevels || !(tls_capture_unrecorded[level / 64] >> (level % 64) & 1);
+}
+
 bool push_capturing_by_scope(uint32_t site, uint64_t arg) {
-  bool entered = tls_capture_depth == 0 && Recorder::site(site).opens_capture;
-  if (entered) capture::enter_scope();
-  bool recorded = push_record(site, arg);
-  if (recorded && (entered || tls_capture_depth > 0)) ++tls_capture_depth;
-  if (!recorded && entered) capture::leave_scope();  // dropped at the cap: no pop will come
-  return recorded;
+  uint32_t depth = tls_capture_depth;
+  if (depth == 0) {
+    if (!Recorder::site(site).opens_capture) return push_record(site, arg);
+    capture::enter_scope();
+    if (push_record(site, arg)) {
+      tls_capture_depth = 1;
+      return true;
+    }
+    capture::leave_scope();  // not recorded: no window for it
+    return false;
+  }
+  note_unrecorded(depth, !push_record(site, arg));
+  tls_capture_depth = depth + 1;
+  return true;
 }
 
 bool pop_capturing_by_scope() {
-  bool recorded = pop_record();
-  if (tls_capture_depth > 0 && --tls_capture_depth == 0) capture::leave_scope();
+  uint32_t depth = tls_capture_depth;
+  if (depth == 0) return pop_record();
+  tls_capture_depth = --depth;
+  bool recorded = was_recorded(depth) && pop_record();
+  if (depth == 0) capture::leave_scope();
   return recorded;
 }
 

@@ -75,7 +75,9 @@ class Recorder {
   static uint32_t intern_named(std::string_view name, NodeKind default_kind);
   static uint32_t intern_api_name(std::string_view name);
 
-  // Hot path. Returns false (and records nothing) when disabled or full.
+  // Hot path. push: whether a pop must follow; false (nothing recorded)
+  // when disabled or full, except inside a capture trigger scope, where
+  // every push is counted. pop: whether it was recorded.
   static bool push(uint32_t site, uint64_t arg);
   static bool pop();
   static void work(double flops, double bytes);

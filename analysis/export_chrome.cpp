@@ -119,6 +119,21 @@ struct CpuProcesses {
   }
 };
 
+// Capture windows on a track of their own in the (first) CPU process, so
+// what was not recorded is visible as the space between them.
+void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows, int64_t pid) {
+  if (windows.empty()) return;
+  write_metadata(w, "thread_name", pid, kCaptureTid, "capture windows");
+  for (size_t i = 0; i < windows.size(); ++i) {
+    w.newline().begin_object();
+    w.field("ph", "X").field("name", "capture window " + std::to_string(i + 1));
+    w.field("cat", "capture").field("pid", pid).field("tid", kCaptureTid);
+    write_us(w, "ts", windows[i].start_ns);
+    write_us(w, "dur", windows[i].end_ns - windows[i].start_ns);
+    w.end_object();
+  }
+}
+
 }  // namespace
 
 void write_chrome_trace(const Trace& trace, std::ostream& out) {
@@ -164,6 +179,7 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
     }
     write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
   }
+  write_capture_windows(w, trace.diagnostics.capture_windows, cpu.processes.front().pid);
 
   for (uint32_t id = 0; id < n; ++id) {
     const Node& node = trace.nodes[id];

@@ -17,6 +17,8 @@ inline constexpr int64_t kGpuPidBase = int64_t{1} << 22;
 // Merged traces whose sources share a pid: the later ones are shown as
 // kSourcePidBase + their index, above both real and GPU pids.
 inline constexpr int64_t kSourcePidBase = int64_t{1} << 23;
+// The capture windows' track: above any thread id, below the range lanes.
+inline constexpr int64_t kCaptureTid = int64_t{kRangeLaneBase} - 1;
 
 void write_chrome_trace(const Trace& trace, std::ostream& out);
 

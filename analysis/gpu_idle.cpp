@@ -78,6 +78,36 @@ std::vector<std::vector<Piece>> innermost_pieces(const Trace& t, const std::vect
   return pieces;
 }
 
+// The capture windows as a clip for one device's gaps. Gaps come in time
+// order, so a cursor keeps the walk linear.
+class RecordedTime {
+ public:
+  explicit RecordedTime(const std::vector<TimeRange>& windows) : windows_(windows) {}
+  // Calls piece(start, end) for each part of [a, b) that was recorded (all
+  // of it when the trace has no windows); returns their total.
+  template <typename Piece>
+  int64_t clip(int64_t a, int64_t b, Piece piece) {
+    if (windows_.empty()) {
+      if (b <= a) return 0;
+      piece(a, b);
+      return b - a;
+    }
+    while (next_ < windows_.size() && windows_[next_].end_ns <= a) ++next_;
+    int64_t total = 0;
+    for (size_t j = next_; j < windows_.size() && windows_[j].start_ns < b; ++j) {
+      int64_t start = std::max(a, windows_[j].start_ns), end = std::min(b, windows_[j].end_ns);
+      if (end <= start) continue;
+      piece(start, end);
+      total += end - start;
+    }
+    return total;
+  }
+
+ private:
+  const std::vector<TimeRange>& windows_;
+  size_t next_ = 0;
+};
+
 struct DeviceWork {
   DeviceIdle idle;
   std::vector<IdleGap> gaps;
@@ -88,6 +118,8 @@ struct DeviceWork {
 void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threads,
                DeviceWork& w) {
   w.idle.operations = static_cast<uint64_t>(last - first);
+  RecordedTime recorded(t.diagnostics.capture_windows);
+  auto nothing = [](int64_t, int64_t) {};
   int64_t busy_start = first->start, busy_end = first->end;
   for (const Span* op = first + 1; op <= last; ++op) {
     if (op != last && op->start <= busy_end) {
@@ -98,24 +130,28 @@ void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threa
     if (op == last) break;
     const Node& next = t.nodes[op->index];
     const GpuDetail& d = *t.detail(next);
-    IdleGap gap{busy_end, op->start - busy_end, 0, op->index, {}, {}};
+    IdleGap gap{busy_end, recorded.clip(busy_end, op->start, nothing), 0, op->index, {}, {}};
+    w.idle.outside_capture_ns += (op->start - busy_end) - gap.ns;
+    busy_start = op->start;
+    busy_end = op->end;
+    if (gap.ns == 0) continue;
     if (d.api_start_ns == 0) {
       w.idle.unknown_ns += gap.ns;
     } else {
-      gap.host_ns = std::clamp<int64_t>(d.api_start_ns - busy_end, 0, gap.ns);
+      const uint32_t lane = threads.of(next.thread);
+      const auto index = static_cast<uint32_t>(w.gaps.size());
+      gap.host_ns = recorded.clip(gap.start_ns, std::min(d.api_start_ns, op->start),
+                                  [&](int64_t start, int64_t end) {
+                                    w.host_waits.push_back({lane, start, end, index});
+                                  });
       w.idle.host_ns += gap.host_ns;
       w.idle.issued_ns += gap.ns - gap.host_ns;
-      if (gap.host_ns > 0)
-        w.host_waits.push_back({threads.of(next.thread), busy_end, busy_end + gap.host_ns,
-                                static_cast<uint32_t>(w.gaps.size())});
     }
     size_t bucket = 0;
     while (bucket < kGapBucketLimitsNs.size() && gap.ns >= kGapBucketLimitsNs[bucket]) ++bucket;
     w.idle.buckets[bucket].count++;
     w.idle.buckets[bucket].ns += gap.ns;
     w.gaps.push_back(std::move(gap));
-    busy_start = op->start;
-    busy_end = op->end;
   }
   w.idle.span_ns = busy_end - first->start;
   w.idle.gaps = w.gaps.size();
@@ -164,6 +200,8 @@ void name_host_waits(const Trace& t, const std::vector<std::vector<Piece>>& piec
     int64_t unscoped = (wait.end - wait.start) - covered;
     if (unscoped > 0) by_scope[kNoScope] += unscoped;
     if (unscoped > best) best_scope = kNoScope;
+    // A wait that capture windows cut in pieces: the last (nearest the
+    // launch) names it.
     w.gaps[wait.index].host_scope =
         best_scope == kNoScope ? "(no scope)" : std::string(t.strings.view(best_scope));
   }

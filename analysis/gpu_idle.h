@@ -4,7 +4,9 @@
 // operation's API call is time the GPU waited for the host to issue work
 // (named by the host scope the launching thread was in), the rest is time
 // between issue and start (launch latency, queueing behind a dependency).
-// Graph-replayed kernels count as issued at their cuGraphLaunch.
+// Graph-replayed kernels count as issued at their cuGraphLaunch. With
+// capture windows in the trace, only gap time inside them is idle: between
+// windows nothing was recorded.
 #pragma once
 
 #include <array>
@@ -23,7 +25,7 @@ struct HostWait {
 
 struct IdleGap {
   int64_t start_ns = 0;
-  int64_t ns = 0;
+  int64_t ns = 0;              // inside capture windows, if the trace has them
   int64_t host_ns = 0;         // of ns, before the next operation was issued
   uint32_t next = kNoNode;     // the operation that ended the gap
   std::string next_scope;      // the scope that launched it ("Layer 0 / RmsNorm")
@@ -45,7 +47,8 @@ struct DeviceIdle {
   int64_t span_ns = 0;    // first operation's start to last operation's end
   int64_t busy_ns = 0;    // union of the operations' intervals
   int64_t kernel_busy_ns = 0;  // union of the kernels' alone (copies excluded)
-  int64_t idle_ns() const { return span_ns - busy_ns; }
+  int64_t outside_capture_ns = 0;  // between capture windows: not idle, unknown
+  int64_t idle_ns() const { return span_ns - busy_ns - outside_capture_ns; }
   uint64_t gaps = 0;
   int64_t host_ns = 0;      // idle before the next operation was issued
   int64_t issued_ns = 0;    // idle after it was issued, before it started

@@ -28,7 +28,8 @@ void write_json(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     w.newline().begin_object().field("device", d.device).field("name", d.name)
         .field("operations", d.operations).field("span_ns", d.span_ns).field("busy_ns", d.busy_ns)
         .field("kernel_busy_ns", d.kernel_busy_ns)
-        .field("idle_ns", d.idle_ns()).field("gaps", d.gaps).field("host_ns", d.host_ns)
+        .field("idle_ns", d.idle_ns()).field("outside_capture_ns", d.outside_capture_ns)
+        .field("gaps", d.gaps).field("host_ns", d.host_ns)
         .field("issued_ns", d.issued_ns).field("unknown_ns", d.unknown_ns);
     w.key("gap_sizes").begin_object();
     for (size_t b = 0; b < d.buckets.size(); ++b)
@@ -56,17 +57,24 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     return;
   }
   const int64_t zero = origin(t);
-  // The recorder was off between capture windows: gaps there are not idle
-  // the program caused, and their host scopes were not recorded.
+  // The recorder was off between capture windows: what the GPU did there
+  // is unknown. Traces that list the windows leave that time out; older
+  // ones (and merges with a run recorded whole) cannot.
   if (t.diagnostics.capture != "all")
-    out << "Recorded in capture windows (" << t.diagnostics.capture
-        << "): gaps between windows count as idle; --under NAME keeps to one kind of step\n";
+    out << "Recorded in capture windows (" << t.diagnostics.capture << "): "
+        << (t.diagnostics.capture_windows.empty()
+                ? "gaps between windows count as idle; --under NAME keeps to one kind of step"
+                : "time between windows is left out of idle")
+        << '\n';
   for (const DeviceIdle& d : r.devices) {
     out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
         << format_duration(d.span_ns) << " (" << format_share(d.busy_ns, d.span_ns) << "; kernels "
         << format_share(d.kernel_busy_ns, d.span_ns) << "), idle "
         << format_duration(d.idle_ns()) << " in " << d.gaps << " gaps between "
-        << d.operations << " operations\n";
+        << d.operations << " operations";
+    if (d.outside_capture_ns)
+      out << " (" << format_duration(d.outside_capture_ns) << " between capture windows left out)";
+    out << '\n';
     if (d.gaps == 0) continue;
     if (d.host_ns + d.issued_ns > 0)
       out << "  waiting for the host to issue work: " << format_duration(d.host_ns) << " ("

@@ -116,6 +116,13 @@ struct ProcessInfo {
   std::string clock = "CLOCK_MONOTONIC";
 };
 
+// A stretch of the trace's timeline [start_ns, end_ns].
+struct TimeRange {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  bool operator==(const TimeRange&) const = default;
+};
+
 struct Diagnostics {
   std::string cupti = "not started";
   std::string nvtx = "not started";
@@ -127,6 +134,7 @@ struct Diagnostics {
   // BRICKPROF_CAPTURE: "all", or the mode and its windows; scopes the
   // windows cut (not errors) and GPU records launched outside them (left out).
   std::string capture = "all";
+  std::vector<TimeRange> capture_windows;  // sorted; empty: all was recorded
   uint64_t scopes_cut_by_capture = 0;
   uint64_t records_outside_capture = 0;
   std::vector<std::string> warnings;

@@ -100,6 +100,31 @@ void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
   });
 }
 
+namespace {
+
+// [{"start_ns": S, "end_ns": E}, ...]: each S <= E, in order, apart.
+void read_time_ranges(od::value& v, std::vector<TimeRange>& out, Cursor& c) {
+  od::array arr;
+  if (v.get_array().get(arr) != simdjson::SUCCESS) fail(c.describe() + ": expected an array");
+  const std::string where = c.describe();
+  for (auto element : arr) {
+    od::object obj;
+    if (element.get_object().get(obj) != simdjson::SUCCESS)
+      fail(where + ": expected objects {start_ns, end_ns}");
+    TimeRange r{-1, -1};
+    each_field(obj, c, [&](std::string_view k, od::value& field) {
+      if (k == "start_ns") r.start_ns = get_time(field, c);
+      else if (k == "end_ns") r.end_ns = get_time(field, c);
+    });
+    if (r.start_ns < 0 || r.end_ns < r.start_ns ||
+        (!out.empty() && r.start_ns < out.back().end_ns))
+      fail(where + ": each needs start_ns <= end_ns, in order, not overlapping");
+    out.push_back(r);
+  }
+}
+
+}  // namespace
+
 void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
   c.section = "diagnostics";
   each_field(obj, c, [&](std::string_view k, od::value& v) {
@@ -119,6 +144,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.open_scopes_at_exit = get_uint(v, c);
     else if (k == "capture")
       d.capture = get_string(v, c);
+    else if (k == "capture_windows")
+      read_time_ranges(v, d.capture_windows, c);
     else if (k == "scopes_cut_by_capture")
       d.scopes_cut_by_capture = get_uint(v, c);
     else if (k == "records_outside_capture")

@@ -56,6 +56,10 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.field("unbalanced_pops", d.unbalanced_pops);
   w.field("open_scopes_at_exit", d.open_scopes_at_exit);
   w.field("capture", d.capture);
+  w.key("capture_windows").begin_array();
+  for (const TimeRange& r : d.capture_windows)
+    w.begin_object().field("start_ns", r.start_ns).field("end_ns", r.end_ns).end_object();
+  w.end_array();
   w.field("scopes_cut_by_capture", d.scopes_cut_by_capture);
   w.field("records_outside_capture", d.records_outside_capture);
   w.key("warnings").begin_array();

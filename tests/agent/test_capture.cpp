@@ -168,6 +168,34 @@ TEST_F(CaptureTest, TheProgramsSwitchAndTheWindowsBothHold) {
   EXPECT_FALSE(Recorder::enabled());  // unfreezing keeps the program's choice
 }
 
+// Inside a trigger scope a push the recorder drops (here: the program's
+// switch off) still asks for its pop, so a C macro (pops always) and
+// ScopeGuard (pops what push accepted) leave the window open alike until
+// the trigger's own pop, and the dropped scope's pop is not recorded.
+TEST_F(CaptureTest, DroppedPushInsideTheTriggerKeepsTheWindowOpen) {
+  capture::configure(capture::Mode::kScope, "step");
+  Recorder::capture_by_scope("step");
+  uint32_t step = scope("step"), hidden = scope("hidden"), after = scope("after");
+  ASSERT_TRUE(Recorder::push(step, 0));
+  capture::set_user_enabled(false);
+  EXPECT_TRUE(Recorder::push(hidden, 0));  // not recorded, but its pop must come
+  capture::set_user_enabled(true);
+  EXPECT_FALSE(Recorder::pop());  // the hidden scope's: not recorded
+  EXPECT_TRUE(capture::window_open());
+  ASSERT_TRUE(Recorder::push(after, 0));
+  EXPECT_TRUE(Recorder::pop());
+  EXPECT_TRUE(capture::window_open());
+  EXPECT_TRUE(Recorder::pop());  // step's: closes the window
+  EXPECT_FALSE(capture::window_open());
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  EXPECT_EQ(t.nodes.size(), 2u);  // step and after
+  EXPECT_EQ(named(t, "hidden"), nullptr);
+  ASSERT_NE(named(t, "after"), nullptr);
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+}
+
 TEST_F(CaptureTest, SaysWhyNothingWasRecorded) {
   EXPECT_EQ(capture::why_nothing_was_recorded(), "");  // all: nothing to explain
   capture::configure(capture::Mode::kCudaProfilerApi, "");

@@ -292,6 +292,15 @@ TEST_F(PreloadTest, CaptureByScopeKeepsOnlyWhatRanInside) {
   const json& d = t["diagnostics"];
   EXPECT_EQ(d["capture"].get<std::string>().rfind("scope 'GateProjection': 6 windows, ", 0), 0u)
       << d["capture"];
+  // The windows are in the trace, and each brick lies in one.
+  const json& windows = d["capture_windows"];
+  ASSERT_EQ(windows.size(), 6u);
+  for (const json& n : t["nodes"]) {
+    int inside = 0;
+    for (const json& w : windows)
+      inside += w["start_ns"] <= n["start_ns"] && n["end_ns"] <= w["end_ns"];
+    EXPECT_EQ(inside, 1) << n.dump() << windows.dump();
+  }
   EXPECT_EQ(d["unbalanced_pops"], 0);
   EXPECT_EQ(d["scopes_cut_by_capture"], 0);
   EXPECT_EQ(d["open_scopes_at_exit"], 0);

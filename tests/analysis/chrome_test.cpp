@@ -37,6 +37,25 @@ TEST(ChromeExport, ParsesWithOneSlicePerNode) {
   EXPECT_EQ(phases["M"], 6);
 }
 
+TEST(ChromeExport, CaptureWindowsHaveATrack) {
+  Trace t = test::small_trace();
+  t.diagnostics.capture_windows = {{1000, 3500}, {9000, 9001}};
+  json doc = export_small(t);
+  std::vector<json> windows;
+  bool named = false;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["tid"] != kCaptureTid) continue;
+    if (e["ph"] == "M") named = e["args"]["name"] == "capture windows" && e["pid"] == 4242;
+    if (e["ph"] == "X") windows.push_back(e);
+  }
+  EXPECT_TRUE(named);
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(windows[0]["name"], "capture window 1");
+  EXPECT_EQ(to_ns(windows[0]["ts"]), 1000);
+  EXPECT_EQ(to_ns(windows[0]["dur"]), 2500);
+  EXPECT_EQ(to_ns(windows[1]["dur"]), 1);
+}
+
 TEST(ChromeExport, TracksTimesAndArgs) {
   Trace t = test::small_trace();
   json doc = export_small(t);

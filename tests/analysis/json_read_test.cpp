@@ -114,5 +114,21 @@ TEST(JsonRead, EscapedKeysAndHashSpellings) {
             std::string::npos);
 }
 
+TEST(JsonRead, CaptureWindowsMustBeOrderedRanges) {
+  auto with_windows = [](std::string_view windows) {
+    return R"({"schema":"brickprof/1","diagnostics":{"capture_windows":)" +
+           std::string(windows) + "}}";
+  };
+  Trace t = parse_trace_json(with_windows(R"([{"start_ns":1,"end_ns":5},{"start_ns":5,"end_ns":9}])"));
+  ASSERT_EQ(t.diagnostics.capture_windows.size(), 2u);
+  EXPECT_EQ(t.diagnostics.capture_windows[1], (TimeRange{5, 9}));
+  for (std::string_view bad : {R"([{"start_ns":5,"end_ns":1}])",
+                               R"([{"start_ns":1,"end_ns":5},{"start_ns":4,"end_ns":9}])",
+                               R"([{"end_ns":1}])", R"([[1,2]])", R"(3)"}) {
+    std::string error = error_of(with_windows(bad));
+    EXPECT_NE(error.find("diagnostics.capture_windows"), std::string::npos) << bad << ": " << error;
+  }
+}
+
 }  // namespace
 }  // namespace brickprof

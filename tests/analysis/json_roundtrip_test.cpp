@@ -55,6 +55,10 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(da.zero_timestamp_records, db.zero_timestamp_records);
   EXPECT_EQ(da.unbalanced_pops, db.unbalanced_pops);
   EXPECT_EQ(da.open_scopes_at_exit, db.open_scopes_at_exit);
+  EXPECT_EQ(da.capture, db.capture);
+  EXPECT_EQ(da.capture_windows, db.capture_windows);
+  EXPECT_EQ(da.scopes_cut_by_capture, db.scopes_cut_by_capture);
+  EXPECT_EQ(da.records_outside_capture, db.records_outside_capture);
   EXPECT_EQ(da.warnings, db.warnings);
 
   ASSERT_EQ(a.devices.size(), b.devices.size());

@@ -33,6 +33,10 @@ Trace full_trace() {
   t.diagnostics.zero_timestamp_records = 3;
   t.diagnostics.unbalanced_pops = 4;
   t.diagnostics.open_scopes_at_exit = 5;
+  t.diagnostics.capture = "scope 'step': 2 windows, 30ns recorded";
+  t.diagnostics.capture_windows = {{100, 110}, {200, 220}};
+  t.diagnostics.scopes_cut_by_capture = 6;
+  t.diagnostics.records_outside_capture = 7;
   t.diagnostics.warnings = {"first warning", "second\nwith newline"};
   t.devices.push_back(
       {0, "GPU A", 132, 1980.5, 2619, 5120, 989000.25, 3350.5, "device attributes"});

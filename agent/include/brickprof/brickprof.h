@@ -103,7 +103,8 @@ typedef struct brickprof_api {
   uint32_t abi_version;
   uint32_t size;
   /* Opens a scope; `arg` is the layer index for layers, else an element
-   * count. Returns 1 if recorded (then pop must follow), 0 if not. */
+   * count. Returns 1 if a pop must follow (recorded, or counted inside a
+   * BRICKPROF_CAPTURE trigger scope), 0 if not. */
   int (*push)(brickprof_site* site, uint64_t arg);
   /* Same, with a name the agent copies (for names built at run time). */
   int (*push_name)(int32_t kind, const char* name, uint64_t arg);

@@ -188,6 +188,18 @@ TEST(Merge, KeepsOnePtxModulePerHash) {
   EXPECT_EQ(merged.ptx[0].source, ".version 8.0");  // the copy with text wins
 }
 
+// Capture windows join; a run recorded whole makes the merge whole.
+TEST(Merge, CaptureWindowsAreTheirUnion) {
+  Trace a, b, whole;
+  a.diagnostics.capture = b.diagnostics.capture = "scope 'step'";
+  a.diagnostics.capture_windows = {{10, 20}, {40, 50}};
+  b.diagnostics.capture_windows = {{15, 30}, {60, 70}};
+  Trace merged = merge_traces({a, b});
+  EXPECT_EQ(merged.diagnostics.capture_windows,
+            (std::vector<TimeRange>{{10, 30}, {40, 50}, {60, 70}}));
+  EXPECT_TRUE(merge_traces({a, whole}).diagnostics.capture_windows.empty());
+}
+
 TEST(Merge, RangeLanesStayRangeLanes) {
   Trace a = test::load("seed_threads.json"), b = test::load("seed_threads.json");
   b.process.rank = 1;

@@ -131,6 +131,44 @@ TEST(GpuIdle, AnApiTimeAfterTheStartIsClampedToTheGap) {
   EXPECT_EQ(d.issued_ns, 0);
 }
 
+// Windows [0,55] and [85,120]: of the 60->95 gap only 85->95 was recorded
+// (its host part 85->92), the 25 µs before are left out, not idle.
+TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
+  Trace t = one_device();
+  t.diagnostics.capture = "scope 'Layer 0': 2 windows";
+  t.diagnostics.capture_windows = {{0, 55 * us}, {85 * us, 120 * us}};
+  GpuIdleReport r = analyze_gpu_idle(t);
+  const DeviceIdle& d = r.devices.at(0);
+  EXPECT_EQ(d.span_ns, 100 * us);
+  EXPECT_EQ(d.busy_ns, 50 * us);
+  EXPECT_EQ(d.outside_capture_ns, 25 * us);
+  EXPECT_EQ(d.idle_ns(), 25 * us);
+  EXPECT_EQ(d.gaps, 3u);
+  EXPECT_EQ(d.host_ns, (2 + 7) * us);
+  EXPECT_EQ(d.issued_ns, (3 + 3) * us);
+  EXPECT_EQ(d.unknown_ns, 10 * us);
+  ASSERT_EQ(d.host_scopes.size(), 2u);
+  EXPECT_EQ(d.host_scopes[0].scope, "Sampling");  // 85->90
+  EXPECT_EQ(d.host_scopes[0].ns, 5 * us);
+  EXPECT_EQ(d.host_scopes[1].ns, 4 * us);  // Layer 0: 50->52 and 90->92
+  ASSERT_EQ(d.largest.size(), 3u);
+  EXPECT_EQ(d.largest[0].ns, 10 * us);
+  EXPECT_EQ(d.largest[0].host_scope, "Sampling");
+
+  std::ostringstream text;
+  render_gpu_idle(t, text, false);
+  EXPECT_NE(text.str().find("idle 25.0µs in 3 gaps between 6 operations (25.0µs between "
+                            "capture windows left out)"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("time between windows is left out of idle"), std::string::npos);
+  // A gap wholly between windows is no gap at all.
+  t.diagnostics.capture_windows = {{0, 50 * us}, {95 * us, 120 * us}};
+  const DeviceIdle lean = analyze_gpu_idle(t).devices.at(0);
+  EXPECT_EQ(lean.gaps, 1u);  // 50->55 and 60->95 left out; 100->110 stays
+  EXPECT_EQ(lean.outside_capture_ns, 40 * us);
+}
+
 TEST(GpuIdle, ViewsRenderTextAndJson) {
   Trace t = one_device();
   std::ostringstream text, json;

@@ -19,6 +19,7 @@
 
 #include "agent/capture.h"
 #include "agent/clock.h"
+#include "agent/critical_section.h"
 #include "agent/gpu_source.h"
 #include "agent/host_peaks.h"
 #include "agent/log.h"
@@ -80,6 +81,11 @@ constexpr DumpSignal kDumpSignals[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
                                        {SIGILL, "SIGILL"}};
 struct sigaction g_previous[NSIG];
 
+// Raised by the faulting code itself: returning would run it again.
+bool is_crash(int sig) {
+  return sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
+
 const char* getenv_wrapper(const char* name) { return std::getenv(name); }
 
 // Another copy of the agent (a different file) already owns the process.
@@ -98,6 +104,9 @@ volatile sig_atomic_t g_dying_signal = 0;
 // The deadline of a trace write started by a signal: die of that signal
 // now. Only async-signal-safe calls.
 void on_dump_deadline(int) {
+  log_error_in_signal_handler(
+      "the trace write did not finish within BRICKPROF_SIGNAL_DUMP_SECONDS of the signal; "
+      "the process ends without waiting for it");
   int sig = g_dying_signal;
   sigaction(sig, &g_previous[sig], nullptr);
   sigset_t unblock;
@@ -128,6 +137,19 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
   if (has_handler) {  // the host handles it: let its own exit path dump
     if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
     else prev.sa_handler(sig);
+    return;
+  }
+  // Inside the agent's locks or a CUPTI callback the write would wait for
+  // itself: a signal that can wait is raised again when the thread leaves;
+  // a crash there cannot wait, and ends the process without a trace.
+  if (CriticalSection::inside()) {
+    if (!is_crash(sig)) {
+      CriticalSection::hold(sig);
+      return;
+    }
+    log_error_in_signal_handler("crashed inside the agent; no trace written");
+    sigaction(sig, &prev, nullptr);
+    raise(sig);
     return;
   }
   // The default action would kill the process: write the trace first, then

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "agent/clock.h"
+#include "agent/critical_section.h"
 #include "agent/recorder.h"
 #include "analysis/format.h"
 
@@ -83,7 +84,7 @@ const char* mode_name(Mode m) {
 }  // namespace
 
 void configure(Mode mode, const std::string& scope_name) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   name_storage() = scope_name;
   g_mode.store(mode, std::memory_order_relaxed);
   windows_list().clear();
@@ -102,45 +103,45 @@ bool window_open() { return g_open; }
 
 void profiler_start() {
   if (mode() != Mode::kCudaProfilerApi) return;
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   open_locked();
 }
 
 void profiler_stop() {
   if (mode() != Mode::kCudaProfilerApi) return;
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   close_locked();
 }
 
 void enter_scope() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   if (g_threads_inside++ == 0) open_locked();
 }
 
 void leave_scope() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   if (g_threads_inside > 0 && --g_threads_inside == 0) close_locked();
 }
 
 void freeze(bool frozen) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   g_frozen = frozen;
   apply_locked();
 }
 
 void set_user_enabled(bool on) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   g_user_enabled = on;
   apply_locked();
 }
 
 std::vector<Window> windows() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   return windows_list();
 }
 
 uint64_t windows_refused() {
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   return g_refused;
 }
 
@@ -149,7 +150,7 @@ std::string describe(double ns_per_tick) {
   if (m == Mode::kAll) return "all";
   std::string out = mode_name(m);
   if (m == Mode::kScope) out += " '" + scope_name() + "'";
-  std::lock_guard<std::mutex> lock(g_mu);
+  AgentLock lock(g_mu);
   uint64_t ticks = 0;
   for (const Window& w : windows_list())
     if (w.end_tsc > w.start_tsc) ticks += w.end_tsc - w.start_tsc;
@@ -165,7 +166,7 @@ std::string describe(double ns_per_tick) {
 std::string why_nothing_was_recorded() {
   Mode m = mode();
   {
-    std::lock_guard<std::mutex> lock(g_mu);
+    AgentLock lock(g_mu);
     if (m == Mode::kAll || !windows_list().empty()) return "";
   }
   if (m == Mode::kScope)

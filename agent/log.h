@@ -12,5 +12,7 @@ void log_error(const std::string& message);
 void log_warn(const std::string& message);
 void log_info(const std::string& message);
 void log_debug(const std::string& message);
+// An error from a signal handler: one write(2) to stderr, no allocation.
+void log_error_in_signal_handler(const char* message);
 
 }  // namespace brickprof::agent

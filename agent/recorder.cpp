@@ -26,6 +26,7 @@
 
 #include "agent/capture.h"
 #include "agent/clock.h"
+#include "agent/critical_section.h"
 #include "agent/page_pool.h"
 #include "analysis/bricks.h"
 
@@ -156,7 +157,7 @@ ThreadBuffer* register_thread() {
   tb->tid = current_tid();
   note_thread_name(tb);
   {
-    std::lock_guard<std::mutex> lock(g_threads_mutex);
+    AgentLock lock(g_threads_mutex);
     threads_list()->push_back(tb);
   }
   tls_buffer = tb;
@@ -285,12 +286,12 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
 }  // namespace
 
 uint32_t Recorder::intern_site(NodeKind kind, int brick_id, std::string_view name) {
-  std::lock_guard<std::mutex> lock(g_sites_mutex);
+  AgentLock lock(g_sites_mutex);
   return intern_locked(kind, brick_id, name);
 }
 
 uint32_t Recorder::intern_named(std::string_view name, NodeKind default_kind) {
-  std::lock_guard<std::mutex> lock(g_sites_mutex);
+  AgentLock lock(g_sites_mutex);
   if (layer_from_name(name)) return intern_locked(NodeKind::kLayer, -1, name);
   int brick = brick_from_name(name);
   if (brick >= 0) return intern_locked(NodeKind::kBrick, brick, "");
@@ -298,7 +299,7 @@ uint32_t Recorder::intern_named(std::string_view name, NodeKind default_kind) {
 }
 
 uint32_t Recorder::intern_api_name(std::string_view name) {
-  std::lock_guard<std::mutex> lock(g_sites_mutex);
+  AgentLock lock(g_sites_mutex);
   return intern_locked(NodeKind::kScope, -1, name);
 }
 
@@ -479,7 +480,7 @@ bool Recorder::enabled() { return recording(); }
 
 void Recorder::capture_by_scope(std::string_view name) {
   {
-    std::lock_guard<std::mutex> lock(g_sites_mutex);
+    AgentLock lock(g_sites_mutex);
     capture_scope_name() = std::string(name);
     for (uint32_t id = 0; id < g_site_count; ++id) {
       SiteInfo& info = g_site_blocks[id / kSiteBlock].load()[id % kSiteBlock];
@@ -495,7 +496,7 @@ void Recorder::set_capacity(uint64_t bytes) { g_capacity.store(bytes); }
 
 std::vector<Recorder::ThreadEvents> Recorder::snapshot() {
   std::vector<ThreadEvents> out;
-  std::lock_guard<std::mutex> lock(g_threads_mutex);
+  AgentLock lock(g_threads_mutex);
   for (ThreadBuffer* tb : *threads_list()) {
     ThreadEvents te;
     te.tid = tb->tid;
@@ -518,7 +519,7 @@ std::vector<Recorder::ThreadEvents> Recorder::snapshot() {
 
 uint64_t Recorder::dropped_events() {
   uint64_t total = g_dropped_unregistered.load(std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(g_threads_mutex);
+  AgentLock lock(g_threads_mutex);
   for (ThreadBuffer* tb : *threads_list()) total += tb->dropped.load(std::memory_order_relaxed);
   return total;
 }

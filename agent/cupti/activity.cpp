@@ -5,6 +5,7 @@
 
 #include "agent/capture.h"
 #include "agent/clock.h"
+#include "agent/critical_section.h"
 
 namespace brickprof::agent {
 namespace {
@@ -32,10 +33,11 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t size,
                                size_t valid_size) {
   (void)size;
+  CriticalSection section;  // see critical_section.h
   GpuState* s = gpu_state();
   if (s != nullptr && buffer != nullptr && valid_size > 0) {
     try {
-      std::lock_guard<std::mutex> lock(s->translate_mu);
+      AgentLock lock(s->translate_mu);
       CUpti_Activity* record = nullptr;
       CUptiResult r;
       // No capture window open: work launched after the last recorded call
@@ -76,7 +78,7 @@ BufferPool::~BufferPool() {
 }
 
 uint8_t* BufferPool::take() {
-  std::lock_guard<std::mutex> lock(mu_);
+  AgentLock lock(mu_);
   if (free_.empty()) return nullptr;
   uint8_t* b = free_.back();
   free_.pop_back();  // capacity stays: no allocation on give_back either
@@ -84,12 +86,12 @@ uint8_t* BufferPool::take() {
 }
 
 void BufferPool::give_back(uint8_t* buffer) {
-  std::lock_guard<std::mutex> lock(mu_);
+  AgentLock lock(mu_);
   if (free_.size() < all_.size()) free_.push_back(buffer);
 }
 
 size_t BufferPool::available() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  AgentLock lock(mu_);
   return free_.size();
 }
 

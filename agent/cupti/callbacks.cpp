@@ -5,6 +5,7 @@
 
 #include "agent/capture.h"
 #include "agent/clock.h"
+#include "agent/critical_section.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/devices.h"
 #include "agent/recorder.h"
@@ -47,7 +48,7 @@ uint32_t api_site(CbidSlot& slot, CUpti_CallbackDomain domain, const char* funct
 }
 
 void store_addresses(GpuState& s, uint64_t correlation, const ParamRange& r) {
-  std::lock_guard<std::mutex> lock(s.addresses_mu);
+  AgentLock lock(s.addresses_mu);
   if (s.addresses.size() >= kMaxAddresses) {
     ++s.addresses_dropped;
     return;
@@ -190,7 +191,7 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
           g->nodeType == CU_GRAPH_NODE_TYPE_MEMCPY || g->nodeType == CU_GRAPH_NODE_TYPE_MEMSET;
       const ThreadFrames& f = t_frames;
       if (has_addresses && f.depth > 0 && f.depth <= kMaxDepth) {
-        std::lock_guard<std::mutex> lock(s.graph_mu);
+        AgentLock lock(s.graph_mu);
         if (s.node_correlation.size() < kMaxAddresses)
           s.node_correlation[id] = f.correlation[f.depth - 1];
       }
@@ -202,7 +203,7 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       uint64_t clone = graph_node_id(s, g->node);
       uint64_t original = graph_node_id(s, g->originalNode);
       if (clone != 0 && original != 0 && clone != original) {
-        std::lock_guard<std::mutex> lock(s.graph_mu);
+        AgentLock lock(s.graph_mu);
         s.graph_node_origin[clone] = original;
       }
       break;
@@ -225,6 +226,7 @@ void CUPTIAPI on_cupti_callback(void* userdata, CUpti_CallbackDomain domain,
                                 CUpti_CallbackId cbid, const void* data) {
   auto* s = static_cast<GpuState*>(userdata);
   if (s == nullptr || data == nullptr) return;
+  CriticalSection section;  // the trace write would wait on CUPTI and on us
   try {
     switch (domain) {
       case CUPTI_CB_DOMAIN_DRIVER_API:

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "agent/capture.h"
+#include "agent/critical_section.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/callbacks.h"
 #include "agent/cupti/devices.h"
@@ -48,7 +49,7 @@ class CuptiSource final : public GpuSource {
     GpuState& s = *s_;
     query_used_devices(s);
     {
-      std::lock_guard<std::mutex> lock(s.devices_mu);
+      AgentLock lock(s.devices_mu);
       trace.devices = s.devices;
     }
     std::sort(trace.devices.begin(), trace.devices.end(),

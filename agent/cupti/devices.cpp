@@ -4,6 +4,7 @@
 #include <mutex>
 #include <set>
 
+#include "agent/critical_section.h"
 #include "agent/cupti/callbacks.h"
 #include "analysis/machine_peaks.h"
 
@@ -52,7 +53,7 @@ void query_device(GpuState& s, int ordinal) {
   CUdevice dev = 0;
   if (drv.device_get(&dev, ordinal) != CUDA_SUCCESS) return;
   {
-    std::lock_guard<std::mutex> lock(s.devices_mu);
+    AgentLock lock(s.devices_mu);
     for (const Device& d : s.devices)
       if (d.id == static_cast<uint32_t>(ordinal)) return;
   }
@@ -70,11 +71,11 @@ void query_device(GpuState& s, int ordinal) {
   Device d = make_device(a, std::getenv("BRICKPROF_PEAK_GFLOPS"),
                          std::getenv("BRICKPROF_PEAK_GBPS"), &warnings);
   {
-    std::lock_guard<std::mutex> lock(s.devices_mu);
+    AgentLock lock(s.devices_mu);
     s.devices.push_back(d);
   }
   if (!warnings.empty()) {
-    std::lock_guard<std::mutex> lock(s.translate_mu);
+    AgentLock lock(s.translate_mu);
     for (auto& w : warnings) s.warnings.push_back(w);
   }
 }
@@ -99,13 +100,13 @@ void note_device_of_context(GpuState& s, CUcontext ctx) {
 void query_used_devices(GpuState& s) {
   std::set<uint32_t> used;
   {
-    std::lock_guard<std::mutex> lock(s.translate_mu);
+    AgentLock lock(s.translate_mu);
     for (const GpuDetail& d : s.translation.staged.gpu) used.insert(d.device);
   }
   for (uint32_t id : used) query_device(s, static_cast<int>(id));
   bool none;
   {
-    std::lock_guard<std::mutex> lock(s.devices_mu);
+    AgentLock lock(s.devices_mu);
     none = s.devices.empty();
   }
   // No context seen and no GPU record: list what there is.

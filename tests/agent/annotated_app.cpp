@@ -135,6 +135,23 @@ int main(int argc, char** argv) {
     kill(getpid(), SIGTERM);
     for (;;) pause();
   }
+  if (std::strcmp(mode, "toggling") == 0) {
+    // Threads switch the recorder on, again and again (the agent takes a
+    // lock each time), when SIGTERM arrives: it lands on one of them, often
+    // inside that lock, which the trace write takes too.
+    BRICKPROF_SCOPE("toggling");
+    for (int t = 0; t < 2; ++t)
+      std::thread([] {
+        for (;;) brickprof_set_enabled(1);
+      }).detach();
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, nullptr);  // not on main: a toggling thread takes it
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    kill(getpid(), SIGTERM);
+    for (;;) pause();
+  }
   if (std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "segv") == 0) {
     const rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);  // no core files left behind by the tests

@@ -209,6 +209,24 @@ TEST_F(PreloadTest, StuckTraceWriteAfterSigtermStillDiesOfSigterm) {
   EXPECT_EQ(t["nodes"][0]["name"], "stuck");
 }
 
+// SIGTERM landing on a thread inside one of the agent's locks (one the
+// trace write takes too) is held until the thread leaves it: the trace is
+// written, not given up at the deadline after waiting for itself.
+TEST_F(PreloadTest, SigtermInsideTheAgentsLockIsHeldUntilItIsReleased) {
+  auto env = agent_env();
+  env["BRICKPROF_SIGNAL_DUMP_SECONDS"] = "3";
+  for (int round = 0; round < 3; ++round) {
+    Result r = run({BRICKPROF_ANNOTATED_APP, "toggling"}, env);
+    ASSERT_TRUE(WIFSIGNALED(r.status)) << r.status;
+    EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
+    EXPECT_EQ(r.err, "");  // no deadline message
+    json t = load_only_output();
+    ASSERT_EQ(t["nodes"].size(), 1u) << "round " << round;
+    EXPECT_EQ(t["nodes"][0]["name"], "toggling");
+    for (const auto& file : outputs()) std::filesystem::remove(file);
+  }
+}
+
 TEST_F(PreloadTest, UnwritableOutputWarnsOnceAndChangesNothingElse) {
   auto env = agent_env();
   env["BRICKPROF_OUTPUT"] = "/nonexistent-dir/x";

@@ -308,7 +308,10 @@ SiteInfo Recorder::site(uint32_t id) {
   return block ? block[id % kSiteBlock] : SiteInfo{};
 }
 
-const StringTable& Recorder::strings() { return strings_table(); }
+std::string Recorder::name(StringId id) {
+  AgentLock lock(g_sites_mutex);
+  return std::string(strings_table().view(id));
+}
 
 namespace {
 

@@ -54,7 +54,7 @@ struct Event {
 
 // What an interned site stands for, resolved once when first seen.
 struct SiteInfo {
-  StringId name = 0;  // in Recorder::strings()
+  StringId name = 0;  // Recorder::name(name)
   NodeKind kind = NodeKind::kScope;
   int16_t brick_id = -1;
   Category category = Category::kNone;
@@ -124,7 +124,9 @@ class Recorder {
   // and async-signal-safe, for the exec and _exit hooks.
   static bool recorded_anything();
   static SiteInfo site(uint32_t id);
-  static const StringTable& strings();  // valid after recording stopped
+  // A copy, taken under the lock: other threads may still be interning
+  // new names while the trace is written.
+  static std::string name(StringId id);
   // Forget all events (after fork, in the child).
   static void reset_after_fork();
 };

@@ -24,7 +24,7 @@ class NameCache {
   StringId site_name(const SiteInfo& info) {
     auto it = by_recorder_id_.find(info.name);
     if (it != by_recorder_id_.end()) return it->second;
-    StringId id = trace_.strings.intern(Recorder::strings().view(info.name));
+    StringId id = trace_.strings.intern(Recorder::name(info.name));
     by_recorder_id_.emplace(info.name, id);
     return id;
   }

@@ -250,7 +250,8 @@ Trace build_trace() {
   d.open_scopes_at_exit = replayed.open_scopes_at_exit;
   d.capture = capture::describe(clock.ns_per_tick());
   for (const capture::Window& w : windows)  // a window open at exit ends there
-    d.capture_windows.push_back({clock.to_ns(w.start_tsc), clock.to_ns(w.end_tsc ? w.end_tsc : end_ticks)});
+    d.capture_windows.push_back(
+        {clock.to_ns(w.start_tsc), clock.to_ns(w.end_tsc ? w.end_tsc : end_ticks)});
   d.scopes_cut_by_capture = replayed.scopes_cut_by_capture;
   d.warnings = the_config().warnings;
   if (std::string why = capture::why_nothing_was_recorded(); !why.empty())

@@ -119,7 +119,8 @@ TEST(JsonRead, CaptureWindowsMustBeOrderedRanges) {
     return R"({"schema":"brickprof/1","diagnostics":{"capture_windows":)" +
            std::string(windows) + "}}";
   };
-  Trace t = parse_trace_json(with_windows(R"([{"start_ns":1,"end_ns":5},{"start_ns":5,"end_ns":9}])"));
+  Trace t = parse_trace_json(
+      with_windows(R"([{"start_ns":1,"end_ns":5},{"start_ns":5,"end_ns":9}])"));
   ASSERT_EQ(t.diagnostics.capture_windows.size(), 2u);
   EXPECT_EQ(t.diagnostics.capture_windows[1], (TimeRange{5, 9}));
   for (std::string_view bad : {R"([{"start_ns":5,"end_ns":1}])",

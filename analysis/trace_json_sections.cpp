@@ -103,23 +103,25 @@ void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
 namespace {
 
 // [{"start_ns": S, "end_ns": E}, ...]: each S <= E, in order, apart.
-void read_time_ranges(od::value& v, std::vector<TimeRange>& out, Cursor& c) {
+void read_time_ranges(od::value& v, std::vector<TimeRange>& out, const Cursor& c) {
   od::array arr;
   if (v.get_array().get(arr) != simdjson::SUCCESS) fail(c.describe() + ": expected an array");
-  const std::string where = c.describe();
+  Cursor at{"diagnostics.capture_windows", 0, {}};  // errors name the element
   for (auto element : arr) {
     od::object obj;
     if (element.get_object().get(obj) != simdjson::SUCCESS)
-      fail(where + ": expected objects {start_ns, end_ns}");
+      fail(at.describe() + ": expected an object {start_ns, end_ns}");
     TimeRange r{-1, -1};
-    each_field(obj, c, [&](std::string_view k, od::value& field) {
-      if (k == "start_ns") r.start_ns = get_time(field, c);
-      else if (k == "end_ns") r.end_ns = get_time(field, c);
+    each_field(obj, at, [&](std::string_view k, od::value& field) {
+      if (k == "start_ns") r.start_ns = get_time(field, at);
+      else if (k == "end_ns") r.end_ns = get_time(field, at);
     });
+    at.key = {};
     if (r.start_ns < 0 || r.end_ns < r.start_ns ||
         (!out.empty() && r.start_ns < out.back().end_ns))
-      fail(where + ": each needs start_ns <= end_ns, in order, not overlapping");
+      fail(at.describe() + ": needs start_ns <= end_ns, after the window before it");
     out.push_back(r);
+    ++at.index;
   }
 }
 

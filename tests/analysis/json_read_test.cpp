@@ -129,6 +129,9 @@ TEST(JsonRead, CaptureWindowsMustBeOrderedRanges) {
     std::string error = error_of(with_windows(bad));
     EXPECT_NE(error.find("diagnostics.capture_windows"), std::string::npos) << bad << ": " << error;
   }
+  EXPECT_NE(error_of(with_windows(R"([{"start_ns":1,"end_ns":5},{"start_ns":-4,"end_ns":9}])"))
+                .find("diagnostics.capture_windows[1].start_ns: negative time"),
+            std::string::npos);
 }
 
 }  // namespace

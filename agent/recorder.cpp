@@ -109,6 +109,7 @@ thread_local ThreadBuffer* tls_buffer __attribute__((tls_model("initial-exec")))
 thread_local uint32_t tls_capture_depth __attribute__((tls_model("initial-exec"))) = 0;
 // One bit per level inside the trigger: set when that level's push was not
 // recorded (the cap, or the program's switch off), so its pop is not either.
+// Levels deeper than this are not recorded (counted as dropped).
 constexpr uint32_t kCaptureLevels = 256;
 thread_local uint64_t tls_capture_unrecorded[kCaptureLevels / 64] __attribute__((
     tls_model("initial-exec")));
@@ -335,8 +336,10 @@ bool push_record(uint32_t site, uint64_t arg) {
   return true;
 }
 
-bool pop_record() {
-  if (!recording()) return false;
+// `closes_recorded`: the caller knows the push was recorded, so the scope
+// is closed even if recording stopped since (as the header's inline pop).
+bool pop_record(bool closes_recorded = false) {
+  if (!closes_recorded && !recording()) return false;
   Recorder::ScopeEndHook hook = g_scope_end_hook.load(std::memory_order_relaxed);
   if (__builtin_expect(hook != nullptr, 0)) {
     ThreadBuffer* current = tls_buffer;
@@ -355,14 +358,13 @@ bool pop_record() {
 // ScopeGuard pops what push() accepted while the C macros and NVTX pop
 // anyway, and the two must agree on the depth.
 void note_unrecorded(uint32_t level, bool unrecorded) {
-  if (level >= kCaptureLevels) return;  // deeper: popped as if recorded
   uint64_t bit = 1ull << (level % 64);
   uint64_t& word = tls_capture_unrecorded[level / 64];
   word = unrecorded ? word | bit : word & ~bit;
 }
 
 bool was_recorded(uint32_t level) {
-  return level >= kCaptureLevels || !(tls_capture_unrecorded[level / 64] >> (level % 64) & 1);
+  return level < kCaptureLevels && !(tls_capture_unrecorded[level / 64] >> (level % 64) & 1);
 }
 
 bool push_capturing_by_scope(uint32_t site, uint64_t arg) {
@@ -377,7 +379,11 @@ bool push_capturing_by_scope(uint32_t site, uint64_t arg) {
     capture::leave_scope();  // not recorded: no window for it
     return false;
   }
-  note_unrecorded(depth, !push_record(site, arg));
+  if (depth < kCaptureLevels) {
+    note_unrecorded(depth, !push_record(site, arg));
+  } else if (ThreadBuffer* tb = tls_buffer) {
+    tb->dropped.fetch_add(1, std::memory_order_relaxed);  // too deep to track: counted
+  }
   tls_capture_depth = depth + 1;
   return true;
 }
@@ -386,7 +392,7 @@ bool pop_capturing_by_scope() {
   uint32_t depth = tls_capture_depth;
   if (depth == 0) return pop_record();
   tls_capture_depth = --depth;
-  bool recorded = was_recorded(depth) && pop_record();
+  bool recorded = was_recorded(depth) && pop_record(/*closes_recorded=*/true);
   if (depth == 0) capture::leave_scope();
   return recorded;
 }

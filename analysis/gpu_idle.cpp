@@ -115,11 +115,11 @@ struct DeviceWork {
 };
 
 // Walks one device's operations (sorted): busy time and the gaps between.
+// With capture windows, each recorded piece of a gap is a gap of its own.
 void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threads,
                DeviceWork& w) {
   w.idle.operations = static_cast<uint64_t>(last - first);
   RecordedTime recorded(t.diagnostics.capture_windows);
-  auto nothing = [](int64_t, int64_t) {};
   int64_t busy_start = first->start, busy_end = first->end;
   for (const Span* op = first + 1; op <= last; ++op) {
     if (op != last && op->start <= busy_end) {
@@ -130,28 +130,29 @@ void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threa
     if (op == last) break;
     const Node& next = t.nodes[op->index];
     const GpuDetail& d = *t.detail(next);
-    IdleGap gap{busy_end, recorded.clip(busy_end, op->start, nothing), 0, op->index, {}, {}};
-    w.idle.outside_capture_ns += (op->start - busy_end) - gap.ns;
+    const int64_t issued_at = std::min(d.api_start_ns, op->start);
+    auto add_gap = [&](int64_t start, int64_t end) {
+      IdleGap gap{start, end - start, 0, op->index, {}, {}};
+      if (d.api_start_ns == 0) {
+        w.idle.unknown_ns += gap.ns;
+      } else {
+        gap.host_ns = std::clamp<int64_t>(issued_at - start, 0, gap.ns);
+        w.idle.host_ns += gap.host_ns;
+        w.idle.issued_ns += gap.ns - gap.host_ns;
+        if (gap.host_ns > 0)
+          w.host_waits.push_back({threads.of(next.thread), start, start + gap.host_ns,
+                                  static_cast<uint32_t>(w.gaps.size())});
+      }
+      size_t bucket = 0;
+      while (bucket < kGapBucketLimitsNs.size() && gap.ns >= kGapBucketLimitsNs[bucket]) ++bucket;
+      w.idle.buckets[bucket].count++;
+      w.idle.buckets[bucket].ns += gap.ns;
+      w.gaps.push_back(std::move(gap));
+    };
+    const int64_t recorded_ns = recorded.clip(busy_end, op->start, add_gap);
+    w.idle.outside_capture_ns += (op->start - busy_end) - recorded_ns;
     busy_start = op->start;
     busy_end = op->end;
-    if (gap.ns == 0) continue;
-    if (d.api_start_ns == 0) {
-      w.idle.unknown_ns += gap.ns;
-    } else {
-      const uint32_t lane = threads.of(next.thread);
-      const auto index = static_cast<uint32_t>(w.gaps.size());
-      gap.host_ns = recorded.clip(gap.start_ns, std::min(d.api_start_ns, op->start),
-                                  [&](int64_t start, int64_t end) {
-                                    w.host_waits.push_back({lane, start, end, index});
-                                  });
-      w.idle.host_ns += gap.host_ns;
-      w.idle.issued_ns += gap.ns - gap.host_ns;
-    }
-    size_t bucket = 0;
-    while (bucket < kGapBucketLimitsNs.size() && gap.ns >= kGapBucketLimitsNs[bucket]) ++bucket;
-    w.idle.buckets[bucket].count++;
-    w.idle.buckets[bucket].ns += gap.ns;
-    w.gaps.push_back(std::move(gap));
   }
   w.idle.span_ns = busy_end - first->start;
   w.idle.gaps = w.gaps.size();
@@ -200,8 +201,6 @@ void name_host_waits(const Trace& t, const std::vector<std::vector<Piece>>& piec
     int64_t unscoped = (wait.end - wait.start) - covered;
     if (unscoped > 0) by_scope[kNoScope] += unscoped;
     if (unscoped > best) best_scope = kNoScope;
-    // A wait that capture windows cut in pieces: the last (nearest the
-    // launch) names it.
     w.gaps[wait.index].host_scope =
         best_scope == kNoScope ? "(no scope)" : std::string(t.strings.view(best_scope));
   }

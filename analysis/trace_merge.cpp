@@ -54,20 +54,6 @@ std::string joined_status(const std::vector<SourceInfo>& sources, std::string So
   return out;
 }
 
-// The union of sorted, disjoint window lists (one per input) as one such list.
-std::vector<TimeRange> union_of(std::vector<TimeRange> all) {
-  std::sort(all.begin(), all.end(),
-            [](const TimeRange& a, const TimeRange& b) { return a.start_ns < b.start_ns; });
-  std::vector<TimeRange> out;
-  for (const TimeRange& r : all) {
-    if (!out.empty() && r.start_ns <= out.back().end_ns)
-      out.back().end_ns = std::max(out.back().end_ns, r.end_ns);
-    else
-      out.push_back(r);
-  }
-  return out;
-}
-
 }  // namespace
 
 Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files) {
@@ -77,10 +63,6 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
   uint32_t next_thread = 1;
   uint32_t next_range_lane = kRangeLaneBase;
   std::unordered_map<uint64_t, size_t> ptx_index;  // hash -> position in out.ptx
-  // Recorded stretches: an input without windows recorded all of its run,
-  // so the merge has windows only when every input has them.
-  std::vector<TimeRange> windows;
-  bool every_input_windowed = !inputs.empty();
   for (size_t r = 0; r < inputs.size(); ++r) {
     const Trace& t = inputs[r];
     const bool was_merged = !t.sources.empty();
@@ -188,8 +170,6 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
     out.diagnostics.open_scopes_at_exit += dg.open_scopes_at_exit;
     out.diagnostics.scopes_cut_by_capture += dg.scopes_cut_by_capture;
     out.diagnostics.records_outside_capture += dg.records_outside_capture;
-    windows.insert(windows.end(), dg.capture_windows.begin(), dg.capture_windows.end());
-    every_input_windowed = every_input_windowed && !dg.capture_windows.empty();
     if (dg.capture != "all") {  // which part of each run was recorded
       std::string part = was_merged ? dg.capture : sources[0].label + ": " + dg.capture;
       std::string& merged = out.diagnostics.capture;
@@ -227,7 +207,11 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
     std::string rank = s.label.compare(0, 5, "rank ") == 0 ? s.label.substr(5) : s.label;
     list += (list.empty() ? "" : ", ") + rank + " (pid " + std::to_string(s.process.pid) + ")";
   }
-  if (every_input_windowed) out.diagnostics.capture_windows = union_of(std::move(windows));
+  // Capture windows belong to one process's recorder: one list for several
+  // would clip one rank's GPUs with another's windows. Only a merge of a
+  // single process keeps them.
+  if (out.sources.size() == 1)
+    out.diagnostics.capture_windows = inputs[0].diagnostics.capture_windows;
   out.diagnostics.cupti = joined_status(out.sources, &SourceInfo::cupti, out.diagnostics.cupti);
   out.diagnostics.nvtx = joined_status(out.sources, &SourceInfo::nvtx, out.diagnostics.nvtx);
   if (hosts.size() > 1) {

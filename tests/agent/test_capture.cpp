@@ -196,6 +196,34 @@ TEST_F(CaptureTest, DroppedPushInsideTheTriggerKeepsTheWindowOpen) {
   EXPECT_EQ(r.open_scopes_at_exit, 0u);
 }
 
+// A recorded scope is closed even if the program switched recording off
+// before its pop; levels past the tracked depth are dropped and counted.
+TEST_F(CaptureTest, RecordedScopesCloseAndTooDeepOnesAreCounted) {
+  capture::configure(capture::Mode::kScope, "step");
+  Recorder::capture_by_scope("step");
+  uint32_t step = scope("step"), a = scope("a"), b = scope("b"), deep = scope("deep");
+  ASSERT_TRUE(Recorder::push(step, 0));
+  ASSERT_TRUE(Recorder::push(a, 0));
+  capture::set_user_enabled(false);
+  EXPECT_TRUE(Recorder::pop());  // a's push was recorded: so is its pop
+  capture::set_user_enabled(true);
+  ASSERT_TRUE(Recorder::push(b, 0));
+  EXPECT_TRUE(Recorder::pop());
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(Recorder::push(deep, 0));
+  for (int i = 0; i < 300; ++i) Recorder::pop();
+  EXPECT_TRUE(capture::window_open());
+  EXPECT_TRUE(Recorder::pop());  // step's
+  EXPECT_FALSE(capture::window_open());
+  EXPECT_EQ(Recorder::dropped_events(), 300u - 255u);  // levels 256..300
+  ReplayResult r;
+  Trace t = replay_all(&r);
+  ASSERT_NE(named(t, "b"), nullptr);
+  EXPECT_EQ(t.nodes[named(t, "b")->parent].name, named(t, "step")->name);  // not under a
+  EXPECT_EQ(r.unbalanced_pops, 0u);
+  EXPECT_EQ(r.open_scopes_at_exit, 0u);
+  EXPECT_EQ(r.scopes_cut_by_capture, 0u);
+}
+
 TEST_F(CaptureTest, SaysWhyNothingWasRecorded) {
   EXPECT_EQ(capture::why_nothing_was_recorded(), "");  // all: nothing to explain
   capture::configure(capture::Mode::kCudaProfilerApi, "");

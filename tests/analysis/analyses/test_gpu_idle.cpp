@@ -153,6 +153,7 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
   EXPECT_EQ(d.host_scopes[1].ns, 4 * us);  // Layer 0: 50->52 and 90->92
   ASSERT_EQ(d.largest.size(), 3u);
   EXPECT_EQ(d.largest[0].ns, 10 * us);
+  EXPECT_EQ(d.largest[0].start_ns, 85 * us);  // where the recorded idle starts
   EXPECT_EQ(d.largest[0].host_scope, "Sampling");
 
   std::ostringstream text;
@@ -167,6 +168,14 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
   const DeviceIdle lean = analyze_gpu_idle(t).devices.at(0);
   EXPECT_EQ(lean.gaps, 1u);  // 50->55 and 60->95 left out; 100->110 stays
   EXPECT_EQ(lean.outside_capture_ns, 40 * us);
+  // A gap a window edge splits is two gaps: 60->70 and 80->95.
+  t.diagnostics.capture_windows = {{0, 70 * us}, {80 * us, 120 * us}};
+  const DeviceIdle split = analyze_gpu_idle(t).devices.at(0);
+  EXPECT_EQ(split.gaps, 4u);
+  EXPECT_EQ(split.outside_capture_ns, 10 * us);
+  EXPECT_EQ(split.host_ns, (2 + 10 + 12) * us);  // 50->52, 60->70, 80->92
+  EXPECT_EQ(split.largest[0].ns, 15 * us);
+  EXPECT_EQ(split.largest[0].start_ns, 80 * us);
 }
 
 TEST(GpuIdle, ViewsRenderTextAndJson) {

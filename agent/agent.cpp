@@ -142,21 +142,19 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
   // Inside the agent's locks or a CUPTI callback the write would wait for
   // itself: a signal that can wait is raised again when the thread leaves;
   // a crash there cannot wait, and ends the process without a trace.
-  if (CriticalSection::inside()) {
-    if (!is_crash(sig)) {
-      CriticalSection::hold(sig);
-      return;
-    }
-    log_error_in_signal_handler("crashed inside the agent; no trace written");
-    sigaction(sig, &prev, nullptr);
-    raise(sig);
+  if (CriticalSection::inside() && !is_crash(sig)) {
+    CriticalSection::hold(sig);
     return;
   }
   // The default action would kill the process: write the trace first, then
   // die of the same signal so the parent sees the same status.
-  arm_dump_deadline(sig);
-  dump_at_exit();
-  alarm(0);
+  if (CriticalSection::inside()) {
+    log_error_in_signal_handler("crashed inside the agent; no trace written");
+  } else {
+    arm_dump_deadline(sig);
+    dump_at_exit();
+    alarm(0);
+  }
   sigaction(sig, &prev, nullptr);
   raise(sig);
 }
@@ -208,8 +206,6 @@ void start() {
   for (const std::string& w : the_config().warnings) log_warn(w);
   Recorder::set_capacity(the_config().buffer_bytes);
   capture::configure(the_config().capture, the_config().capture_scope);
-  if (the_config().capture == capture::Mode::kScope)
-    Recorder::capture_by_scope(the_config().capture_scope);
   std::atexit([] { dump_at_exit(); });
   // quick_exit skips atexit but runs these (after the program's own, which
   // were registered later), then _exit through libc's internal symbol.

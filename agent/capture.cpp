@@ -84,6 +84,8 @@ const char* mode_name(Mode m) {
 }  // namespace
 
 void configure(Mode mode, const std::string& scope_name) {
+  // Outside g_mu: the recorder takes its own lock, which never waits on ours.
+  Recorder::capture_by_scope(mode == Mode::kScope ? scope_name : "");
   AgentLock lock(g_mu);
   name_storage() = scope_name;
   g_mode.store(mode, std::memory_order_relaxed);

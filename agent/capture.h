@@ -20,7 +20,8 @@ struct Window {
 };
 
 // At start, before anything records (and again in tests: it starts
-// afresh): in a limited mode recording is off until a window opens.
+// afresh): in a limited mode recording is off until a window opens. In
+// scope mode the recorder is told which sites open windows.
 void configure(Mode mode, const std::string& scope_name);
 Mode mode();
 const std::string& scope_name();

@@ -85,8 +85,8 @@ class RecordedTime {
   explicit RecordedTime(const std::vector<TimeRange>& windows) : windows_(windows) {}
   // Calls piece(start, end) for each part of [a, b) that was recorded (all
   // of it when the trace has no windows); returns their total.
-  template <typename Piece>
-  int64_t clip(int64_t a, int64_t b, Piece piece) {
+  template <typename OnPiece>
+  int64_t clip(int64_t a, int64_t b, OnPiece piece) {
     if (windows_.empty()) {
       if (b <= a) return 0;
       piece(a, b);

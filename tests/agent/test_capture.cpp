@@ -17,15 +17,11 @@ class CaptureTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Clock::init();
-    Recorder::capture_by_scope("");
     capture::configure(capture::Mode::kAll, "");
     Recorder::reset_after_fork();  // a clean slate for each test
     Recorder::set_capacity(64ull << 20);
   }
-  void TearDown() override {
-    Recorder::capture_by_scope("");
-    capture::configure(capture::Mode::kAll, "");
-  }
+  void TearDown() override { capture::configure(capture::Mode::kAll, ""); }
   Trace replay_all(ReplayResult* result,
                    const std::vector<capture::Window>& windows = capture::windows()) {
     Trace trace;
@@ -44,7 +40,6 @@ class CaptureTest : public ::testing::Test {
 
 TEST_F(CaptureTest, ScopeNamedLikeTheTriggerOpensAndClosesTheWindow) {
   capture::configure(capture::Mode::kScope, "step");
-  Recorder::capture_by_scope("step");
   uint32_t setup = scope("setup"), step = scope("step"), inner = scope("inner");
   EXPECT_FALSE(Recorder::push(setup, 0));  // before any window: not recorded
   EXPECT_FALSE(Recorder::pop());
@@ -83,7 +78,6 @@ TEST_F(CaptureTest, ScopeNamedLikeTheTriggerOpensAndClosesTheWindow) {
 
 TEST_F(CaptureTest, WindowStaysOpenWhileAnyThreadIsInside) {
   capture::configure(capture::Mode::kScope, "request");
-  Recorder::capture_by_scope("request");
   uint32_t request = scope("request");
   ASSERT_TRUE(Recorder::push(request, 0));
   std::thread other([&] {
@@ -99,7 +93,6 @@ TEST_F(CaptureTest, WindowStaysOpenWhileAnyThreadIsInside) {
 
 TEST_F(CaptureTest, BricksAndAliasesTrigger) {
   capture::configure(capture::Mode::kScope, "RopeEmbedding");
-  Recorder::capture_by_scope("RopeEmbedding");
   uint32_t rope = Recorder::intern_named("Rope", NodeKind::kScope);  // NVTX's alias
   uint32_t layer = Recorder::intern_site(NodeKind::kLayer, -1, "");
   EXPECT_FALSE(Recorder::push(layer, 0));
@@ -134,7 +127,6 @@ TEST_F(CaptureTest, ProfilerCallsOpenAndCloseWindowsOnlyInTheirMode) {
 // turn the recorder back on.
 TEST_F(CaptureTest, NoWindowOpensWhileTheTraceIsWritten) {
   capture::configure(capture::Mode::kScope, "step");
-  Recorder::capture_by_scope("step");
   uint32_t step = scope("step");
   capture::freeze(true);
   EXPECT_FALSE(Recorder::push(step, 0));
@@ -174,7 +166,6 @@ TEST_F(CaptureTest, TheProgramsSwitchAndTheWindowsBothHold) {
 // the trigger's own pop, and the dropped scope's pop is not recorded.
 TEST_F(CaptureTest, DroppedPushInsideTheTriggerKeepsTheWindowOpen) {
   capture::configure(capture::Mode::kScope, "step");
-  Recorder::capture_by_scope("step");
   uint32_t step = scope("step"), hidden = scope("hidden"), after = scope("after");
   ASSERT_TRUE(Recorder::push(step, 0));
   capture::set_user_enabled(false);
@@ -200,7 +191,6 @@ TEST_F(CaptureTest, DroppedPushInsideTheTriggerKeepsTheWindowOpen) {
 // before its pop; levels past the tracked depth are dropped and counted.
 TEST_F(CaptureTest, RecordedScopesCloseAndTooDeepOnesAreCounted) {
   capture::configure(capture::Mode::kScope, "step");
-  Recorder::capture_by_scope("step");
   uint32_t step = scope("step"), a = scope("a"), b = scope("b"), deep = scope("deep");
   ASSERT_TRUE(Recorder::push(step, 0));
   ASSERT_TRUE(Recorder::push(a, 0));

@@ -162,8 +162,7 @@ int run(const Options& o) {
       std::printf("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops,
                   backend->name().c_str(), pool.size());
   }
-  std::printf("ops per decode step: %lld (one kernel each)\n",
-              static_cast<long long>(engine.decode_ops()));
+  std::printf("ops per decode step: %lld\n", static_cast<long long>(engine.decode_ops()));
   if (on_gpu && o.tokens > 0) {
     const long long steps = o.tokens;
     if (mode == Mode::Graph) {

@@ -1,4 +1,5 @@
-// CUDA backend: loads the embedded PTX, uploads weights, launches one kernel per op.
+// CUDA backend: loads the embedded PTX, uploads weights, launches a kernel per op (a Q4_K
+// MulMat first quantises its input to Q8_K, once per input tensor and step).
 #include "kernels/cuda/cuda_backend.h"
 
 #include <algorithm>
@@ -8,18 +9,18 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/cuda/block_q8k_gpu.h"
 #include "kernels/cuda/embedded.h"
 
 namespace bricklayer {
 
 namespace {
 constexpr unsigned kBlock = 256;
-constexpr int kRowsPerWarp = 4;
+constexpr int kRowsPerWarp = 4;  // bl_gemv_f32's
+constexpr unsigned kWarpsPerBlock = kBlock / 32;
 unsigned blocks_for(int64_t n, unsigned per_block) {
   return static_cast<unsigned>((n + per_block - 1) / per_block);
 }
-// bl_gemv_q4k keeps x padded in shared memory: one float after every 32.
-int64_t gemv_q4k_smem_bytes(int64_t k) { return (k + k / 32) * 4; }
 // bl_attention's static block-reduction scratch, besides its dynamic scores.
 constexpr int64_t kAttentionStaticSmem = 32 * 4;
 constexpr int64_t kDefaultSmemLimit = 48 * 1024;
@@ -79,7 +80,8 @@ bool CudaBackend::init(std::string* error) {
   const struct {
     CUfunction* f;
     const char* name;
-  } fns[] = {{&fn_.gemv_q4k, "bl_gemv_q4k"},         {&fn_.gemv_f32, "bl_gemv_f32"},
+  } fns[] = {{&fn_.quantize_q8k, "bl_quantize_q8k"}, {&fn_.gemv_q4k, "bl_gemv_q4k"},
+             {&fn_.gemv_f32, "bl_gemv_f32"},
              {&fn_.rms_norm, "bl_rms_norm"},         {&fn_.rope, "bl_rope"},
              {&fn_.kv_write, "bl_kv_write"},         {&fn_.attention, "bl_attention"},
              {&fn_.add, "bl_add"},                   {&fn_.mul, "bl_mul"},
@@ -133,6 +135,16 @@ void CudaBackend::prepare(const Graph& g) {
     int64_t& max_k = q4k ? max_k_q4k : max_k_f32;
     max_k = std::max(max_k, n.k);
   }
+  // Q8_K activations for the widest Q4_K GEMV input of a step. Only grows;
+  // an outgrown buffer stays allocated, as a captured graph may point at it.
+  const size_t q8_bytes = static_cast<size_t>(g.rows()) * static_cast<size_t>(max_k_q4k / 256) *
+                          sizeof(BlockQ8KGpu);
+  if (q8_bytes > q8_bytes_) {
+    check(api_.cuMemAlloc(&q8_, q8_bytes), "cuMemAlloc");
+    owned_.push_back(q8_);
+    q8_bytes_ = q8_bytes;
+  }
+  q8_tensor_ = -1;
   // Shared memory holds one token's activations (GEMV) or one row's scores;
   // past the default 48 KB per block a kernel must opt in, and no further
   // than the device allows (227 KB on an H100): refused here with the sizes
@@ -152,7 +164,6 @@ void CudaBackend::prepare(const Graph& g) {
   const auto inputs = [](int64_t k) {
     return "a GEMV input of " + std::to_string(k) + " values (--hidden, --ffn)";
   };
-  allow(fn_.gemv_q4k, "bl_gemv_q4k", inputs(max_k_q4k), gemv_q4k_smem_bytes(max_k_q4k), 0);
   allow(fn_.gemv_f32, "bl_gemv_f32", inputs(max_k_f32), max_k_f32 * 4, 0);
   allow(fn_.attention, "bl_attention", "--context " + std::to_string(g.cfg.context),
         int64_t{g.cfg.context} * 4, kAttentionStaticSmem);
@@ -181,6 +192,7 @@ void CudaBackend::upload_step(const Graph& g, const Step& s) {
 }
 
 void CudaBackend::begin_step(const Graph& g, const Step& s) {
+  q8_tensor_ = -1;
   if (!capturing_) upload_step(g, s);  // replay() uploads for captured steps
 }
 
@@ -216,50 +228,65 @@ void CudaBackend::get_rows(const Graph& g, const Node& n) {
   const Tensor& table = g.tensors[static_cast<size_t>(n.in[0])];
   const int cols = static_cast<int>(n.n);
   launch(table.type == WeightType::Q4K ? fn_.get_rows_q4k : fn_.get_rows_f32,
-         static_cast<unsigned>(g.rows()), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), ptr(n.out), cols);
+         static_cast<unsigned>(g.rows()), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), out(n.out), cols);
+}
+
+CUdeviceptr CudaBackend::quantized(const Graph& g, int tensor, int64_t k) {
+  if (tensor != q8_tensor_) {
+    const int blocks = static_cast<int>(g.rows() * (k / 256));
+    launch(fn_.quantize_q8k, blocks_for(blocks, kWarpsPerBlock), 1, kBlock, 0, ptr(tensor), q8_,
+           blocks);
+    q8_tensor_ = tensor;
+  }
+  return q8_;
 }
 
 void CudaBackend::mul_mat(const Graph& g, const Node& n) {
   const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
   const int rows = static_cast<int>(n.n), k = static_cast<int>(n.k);
-  const unsigned grid = blocks_for(rows, (kBlock / 32) * kRowsPerWarp);
-  const bool q4k = w.type == WeightType::Q4K;
-  launch(q4k ? fn_.gemv_q4k : fn_.gemv_f32, grid, static_cast<unsigned>(g.rows()), kBlock,
-         static_cast<unsigned>(q4k ? gemv_q4k_smem_bytes(k) : k * 4), ptr(n.in[0]),
-         ptr(n.in[1]), ptr(n.out), rows, k, kRowsPerWarp);
+  const auto tokens = static_cast<unsigned>(g.rows());
+  if (w.type == WeightType::Q4K) {
+    const CUdeviceptr x = quantized(g, n.in[1], k);
+    launch(fn_.gemv_q4k, blocks_for(rows, kWarpsPerBlock), tokens, kBlock, 0, ptr(n.in[0]), x,
+           out(n.out), rows, k);
+  } else {
+    launch(fn_.gemv_f32, blocks_for(rows, kWarpsPerBlock * kRowsPerWarp), tokens, kBlock,
+           static_cast<unsigned>(k * 4), ptr(n.in[0]), ptr(n.in[1]), out(n.out), rows, k,
+           kRowsPerWarp);
+  }
 }
 
 void CudaBackend::rms_norm(const Graph& g, const Node& n) {
   launch(fn_.rms_norm, static_cast<unsigned>(g.rows()), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]),
-         ptr(n.out), static_cast<int>(n.n), g.cfg.rms_eps);
+         out(n.out), static_cast<int>(n.n), g.cfg.rms_eps);
 }
 
 void CudaBackend::add(const Graph& g, const Node& n) {
   const int count = static_cast<int>(g.rows() * n.n);
-  launch(fn_.add, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), ptr(n.out), count);
+  launch(fn_.add, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), out(n.out), count);
 }
 
 void CudaBackend::mul(const Graph& g, const Node& n) {
   const int count = static_cast<int>(g.rows() * n.n);
-  launch(fn_.mul, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), ptr(n.out), count);
+  launch(fn_.mul, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.in[1]), out(n.out), count);
 }
 
 void CudaBackend::silu(const Graph& g, const Node& n) {
   const int count = static_cast<int>(g.rows() * n.n);
-  launch(fn_.silu, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), ptr(n.out), count);
+  launch(fn_.silu, blocks_for(count, kBlock), 1, kBlock, 0, ptr(n.in[0]), out(n.out), count);
 }
 
 void CudaBackend::rope(const Graph& g, const Node& n) {
   // In place: the graph's Rope nodes read and write the same tensor.
   const int dim = static_cast<int>(n.n), rows = g.rows();
   launch(fn_.rope, blocks_for(static_cast<int64_t>(rows) * dim / 2, kBlock), 1, kBlock, 0,
-         ptr(n.out), dim, g.cfg.head_dim(), g.seq_tokens, rows, pos_, g.cfg.rope_theta);
+         out(n.out), dim, g.cfg.head_dim(), g.seq_tokens, rows, pos_, g.cfg.rope_theta);
 }
 
 void CudaBackend::copy(const Graph& g, const Node& n) {
   const int kv = static_cast<int>(n.n), rows = g.rows();
   launch(fn_.kv_write, blocks_for(static_cast<int64_t>(rows) * kv, kBlock), 1, kBlock, 0,
-         ptr(n.in[0]), ptr(n.out), kv, g.seq_tokens, g.cfg.context, rows, pos_);
+         ptr(n.in[0]), out(n.out), kv, g.seq_tokens, g.cfg.context, rows, pos_);
 }
 
 void CudaBackend::attention(const Graph& g, const Node& n) {
@@ -267,7 +294,7 @@ void CudaBackend::attention(const Graph& g, const Node& n) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
   launch(fn_.attention, static_cast<unsigned>(c.heads), static_cast<unsigned>(g.rows()), 128,
          static_cast<unsigned>(c.context * 4), ptr(n.in[0]), ptr(n.in[1]), ptr(n.in[2]),
-         ptr(n.out), c.heads, c.kv_heads, c.head_dim(), g.seq_tokens, c.context, pos_, scale);
+         out(n.out), c.heads, c.kv_heads, c.head_dim(), g.seq_tokens, c.context, pos_, scale);
 }
 
 double CudaBackend::measure_read_bandwidth() {

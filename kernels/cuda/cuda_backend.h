@@ -1,4 +1,4 @@
-// The CUDA dispatcher: one kernel launch per op through the driver API, eager or CUDA-graph replay.
+// The CUDA dispatcher: kernel launches per op through the driver API, eager or CUDA-graph replay.
 #pragma once
 
 #include <cuda.h>
@@ -46,14 +46,21 @@ class CudaBackend final : public Dispatcher {
 
  private:
   struct Functions {
-    CUfunction gemv_q4k, gemv_f32, rms_norm, rope, kv_write, attention, add, mul, silu,
-        get_rows_q4k, get_rows_f32, read_sum;
+    CUfunction quantize_q8k, gemv_q4k, gemv_f32, rms_norm, rope, kv_write, attention, add, mul,
+        silu, get_rows_q4k, get_rows_f32, read_sum;
   };
 
   explicit CudaBackend(const cuda::DriverApi& api) : api_(api) {}
   bool init(std::string* error);
   void check(CUresult r, const char* what) const;
   CUdeviceptr ptr(int tensor) const { return ptrs_[static_cast<size_t>(tensor)]; }
+  // An op's output: the Q8_K copy of that tensor, if any, is stale from now.
+  CUdeviceptr out(int tensor) {
+    if (tensor == q8_tensor_) q8_tensor_ = -1;
+    return ptr(tensor);
+  }
+  // The Q8_K form of a GEMV input, quantised now unless already held.
+  CUdeviceptr quantized(const Graph& g, int tensor, int64_t k);
   void upload_step(const Graph& g, const Step& s);
   template <typename... Args>
   void launch(CUfunction f, unsigned gx, unsigned gy, unsigned block, unsigned smem,
@@ -73,6 +80,11 @@ class CudaBackend final : public Dispatcher {
   std::vector<CUdeviceptr> ptrs_;
   std::vector<CUdeviceptr> owned_;
   CUdeviceptr pos_ = 0;  // the step's position, read by rope, kv write, attention
+  // Q8_K activations of the tensor q8_tensor_ (-1: none), as the CPU's
+  // Q8Cache: Q, K and V share one quantisation, and so do gate and up.
+  CUdeviceptr q8_ = 0;
+  size_t q8_bytes_ = 0;
+  int q8_tensor_ = -1;
 };
 
 std::unique_ptr<Dispatcher> make_cuda_backend(std::string* error);

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "block_q8k_gpu.h"
+
 // Dynamic shared memory, sized at launch. A macro so these kernels also
 // build as host code for the tests' CPU emulator (tests/cuda_emulator).
 #ifndef BL_DYNAMIC_SHARED
@@ -73,84 +75,106 @@ __device__ __forceinline__ void scale_min(const uint8_t* s, int j, float* sc, fl
   }
 }
 
-// 0x4B000000 is 2^23 as a float; OR-ing a small integer into its mantissa and
-// subtracting 2^23 converts without the slower I2F path.
-__device__ __forceinline__ float nib(uint32_t v) {
-  return __uint_as_float(0x4B000000u | v) - 8388608.0f;
-}
-
 }  // namespace
 
-// x[j] sits at xs[padded(j)]: one pad float after every 32. Unpadded, the
-// lanes of a warp read x at offsets that differ by multiples of 32 floats
-// (16 * part + 256 * block), all in one or two banks: up to 16-way shared
-// memory conflicts. Padded, the ~3.5 blocks a warp covers fall on distinct
-// banks. The backend sizes the dynamic shared memory with gemv_q4k_smem_bytes.
-__device__ __forceinline__ int padded(int j) { return j + j / 32; }
-
-// y[t*n + r] = W[r,:] . x[t,:], Q4_K weights. One warp per row, several rows
-// per block; the warp reads its row as consecutive 16-byte words (a block is
-// nine of them: one header word, eight words of quants), so each load
-// instruction of the warp covers 512 contiguous bytes. x for one token sits
-// in shared memory (padded, k + k/32 floats); gridDim.y walks the tokens.
-extern "C" __global__ void bl_gemv_q4k(const BlockQ4K* __restrict__ w,
-                                       const float* __restrict__ x, float* __restrict__ y,
-                                       int n, int k, int rows_per_warp) {
-  BL_DYNAMIC_SHARED(float, xs);
-  const int t = blockIdx.y;
-  const float4* x4 = reinterpret_cast<const float4*>(x + static_cast<size_t>(t) * k);
-  for (int i = threadIdx.x; i < k / 4; i += blockDim.x) {
-    const float4 v = x4[i];
-    float* dst = xs + padded(4 * i);  // four floats never straddle a pad
-    dst[0] = v.x;
-    dst[1] = v.y;
-    dst[2] = v.z;
-    dst[3] = v.w;
+// Activations to Q8_K, bit for bit the CPU's quantize_row_q8k: one warp per
+// 256 values. Lane L writes nibble-order positions 8L..8L+7, which hold 8
+// consecutive values of one sub-block; its 4-lane group sums that sub-block.
+extern "C" __global__ void bl_quantize_q8k(const float* __restrict__ x,
+                                           BlockQ8KGpu* __restrict__ y, int blocks) {
+  const int lane = threadIdx.x % kWarp;
+  const int b = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+  if (b >= blocks) return;  // whole warps leave together: no shuffle is cut short
+  const int p = 8 * lane, half = p / 128, o = p % 64, high = (p / 64) % 2;
+  const int first = 64 * (2 * half + o / 32) + 32 * high + o % 32;  // its weight index
+  const float4* src = reinterpret_cast<const float4*>(x + static_cast<size_t>(b) * 256 + first);
+  const float4 v0 = src[0], v1 = src[1];
+  const float v[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+  float amax = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(v[i]));
+  amax = warp_max(amax);
+  const float inv = amax > 0 ? 127.0f / amax : 0.0f;
+  uint32_t packed[2] = {0, 0};
+  int sum = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const float s = fminf(fmaxf(v[i] * inv, -127.0f), 127.0f);
+    const int q = static_cast<int>(s + (s >= 0 ? 0.5f : -0.5f));  // half away, as the CPU
+    sum += q;
+    packed[i / 4] |= (static_cast<uint32_t>(q) & 0xFFu) << (8 * (i % 4));
   }
-  __syncthreads();
+  BlockQ8KGpu& out = y[b];
+  reinterpret_cast<uint2*>(out.qs)[lane] = make_uint2(packed[0], packed[1]);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+  // Sub-blocks 2m and 2m+1 are the low and high nibbles of one run of
+  // bytes, summed 8 lanes apart: one lane stores the pair as a word.
+  const int partner = __shfl_xor_sync(0xffffffffu, sum, 8);
+  if (lane % 4 == 0 && high == 0)
+    reinterpret_cast<uint32_t*>(out.bsums)[first / 64] =
+        (static_cast<uint32_t>(sum) & 0xFFFFu) | (static_cast<uint32_t>(partner) << 16);
+  if (lane == 0) out.d = amax / 127.0f;
+}
 
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int warps = blockDim.x / kWarp;
-  const int nb = k / 256, words = nb * 9;
-  const int row0 = (blockIdx.x * warps + warp) * rows_per_warp;
-  for (int rr = 0; rr < rows_per_warp; ++rr) {
-    const int r = row0 + rr;
-    if (r >= n) break;
-    const BlockQ4K* row = w + static_cast<size_t>(r) * nb;
-    const uint4* wq = reinterpret_cast<const uint4*>(row);
-    float acc = 0.0f;
-    for (int i = lane; i < words; i += kWarp) {
-      const int b = i / 9, part = i % 9;
-      if (part == 0) continue;  // the header word; read below through L1
-      const uint4 q = __ldg(wq + i);
-      const BlockQ4K& blk = row[b];
-      const int o = 16 * (part - 1), c = o / 32, l0 = o % 32;
-      float sc0, mn0, sc1, mn1;
-      scale_min(blk.scales, 2 * c, &sc0, &mn0);
-      scale_min(blk.scales, 2 * c + 1, &sc1, &mn1);
-      const float* xl = xs + padded(b * 256 + 64 * c + l0);  // low nibbles: sub-block 2c
-      const float* xh = xl + 33;  // high nibbles, sub-block 2c+1: 32 on, one pad further
-      float dl = 0, dh = 0, sl = 0, sh = 0;
-      const uint32_t words4[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-      for (int wi = 0; wi < 4; ++wi) {
-        const uint32_t v = words4[wi];
-#pragma unroll
-        for (int bi = 0; bi < 4; ++bi) {
-          const int e = wi * 4 + bi;
-          const float a = xl[e], h = xh[e];
-          dl = fmaf(nib((v >> (8 * bi)) & 15u), a, dl);
-          dh = fmaf(nib((v >> (8 * bi + 4)) & 15u), h, dh);
-          sl += a;
-          sh += h;
-        }
-      }
-      const float d = half_to_float(blk.d), dmin = half_to_float(blk.dmin);
-      acc += d * (sc0 * dl + sc1 * dh) - dmin * (mn0 * sl + mn1 * sh);
+// y[t*n + r] = W[r,:] . x[t,:], Q4_K weights, x in Q8_K (bl_quantize_q8k).
+// One warp per row. Eight lanes share a Q4_K block, lane part p taking qs
+// bytes 16p..16p+15 (one 16-byte load; a warp's four blocks are 576
+// contiguous bytes): their low nibbles belong to sub-block 2c (c = p/2), the
+// high ones to 2c+1, and the matching activations are two 16-byte runs of
+// the Q8_K block. Integer dot products (dp4a), scaled once per 16 bytes;
+// each sub-block's min term is added by one of its two lanes.
+extern "C" __global__ void __launch_bounds__(256)
+    bl_gemv_q4k(const BlockQ4K* __restrict__ w, const BlockQ8KGpu* __restrict__ x,
+                float* __restrict__ y, int n, int k) {
+  const int lane = threadIdx.x % kWarp;
+  const int r = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+  if (r >= n) return;
+  const int t = blockIdx.y, nb = k / 256;
+  const BlockQ4K* row = w + static_cast<size_t>(r) * nb;
+  const BlockQ8KGpu* xr = x + static_cast<size_t>(t) * nb;
+  const int part = lane % 8, c = part / 2;
+  const int xoff = 128 * (part / 4) + 16 * (part % 4);  // low nibbles' values; high: +64
+  const bool adds_min = part % 2 == 0;
+  // Where sub-blocks 2c and 2c+1 keep their 6-bit scales and mins in the
+  // three words of `scales`: c < 2 in words 0 (scales) and 1 (mins); else
+  // four bits in word 2 and the top two in words 0 and 1.
+  const bool packed_high = c >= 2;
+  const int shift = 16 * (c % 2);
+  float acc = 0;
+#pragma unroll 2
+  for (int b = lane / 8; b < nb; b += 4) {
+    const uint4* blk = reinterpret_cast<const uint4*>(row + b);
+    const uint4 q = __ldg(blk + 1 + part);
+    const uint4 head = __ldg(blk);  // d, dmin, scales: one load serves eight lanes
+    const BlockQ8KGpu& xb = xr[b];
+    const int4 xl = __ldg(reinterpret_cast<const int4*>(xb.qs + xoff));
+    const int4 xh = __ldg(reinterpret_cast<const int4*>(xb.qs + xoff + 64));
+    const uint32_t w0 = head.y >> shift, w1 = head.z >> shift, w2 = head.w >> shift;
+    const uint32_t sc = packed_high ? (w2 & 0x0F0Fu) | ((w0 & 0xC0C0u) >> 2) : w0 & 0x3F3Fu;
+    const uint32_t mn = packed_high ? ((w2 >> 4) & 0x0F0Fu) | ((w1 & 0xC0C0u) >> 2) : w1 & 0x3F3Fu;
+    int lo = 0, hi = 0;
+    lo = __dp4a(static_cast<int>(q.x & 0x0F0F0F0Fu), xl.x, lo);
+    lo = __dp4a(static_cast<int>(q.y & 0x0F0F0F0Fu), xl.y, lo);
+    lo = __dp4a(static_cast<int>(q.z & 0x0F0F0F0Fu), xl.z, lo);
+    lo = __dp4a(static_cast<int>(q.w & 0x0F0F0F0Fu), xl.w, lo);
+    hi = __dp4a(static_cast<int>((q.x >> 4) & 0x0F0F0F0Fu), xh.x, hi);
+    hi = __dp4a(static_cast<int>((q.y >> 4) & 0x0F0F0F0Fu), xh.y, hi);
+    hi = __dp4a(static_cast<int>((q.z >> 4) & 0x0F0F0F0Fu), xh.z, hi);
+    hi = __dp4a(static_cast<int>((q.w >> 4) & 0x0F0F0F0Fu), xh.w, hi);
+    const int scaled = static_cast<int>(sc & 0xFFu) * lo + static_cast<int>(sc >> 8) * hi;
+    int mins = 0;
+    if (adds_min) {
+      const uint32_t bs = *reinterpret_cast<const uint32_t*>(xb.bsums + 2 * c);
+      mins = static_cast<int>(mn & 0xFFu) * static_cast<int16_t>(bs & 0xFFFFu) +
+             static_cast<int>(mn >> 8) * static_cast<int16_t>(bs >> 16);
     }
-    acc = warp_sum(acc);
-    if (lane == 0) y[static_cast<size_t>(t) * n + r] = acc;
+    const float d = half_to_float(static_cast<uint16_t>(head.x & 0xFFFFu));
+    const float dmin = half_to_float(static_cast<uint16_t>(head.x >> 16));
+    acc += xb.d * (d * static_cast<float>(scaled) - dmin * static_cast<float>(mins));
   }
+  acc = warp_sum(acc);
+  if (lane == 0) y[static_cast<size_t>(t) * n + r] = acc;
 }
 
 // Same for f32 weights: a warp per row, float4 loads.

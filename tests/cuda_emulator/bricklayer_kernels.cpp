@@ -9,7 +9,8 @@ namespace cuda_emulator {
 
 std::span<const KernelEntry> kernel_table() {
   static const KernelEntry kernels[] = {
-      CUDA_EMULATOR_KERNEL(bl_gemv_q4k),     CUDA_EMULATOR_KERNEL(bl_gemv_f32),
+      CUDA_EMULATOR_KERNEL(bl_quantize_q8k), CUDA_EMULATOR_KERNEL(bl_gemv_q4k),
+      CUDA_EMULATOR_KERNEL(bl_gemv_f32),
       CUDA_EMULATOR_KERNEL(bl_rms_norm),     CUDA_EMULATOR_KERNEL(bl_rope),
       CUDA_EMULATOR_KERNEL(bl_kv_write),     CUDA_EMULATOR_KERNEL(bl_attention),
       CUDA_EMULATOR_KERNEL(bl_add),          CUDA_EMULATOR_KERNEL(bl_mul),

@@ -33,6 +33,13 @@ struct alignas(16) float4 {
 struct alignas(16) uint4 {
   unsigned x, y, z, w;
 };
+struct alignas(16) int4 {
+  int x, y, z, w;
+};
+struct alignas(8) uint2 {
+  unsigned x, y;
+};
+inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
 struct __half {
   uint16_t bits;
 };
@@ -56,6 +63,13 @@ inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
 #define __ldg(p) (*(p))
 
 inline float __expf(float x) { return std::exp(x); }
+// Four signed byte products summed into c, as the dp4a instruction.
+inline int __dp4a(int a, int b, int c) {
+  for (int i = 0; i < 4; ++i)
+    c += static_cast<int8_t>(static_cast<uint32_t>(a) >> (8 * i)) *
+         static_cast<int8_t>(static_cast<uint32_t>(b) >> (8 * i));
+  return c;
+}
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline float __uint_as_float(unsigned v) {
   float f;

@@ -321,17 +321,18 @@ TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) 
 
 // Past 48 KiB of shared memory per block a kernel must opt in with
 // cuFuncSetAttribute, or the launch fails (the fake driver refuses it as a
-// real one does). A Q4_K GEMV over --ffn 12288 keeps (12288 + 384) * 4 =
-// 50688 bytes of padded input there, attention over --context 12288 49152
-// bytes of scores beside 128 of static scratch (the scores alone would fit;
-// the fake reads the static part from the PTX). Both run, eager and as a
-// replayed graph, and generate the scalar backend's tokens.
+// real one does). An f32 GEMV over --ffn 12288 keeps 12288 * 4 = 49152
+// bytes of input there, attention over --context 12288 49152 bytes of
+// scores beside 128 of static scratch (the scores alone would fit; the fake
+// reads the static part from the PTX). Both run, eager and as a replayed
+// graph, and generate the scalar backend's tokens. (The Q4_K GEMV keeps
+// nothing in shared memory.)
 TEST_F(FakeBricklayerTest, ExecutedKernelsPast48KiBOfSharedMemoryOptIn) {
   if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
   const std::vector<std::string> model = {
       "--layers",  "1",     "--hidden",        "256", "--heads",  "4", "--kv-heads", "2",
       "--ffn",     "12288", "--vocab",         "256", "--prompt", "2", "--tokens",   "2",
-      "--context", "12288", "--probe-seconds", "0"};
+      "--context", "12288", "--probe-seconds", "0", "--weights", "f32"};
   auto with = [&](std::initializer_list<std::string> flags) {
     std::vector<std::string> all = model;
     all.insert(all.end(), flags);
@@ -348,8 +349,8 @@ TEST_F(FakeBricklayerTest, ExecutedKernelsPast48KiBOfSharedMemoryOptIn) {
 // the sizes, not with a failed cuFuncSetAttribute.
 TEST_F(FakeBricklayerTest, SharedMemoryPastTheOptinMaximumIsRefusedClearly) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
-      {{"--ffn", "57344"},
-       "bl_gemv_q4k needs 236544 bytes of shared memory per block for a GEMV input of 57344 "
+      {{"--ffn", "58368", "--weights", "f32"},
+       "bl_gemv_f32 needs 233472 bytes of shared memory per block for a GEMV input of 58368 "
        "values (--hidden, --ffn)"},
       {{"--context", "65536"},
        "bl_attention needs 262272 bytes of shared memory per block for --context 65536"}};

@@ -1,10 +1,11 @@
 // Traces captured on a GPU (scripts/gpu-check's "small graph-mode trace"
 // step), committed under tests/data/gpu/, replayed through every analysis
-// and export: what real CUPTI records look like stays covered in CI. Skips
-// while none is committed (no session has had a GPU yet).
+// and export: what real CUPTI records look like stays covered in CI. The
+// first, bricklayer-graph.json, came from an H100 (session 10).
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -50,6 +51,16 @@ void expect_captured(const json& t, const std::string& file) {
   }
   if (file.find("graph") != std::string::npos) {
     EXPECT_GT(replayed, 0u) << file;
+    // Each captured node ran once per decode step, always under one brick.
+    std::map<uint64_t, std::vector<const json*>> runs;
+    for (const json* k : kernels)
+      if (graph_node(*k) != 0) runs[graph_node(*k)].push_back(k);
+    size_t steps = 0;
+    for (const json* s : of_kind(t, "scope")) steps += (*s)["name"] == "decode token";
+    for (const auto& [node, ks] : runs) {
+      EXPECT_EQ(ks.size(), steps) << file << ": graph node " << node;
+      for (const json* k : ks) EXPECT_EQ((*k)["parent"], ks[0]->at("parent")) << file;
+    }
   }
 }
 

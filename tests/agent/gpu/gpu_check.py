@@ -4,11 +4,23 @@
   probe TRACE PROBE_JSON [PTX_FILE]  kernel counts under the right bricks,
                                      CUPTI active, PTX hash of PTX_FILE present
   attributed TRACE                   every kernel has a brick/scope parent
+  ranges TRACE LAYERS BRICKS         kernels launched inside a layer range are
+                                     under it and directly under a brick, those
+                                     launched outside every range at the root;
+                                     each of LAYERS has kernels under each of
+                                     BRICKS (comma-separated)
   captured TRACE LAYER               a cuda-profiler-api trace: one window,
                                      only LAYER, the rest counted outside
-  ncu TRACE NCU_CSV [TOL]            per-kernel median durations vs ncu
-  overhead BASE_OUT AGENT_OUT MAX_NS ns added per empty-kernel launch
-                                     (medians of the runs, one JSON line each)
+  ncu TRACE NCU_CSV [TOL [PROBE_OUT]] per-kernel median durations vs ncu (and
+                                     the probe's own event timing, printed)
+  overhead MAX_OWN GOAL NAME=OUT...  per ns_* field of launch_probe's JSON
+                                     lines, one line per round in each OUT
+                                     (rounds alternate the configurations):
+                                     each one's median and step from the one
+                                     before; per-round differences agent -
+                                     none (against GOAL, reported) and agent
+                                     - null-api, brickprof's own code (fails
+                                     past MAX_OWN); "-": no limit, no goal
 Exit 0 = pass, 1 = fail (reason on stdout)."""
 import csv
 import json
@@ -37,14 +49,19 @@ def kernels(trace):
     return [n for n in trace["nodes"] if n["kind"] == "kernel"]
 
 
-def parent_chain(trace, node):
-    by_id = {n["id"]: n for n in trace["nodes"]}
-    names = []
+def ancestors(by_id, node):
+    """The node's parent, its parent's parent, ... up to the root."""
+    chain = []
     p = node.get("parent")
     while p is not None:
-        names.append(by_id[p]["name"])
+        chain.append(by_id[p])
         p = by_id[p].get("parent")
-    return list(reversed(names))
+    return chain
+
+
+def parent_chain(trace, node):
+    by_id = {n["id"]: n for n in trace["nodes"]}
+    return [n["name"] for n in reversed(ancestors(by_id, node))]
 
 
 def short(name):
@@ -98,6 +115,45 @@ def cmd_attributed(trace_path):
     print("ok")
 
 
+def cmd_ranges(trace_path, layer_names, brick_names):
+    """An unmodified program's NVTX ranges: a kernel whose launch call lies
+    inside a layer range of its thread sits under that layer and directly
+    under a brick; one launched outside every range (set-up, a final
+    reduction) sits at the root."""
+    t = load(trace_path)
+    by_id = {n["id"]: n for n in t["nodes"]}
+    ranges = [n for n in t["nodes"] if n["kind"] in ("layer", "brick", "scope")]
+    seen = set()  # (layer, brick) of each kernel under both
+    outside = 0
+    for k in kernels(t):
+        if "graph_node" in k:
+            continue  # a replay belongs to the range it was captured in
+        name = k["name"][:80]
+        if "api_start_ns" not in k:
+            fail(f"kernel {name} has no launch call")
+        chain = ancestors(by_id, k)
+        within = [r for r in ranges if r["thread"] == k["thread"] and
+                  r["start_ns"] <= k["api_start_ns"] and k["api_end_ns"] <= r["end_ns"]]
+        if not within:
+            if chain:
+                fail(f"kernel {name} launched outside every range is under {chain[0]['name']}")
+            outside += 1
+        for layer in (r for r in within if r["kind"] == "layer"):
+            if layer not in chain:
+                fail(f"kernel {name} launched in {layer['name']} is not under it")
+            if chain[0]["kind"] != "brick":
+                fail(f"kernel {name} launched in {layer['name']} is under "
+                     f"{chain[0]['kind']} {chain[0]['name']}, not a brick")
+            seen.add((layer["name"], chain[0]["name"]))
+    missing = [f"{layer}/{brick}" for layer in layer_names.split(",")
+               for brick in brick_names.split(",") if (layer, brick) not in seen]
+    if missing:
+        fail("no kernels under " + ", ".join(missing))
+    print(f"{len(kernels(t))} kernels, {len(seen)} layer/brick pairs with kernels; "
+          f"{outside} kernels launched outside any range, at the root")
+    print("ok")
+
+
 def cmd_captured(trace_path, layer):
     """A cuda-profiler-api trace: one window, its kernels all under `layer`,
     and the work outside it left out and counted."""
@@ -114,8 +170,12 @@ def cmd_captured(trace_path, layer):
     cmd_attributed(trace_path)
 
 
-def cmd_ncu(trace_path, csv_path, tol="0.05"):
+def cmd_ncu(trace_path, csv_path, tol="0.05", probe_path=None):
     t = load(trace_path)
+    if probe_path:  # the probe's own CUDA-event timing of the same launches
+        probe = json.loads(open(probe_path).read().strip().splitlines()[-1])
+        print(f"probe_norm: CUDA events around each launch in the traced run, median "
+              f"{probe['probe_norm_event_ns']:.0f} ns")
     ours = {}
     for k in kernels(t):
         ours.setdefault(short(k["name"]), []).append(k["end_ns"] - k["start_ns"])
@@ -148,24 +208,47 @@ def cmd_ncu(trace_path, csv_path, tol="0.05"):
     print("ok")
 
 
-def launch_times(path):
-    return [json.loads(line)["ns_per_launch"] for line in open(path) if line.startswith("{")]
+def paired(a, b):
+    """Median of the per-round differences a[i] - b[i]: configurations run
+    in turn within a round, so drift between rounds cancels."""
+    return statistics.median(x - y for x, y in zip(a, b))
 
 
-def cmd_overhead(base, agent, max_added_ns):
-    bs, ats = launch_times(base), launch_times(agent)
-    b, a = statistics.median(bs), statistics.median(ats)
-    print(f"empty-kernel launch, ns: without agent {bs}, with {ats}")
-    print(f"median {b:.0f} ns without, {a:.0f} ns with the agent: "
-          f"{a - b:+.0f} ns per launch (x{a / b:.2f}; goal <= {max_added_ns} ns added)")
-    if a - b > float(max_added_ns):
-        fail(f"{a - b:.0f} ns added per launch > {max_added_ns}")
+def cmd_overhead(max_own_ns, goal_ns, *configs):
+    runs = {}  # configuration -> the JSON line of each of its runs
+    for arg in configs:
+        name, path = arg.split("=", 1)
+        runs[name] = [json.loads(line) for line in open(path) if line.startswith("{")]
+        if not runs[name]:
+            fail(f"no runs in {path}")
+    names = list(runs)
+    over = []
+    for field in [f for f in runs[names[0]][0] if f.startswith("ns_")]:
+        print(f"{field}, median of the runs:")
+        values = {n: [r[field] for r in runs[n]] for n in names}
+        for i, n in enumerate(names):
+            step = f"{statistics.median(values[n]) - statistics.median(values[names[i - 1]]):+8.0f}" \
+                   f" vs {names[i - 1]}" if i else ""
+            each = " ".join(f"{v:.0f}" for v in values[n])
+            print(f"  {n:16} {statistics.median(values[n]):8.0f} {step:28} runs {each}")
+        total = paired(values["agent"], values["none"])
+        cupti = paired(values["null-api"], values["none"])
+        own = paired(values["agent"], values["null-api"])
+        verdict = "" if goal_ns == "-" else \
+            f"; goal <= {goal_ns} ns {'met' if total <= float(goal_ns) else 'MISSED'}"
+        print(f"  per-round differences: agent - none {total:+.0f} ns{verdict}; of which "
+              f"CUPTI (null-api - none) {cupti:+.0f} ns, brickprof's own code (agent - null-api) "
+              f"{own:+.0f} ns" + ("" if max_own_ns == "-" else f" (limit {max_own_ns})"))
+        if max_own_ns != "-" and own > float(max_own_ns):
+            over.append(f"{field}: brickprof's own code adds {own:.0f} ns > {max_own_ns}")
+    if over:
+        fail("; ".join(over))
     print("ok")
 
 
 if __name__ == "__main__":
-    cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ncu": cmd_ncu,
-            "overhead": cmd_overhead, "captured": cmd_captured}
+    cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ranges": cmd_ranges,
+            "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -1,6 +1,7 @@
 // GPU probe for scripts/gpu-check: known numbers of launches under NVTX
 // layer/brick ranges, eagerly or replayed from a CUDA graph captured inside
-// the bricks, plus a module loaded from PTX text and a timed launch loop.
+// the bricks, plus a module loaded from PTX text and timed launch loops
+// (bench: empty kernels; graphbench: a graph of empty kernels).
 // Prints what it did as one JSON line so the checker can compare counts.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,13 +19,15 @@
 #include <string>
 #include <vector>
 
+// Grid-stride: one pass with a thread per element, or a few resident
+// blocks looping (PROBE_GRID).
 __global__ void probe_norm(float* x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = x[i] * 0.5f + 1.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] = x[i] * 0.5f + 1.0f;
 }
 __global__ void probe_gate(float* x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = x[i] > 0.f ? x[i] : 0.f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] = x[i] > 0.f ? x[i] : 0.f;
 }
 __global__ void probe_empty() {}
 
@@ -56,12 +60,24 @@ int main(int argc, char** argv) {
     waitpid(child, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
   }
-  const int elems = 1 << 20;
+  // PROBE_ELEMS sizes the norm/gate kernels' buffer and PROBE_GRID caps
+  // their blocks (default: a thread per element). The ncu comparison wants
+  // long kernels of few blocks: a fixed offset between the two tools' start
+  // and end points stays small against the duration, and so does what
+  // CUPTI's kernel records cost each block.
+  const char* elems_env = std::getenv("PROBE_ELEMS");
+  const char* grid_env = std::getenv("PROBE_GRID");
+  const int elems = elems_env != nullptr ? std::atoi(elems_env) : 1 << 20;
+  const int blocks = grid_env != nullptr ? std::atoi(grid_env) : (elems + 255) / 256;
+  if (elems < 256 || blocks < 1) {
+    std::fprintf(stderr, "PROBE_ELEMS: want at least 256; PROBE_GRID: at least 1\n");
+    return 2;
+  }
   float* d = nullptr;
-  CHECK(cudaMalloc(&d, elems * sizeof(float)));
+  CHECK(cudaMalloc(&d, static_cast<size_t>(elems) * sizeof(float)));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  dim3 grid((elems + 255) / 256), block(256);
+  dim3 grid(blocks), block(256);
 
   if (mode == "bench") {  // host launch overhead of an empty kernel
     for (int i = 0; i < 1000; ++i) probe_empty<<<1, 1, 0, s>>>();
@@ -75,16 +91,66 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // Replays of one graph of `nodes` empty kernels, n back to back (host
+  // time per cudaGraphLaunch; once the queue is full the GPU sets the pace)
+  // and n each followed by a sync (the launch call alone, and the replay).
+  if (mode == "graphbench") {
+    const int nodes = argc > 3 ? std::atoi(argv[3]) : 75;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < nodes; ++i) probe_empty<<<1, 1, 0, s>>>();
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 100; ++i) CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    using Clock = std::chrono::steady_clock;
+    auto ns_each = [n](Clock::duration d) {
+      return std::chrono::duration<double, std::nano>(d).count() / n;
+    };
+    auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) CHECK(cudaGraphLaunch(exec, s));
+    auto back_to_back = Clock::now() - t0;
+    CHECK(cudaStreamSynchronize(s));
+    Clock::duration call{}, replay{};
+    for (int i = 0; i < n; ++i) {
+      auto start = Clock::now();
+      CHECK(cudaGraphLaunch(exec, s));
+      call += Clock::now() - start;
+      CHECK(cudaStreamSynchronize(s));
+      replay += Clock::now() - start;
+    }
+    std::printf(
+        "{\"mode\":\"graphbench\",\"nodes\":%d,\"launches\":%d,\"ns_per_graph_launch\":%.1f,"
+        "\"ns_per_launch_call_synced\":%.1f,\"ns_per_replay_synced\":%.1f}\n",
+        nodes, n, ns_each(back_to_back), ns_each(call), ns_each(replay));
+    return 0;
+  }
+
   // Two layers of NVTX-named bricks, n launches of each kernel per brick;
   // eager mode adds a memset (the captured graph holds kernels only).
+  // Eager probe_norm launches sit between CUDA events: the program's own
+  // measure of each kernel, a third opinion beside the trace and ncu.
   const int layers = 2;
+  std::vector<cudaEvent_t> marks;
   auto run_layers = [&](bool with_memset) -> cudaError_t {
     for (int l = 0; l < layers; ++l) {
       char name[16];
       std::snprintf(name, sizeof name, "Layer %d", l);
       nvtxRangePushA(name);
       nvtxRangePushA("RmsNorm");
-      for (int i = 0; i < n; ++i) probe_norm<<<grid, block, 0, s>>>(d, elems);
+      for (int i = 0; i < n; ++i) {
+        if (with_memset) {
+          marks.resize(marks.size() + 2);
+          for (cudaEvent_t* e : {&marks.end()[-2], &marks.end()[-1]})
+            if (cudaError_t err = cudaEventCreate(e); err != cudaSuccess) return err;
+          if (cudaError_t err = cudaEventRecord(marks.end()[-2], s); err != cudaSuccess) return err;
+        }
+        probe_norm<<<grid, block, 0, s>>>(d, elems);
+        if (with_memset) {
+          if (cudaError_t err = cudaEventRecord(marks.back(), s); err != cudaSuccess) return err;
+        }
+      }
       nvtxRangePop();
       nvtxRangePushA("GateProjection");
       for (int i = 0; i < n; ++i) probe_gate<<<grid, block, 0, s>>>(d, elems);
@@ -110,6 +176,13 @@ int main(int argc, char** argv) {
     for (int r = 0; r < replays; ++r) CHECK(cudaGraphLaunch(exec, s));  // outside any brick
   }
   CHECK(cudaStreamSynchronize(s));
+  std::vector<float> event_ms;
+  for (size_t i = 0; i + 1 < marks.size(); i += 2) {
+    event_ms.push_back(0);
+    CHECK(cudaEventElapsedTime(&event_ms.back(), marks[i], marks[i + 1]));
+  }
+  std::sort(event_ms.begin(), event_ms.end());
+  const double norm_event_ns = event_ms.empty() ? 0 : 1e6 * event_ms[event_ms.size() / 2];
 
   // A module from PTX text (the registry must hash exactly these bytes).
   std::string ptx_hash_file = argc > 3 ? argv[3] : "";
@@ -123,12 +196,12 @@ int main(int argc, char** argv) {
     cuModuleUnload(mod);
   }
   std::vector<float> host(elems, 1.0f);
-  CHECK(cudaMemcpy(d, host.data(), elems * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(host.data(), d, elems * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(host.data(), d, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(d));
   std::printf(
       "{\"mode\":\"%s\",\"per_brick_launches\":%d,\"layers\":%d,\"replays\":%d,"
-      "\"kernels\":{\"probe_norm\":%d,\"probe_gate\":%d}}\n",
-      mode.c_str(), n, layers, replays, n * layers * replays, n * layers * replays);
+      "\"kernels\":{\"probe_norm\":%d,\"probe_gate\":%d},\"probe_norm_event_ns\":%.0f}\n",
+      mode.c_str(), n, layers, replays, n * layers * replays, n * layers * replays, norm_event_ns);
   return 0;
 }

@@ -85,6 +85,12 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     else warn(c, "BRICKPROF_PTX", v, "hash");
   }
 
+  if (auto v = get("BRICKPROF_CUDA_GRAPH_TRACE"); !v.empty()) {
+    if (v == "node") c.graph_trace = GraphTrace::kNode;
+    else if (v == "graph") c.graph_trace = GraphTrace::kGraph;
+    else warn(c, "BRICKPROF_CUDA_GRAPH_TRACE", v, "node (valid: node, graph)");
+  }
+
   if (auto v = get("BRICKPROF_CAPTURE"); !v.empty()) {
     constexpr std::string_view kScopePrefix = "scope:";
     if (v == "all") {

@@ -19,7 +19,7 @@ namespace brickprof::cli {
 namespace {
 
 struct RunOptions {
-  std::string output, formats, log, sync, gpu, ptx, capture;
+  std::string output, formats, log, sync, gpu, ptx, capture, cuda_graph_trace;
   unsigned buffer_mb = 0;
   std::vector<std::string> command;  // positionals given before any "--"
 };
@@ -53,6 +53,7 @@ void set_agent_env(const std::string& agent, const RunOptions& o) {
   set_env("BRICKPROF_GPU", o.gpu);
   set_env("BRICKPROF_PTX", o.ptx);
   set_env("BRICKPROF_CAPTURE", o.capture);
+  set_env("BRICKPROF_CUDA_GRAPH_TRACE", o.cuda_graph_trace);
   if (o.buffer_mb) set_env("BRICKPROF_BUFFER_MB", std::to_string(o.buffer_mb));
 }
 
@@ -147,6 +148,11 @@ Command add_run_command(CLI::App& parent) {
                   "What to record: all, cuda-profiler-api (between cudaProfilerStart and "
                   "cudaProfilerStop), or scope:NAME (inside every scope, brick or NVTX range "
                   "named NAME) [BRICKPROF_CAPTURE]");
+  sub->add_option("--cuda-graph-trace", o->cuda_graph_trace,
+                  "Kernels replayed from CUDA graphs: node (each kernel, attributed to the scope "
+                  "that captured it) or graph (each replay as one interval: a fifth of CUPTI's "
+                  "cost per replay, no kernels inside) [BRICKPROF_CUDA_GRAPH_TRACE]")
+      ->check(CLI::IsMember({"node", "graph"}));
   sub->add_option("command", o->command, "The command to profile (put it after --)");
   sub->footer(
       "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"

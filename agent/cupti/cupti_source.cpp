@@ -127,7 +127,8 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
     }
     if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
       Recorder::set_scope_end_hook(sync_at_scope_end);
-    *status = "active (" + path + ", sync " + to_string(config.sync) + ")";
+    *status = "active (" + path + ", sync " + to_string(config.sync) +
+              (s->graphs_traced_whole ? ", CUDA graphs traced whole" : "") + ")";
     return std::make_unique<CuptiSource>(s);
   } catch (...) {
     *status = "unavailable: internal error while starting CUPTI";

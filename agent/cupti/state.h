@@ -37,6 +37,7 @@ struct GpuState {
   CUpti_SubscriberHandle subscriber = nullptr;
   bool activity_on = false;
   std::vector<CUpti_ActivityKind> enabled_kinds;  // by start_activity, for stop_activity
+  bool graphs_traced_whole = false;  // BRICKPROF_CUDA_GRAPH_TRACE=graph took effect
 
   CbidSlot driver_api[kMaxCbid];
   CbidSlot runtime_api[kMaxCbid];

@@ -30,6 +30,7 @@ TEST(ConfigTest, Defaults) {
   EXPECT_EQ(c.ptx, PtxMode::kHash);
   EXPECT_EQ(c.signal_dump_seconds, 20u);
   EXPECT_EQ(c.capture, capture::Mode::kAll);
+  EXPECT_EQ(c.graph_trace, GraphTrace::kNode);
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -42,7 +43,8 @@ TEST(ConfigTest, ReadsEveryVariable) {
                    {"BRICKPROF_SYNC", "per-layer"},
                    {"BRICKPROF_PTX", "source"},
                    {"BRICKPROF_SIGNAL_DUMP_SECONDS", "90"},
-                   {"BRICKPROF_CAPTURE", "scope:decode token"}});
+                   {"BRICKPROF_CAPTURE", "scope:decode token"},
+                   {"BRICKPROF_CUDA_GRAPH_TRACE", "graph"}});
   EXPECT_EQ(c.output, "/tmp/x-%p");
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome", "folded"}));
   EXPECT_EQ(c.log_level, "debug");
@@ -53,6 +55,7 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.signal_dump_seconds, 90u);
   EXPECT_EQ(c.capture, capture::Mode::kScope);
   EXPECT_EQ(c.capture_scope, "decode token");
+  EXPECT_EQ(c.graph_trace, GraphTrace::kGraph);
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -64,8 +67,10 @@ TEST(ConfigTest, BadValuesWarnOnceEachAndKeepDefaults) {
                    {"BRICKPROF_SYNC", "sometimes"},
                    {"BRICKPROF_PTX", "all"},
                    {"BRICKPROF_SIGNAL_DUMP_SECONDS", "0"},
-                   {"BRICKPROF_CAPTURE", "scope:"}});
-  EXPECT_EQ(c.warnings.size(), 8u);
+                   {"BRICKPROF_CAPTURE", "scope:"},
+                   {"BRICKPROF_CUDA_GRAPH_TRACE", "nodes"}});
+  EXPECT_EQ(c.warnings.size(), 9u);
+  EXPECT_EQ(c.graph_trace, GraphTrace::kNode);
   EXPECT_EQ(c.capture, capture::Mode::kAll);
   EXPECT_EQ(c.signal_dump_seconds, 20u);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "tree", "dot"}));

@@ -51,14 +51,16 @@ TEST(Run, SetsAgentAndOptionEnvironment) {
   CliResult r = run_with_fake(
       {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug", "--buffer-mb",
        "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--capture",
-       "scope:decode token", "--", "sh", "-c",
+       "scope:decode token", "--cuda-graph-trace", "graph", "--", "sh", "-c",
        "echo \"$LD_PRELOAD|$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH\"; "
        "echo \"$BRICKPROF_OUTPUT|$BRICKPROF_FORMATS|$BRICKPROF_LOG|$BRICKPROF_BUFFER_MB|"
-       "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX|$BRICKPROF_CAPTURE\""},
+       "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX|$BRICKPROF_CAPTURE|"
+       "$BRICKPROF_CUDA_GRAPH_TRACE\""},
       {{"LD_PRELOAD", std::nullopt}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, agent() + "|" + agent() + "|" + agent() + "\n" +
-                       "/tmp/p-%p|json,chrome|debug|64|per-layer|off|source|scope:decode token\n");
+                       "/tmp/p-%p|json,chrome|debug|64|per-layer|off|source|scope:decode token|"
+                       "graph\n");
 }
 
 TEST(Run, UnsetOptionsLeaveTheAgentDefaults) {

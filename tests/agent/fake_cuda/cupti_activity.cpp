@@ -50,6 +50,7 @@ bool supported(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
     case CUPTI_ACTIVITY_KIND_MEMSET:
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
       return true;
     default:
       return false;

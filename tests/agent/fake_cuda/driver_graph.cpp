@@ -2,7 +2,10 @@
 // become kernel nodes, instantiation clones them, and a graph launch runs
 // the clones in order. CUPTI hears of nodes as it does from the real
 // driver: GRAPHNODE_CREATED inside the capturing launch, GRAPHNODE_CLONED
-// inside cuGraphInstantiate, and kernel records naming the executed node.
+// inside cuGraphInstantiate, and kernel records naming the executed node
+// (or, when the tool enabled GRAPH_TRACE, one record per replay).
+#include <cstring>
+
 #include "driver_state.h"
 #include "driver_trace.h"
 #include "driver_work.h"
@@ -75,14 +78,31 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (exec == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
   // Every kernel and copy of the replay carries the launch's correlation id
-  // and the id of the (cloned) node it ran from.
+  // and the id of the (cloned) node it ran from; with GRAPH_TRACE, the
+  // replay is one record instead.
+  const Tool* t = tool();
+  Interval span{0, 0};
+  Interval* whole = t != nullptr && t->wants(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ? &span : nullptr;
   for (CUgraphNode node : exec->nodes) {
-    const LaunchOrigin origin{call.correlation(), node->id, exec->id};
+    const LaunchOrigin origin{call.correlation(), node->id, exec->id, whole};
     if (node->is_copy) {
       run_copy(node->copy, ctx, stream, origin);
     } else if (const CUresult r = run_kernel(node->launch, ctx, stream, origin); r != CUDA_SUCCESS) {
       return call.finish(r);
     }
+  }
+  if (whole != nullptr && span.end != 0) {
+    CUpti_ActivityGraphTrace2 g;
+    std::memset(&g, 0, sizeof g);
+    g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+    g.correlationId = call.correlation();
+    g.start = span.start;
+    g.end = span.end;
+    g.deviceId = g.endDeviceId = static_cast<uint32_t>(ctx->device);
+    g.contextId = g.endContextId = ctx->id;
+    g.streamId = stream_id(stream);
+    g.graphId = exec->id;
+    emit(g, ctx->id);
   }
   return call.finish(CUDA_SUCCESS);
 }

@@ -33,6 +33,14 @@ void stamp(Record& r, const Interval& run, CUcontext ctx, uint32_t stream, uint3
   r.correlationId = correlation;
 }
 
+// Adds `run` to a graph replay's span, if the replay is traced whole.
+bool widen(Interval* span, const Interval& run) {
+  if (span == nullptr) return false;
+  if (span->start == 0 || run.start < span->start) span->start = run.start;
+  if (run.end > span->end) span->end = run.end;
+  return true;
+}
+
 // A synchronous copy on the NULL stream: returns when it is done.
 CUresult record_copy(const TracedCall& call, const CopyLaunch& copy) {
   CUcontext ctx = current_context();
@@ -133,7 +141,7 @@ CUresult run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream,
   }
   Interval run = gpu_run(uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] * kNsPerBlock);
   const Tool* t = tool();
-  if (t == nullptr) return CUDA_SUCCESS;
+  if (t == nullptr || widen(origin.graph_span, run)) return CUDA_SUCCESS;
   CUpti_ActivityKernel10 k;
   std::memset(&k, 0, sizeof k);
   // CONCURRENT_KERNEL if asked for, else the serialising KERNEL kind.
@@ -161,6 +169,7 @@ CUresult run_kernel(const KernelLaunch& l, CUcontext ctx, CUstream stream,
 void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchOrigin& origin) {
   if (executing() && c.dst != nullptr && c.src != nullptr) std::memcpy(c.dst, c.src, c.bytes);
   Interval run = gpu_run(c.bytes / kBytesPerNs);
+  if (widen(origin.graph_span, run)) return;
   CUpti_ActivityMemcpy6 m;
   std::memset(&m, 0, sizeof m);
   m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;

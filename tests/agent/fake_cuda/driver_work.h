@@ -15,6 +15,9 @@ struct LaunchOrigin {
   uint32_t correlation;     // of the launching API call
   uint64_t graph_node = 0;  // CUPTI's id of the executed node, 0 if none
   uint32_t graph_id = 0;
+  // A replay whose tool asked for GRAPH_TRACE: the nodes' runs widen this
+  // span instead of getting records of their own, as CUPTI does.
+  Interval* graph_span = nullptr;
 };
 
 // Books the kernel on the fake GPU (kNsPerBlock per block) and queues the

@@ -238,6 +238,36 @@ TEST_F(FakeBricklayerTest, GraphReplaysLandUnderTheBricksThatCapturedThem) {
   }
 }
 
+// BRICKPROF_CUDA_GRAPH_TRACE=graph: each replay is one "CUDA graph N" node
+// under the decode step that launched it, spanning the replay's kernels;
+// no kernel of a replayed node appears, the prefill's eager ones do.
+TEST_F(FakeBricklayerTest, WholeGraphTraceGivesOneNodePerReplay) {
+  std::string out;
+  json t = run_bricklayer("graph", &out, {{"BRICKPROF_CUDA_GRAPH_TRACE", "graph"}});
+  EXPECT_NE(t["diagnostics"]["cupti"].get<std::string>().find("CUDA graphs traced whole"),
+            std::string::npos)
+      << t["diagnostics"]["cupti"];
+  const auto steps = decode_steps(t);
+  ASSERT_EQ(steps.size(), static_cast<size_t>(kTokens));
+  std::set<const json*> replayed_in;
+  int64_t replay_ns = 0;
+  for (const json* k : of_kind(t, "kernel")) {
+    EXPECT_EQ(graph_node(*k), 0u) << k->dump();
+    if ((*k)["name"].get<std::string>().rfind("CUDA graph ", 0) != 0) {
+      EXPECT_EQ(step_of(t, *k, steps), nullptr) << "a kernel of a replay: " << k->dump();
+      continue;
+    }
+    const json* step = step_of(t, *k, steps);
+    ASSERT_NE(step, nullptr) << k->dump();
+    EXPECT_EQ(parent_of(t, *k)["name"], "decode token");
+    EXPECT_TRUE(replayed_in.insert(step).second) << "two replays in one step";
+    if (replay_ns == 0) replay_ns = duration(*k);
+    EXPECT_EQ(duration(*k), replay_ns) << "every replay runs the same kernels";
+  }
+  EXPECT_EQ(replayed_in.size(), static_cast<size_t>(kTokens));
+  EXPECT_GT(replay_ns, 0);
+}
+
 // Tokens per step ride on gridDim.y (at most 65535): a larger batch x prompt
 // is refused up front with one line and exit 2, not a failed launch.
 TEST_F(FakeBricklayerTest, TooManyTokensPerStepIsRefusedClearly) {

@@ -9,6 +9,9 @@
                                      launched outside every range at the root;
                                      each of LAYERS has kernels under each of
                                      BRICKS (comma-separated)
+  whole-graphs TRACE                 BRICKPROF_CUDA_GRAPH_TRACE=graph: one
+                                     "CUDA graph N" node per decode step, under
+                                     it; no kernel of a replayed graph node
   captured TRACE LAYER               a cuda-profiler-api trace: one window,
                                      only LAYER, the rest counted outside
   ncu TRACE NCU_CSV [TOL [PROBE_OUT]] per-kernel median durations vs ncu (and
@@ -154,6 +157,24 @@ def cmd_ranges(trace_path, layer_names, brick_names):
     print("ok")
 
 
+def cmd_whole_graphs(trace_path):
+    t = load(trace_path)
+    by_id = {n["id"]: n for n in t["nodes"]}
+    steps = [n for n in t["nodes"] if n["kind"] == "scope" and n["name"] == "decode token"]
+    graphs = [k for k in kernels(t) if k["name"].startswith("CUDA graph ")]
+    print("cupti:", t["diagnostics"]["cupti"])
+    if "CUDA graphs traced whole" not in t["diagnostics"]["cupti"]:
+        fail("graph-level tracing did not take effect")
+    if any(k.get("graph_node") for k in kernels(t)):
+        fail("kernels of replayed graph nodes in the trace")
+    if len(graphs) != len(steps) or not graphs:
+        fail(f"{len(graphs)} whole-graph nodes for {len(steps)} decode steps")
+    if any(by_id[g["parent"]]["name"] != "decode token" for g in graphs):
+        fail("a whole-graph node outside its decode step")
+    durations = sorted(g["end_ns"] - g["start_ns"] for g in graphs)
+    print(f"ok: {len(graphs)} replays, median {durations[len(durations) // 2] / 1e3:.1f} us on the GPU")
+
+
 def cmd_captured(trace_path, layer):
     """A cuda-profiler-api trace: one window, its kernels all under `layer`,
     and the work outside it left out and counted."""
@@ -248,7 +269,8 @@ def cmd_overhead(max_own_ns, goal_ns, *configs):
 
 if __name__ == "__main__":
     cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ranges": cmd_ranges,
-            "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured}
+            "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured,
+            "whole-graphs": cmd_whole_graphs}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

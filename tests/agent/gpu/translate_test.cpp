@@ -153,6 +153,42 @@ TEST(Translate, GraphReplayGoesToCaptureScope) {
   EXPECT_EQ(s.trace.detail(s.trace.nodes.back())->graph_node, 0xC10Eu);
 }
 
+// BRICKPROF_CUDA_GRAPH_TRACE=graph: a whole replay is one kernel node under
+// the scope around the graph launch; one that began with host work names
+// its device in the end fields.
+TEST(Translate, WholeGraphReplayGoesToTheLaunchingScope) {
+  TranslationContext ctx;
+  CUpti_ActivityGraphTrace2 g;
+  std::memset(&g, 0, sizeof g);
+  g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  g.correlationId = 77;
+  g.start = 1000;
+  g.end = 91000;
+  g.deviceId = 0x7fffffff;
+  g.contextId = 0x7fffffff;
+  g.endDeviceId = 1;
+  g.endContextId = 5;
+  g.streamId = 13;
+  g.graphId = 4;
+  ASSERT_TRUE(translate(as_record(&g), ctx));
+  Scopes s;
+  s.launches.by_correlation[77] = {s.layer, 9, 500, 900};  // cuGraphLaunch under the layer
+  AttributionInputs in;
+  in.launches = &s.launches;
+  EXPECT_EQ(attribute(ctx.staged, in, s.trace).orphans, 0u);
+  const Node& n = s.trace.nodes.back();
+  EXPECT_EQ(n.kind, NodeKind::kKernel);
+  EXPECT_EQ(s.trace.name(n), "CUDA graph 4");
+  EXPECT_EQ(n.parent, s.layer);
+  EXPECT_EQ(n.duration_ns(), 90000);
+  const GpuDetail* d = s.trace.detail(n);
+  EXPECT_EQ(d->device, 1u);
+  EXPECT_EQ(d->context, 5u);
+  EXPECT_EQ(d->stream, 13u);
+  EXPECT_EQ(d->graph_node, 0u);
+  EXPECT_EQ(d->api_start_ns, 500);
+}
+
 TEST(Translate, MemcpyDirectionKindsAndAddresses) {
   TranslationContext ctx;
   CUpti_ActivityMemcpy6 m;

@@ -42,13 +42,18 @@ LaunchStats analyze_launches(const Trace& t) {
   for (const Node& n : t.nodes) {
     if (n.kind != NodeKind::kKernel || n.detail == kNoDetail) continue;
     const GpuDetail& d = t.gpu[n.detail];
-    const bool from_graph = d.graph_node != 0;
+    const bool whole_graph = d.graph_id != 0 && d.graph_node == 0;
+    const bool from_graph = d.graph_node != 0 || whole_graph;
     KernelSamples& k = by_kernel[{n.name, from_graph}];
     const int64_t gpu_ns = std::max<int64_t>(0, n.duration_ns());
     k.gpu.add(gpu_ns);
-    ++r.kernels;
+    if (whole_graph) {
+      ++r.graph.whole;
+    } else {
+      ++r.kernels;
+    }
     if (from_graph) {
-      ++r.graph.kernels;
+      if (!whole_graph) ++r.graph.kernels;
       const uint64_t key = (static_cast<uint64_t>(n.thread) << 40) ^ d.correlation;
       auto [it, first] = graph_launches.try_emplace(key);
       GraphLaunch& g = it->second;

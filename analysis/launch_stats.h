@@ -3,7 +3,9 @@
 // shorter on the GPU than its launch call took on the CPU is launch-bound:
 // the host cannot issue such kernels as fast as the GPU finishes them, and
 // a CUDA graph (one call for many kernels) is the usual cure. Graph-replayed
-// kernels are counted apart, as issued at their cuGraphLaunch. Each Spread
+// kernels are counted apart, as issued at their cuGraphLaunch; so are whole
+// graph replays traced as one interval, which are launches, not kernels
+// (a row of their own, not in the kernel counts). Each Spread
 // counts the launches that had it: a kernel without API times has no call
 // and no delay.
 #pragma once
@@ -31,6 +33,7 @@ struct KernelLaunches {
 struct GraphLaunches {
   uint64_t launches = 0;  // distinct cuGraphLaunch calls (correlation ids)
   uint64_t kernels = 0;
+  uint64_t whole = 0;     // replays traced as one interval, no kernels seen
   Spread call;            // the cuGraphLaunch call
   Spread first_delay;     // call start to the first kernel's start
 };

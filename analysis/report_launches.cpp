@@ -34,7 +34,7 @@ void write_json(const LaunchStats& r, std::ostream& out) {
   spread_json(w, "call", r.call);
   spread_json(w, "delay", r.delay);
   w.key("graph").begin_object().field("launches", r.graph.launches)
-      .field("kernels", r.graph.kernels);
+      .field("kernels", r.graph.kernels).field("whole", r.graph.whole);
   spread_json(w, "call", r.graph.call);
   spread_json(w, "first_delay", r.graph.first_delay);
   w.end_object();
@@ -52,13 +52,15 @@ void write_json(const LaunchStats& r, std::ostream& out) {
 }
 
 void write_text(const LaunchStats& r, std::ostream& out) {
-  if (r.kernels == 0) {
+  if (r.kernels == 0 && r.graph.whole == 0) {
     out << "Kernel launches: no kernels in the trace\n";
     return;
   }
   out << "Kernel launches: " << r.kernels << " kernels, " << r.direct << " launched one by one";
   if (r.graph.kernels)
     out << ", " << r.graph.kernels << " replayed by " << r.graph.launches << " graph launches";
+  if (r.graph.whole)
+    out << ", " << r.graph.whole << " graph replays traced whole (kernels inside not seen)";
   out << '\n';
   if (r.direct) {
     out << "  launch call on the host: " << median_p99(r.call);

@@ -86,6 +86,9 @@ struct GpuDetail {
   uint32_t registers = 0;
   uint64_t ptx_hash = 0;
   uint64_t graph_node = 0;  // CUDA graph node id when replayed from a graph
+  // A whole CUDA graph replay traced as one interval (BRICKPROF_CUDA_GRAPH_TRACE
+  // =graph): the graph's id; 0 for a kernel of its own.
+  uint32_t graph_id = 0;
   // transfer / memset
   uint64_t bytes = 0;
   Direction direction = Direction::kUnknown;

@@ -38,6 +38,7 @@ enum class TraceKey : uint8_t {
   kRegisters,
   kPtxHash,
   kGraphNode,
+  kGraphId,
   kBytes,
   kDirection,
   kSrcKind,
@@ -52,13 +53,13 @@ enum class TraceKey : uint8_t {
   kType,
 };
 
-inline constexpr std::array<std::string_view, 37> kTraceKeyNames = {
+inline constexpr std::array<std::string_view, 38> kTraceKeyNames = {
     "",         "id",       "kind",      "name",        "parent",       "thread",     "start_ns",
     "end_ns",   "index",    "brick_id",  "category",    "elements",     "flops",      "bytes_moved",
     "device",   "context",  "stream",    "correlation", "api_start_ns", "api_end_ns", "grid",
-    "block",    "smem",     "registers", "ptx_hash",    "graph_node",   "bytes",      "direction",
-    "src_kind", "dst_kind", "src_addr",  "dst_addr",    "sync",         "event",      "src",
-    "dst",      "type"};
+    "block",    "smem",     "registers", "ptx_hash",    "graph_node",   "graph_id",   "bytes",
+    "direction", "src_kind", "dst_kind", "src_addr",    "dst_addr",     "sync",       "event",
+    "src",      "dst",      "type"};
 static_assert(kTraceKeyNames.size() == static_cast<size_t>(TraceKey::kType) + 1);
 
 // "" for kUnknown.
@@ -116,6 +117,7 @@ inline TraceKey key_from_raw(const char* raw) {
     case 'g':
       if (is(raw, "grid")) return TraceKey::kGrid;
       if (is(raw, "graph_node")) return TraceKey::kGraphNode;
+      if (is(raw, "graph_id")) return TraceKey::kGraphId;
       break;
     case 'i':
       if (is(raw, "id")) return TraceKey::kId;

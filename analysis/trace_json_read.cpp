@@ -303,6 +303,7 @@ void Reader::read_node(od::object obj) {
       case TraceKey::kRegisters: g.registers = u32(); break;
       case TraceKey::kPtxHash: g.ptx_hash = get_hash(v, c_); break;
       case TraceKey::kGraphNode: g.graph_node = get_uint(v, c_); break;
+      case TraceKey::kGraphId: g.graph_id = u32(); break;
       case TraceKey::kBytes: g.bytes = get_uint(v, c_); has_gpu = true; break;
       case TraceKey::kDirection: g.direction = get_enum<Direction>(v, c_); has_gpu = true; break;
       case TraceKey::kSrcKind: g.src_kind = get_enum<MemoryKind>(v, c_); break;

@@ -90,6 +90,7 @@ void write_gpu_detail(JsonWriter& w, NodeKind kind, const GpuDetail& g) {
   w.field("device", g.device).field("context", g.context).field("stream", g.stream);
   w.field("correlation", g.correlation);
   if (g.graph_node) w.field("graph_node", g.graph_node);  // replayed from a CUDA graph
+  if (g.graph_id) w.field("graph_id", g.graph_id);        // a whole graph replay
   if (g.api_start_ns) w.field("api_start_ns", g.api_start_ns).field("api_end_ns", g.api_end_ns);
   switch (kind) {
     case NodeKind::kKernel:

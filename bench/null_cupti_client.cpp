@@ -98,15 +98,18 @@ Mode mode_from_env() {
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = g_buffers[g_next++ % kBuffers];  // reused: the contents are never read
-  *size = kBufferBytes;
-  *max_records = 0;
-}
-
 // Records by kind, counted in graph-trace mode only.
 std::atomic<bool> g_count{false};
 std::atomic<uint64_t> g_kernels{0}, g_graphs{0};
+
+void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  // Reused, their contents never read; in graph-trace mode, where they are
+  // read, a buffer of its own each time, freed once counted.
+  *buffer = g_count.load() ? static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes))
+                           : g_buffers[g_next++ % kBuffers];
+  *size = kBufferBytes;
+  *max_records = 0;
+}
 
 void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   if (!g_count.load()) return;
@@ -115,6 +118,7 @@ void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t val
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++g_kernels;
     if (record->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ++g_graphs;
   }
+  std::free(buffer);
 }
 
 void print_counts() {
@@ -143,6 +147,7 @@ void enable_api_callbacks(CUpti_SubscriberHandle subscriber) {
 
 __attribute__((constructor)) void start() {
   const Mode mode = mode_from_env();
+  g_count = mode == Mode::kGraphTrace;  // before CUPTI asks for a buffer
   load_cupti();
   for (uint8_t*& b : g_buffers) b = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   if (mode == Mode::kLaunch || mode == Mode::kApi) {
@@ -168,7 +173,6 @@ __attribute__((constructor)) void start() {
   }
   if (mode == Mode::kGraphTrace) {
     check(g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE), "GRAPH_TRACE records");
-    g_count = true;
     std::atexit(print_counts);
   }
 }

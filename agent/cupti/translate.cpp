@@ -201,6 +201,7 @@ bool translate_graph(const CUpti_ActivityGraphTrace2& g, TranslationContext& ctx
   d.context = g.contextId != kHost ? g.contextId : g.endContextId;
   d.stream = g.streamId;
   d.correlation = g.correlationId;
+  d.graph_id = g.graphId;
   return stage_record(ctx, g, NodeKind::kKernel,
                       ctx.staged.strings.intern("CUDA graph " + std::to_string(g.graphId)), d);
 }

@@ -26,6 +26,7 @@ void expect_same_detail(const GpuDetail& a, const GpuDetail& b, uint32_t id) {
   EXPECT_EQ(a.registers, b.registers);
   EXPECT_EQ(a.ptx_hash, b.ptx_hash);
   EXPECT_EQ(a.graph_node, b.graph_node);
+  EXPECT_EQ(a.graph_id, b.graph_id);
   EXPECT_EQ(a.bytes, b.bytes);
   EXPECT_EQ(a.direction, b.direction);
   EXPECT_EQ(a.src_kind, b.src_kind);

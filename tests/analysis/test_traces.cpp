@@ -99,6 +99,7 @@ Trace full_trace() {
   kd.registers = 40;
   kd.ptx_hash = 0xfedcba9876543210ull;
   kd.graph_node = 1234567;
+  kd.graph_id = 12;
   uint32_t kid = t.add_gpu_node(k, kd);
 
   Node x;

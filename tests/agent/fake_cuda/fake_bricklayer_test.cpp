@@ -260,6 +260,7 @@ TEST_F(FakeBricklayerTest, WholeGraphTraceGivesOneNodePerReplay) {
     const json* step = step_of(t, *k, steps);
     ASSERT_NE(step, nullptr) << k->dump();
     EXPECT_EQ(parent_of(t, *k)["name"], "decode token");
+    EXPECT_GT(k->value("graph_id", 0u), 0u) << k->dump();
     EXPECT_TRUE(replayed_in.insert(step).second) << "two replays in one step";
     if (replay_ns == 0) replay_ns = duration(*k);
     EXPECT_EQ(duration(*k), replay_ns) << "every replay runs the same kernels";

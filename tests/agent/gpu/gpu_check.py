@@ -169,7 +169,8 @@ def cmd_whole_graphs(trace_path):
         fail("kernels of replayed graph nodes in the trace")
     if len(graphs) != len(steps) or not graphs:
         fail(f"{len(graphs)} whole-graph nodes for {len(steps)} decode steps")
-    if any(by_id[g["parent"]]["name"] != "decode token" for g in graphs):
+    if any(g.get("parent") is None or by_id[g["parent"]]["name"] != "decode token"
+           for g in graphs):
         fail("a whole-graph node outside its decode step")
     durations = sorted(g["end_ns"] - g["start_ns"] for g in graphs)
     print(f"ok: {len(graphs)} replays, median {durations[len(durations) // 2] / 1e3:.1f} us on the GPU")

@@ -186,6 +186,7 @@ TEST(Translate, WholeGraphReplayGoesToTheLaunchingScope) {
   EXPECT_EQ(d->context, 5u);
   EXPECT_EQ(d->stream, 13u);
   EXPECT_EQ(d->graph_node, 0u);
+  EXPECT_EQ(d->graph_id, 4u);  // what marks a whole replay
   EXPECT_EQ(d->api_start_ns, 500);
 }
 

@@ -132,5 +132,37 @@ TEST(LaunchStats, TextNamesTheLaunchBoundShare) {
       << text.str();
 }
 
+// BRICKPROF_CUDA_GRAPH_TRACE=graph: each replay is one interval (graph_id
+// set, no graph node). Those are graph launches with their call and delay,
+// a row of their own, and not kernels; a direct kernel beside them stays one.
+TEST(LaunchStats, WholeGraphReplaysAreLaunchesNotKernels) {
+  Trace t;
+  kernel(t, "k", 1, 3, 4, 6);
+  for (int i = 0; i < 3; ++i) {
+    kernel(t, "CUDA graph 2", 10 + 100 * i, 12 + 100 * i, 15 + 100 * i, 95 + 100 * i,
+           200 + i);
+    t.gpu.back().graph_id = 2;
+  }
+  LaunchStats r = analyze_launches(t);
+  EXPECT_EQ(r.kernels, 1u);
+  EXPECT_EQ(r.direct, 1u);
+  EXPECT_EQ(r.graph.kernels, 0u);
+  EXPECT_EQ(r.graph.whole, 3u);
+  EXPECT_EQ(r.graph.launches, 3u);
+  EXPECT_EQ(r.graph.call.median_ns, 2 * us);
+  EXPECT_EQ(r.graph.first_delay.median_ns, 5 * us);
+  ASSERT_EQ(r.by_kernel.size(), 2u);
+  EXPECT_EQ(r.by_kernel[0].name, "CUDA graph 2");
+  EXPECT_TRUE(r.by_kernel[0].from_graph);
+  EXPECT_EQ(r.by_kernel[0].count, 3u);
+  EXPECT_EQ(r.by_kernel[0].gpu.median_ns, 80 * us);
+  std::ostringstream text;
+  render_launches(t, text, false);
+  EXPECT_NE(text.str().find("Kernel launches: 1 kernels, 1 launched one by one, 3 graph replays "
+                            "traced whole (kernels inside not seen)\n"),
+            std::string::npos)
+      << text.str();
+}
+
 }  // namespace
 }  // namespace brickprof

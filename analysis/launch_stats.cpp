@@ -51,9 +51,9 @@ LaunchStats analyze_launches(const Trace& t) {
       ++r.graph.whole;
     } else {
       ++r.kernels;
+      if (from_graph) ++r.graph.kernels;
     }
     if (from_graph) {
-      if (!whole_graph) ++r.graph.kernels;
       const uint64_t key = (static_cast<uint64_t>(n.thread) << 40) ^ d.correlation;
       auto [it, first] = graph_launches.try_emplace(key);
       GraphLaunch& g = it->second;

@@ -15,74 +15,53 @@
 // A CUPTI call that fails ends the process: runs under a client that did not
 // start would pass for runs under one.
 #include <cupti.h>
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "agent/cupti/api_class.h"
+#include "agent/cupti/libraries.h"
 
 namespace {
 
+namespace agent = brickprof::agent;
+
 constexpr size_t kBufferBytes = 4u << 20;  // as the agent's
 constexpr int kBuffers = 16;
-constexpr uint32_t kMaxCbid = 2048;  // the agent's bound (agent/cupti/state.h)
 
 uint8_t* g_buffers[kBuffers];
 std::atomic<unsigned> g_next{0};  // CUPTI may ask from several threads
 
-// libcupti, dlopened by name first as the agent does (agent/cupti/
-// libraries.cpp): LD_LIBRARY_PATH picks it (launch_overhead puts the fake
-// CUPTI there), else the toolkit's where the GPU machines have it. Not
-// linked: the build's only libcupti is the fake, and the rpath to its
-// folder would win over the toolkit's in a build tree carried to a GPU.
-struct Cupti {
-  decltype(&cuptiGetResultString) result_string;
-  decltype(&cuptiSubscribe) subscribe;
-  decltype(&cuptiGetCallbackName) callback_name;
-  decltype(&cuptiEnableCallback) enable_callback;
-  decltype(&cuptiActivityRegisterCallbacks) register_callbacks;
-  decltype(&cuptiActivityEnable) activity_enable;
-  decltype(&cuptiActivityGetNextRecord) next_record;
-  decltype(&cuptiActivityFlushAll) flush_all;
-} g_cupti;
+// libcupti, found and resolved as the agent does (agent/cupti/libraries.h):
+// the soname first, so LD_LIBRARY_PATH picks it (launch_overhead puts the
+// fake CUPTI there), else the toolkit's. Not linked: the build's only
+// libcupti is the fake, and the rpath to its folder would win over the
+// toolkit's in a build tree carried to a GPU.
+agent::Cupti g_cupti;
 
-[[noreturn]] void die(const char* what, const char* why) {
-  std::fprintf(stderr, "null_cupti_client: %s: %s\n", what, why);
+[[noreturn]] void die(const std::string& what, const std::string& why) {
+  std::fprintf(stderr, "null_cupti_client: %s: %s\n", what.c_str(), why.c_str());
   std::_Exit(2);
 }
 
-template <typename F>
-void resolve(void* lib, const char* name, F* slot) {
-  *slot = reinterpret_cast<F>(dlsym(lib, name));
-  if (*slot == nullptr) die(name, "not in libcupti");
-}
-
 void load_cupti() {
-  void* lib = nullptr;
-  for (const char* path : {"libcupti.so", "/usr/local/cuda/lib64/libcupti.so",
-                           "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so"}) {
-    if ((lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+  std::string why = "no libcupti";
+  for (const std::string& candidate : agent::cupti_candidates(std::getenv("CUDA_HOME"))) {
+    std::string file;
+    if (void* lib = agent::open_cupti(candidate, &file)) {
+      if (!agent::resolve_cupti(lib, &g_cupti, &why)) die(file, why);
+      return;
+    }
   }
-  if (lib == nullptr) die("libcupti.so", dlerror());
-  resolve(lib, "cuptiGetResultString", &g_cupti.result_string);
-  resolve(lib, "cuptiSubscribe", &g_cupti.subscribe);
-  resolve(lib, "cuptiGetCallbackName", &g_cupti.callback_name);
-  resolve(lib, "cuptiEnableCallback", &g_cupti.enable_callback);
-  resolve(lib, "cuptiActivityRegisterCallbacks", &g_cupti.register_callbacks);
-  resolve(lib, "cuptiActivityEnable", &g_cupti.activity_enable);
-  resolve(lib, "cuptiActivityGetNextRecord", &g_cupti.next_record);
-  resolve(lib, "cuptiActivityFlushAll", &g_cupti.flush_all);
+  die("libcupti.so", why);
 }
 
 void check(CUptiResult r, const char* what) {
-  if (r == CUPTI_SUCCESS) return;
-  const char* error = "?";
-  g_cupti.result_string(r, &error);
-  die(what, error);
+  if (r != CUPTI_SUCCESS) die(what, agent::cupti_error(g_cupti, r));
 }
 
 enum class Mode { kActivity, kLaunch, kApi, kGraphTrace };
@@ -114,7 +93,7 @@ void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
 void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   if (!g_count.load()) return;
   CUpti_Activity* record = nullptr;
-  while (g_cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+  while (g_cupti.activity_get_next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++g_kernels;
     if (record->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ++g_graphs;
   }
@@ -122,7 +101,7 @@ void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t val
 }
 
 void print_counts() {
-  g_cupti.flush_all(1);
+  g_cupti.activity_flush_all(1);
   std::fprintf(stderr, "null_cupti_client: %llu kernel records, %llu graph records\n",
                static_cast<unsigned long long>(g_kernels.load()),
                static_cast<unsigned long long>(g_graphs.load()));
@@ -132,13 +111,14 @@ void print_counts() {
 // less its resource callbacks (module loads and graph nodes, not launches).
 // Its timestamp callback is left out too: that is brickprof's own code.
 void enable_api_callbacks(CUpti_SubscriberHandle subscriber) {
-  using brickprof::agent::ApiClass;
+  if (g_cupti.get_callback_name == nullptr) die("cuptiGetCallbackName", "not in libcupti");
   for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RUNTIME_API}) {
-    for (uint32_t cbid = 1; cbid < kMaxCbid; ++cbid) {
+    for (uint32_t cbid = 1; cbid < agent::kMaxCbid; ++cbid) {
       const char* name = nullptr;
-      if (g_cupti.callback_name(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+      if (g_cupti.get_callback_name(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr)
+        continue;
       bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-      if (brickprof::agent::classify_api(name, runtime).cls == ApiClass::kIgnore) continue;
+      if (agent::classify_api(name, runtime).cls == agent::ApiClass::kIgnore) continue;
       CUptiResult r = g_cupti.enable_callback(1, subscriber, domain, cbid);
       if (r != CUPTI_ERROR_INVALID_PARAMETER) check(r, name);  // the agent skips those too
     }
@@ -161,7 +141,7 @@ __attribute__((constructor)) void start() {
       enable_api_callbacks(subscriber);
     }
   }
-  check(g_cupti.register_callbacks(requested, completed), "cuptiActivityRegisterCallbacks");
+  check(g_cupti.activity_register_callbacks(requested, completed), "cuptiActivityRegisterCallbacks");
   check(g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
         "CONCURRENT_KERNEL records");
   if (mode == Mode::kApi) {

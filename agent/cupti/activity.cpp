@@ -145,7 +145,6 @@ bool start_activity(GpuState& s, std::string* why) {
     r = c.activity_enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
     if (r == CUPTI_SUCCESS) {
       s.enabled_kinds.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-      s.graphs_traced_whole = true;
     } else {
       s.warnings.push_back("BRICKPROF_CUDA_GRAPH_TRACE=graph unavailable, graph nodes traced one "
                            "by one: " + cupti_error(c, r));

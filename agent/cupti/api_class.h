@@ -9,6 +9,10 @@
 
 namespace brickprof::agent {
 
+// Callback ids are small dense integers below this: a table per domain
+// beats a map, and enabling walks the ids up to it.
+inline constexpr uint32_t kMaxCbid = 2048;
+
 enum class ApiClass : uint8_t {
   kIgnore,
   kLaunch,       // cuLaunchKernel*, cudaLaunchKernel*, cooperative, ...

@@ -127,8 +127,11 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
     }
     if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
       Recorder::set_scope_end_hook(sync_at_scope_end);
+    const auto& kinds = s->enabled_kinds;
+    const bool graphs_whole =
+        std::find(kinds.begin(), kinds.end(), CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != kinds.end();
     *status = "active (" + path + ", sync " + to_string(config.sync) +
-              (s->graphs_traced_whole ? ", CUDA graphs traced whole" : "") + ")";
+              (graphs_whole ? ", CUDA graphs traced whole" : "") + ")";
     return std::make_unique<CuptiSource>(s);
   } catch (...) {
     *status = "unavailable: internal error while starting CUPTI";

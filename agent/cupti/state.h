@@ -19,9 +19,6 @@
 
 namespace brickprof::agent {
 
-// Callback ids are small dense integers; a table per domain beats a map.
-inline constexpr uint32_t kMaxCbid = 2048;
-
 struct CbidSlot {
   ApiInfo info;
   bool classified = false;
@@ -37,7 +34,6 @@ struct GpuState {
   CUpti_SubscriberHandle subscriber = nullptr;
   bool activity_on = false;
   std::vector<CUpti_ActivityKind> enabled_kinds;  // by start_activity, for stop_activity
-  bool graphs_traced_whole = false;  // BRICKPROF_CUDA_GRAPH_TRACE=graph took effect
 
   CbidSlot driver_api[kMaxCbid];
   CbidSlot runtime_api[kMaxCbid];

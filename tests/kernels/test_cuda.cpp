@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-
 #include <random>
 
 #include "kernels/cpu_backend.h"

@@ -127,34 +127,34 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // Two layers of NVTX-named bricks, n launches of each kernel per brick;
-  // eager mode adds a memset (the captured graph holds kernels only).
-  // Eager probe_norm launches sit between CUDA events: the program's own
+  // Two layers of NVTX-named bricks, n launches of each kernel per brick.
+  // Eager mode adds a memset (the captured graph holds kernels only) and
+  // puts each probe_norm launch between CUDA events: the program's own
   // measure of each kernel, a third opinion beside the trace and ncu.
   const int layers = 2;
   std::vector<cudaEvent_t> marks;
-  auto run_layers = [&](bool with_memset) -> cudaError_t {
+  auto run_layers = [&](bool eager) -> cudaError_t {
     for (int l = 0; l < layers; ++l) {
       char name[16];
       std::snprintf(name, sizeof name, "Layer %d", l);
       nvtxRangePushA(name);
       nvtxRangePushA("RmsNorm");
       for (int i = 0; i < n; ++i) {
-        if (with_memset) {
+        if (eager) {
           marks.resize(marks.size() + 2);
           for (cudaEvent_t* e : {&marks.end()[-2], &marks.end()[-1]})
             if (cudaError_t err = cudaEventCreate(e); err != cudaSuccess) return err;
           if (cudaError_t err = cudaEventRecord(marks.end()[-2], s); err != cudaSuccess) return err;
         }
         probe_norm<<<grid, block, 0, s>>>(d, elems);
-        if (with_memset) {
+        if (eager) {
           if (cudaError_t err = cudaEventRecord(marks.back(), s); err != cudaSuccess) return err;
         }
       }
       nvtxRangePop();
       nvtxRangePushA("GateProjection");
       for (int i = 0; i < n; ++i) probe_gate<<<grid, block, 0, s>>>(d, elems);
-      if (with_memset) {
+      if (eager) {
         if (cudaError_t e = cudaMemsetAsync(d, 0, 4096, s); e != cudaSuccess) return e;
       }
       nvtxRangePop();

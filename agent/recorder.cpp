@@ -8,7 +8,7 @@
 // it drops.
 #include "agent/recorder.h"
 
-#include <brickprof/brickprof.h>
+#include <brickprof/detail/abi.h>
 #include <stddef.h>
 
 #include <pthread.h>
@@ -56,13 +56,13 @@ struct ThreadBuffer {
 };
 
 // The header's inline path writes push and pop records into
-// brickprof_thread_buffer (brickprof.h): the layouts must agree.
-static_assert(static_cast<uint8_t>(EventType::kPush) == BRICKPROF_RECORD_PUSH);
-static_assert(static_cast<uint8_t>(EventType::kPop) == BRICKPROF_RECORD_POP);
-static_assert(kEventWords[BRICKPROF_RECORD_PUSH] == BRICKPROF_PUSH_WORDS);
-static_assert(kEventWords[BRICKPROF_RECORD_POP] == BRICKPROF_POP_WORDS);
-static_assert(offsetof(ThreadBuffer, cur) == offsetof(brickprof_thread_buffer, cur));
-static_assert(offsetof(ThreadBuffer, end) == offsetof(brickprof_thread_buffer, end));
+// brickprof__thread_buffer (brickprof/detail/abi.h): the layouts must agree.
+static_assert(static_cast<uint8_t>(EventType::kPush) == BRICKPROF__RECORD_PUSH);
+static_assert(static_cast<uint8_t>(EventType::kPop) == BRICKPROF__RECORD_POP);
+static_assert(kEventWords[BRICKPROF__RECORD_PUSH] == BRICKPROF__PUSH_WORDS);
+static_assert(kEventWords[BRICKPROF__RECORD_POP] == BRICKPROF__POP_WORDS);
+static_assert(offsetof(ThreadBuffer, cur) == offsetof(brickprof__thread_buffer, cur));
+static_assert(offsetof(ThreadBuffer, end) == offsetof(brickprof__thread_buffer, end));
 static_assert(sizeof(std::atomic<uint64_t*>) == sizeof(uint64_t*));
 
 namespace {
@@ -355,8 +355,8 @@ bool pop_record(bool closes_recorded = false) {
 // Capture by scope: a thread's outermost scope named like the trigger
 // opens the window before its push is recorded, and its pop closes it
 // after. Inside, every push counts and asks for its pop, recorded or not:
-// ScopeGuard pops what push() accepted while the C macros and NVTX pop
-// anyway, and the two must agree on the depth.
+// the C++ scope guard pops what push() accepted while the C macros and NVTX
+// pop anyway, and the two must agree on the depth.
 void note_unrecorded(uint32_t level, bool unrecorded) {
   uint64_t bit = 1ull << (level % 64);
   uint64_t& word = tls_capture_unrecorded[level / 64];
@@ -453,13 +453,13 @@ volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
 
 void refresh_fast_state() {
   if (!g_fast_state_word) return;
-  uint32_t state = BRICKPROF_FAST_CALL;
+  uint32_t state = BRICKPROF__FAST_CALL;
   if (g_capture_by_scope.load(std::memory_order_relaxed))
-    state = BRICKPROF_FAST_CALL;  // even while off: a trigger push must get here
+    state = BRICKPROF__FAST_CALL;  // even while off: a trigger push must get here
   else if (!g_enabled.load(std::memory_order_relaxed))
-    state = BRICKPROF_FAST_OFF;
+    state = BRICKPROF__FAST_OFF;
   else if (g_clock_is_tsc && g_scope_end_hook.load(std::memory_order_relaxed) == nullptr)
-    state = BRICKPROF_FAST_INLINE;
+    state = BRICKPROF__FAST_INLINE;
   __atomic_store_n(g_fast_state_word, state, __ATOMIC_RELAXED);
 }
 }  // namespace

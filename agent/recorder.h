@@ -29,7 +29,7 @@ enum class EventType : uint8_t {
 // a push 24 (fresh memory, not the stores, is most of an event's cost): the
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
-// layout is ABI: BRICKPROF_RECORD_LAYOUT.
+// layout is ABI: BRICKPROF__RECORD_LAYOUT.
 constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
@@ -106,7 +106,7 @@ class Recorder {
   // are the cycle counter and no scope-end hook needs every pop.
   static void set_clock_is_tsc(bool tsc);
   static void bind_fast_state(volatile uint32_t* word);  // the API table's word
-  static void* thread_buffer();  // a brickprof_thread_buffer*; registers the thread
+  static void* thread_buffer();  // a brickprof__thread_buffer*; registers the thread
   // Cap on event memory, bytes (BRICKPROF_BUFFER_MB); set before recording.
   static void set_capacity(uint64_t bytes);
 

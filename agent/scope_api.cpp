@@ -19,14 +19,14 @@ NodeKind kind_of(int32_t kind) {
 }
 
 // The site's cookie caches its interned id + 1 (0 = not yet interned).
-__attribute__((noinline)) uint32_t intern_cookie(brickprof_site* site) {
+__attribute__((noinline)) uint32_t intern_cookie(brickprof__site* site) {
   const char* name = site->name ? site->name : "";
   uint32_t id = Recorder::intern_site(kind_of(site->kind), site->brick, name) + 1;
   __atomic_store_n(&site->cookie, id, __ATOMIC_RELAXED);
   return id;
 }
 
-int api_push(brickprof_site* site, uint64_t arg) {
+int api_push(brickprof__site* site, uint64_t arg) {
   uint32_t cookie = __atomic_load_n(&site->cookie, __ATOMIC_RELAXED);
   if (__builtin_expect(cookie == 0, 0)) cookie = intern_cookie(site);
   return Recorder::push(cookie - 1, arg);
@@ -46,8 +46,8 @@ void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
 void api_set_enabled(int on) { capture::set_user_enabled(on != 0); }
 int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
 
-brickprof_thread_buffer* api_thread_buffer() {
-  return static_cast<brickprof_thread_buffer*>(Recorder::thread_buffer());
+brickprof__thread_buffer* api_thread_buffer() {
+  return static_cast<brickprof__thread_buffer*>(Recorder::thread_buffer());
 }
 
 // Version 1 callers read only the fields up to is_enabled; a header newer
@@ -55,17 +55,17 @@ brickprof_thread_buffer* api_thread_buffer() {
 // Constant-initialised: a constructor running before ours may already use
 // it. The fast state starts at "call" until the clock is known to be the
 // cycle counter the header reads.
-constinit brickprof_api g_api = {
-    BRICKPROF_ABI_VERSION,
-    sizeof(brickprof_api),
+constinit brickprof__api_table g_api = {
+    BRICKPROF__ABI_VERSION,
+    sizeof(brickprof__api_table),
     api_push,
     api_push_name,
     api_pop,
     api_add_work,
     api_set_enabled,
     api_is_enabled,
-    BRICKPROF_FAST_CALL,
-    BRICKPROF_RECORD_LAYOUT,
+    BRICKPROF__FAST_CALL,
+    BRICKPROF__RECORD_LAYOUT,
     api_thread_buffer,
     set_host_peaks,
 };
@@ -74,9 +74,9 @@ constinit brickprof_api g_api = {
 
 }  // namespace brickprof::agent
 
-extern "C" __attribute__((visibility("default"))) const brickprof_api* brickprof_get_api(
+extern "C" __attribute__((visibility("default"))) const brickprof__api_table* brickprof_get_api(
     uint32_t abi_version) {
-  if (abi_version == 0 || abi_version > BRICKPROF_ABI_VERSION) return nullptr;
+  if (abi_version == 0 || abi_version > BRICKPROF__ABI_VERSION) return nullptr;
   brickprof::agent::ensure_started();
   static bool bound = (brickprof::agent::Recorder::bind_fast_state(
                            &brickprof::agent::g_api.fast_state),

@@ -7,7 +7,7 @@ int main(void) {
   for (layer = 0; layer < 2; ++layer) {
     BRICKPROF_PUSH_LAYER(layer);
     BRICKPROF_PUSH_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, 1024);
-    BRICKPROF_ADD_WORK(2048, 4096);
+    BRICKPROF_WORK(2048, 4096);
     BRICKPROF_POP();
     BRICKPROF_PUSH_SCOPE("c scope");
     BRICKPROF_POP();

@@ -162,7 +162,7 @@ TEST_F(CaptureTest, TheProgramsSwitchAndTheWindowsBothHold) {
 
 // Inside a trigger scope a push the recorder drops (here: the program's
 // switch off) still asks for its pop, so a C macro (pops always) and
-// ScopeGuard (pops what push accepted) leave the window open alike until
+// the C++ scope guard (pops what push accepted) leave the window open alike until
 // the trigger's own pop, and the dropped scope's pop is not recorded.
 TEST_F(CaptureTest, DroppedPushInsideTheTriggerKeepsTheWindowOpen) {
   capture::configure(capture::Mode::kScope, "step");

@@ -1,0 +1,121 @@
+/* Not API: the bodies of the functions and macros <brickprof/brickprof.h>
+ * declares. Each goes through the agent's table (detail/bind.h), and pushes
+ * and pops through the inline path (detail/fast_path.h). */
+#ifndef BRICKPROF__IMPL_H
+#define BRICKPROF__IMPL_H
+
+#ifndef BRICKPROF_BRICKPROF_H_
+#error "include <brickprof/brickprof.h>, not its detail headers"
+#endif
+
+#include <stdint.h>
+
+#include "brickprof/detail/abi.h"
+#include "brickprof/detail/bind.h"
+#include "brickprof/detail/fast_path.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opens the scope of a call site; 1 if a BRICKPROF_POP() must follow. */
+static inline int brickprof__push_site(brickprof__site* site, uint64_t arg) {
+  const brickprof__api_table* api = brickprof__api();
+  return api ? brickprof__push_fast(api, site, arg) != 0 : 0;
+}
+
+static inline int brickprof_push_name(brickprof_kind kind, const char* name, uint64_t arg) {
+  const brickprof__api_table* api = brickprof__api();
+  return api ? api->push_name((int32_t)kind, name, arg) : 0;
+}
+static inline void brickprof_pop(void) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api) brickprof__pop_fast(api);
+}
+static inline void brickprof_add_work(double flops, double bytes) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api) api->add_work(flops, bytes);
+}
+static inline void brickprof_set_enabled(int enabled) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api) api->set_enabled(enabled);
+}
+static inline int brickprof_is_enabled(void) {
+  const brickprof__api_table* api = brickprof__api();
+  return api ? api->is_enabled() : 0;
+}
+static inline void brickprof_set_host_peaks(double gflops, double gbps, const char* how) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, set_host_peaks)) api->set_host_peaks(gflops, gbps, how);
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#define BRICKPROF__CAT2(a, b) a##b
+#define BRICKPROF__CAT(a, b) BRICKPROF__CAT2(a, b)
+#ifdef __COUNTER__
+#define BRICKPROF__UNIQUE(prefix) BRICKPROF__CAT(prefix, __COUNTER__)
+#else
+#define BRICKPROF__UNIQUE(prefix) BRICKPROF__CAT(prefix, __LINE__)
+#endif
+
+/* The public macros expand to these, which BRICKPROF_DISABLE empties. */
+#ifndef BRICKPROF_DISABLE
+/* A statement that pushes a call site's static metadata. */
+#define BRICKPROF__PUSH(kind, brick, name, arg)                                    \
+  do {                                                                             \
+    static brickprof__site brickprof__site_here = {(name), (kind), (brick), 0, 0}; \
+    (void)brickprof__push_site(&brickprof__site_here, (uint64_t)(arg));            \
+  } while (0)
+#define BRICKPROF__CALL(call) (call)
+#else
+#define BRICKPROF__PUSH(kind, brick, name, arg) ((void)0)
+#define BRICKPROF__CALL(call) ((void)0)
+#endif
+
+#ifdef __cplusplus
+
+/* Closes the scope it opened, if the agent recorded it. */
+class brickprof__scope_guard {
+ public:
+  brickprof__scope_guard(brickprof__site* site, uint64_t arg) : api_(brickprof__api()), how_(0) {
+    if (api_) how_ = brickprof__push_fast(api_, site, arg);
+  }
+  brickprof__scope_guard(brickprof_kind kind, const char* name, uint64_t arg)
+      : api_(brickprof__api()), how_(0) {
+    if (api_) how_ = api_->push_name(static_cast<int32_t>(kind), name, arg);
+  }
+  ~brickprof__scope_guard() {
+    if (how_ == BRICKPROF__INLINE)
+      brickprof__pop_inline(api_);
+    else if (how_)
+      api_->pop();
+  }
+  brickprof__scope_guard(const brickprof__scope_guard&) = delete;
+  brickprof__scope_guard& operator=(const brickprof__scope_guard&) = delete;
+
+ private:
+  const brickprof__api_table* api_;
+  int how_; /* what brickprof__push_fast returned */
+};
+
+#ifndef BRICKPROF_DISABLE
+/* A guard over a call site's static metadata, until the end of the block. */
+#define BRICKPROF__GUARD(kind, brick, name, arg) \
+  BRICKPROF__GUARD_AT(BRICKPROF__UNIQUE(brickprof__site_), kind, brick, name, arg)
+#define BRICKPROF__GUARD_AT(site, kind, brick, name, arg)        \
+  static brickprof__site site = {(name), (kind), (brick), 0, 0}; \
+  ::brickprof__scope_guard BRICKPROF__CAT(site, _guard)(&site, static_cast<uint64_t>(arg))
+/* A guard over a name the agent copies. */
+#define BRICKPROF__GUARD_NAMED(kind, name, arg) \
+  ::brickprof__scope_guard BRICKPROF__UNIQUE(brickprof__guard_)((kind), (name), (arg))
+#else
+#define BRICKPROF__GUARD(kind, brick, name, arg) ((void)0)
+#define BRICKPROF__GUARD_NAMED(kind, name, arg) ((void)0)
+#endif
+
+#endif /* __cplusplus */
+
+#endif /* BRICKPROF__IMPL_H */

@@ -1,62 +1,123 @@
 // Brick names, categories and aliases (see bricks.h).
 #include "analysis/bricks.h"
 
-#include <array>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <string>
 
 namespace brickprof {
 namespace {
 
 struct BrickInfo {
+  brickprof_brick id;
   std::string_view name;
   Category category;
 };
 
-constexpr std::array<BrickInfo, kBrickCount> kBricks = {{
-    {"RmsNorm", Category::kNorm},
-    {"LayerNorm", Category::kNorm},
-    {"QkvProjection", Category::kAttention},
-    {"RopeEmbedding", Category::kAttention},
-    {"AttentionScore", Category::kAttention},
-    {"AttentionSoftmax", Category::kAttention},
-    {"AttentionOutput", Category::kAttention},
-    {"OutputProjection", Category::kAttention},
-    {"GateProjection", Category::kFfn},
-    {"UpProjection", Category::kFfn},
-    {"Activation", Category::kFfn},
-    {"DownProjection", Category::kFfn},
-    {"Embedding", Category::kOther},
-    {"LmHead", Category::kOther},
-    {"Sampling", Category::kOther},
-}};
+// In the order of the ids, so an id indexes the table (checked below).
+constexpr BrickInfo kBricks[] = {
+    {BRICKPROF_BRICK_RMS_NORM, "RmsNorm", Category::kNorm},
+    {BRICKPROF_BRICK_LAYER_NORM, "LayerNorm", Category::kNorm},
+    {BRICKPROF_BRICK_QKV_PROJECTION, "QkvProjection", Category::kAttention},
+    {BRICKPROF_BRICK_ROPE_EMBEDDING, "RopeEmbedding", Category::kAttention},
+    {BRICKPROF_BRICK_ATTENTION_SCORE, "AttentionScore", Category::kAttention},
+    {BRICKPROF_BRICK_ATTENTION_SOFTMAX, "AttentionSoftmax", Category::kAttention},
+    {BRICKPROF_BRICK_ATTENTION_OUTPUT, "AttentionOutput", Category::kAttention},
+    {BRICKPROF_BRICK_OUTPUT_PROJECTION, "OutputProjection", Category::kAttention},
+    {BRICKPROF_BRICK_GATE_PROJECTION, "GateProjection", Category::kFfn},
+    {BRICKPROF_BRICK_UP_PROJECTION, "UpProjection", Category::kFfn},
+    {BRICKPROF_BRICK_ACTIVATION, "Activation", Category::kFfn},
+    {BRICKPROF_BRICK_DOWN_PROJECTION, "DownProjection", Category::kFfn},
+    {BRICKPROF_BRICK_EMBEDDING, "Embedding", Category::kOther},
+    {BRICKPROF_BRICK_LM_HEAD, "LmHead", Category::kOther},
+    {BRICKPROF_BRICK_SAMPLING, "Sampling", Category::kOther},
+};
+static_assert(std::size(kBricks) == BRICKPROF_BRICK_COUNT,
+              "one entry per well-known brick of <brickprof/brickprof.h>");
+
+constexpr bool indexed_by_id() {
+  for (size_t i = 0; i < std::size(kBricks); ++i)
+    if (kBricks[i].id != static_cast<int>(i)) return false;
+  return true;
+}
+static_assert(indexed_by_id(), "kBricks lists the bricks in the order of their ids");
 
 struct Alias {
   std::string_view key;  // lower case, no separators
-  int brick;
+  brickprof_brick brick;
 };
 
-// Common spellings in inference engines (llama.cpp, vLLM, HF transformers).
+// Each canonical name, and common spellings in inference engines
+// (llama.cpp, vLLM, HF transformers).
 constexpr Alias kAliases[] = {
-    {"rmsnorm", 0},          {"norm", 0},           {"inputlayernorm", 0},
-    {"postattentionlayernorm", 0},                  {"layernorm", 1},
-    {"ln", 1},               {"qkvprojection", 2},  {"qkv", 2},
-    {"qkvproj", 2},          {"ropeembedding", 3},  {"rope", 3},
-    {"rotary", 3},           {"rotaryembedding", 3},{"attentionscore", 4},
-    {"attention", 4},        {"attn", 4},           {"flashattention", 4},
-    {"sdpa", 4},             {"attentionsoftmax", 5},{"softmax", 5},
-    {"attentionoutput", 6},  {"attnoutput", 6},     {"outputprojection", 7},
-    {"oproj", 7},            {"outproj", 7},        {"gateprojection", 8},
-    {"gate", 8},             {"gateproj", 8},       {"upprojection", 9},
-    {"up", 9},               {"upproj", 9},         {"activation", 10},
-    {"silu", 10},            {"swiglu", 10},        {"gelu", 10},
-    {"act", 10},             {"downprojection", 11},{"down", 11},
-    {"downproj", 11},        {"embedding", 12},     {"embed", 12},
-    {"embedtokens", 12},     {"tokenembedding", 12},{"lmhead", 13},
-    {"output", 13},          {"sampling", 14},      {"sample", 14},
-    {"sampler", 14},
+    {"rmsnorm", BRICKPROF_BRICK_RMS_NORM},
+    {"norm", BRICKPROF_BRICK_RMS_NORM},
+    {"inputlayernorm", BRICKPROF_BRICK_RMS_NORM},
+    {"postattentionlayernorm", BRICKPROF_BRICK_RMS_NORM},
+    {"layernorm", BRICKPROF_BRICK_LAYER_NORM},
+    {"ln", BRICKPROF_BRICK_LAYER_NORM},
+    {"qkvprojection", BRICKPROF_BRICK_QKV_PROJECTION},
+    {"qkv", BRICKPROF_BRICK_QKV_PROJECTION},
+    {"qkvproj", BRICKPROF_BRICK_QKV_PROJECTION},
+    {"ropeembedding", BRICKPROF_BRICK_ROPE_EMBEDDING},
+    {"rope", BRICKPROF_BRICK_ROPE_EMBEDDING},
+    {"rotary", BRICKPROF_BRICK_ROPE_EMBEDDING},
+    {"rotaryembedding", BRICKPROF_BRICK_ROPE_EMBEDDING},
+    {"attentionscore", BRICKPROF_BRICK_ATTENTION_SCORE},
+    {"attention", BRICKPROF_BRICK_ATTENTION_SCORE},
+    {"attn", BRICKPROF_BRICK_ATTENTION_SCORE},
+    {"flashattention", BRICKPROF_BRICK_ATTENTION_SCORE},
+    {"sdpa", BRICKPROF_BRICK_ATTENTION_SCORE},
+    {"attentionsoftmax", BRICKPROF_BRICK_ATTENTION_SOFTMAX},
+    {"softmax", BRICKPROF_BRICK_ATTENTION_SOFTMAX},
+    {"attentionoutput", BRICKPROF_BRICK_ATTENTION_OUTPUT},
+    {"attnoutput", BRICKPROF_BRICK_ATTENTION_OUTPUT},
+    {"outputprojection", BRICKPROF_BRICK_OUTPUT_PROJECTION},
+    {"oproj", BRICKPROF_BRICK_OUTPUT_PROJECTION},
+    {"outproj", BRICKPROF_BRICK_OUTPUT_PROJECTION},
+    {"gateprojection", BRICKPROF_BRICK_GATE_PROJECTION},
+    {"gate", BRICKPROF_BRICK_GATE_PROJECTION},
+    {"gateproj", BRICKPROF_BRICK_GATE_PROJECTION},
+    {"upprojection", BRICKPROF_BRICK_UP_PROJECTION},
+    {"up", BRICKPROF_BRICK_UP_PROJECTION},
+    {"upproj", BRICKPROF_BRICK_UP_PROJECTION},
+    {"activation", BRICKPROF_BRICK_ACTIVATION},
+    {"silu", BRICKPROF_BRICK_ACTIVATION},
+    {"swiglu", BRICKPROF_BRICK_ACTIVATION},
+    {"gelu", BRICKPROF_BRICK_ACTIVATION},
+    {"act", BRICKPROF_BRICK_ACTIVATION},
+    {"downprojection", BRICKPROF_BRICK_DOWN_PROJECTION},
+    {"down", BRICKPROF_BRICK_DOWN_PROJECTION},
+    {"downproj", BRICKPROF_BRICK_DOWN_PROJECTION},
+    {"embedding", BRICKPROF_BRICK_EMBEDDING},
+    {"embed", BRICKPROF_BRICK_EMBEDDING},
+    {"embedtokens", BRICKPROF_BRICK_EMBEDDING},
+    {"tokenembedding", BRICKPROF_BRICK_EMBEDDING},
+    {"lmhead", BRICKPROF_BRICK_LM_HEAD},
+    {"output", BRICKPROF_BRICK_LM_HEAD},
+    {"sampling", BRICKPROF_BRICK_SAMPLING},
+    {"sample", BRICKPROF_BRICK_SAMPLING},
+    {"sampler", BRICKPROF_BRICK_SAMPLING},
 };
+
+constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// A brick's canonical name finds that brick, so a name the trace shows reads back.
+constexpr bool every_name_is_an_alias() {
+  for (const BrickInfo& b : kBricks) {
+    bool found = false;
+    for (const Alias& a : kAliases) {
+      if (a.brick != b.id || a.key.size() != b.name.size()) continue;
+      bool same = true;
+      for (size_t i = 0; i < a.key.size(); ++i) same = same && a.key[i] == lower(b.name[i]);
+      found = found || same;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+static_assert(every_name_is_an_alias(), "each canonical brick name is among kAliases");
 
 std::string normalise(std::string_view name) {
   std::string key;

@@ -2,6 +2,8 @@
 // which scopes and NVTX ranges are recognised as layers and bricks.
 #pragma once
 
+#include <brickprof/brickprof.h>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -10,9 +12,10 @@
 
 namespace brickprof {
 
-inline constexpr int kBrickCount = 15;
+// The well-known brick ids are the public header's brickprof_brick values.
+inline constexpr int kBrickCount = BRICKPROF_BRICK_COUNT;
 
-// Canonical name of a well-known brick id (0..14), "" otherwise.
+// Canonical name of a well-known brick id (0..kBrickCount-1), "" otherwise.
 std::string_view brick_name(int brick_id);
 Category brick_category(int brick_id);
 // Well-known brick id for a name or alias ("RmsNorm", "rms_norm", "Rope",

@@ -12,13 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include "bench/stats.h"
 
 namespace {
 
@@ -92,11 +93,6 @@ double run_child(const char* self, long launches, const std::vector<std::string>
   return cpu;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,8 +133,11 @@ int main(int argc, char** argv) {
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", out_dir);
   std::printf("cuLaunchKernel on the fake driver: %ld launches, %d alternating rounds, "
               "thread CPU ns per launch (median)\n", launches, kRounds);
-  for (const Config& c : configs) std::printf("  %-26s %6.0f\n", c.name, median(c.ns));
-  std::printf("  brickprof's own code: %.0f ns/launch (median of per-round differences to the "
-              "do-nothing client)\n", median(added));
+  for (const Config& c : configs)
+    std::printf("  %-26s %6.0f\n", c.name, brickprof::bench::median(c.ns));
+  std::printf(
+      "  brickprof's own code: %.0f ns/launch (median of per-round differences to the "
+      "do-nothing client)\n",
+      brickprof::bench::median(added));
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/stats.h"
 #include "kernels/bandwidth.h"
 #include "kernels/cpu_backend.h"
 #include "kernels/cpu_detect.h"
@@ -60,11 +61,6 @@ struct Level {
   double best_s = 1e30;
   std::vector<double> ratios;  // GEMV GB/s over the probe pass just before it, per round
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // Bytes a GEMV must move: the weights, the activation and the output.
 double gemv_bytes(const Level& l) {
@@ -141,7 +137,8 @@ int run(double seconds) {
     std::printf(
         "q4k gemv %-10s %7.2f GB/s (best) = %5.1f%% of the best probe; median of per-round "
         "ratios %5.1f%% (goal >= 85%%)\n",
-        simd_name(l.level), gbps, 100.0 * gbps / probe_gbps, 100.0 * median(l.ratios));
+        simd_name(l.level), gbps, 100.0 * gbps / probe_gbps,
+        100.0 * brickprof::bench::median(l.ratios));
   }
   return 0;
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/stats.h"
 #include "kernels/cuda/block_q8k_gpu.h"
 #include "kernels/cuda/driver_api.h"
 #include "kernels/cuda/embedded.h"
@@ -132,11 +133,6 @@ struct Gpu {
   double peak_gbps = 0;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int run(int64_t rows, int64_t cols, int rounds) {
   std::string why;
   const cuda::DriverApi* api = cuda::driver_api(&why);
@@ -199,7 +195,7 @@ int run(int64_t rows, int64_t cols, int rounds) {
   std::printf("read probe (%.0f MB): best %.3f ms = %.0f GB/s\n", probe_bytes / 1e6, best_probe,
               probe_gbps);
   std::printf("GEMV / probe: median of %zu rounds %.1f%% (best vs best %.1f%%)\n", ratios.size(),
-              100 * median(ratios), 100 * gemv_gbps / probe_gbps);
+              100 * brickprof::bench::median(ratios), 100 * gemv_gbps / probe_gbps);
   std::printf("GEMV / theoretical peak: %.1f%%\n", b.peak_gbps > 0 ? 100 * gemv_gbps / b.peak_gbps : 0.0);
   // A fast wrong kernel is no result. The GPU's Q8_K must be the CPU's, bit
   // for bit; then sampled rows against the scalar reference on those values

@@ -1,7 +1,8 @@
 // Traces captured on a GPU (scripts/gpu-check's "small graph-mode trace"
 // step), committed under tests/data/gpu/, replayed through every analysis
 // and export: what real CUPTI records look like stays covered in CI. The
-// first, bricklayer-graph.json, came from an H100 (session 10).
+// first, bricklayer-graph.json, came from an H100 (2026-11-24, commit
+// 68817fd).
 #include <gtest/gtest.h>
 
 #include <filesystem>

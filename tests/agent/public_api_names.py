@@ -144,6 +144,11 @@ def main():
     parser.add_argument("--cc", nargs="+", required=True)
     parser.add_argument("--cxx", nargs="+", required=True)
     args = parser.parse_args()
+    for compiler in (args.cc, args.cxx):
+        if "clang" in run(compiler + ["--version"]).lower():
+            print("public_api_names: needs GCC (-aux-info, -fkeep-static-functions); "
+                  "%s is clang" % " ".join(compiler))
+            return 77
     base_includes = system_includes(args.include_dir)
     problems, api = [], set()
     with tempfile.TemporaryDirectory() as workdir:

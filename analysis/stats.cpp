@@ -78,10 +78,20 @@ TraceStats compute_stats(const Trace& trace) {
     stats.brick_total_ns += s.total_ns;
   }
   for (CategoryStat& c : stats.categories)
-    c.pct = stats.brick_total_ns > 0
-                ? 100.0 * static_cast<double>(c.total_ns) / static_cast<double>(stats.brick_total_ns)
-                : 0;
+    c.pct = stats.brick_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
+                                           static_cast<double>(stats.brick_total_ns)
+                                     : 0;
   return stats;
+}
+
+TraceSummary summarize_trace(const Trace& trace) {
+  TraceSummary s;
+  s.stats = compute_stats(trace);
+  s.nodes = trace.nodes.size();
+  for (const Node& node : trace.nodes) s.kernels += node.kind == NodeKind::kKernel;
+  s.slowest_kernel = slowest_kernel(trace);
+  s.scope_balanced = is_scope_balanced(trace);
+  return s;
 }
 
 }  // namespace brickprof

@@ -86,7 +86,7 @@ TEST(Diff, RegressionAndChangedCode) {
   EXPECT_EQ(diff_traces(base, next, limits(25)).regressions, 0u);
   EXPECT_EQ(diff_traces(base, base, limits(0)).regressions, 0u);
   std::ostringstream out;
-  render_diff(d, out, false);
+  diff_text(d, out);
   EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
 }
 

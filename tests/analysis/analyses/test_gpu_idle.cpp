@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analysis/gpu_idle.h"
-#include "analysis/report_views.h"
+#include "test_util.h"
 
 namespace brickprof {
 namespace {
@@ -157,7 +157,7 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
   EXPECT_EQ(d.largest[0].host_scope, "Sampling");
 
   std::ostringstream text;
-  render_gpu_idle(t, text, false);
+  text << test::render("gpu-idle", t, {}, false);
   EXPECT_NE(text.str().find("idle 25.0µs in 3 gaps between 6 operations (25.0µs between "
                             "capture windows left out)"),
             std::string::npos)
@@ -181,8 +181,8 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
 TEST(GpuIdle, ViewsRenderTextAndJson) {
   Trace t = one_device();
   std::ostringstream text, json;
-  render_gpu_idle(t, text, false);
-  render_gpu_idle(t, json, true);
+  text << test::render("gpu-idle", t, {}, false);
+  json << test::render("gpu-idle", t, {}, true);
   EXPECT_NE(text.str().find("GPU idle (Test GPU): busy 50.0µs of 100.0µs (50.0%; kernels 40.0%)"),
             std::string::npos)
       << text.str();
@@ -196,7 +196,7 @@ TEST(GpuIdle, ViewsRenderTextAndJson) {
   EXPECT_NE(json.str().find("\"host_scope\":\"Sampling\""), std::string::npos) << json.str();
 
   std::ostringstream none;
-  render_gpu_idle(Trace{}, none, false);
+  none << test::render("gpu-idle", Trace{}, {}, false);
   EXPECT_EQ(none.str(), "GPU idle: no GPU work in the trace\n");
 }
 

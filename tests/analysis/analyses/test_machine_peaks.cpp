@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "analysis/machine_peaks.h"
-#include "analysis/report_views.h"
 #include "analysis/roofline.h"
 #include "analysis/trace_merge.h"
 #include "test_util.h"
@@ -178,7 +177,7 @@ TEST(CpuPeaks, RooflineUsesTheMeasuredBandwidth) {
   EXPECT_DOUBLE_EQ(norm->peaks.gbps, 20);
   EXPECT_DOUBLE_EQ(norm->roof_gflops(), 5.0);  // 0.25 FLOP/B x 20 GB/s
   std::ostringstream out;
-  render_roofline(t, {}, out, false);
+  out << test::render("roofline", t, {}, false);
   EXPECT_NE(out.str().find("(FLOP/s default (seed table: AVX2, not measured); bandwidth " +
                            std::string(kProgram) + ")"),
             std::string::npos)

@@ -1,32 +1,46 @@
-// Analyzer view: per-op summary, slowest ops, hotspots, devices, balance,
+// The `report --analyze` view: per-op summary, slowest ops, hotspots, devices, balance,
 // communication.
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_views.h"
 #include "analysis/trace_analyzer.h"
+#include "analysis/views.h"
 
 namespace brickprof {
 namespace {
 
 constexpr size_t kMaxOps = 20;
 
-void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>& ops, const Analysis& a) {
+void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>& ops,
+              const Analysis& a) {
   w.key(key).begin_array();
   for (const OpSummary& s : ops)
-    w.newline().begin_object().field("name", s.name).field("kind", to_string(s.kind)).field("count", s.count)
-        .field("total_ns", s.total_ns).field("avg_ns", s.avg_ns()).field("min_ns", s.min_ns)
-        .field("median_ns", s.median_ns).field("p99_ns", s.p99_ns).field("max_ns", s.max_ns)
+    w.newline()
+        .begin_object()
+        .field("name", s.name)
+        .field("kind", to_string(s.kind))
+        .field("count", s.count)
+        .field("total_ns", s.total_ns)
+        .field("avg_ns", s.avg_ns())
+        .field("min_ns", s.min_ns)
+        .field("median_ns", s.median_ns)
+        .field("p99_ns", s.p99_ns)
+        .field("max_ns", s.max_ns)
         .field("bytes", s.bytes)
-        .field("share", a.comm_share(s)).end_object();
+        .field("share", a.comm_share(s))
+        .end_object();
   w.end_array();
 }
 
-void nodes_json(JsonWriter& w, std::string_view key, const Trace& t, const std::vector<uint32_t>& ids,
+void nodes_json(JsonWriter& w, std::string_view key, const Trace& t,
+                const std::vector<uint32_t>& ids,
                 const std::vector<std::string>* scopes = nullptr) {
   w.key(key).begin_array();
   for (size_t k = 0; k < ids.size(); ++k) {
     uint32_t i = ids[k];
-    w.newline().begin_object().field("node", i).field("name", t.name(t.nodes[i]))
+    w.newline()
+        .begin_object()
+        .field("node", i)
+        .field("name", t.name(t.nodes[i]))
         .field("duration_ns", t.nodes[i].duration_ns());
     if (scopes) w.field("scope", (*scopes)[k]);
     w.end_object();
@@ -34,25 +48,28 @@ void nodes_json(JsonWriter& w, std::string_view key, const Trace& t, const std::
   w.end_array();
 }
 
-}  // namespace
+Analysis compute(const Trace& t, const ViewSettings&) { return analyze_trace(t); }
 
-void render_analyzer(const Trace& t, std::ostream& out, bool json) {
-  Analysis a = analyze_trace(t);
-  if (json) {
-    JsonWriter w(out);
-    w.begin_object().field("total_ns", a.total_ns).field("imbalance_ratio", a.imbalance_ratio);
-    ops_json(w, "ops", a.ops, a);
-    nodes_json(w, "slowest", t, a.slowest, &a.slowest_scopes);
-    nodes_json(w, "hotspots", t, a.hotspots);
-    w.key("devices").begin_array();
-    for (const DeviceSummary& d : a.devices)
-      w.newline().begin_object().field("device", d.device).field("ops", d.ops).field("total_ns", d.total_ns)
-          .field("bytes", d.bytes).end_object();
-    w.end_array();
-    ops_json(w, "communication", a.communication, a);
-    w.end_object().newline();
-    return;
-  }
+void json(const Trace& t, const Analysis& a, JsonWriter& w) {
+  w.begin_object().field("total_ns", a.total_ns).field("imbalance_ratio", a.imbalance_ratio);
+  ops_json(w, "ops", a.ops, a);
+  nodes_json(w, "slowest", t, a.slowest, &a.slowest_scopes);
+  nodes_json(w, "hotspots", t, a.hotspots);
+  w.key("devices").begin_array();
+  for (const DeviceSummary& d : a.devices)
+    w.newline()
+        .begin_object()
+        .field("device", d.device)
+        .field("ops", d.ops)
+        .field("total_ns", d.total_ns)
+        .field("bytes", d.bytes)
+        .end_object();
+  w.end_array();
+  ops_json(w, "communication", a.communication, a);
+  w.end_object().newline();
+}
+
+void text(const Trace& t, const Analysis& a, std::ostream& out) {
   out << "Operations (" << a.ops.size() << " distinct, " << format_duration(a.total_ns)
       << " total)\n";
   out << "  " << pad_right("name", 37) << pad_right("kind", 8) << pad_left("count", 10)
@@ -75,17 +92,24 @@ void render_analyzer(const Trace& t, std::ostream& out, bool json) {
     out << '\n';
   }
   if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';
-  for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i) out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
+  for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i)
+    out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
   out << "Devices:\n";
   for (const DeviceSummary& d : a.devices)
     out << "  " << d.device << ": " << d.ops << " ops, " << format_duration(d.total_ns) << ", "
         << format_bytes(static_cast<uint64_t>(d.bytes)) << '\n';
   if (a.imbalance_ratio > 0)
-    out << "Load balance: imbalance " << format_fixed(a.imbalance_ratio, 2) << " (max/mean busy time over GPUs)\n";
+    out << "Load balance: imbalance " << format_fixed(a.imbalance_ratio, 2)
+        << " (max/mean busy time over GPUs)\n";
   if (!a.communication.empty()) out << "Communication:\n";
   for (const OpSummary& s : a.communication)
     out << "  " << s.name << ' ' << format_duration(s.total_ns) << " ("
         << format_fixed(100 * a.comm_share(s), 1) << "% of op time, " << s.count << " calls)\n";
 }
+
+}  // namespace
+
+extern const View kAnalyzerView = make_view<compute, text, json>(
+    "analyze", "Per-op summary, hotspots, devices, load balance, communication", false);
 
 }  // namespace brickprof

@@ -1,11 +1,11 @@
-// GPU idle view: busy share per device, idle split by cause, the host
+// The `report --gpu-idle` view: busy share per device, idle split by cause, the host
 // scopes the GPU waited on, the gap sizes and the largest gaps.
 #include <algorithm>
 
 #include "analysis/format.h"
 #include "analysis/gpu_idle.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_views.h"
+#include "analysis/views.h"
 
 namespace brickprof {
 namespace {
@@ -21,20 +21,32 @@ int64_t origin(const Trace& t) {
   return first;
 }
 
-void write_json(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
-  JsonWriter w(out);
+GpuIdleReport compute(const Trace& t, const ViewSettings&) { return analyze_gpu_idle(t); }
+
+void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
   w.begin_object().key("devices").begin_array();
   for (const DeviceIdle& d : r.devices) {
-    w.newline().begin_object().field("device", d.device).field("name", d.name)
-        .field("operations", d.operations).field("span_ns", d.span_ns).field("busy_ns", d.busy_ns)
+    w.newline()
+        .begin_object()
+        .field("device", d.device)
+        .field("name", d.name)
+        .field("operations", d.operations)
+        .field("span_ns", d.span_ns)
+        .field("busy_ns", d.busy_ns)
         .field("kernel_busy_ns", d.kernel_busy_ns)
-        .field("idle_ns", d.idle_ns()).field("outside_capture_ns", d.outside_capture_ns)
-        .field("gaps", d.gaps).field("host_ns", d.host_ns)
-        .field("issued_ns", d.issued_ns).field("unknown_ns", d.unknown_ns);
+        .field("idle_ns", d.idle_ns())
+        .field("outside_capture_ns", d.outside_capture_ns)
+        .field("gaps", d.gaps)
+        .field("host_ns", d.host_ns)
+        .field("issued_ns", d.issued_ns)
+        .field("unknown_ns", d.unknown_ns);
     w.key("gap_sizes").begin_object();
     for (size_t b = 0; b < d.buckets.size(); ++b)
-      w.key(kBucketKeys[b]).begin_object().field("count", d.buckets[b].count)
-          .field("ns", d.buckets[b].ns).end_object();
+      w.key(kBucketKeys[b])
+          .begin_object()
+          .field("count", d.buckets[b].count)
+          .field("ns", d.buckets[b].ns)
+          .end_object();
     w.end_object();
     w.key("host_scopes").begin_array();
     for (const HostWait& h : d.host_scopes)
@@ -42,16 +54,22 @@ void write_json(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     w.end_array();
     w.key("largest_gaps").begin_array();
     for (const IdleGap& g : d.largest)
-      w.newline().begin_object().field("start_ns", g.start_ns).field("ns", g.ns)
-          .field("host_ns", g.host_ns).field("next", g.next)
-          .field("next_name", t.name(t.nodes[g.next])).field("next_scope", g.next_scope)
-          .field("host_scope", g.host_scope).end_object();
+      w.newline()
+          .begin_object()
+          .field("start_ns", g.start_ns)
+          .field("ns", g.ns)
+          .field("host_ns", g.host_ns)
+          .field("next", g.next)
+          .field("next_name", t.name(t.nodes[g.next]))
+          .field("next_scope", g.next_scope)
+          .field("host_scope", g.host_scope)
+          .end_object();
     w.end_array().end_object();
   }
   w.end_array().end_object().newline();
 }
 
-void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
+void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
   if (r.devices.empty()) {
     out << "GPU idle: no GPU work in the trace\n";
     return;
@@ -69,9 +87,8 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
   for (const DeviceIdle& d : r.devices) {
     out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
         << format_duration(d.span_ns) << " (" << format_share(d.busy_ns, d.span_ns) << "; kernels "
-        << format_share(d.kernel_busy_ns, d.span_ns) << "), idle "
-        << format_duration(d.idle_ns()) << " in " << d.gaps << " gaps between "
-        << d.operations << " operations";
+        << format_share(d.kernel_busy_ns, d.span_ns) << "), idle " << format_duration(d.idle_ns())
+        << " in " << d.gaps << " gaps between " << d.operations << " operations";
     if (d.outside_capture_ns)
       out << " (" << format_duration(d.outside_capture_ns) << " between capture windows left out)";
     out << '\n';
@@ -105,10 +122,10 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
 
 }  // namespace
 
-void render_gpu_idle(const Trace& trace, std::ostream& out, bool json) {
-  GpuIdleReport r = analyze_gpu_idle(trace);
-  if (json) write_json(trace, r, out);
-  else write_text(trace, r, out);
-}
+extern const View kGpuIdleView = make_view<compute, text, json>(
+    "gpu-idle",
+    "GPU busy and idle time per device: waiting for the host vs issued, the host scopes "
+    "waited on, largest gaps",
+    false);
 
 }  // namespace brickprof

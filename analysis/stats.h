@@ -57,8 +57,9 @@ struct TraceSummary {
 
 TraceSummary summarize_trace(const Trace& trace);
 
-// For every node, the id of its nearest brick ancestor (itself for a brick),
-// or kNoNode. Linear in the number of nodes.
+// For every node, the id of its nearest ancestor of `kind` (itself if it is
+// one), or kNoNode. Linear in the number of nodes, whatever their depth.
+std::vector<uint32_t> nearest_of_kind(const Trace& trace, NodeKind kind);
 std::vector<uint32_t> nearest_brick(const Trace& trace);
 
 }  // namespace brickprof

@@ -3,6 +3,7 @@
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
 #include "analysis/trace_analyzer.h"
+#include "analysis/trace_scope.h"
 #include "analysis/views.h"
 
 namespace brickprof {
@@ -31,18 +32,17 @@ void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>&
   w.end_array();
 }
 
+// The nodes, with the scope that issued each when `scope` is given.
 void nodes_json(JsonWriter& w, std::string_view key, const Trace& t,
-                const std::vector<uint32_t>& ids,
-                const std::vector<std::string>* scopes = nullptr) {
+                const std::vector<uint32_t>& ids, const ScopeNamer* scope = nullptr) {
   w.key(key).begin_array();
-  for (size_t k = 0; k < ids.size(); ++k) {
-    uint32_t i = ids[k];
+  for (uint32_t i : ids) {
     w.newline()
         .begin_object()
         .field("node", i)
         .field("name", t.name(t.nodes[i]))
         .field("duration_ns", t.nodes[i].duration_ns());
-    if (scopes) w.field("scope", (*scopes)[k]);
+    if (scope) w.field("scope", (*scope)(i));
     w.end_object();
   }
   w.end_array();
@@ -53,7 +53,8 @@ Analysis compute(const Trace& t, const ViewSettings&) { return analyze_trace(t);
 void json(const Trace& t, const Analysis& a, JsonWriter& w) {
   w.begin_object().field("total_ns", a.total_ns).field("imbalance_ratio", a.imbalance_ratio);
   ops_json(w, "ops", a.ops, a);
-  nodes_json(w, "slowest", t, a.slowest, &a.slowest_scopes);
+  const ScopeNamer scope(t);
+  nodes_json(w, "slowest", t, a.slowest, &scope);
   nodes_json(w, "hotspots", t, a.hotspots);
   w.key("devices").begin_array();
   for (const DeviceSummary& d : a.devices)
@@ -85,10 +86,10 @@ void text(const Trace& t, const Analysis& a, std::ostream& out) {
     out << '\n';
   }
   out << "Slowest operations:\n";
-  for (size_t k = 0; k < a.slowest.size(); ++k) {
-    uint32_t i = a.slowest[k];
+  const ScopeNamer scope(t);
+  for (uint32_t i : a.slowest) {
     out << "  " << t.name(t.nodes[i]) << ' ' << format_duration(t.nodes[i].duration_ns());
-    if (a.slowest_scopes[k] != "(no scope)") out << " in " << a.slowest_scopes[k];
+    if (std::string in = scope(i); in != "(no scope)") out << " in " << in;
     out << '\n';
   }
   if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';

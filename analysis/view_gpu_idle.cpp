@@ -5,6 +5,7 @@
 #include "analysis/format.h"
 #include "analysis/gpu_idle.h"
 #include "analysis/json_writer.h"
+#include "analysis/trace_scope.h"
 #include "analysis/views.h"
 
 namespace brickprof {
@@ -24,6 +25,7 @@ int64_t origin(const Trace& t) {
 GpuIdleReport compute(const Trace& t, const ViewSettings&) { return analyze_gpu_idle(t); }
 
 void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
+  const ScopeNamer scope(t);
   w.begin_object().key("devices").begin_array();
   for (const DeviceIdle& d : r.devices) {
     w.newline()
@@ -50,7 +52,11 @@ void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
     w.end_object();
     w.key("host_scopes").begin_array();
     for (const HostWait& h : d.host_scopes)
-      w.newline().begin_object().field("scope", h.scope).field("ns", h.ns).end_object();
+      w.newline()
+          .begin_object()
+          .field("scope", scope_name(t, h.scope))
+          .field("ns", h.ns)
+          .end_object();
     w.end_array();
     w.key("largest_gaps").begin_array();
     for (const IdleGap& g : d.largest)
@@ -61,8 +67,8 @@ void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
           .field("host_ns", g.host_ns)
           .field("next", g.next)
           .field("next_name", t.name(t.nodes[g.next]))
-          .field("next_scope", g.next_scope)
-          .field("host_scope", g.host_scope)
+          .field("next_scope", scope(g.next))
+          .field("host_scope", g.host_ns ? scope_name(t, g.host_scope) : "")
           .end_object();
     w.end_array().end_object();
   }
@@ -75,6 +81,7 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     return;
   }
   const int64_t zero = origin(t);
+  const ScopeNamer scope(t);
   // The recorder was off between capture windows: what the GPU did there
   // is unknown. Traces that list the windows leave that time out; older
   // ones (and merges with a run recorded whole) cannot.
@@ -108,13 +115,14 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     out << '\n';
     if (!d.host_scopes.empty()) out << "  host scopes while the GPU waited for work:\n";
     for (const HostWait& h : d.host_scopes)
-      out << "    " << h.scope << ": " << format_duration(h.ns) << " ("
+      out << "    " << scope_name(t, h.scope) << ": " << format_duration(h.ns) << " ("
           << format_share(h.ns, d.host_ns) << ")\n";
     out << "  largest gaps:\n";
     for (const IdleGap& g : d.largest) {
       out << "    " << format_duration(g.ns) << " at " << format_duration(g.start_ns - zero)
-          << " before " << t.name(t.nodes[g.next]) << " (" << g.next_scope << ")";
-      if (g.host_ns) out << ": host " << format_duration(g.host_ns) << " in " << g.host_scope;
+          << " before " << t.name(t.nodes[g.next]) << " (" << scope(g.next) << ")";
+      if (g.host_ns)
+        out << ": host " << format_duration(g.host_ns) << " in " << scope_name(t, g.host_scope);
       out << '\n';
     }
   }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/roofline.h"
+#include "analysis/trace_scope.h"
 #include "analysis/transfers.h"
 #include "test_util.h"
 
@@ -85,12 +86,14 @@ TEST(Transfers, PingPongRepeatedUploadsPageable) {
   TransferReport r = analyze_transfers(t, {});
   ASSERT_EQ(r.ping_pongs.size(), 1u);
   EXPECT_EQ(r.ping_pongs[0].nodes, (std::vector<uint32_t>{2, 3, 5}));
-  EXPECT_EQ(r.ping_pongs[0].scope, "Layer 0 / LmHead");
+  const ScopeNamer scope(t);
+  EXPECT_EQ(scope(r.ping_pongs[0].nodes.back()), "Layer 0 / LmHead");
   ASSERT_EQ(r.repeated.size(), 1u);
   EXPECT_EQ(r.repeated[0].uploads, 2u);
   EXPECT_EQ(r.repeated[0].wasted_bytes(), 1u << 20);
+  EXPECT_EQ(scope(r.repeated[0].second_node), "Layer 0 / LmHead");
   EXPECT_EQ(r.pageable_count, 1u);
-  EXPECT_EQ(r.pageable[0].scope, "Layer 0 / LmHead");
+  EXPECT_EQ(scope(r.pageable[0].node), "Layer 0 / LmHead");
   ASSERT_EQ(r.slow.size(), 3u);  // the pageable D2H (34%), the two 1 MiB uploads (42%)
   EXPECT_EQ(r.slow[0].node, 8u);
   EXPECT_TRUE(r.link.is_default());

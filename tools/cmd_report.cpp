@@ -7,7 +7,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
+#include <stdexcept>
 
 #include "analysis/dependency_graph.h"
 #include "analysis/json_writer.h"
@@ -41,7 +43,7 @@ struct UnderNote {
 // `--json`: one object with one key per view, so scripts can ask for
 // several at once. Each view writes its own value; we only add the frame.
 void render_json(const Trace& trace, const std::vector<const View*>& views,
-                 const ViewSettings& settings, const UnderNote* under, std::ostream& out) {
+                 const std::vector<ViewModel>& models, const UnderNote* under, std::ostream& out) {
   bool first = true;
   auto key = [&](const char* name) {
     std::string quoted;
@@ -56,15 +58,15 @@ void render_json(const Trace& trace, const std::vector<const View*>& views,
     out << "{\"name\":" << name << ",\"scopes\":" << under->roots << ",\"nodes\":" << under->nodes
         << ",\"of_nodes\":" << under->of_nodes << '}';
   }
-  for (const View* v : views) {
-    key(v->name);
-    render_view(*v, trace, compute_view(*v, trace, settings), true, out);
+  for (size_t i = 0; i < views.size(); ++i) {
+    key(views[i]->name);
+    render_view(*views[i], trace, models[i], true, out);
   }
   out << (first ? "{" : "") << "}\n";
 }
 
 void render_text(const Trace& trace, const std::vector<const View*>& views,
-                 const ViewSettings& settings, const UnderNote* under, std::ostream& out) {
+                 const std::vector<ViewModel>& models, const UnderNote* under, std::ostream& out) {
   // Not in front of a file format (--dot, --chrome, --folded) alone.
   bool any_report = false;
   for (const View* v : views) any_report |= v->has_json();
@@ -73,11 +75,9 @@ void render_text(const Trace& trace, const std::vector<const View*>& views,
         << (under->roots == 1 ? "" : "s") << ", " << under->nodes << " of " << under->of_nodes
         << " nodes\n\n";
   }
-  bool first = true;
-  for (const View* v : views) {
-    if (!first) out << "\n";
-    first = false;
-    render_view(*v, trace, compute_view(*v, trace, settings), false, out);
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (i) out << "\n";
+    render_view(*views[i], trace, models[i], false, out);
   }
 }
 
@@ -111,43 +111,49 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
     for (const View* v : views)
       if (!v->has_json()) return fail(std::string("report: --") + v->name + " has no --json form");
   }
+  // Every model before any output, so bad input (edges that contradict
+  // the times: a dependency cycle) or a trace too big for the memory
+  // stops the report with one line and nothing printed.
+  const std::string out_of_memory =
+      o.file + ": out of memory: the trace is too large for these views here";
   Trace trace;
+  std::optional<UnderNote> under;
+  std::vector<ViewModel> models;
   try {
     trace = read_trace_file(o.file);
+    if (!o.under.empty()) {
+      Subset subset = subtrees_named(trace, o.under);
+      if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+      under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
+      trace = std::move(subset.trace);
+    }
+    for (const View* v : views) models.push_back(compute_view(*v, trace, settings));
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
+  } catch (const GraphError& e) {
+    return fail(o.file + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(out_of_memory);
   }
-  std::optional<UnderNote> under;
-  if (!o.under.empty()) {
-    Subset subset = subtrees_named(trace, o.under);
-    if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
-    under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
-    trace = std::move(subset.trace);
-  }
-  // A trace can parse and still have edges that contradict its times (a
-  // dependency cycle); that is bad input in FILE, whichever output it hits.
-  std::string bad_input;
   auto write = [&](std::ostream& out) {
+    const UnderNote* note = under ? &*under : nullptr;
     try {
-      const UnderNote* note = under ? &*under : nullptr;
       if (o.json)
-        render_json(trace, views, settings, note, out);
+        render_json(trace, views, models, note, out);
       else
-        render_text(trace, views, settings, note, out);
-    } catch (const GraphError& e) {
-      bad_input = o.file + ": " + e.what();
-      throw;
+        render_text(trace, views, models, note, out);
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error(out_of_memory);  // a file format's own structures
     }
   };
   if (!o.out.empty()) {
     std::string error = write_file_atomically(o.out, write);
-    if (!bad_input.empty()) return fail(bad_input);
     return error.empty() ? kExitOk : fail(error);
   }
   try {
     write(std::cout);
-  } catch (const GraphError&) {
-    return fail(bad_input);
+  } catch (const std::runtime_error& e) {
+    return fail(e.what());
   }
   std::cout.flush();
   if (!std::cout) return fail("cannot write to standard output");

@@ -90,6 +90,9 @@ std::vector<PathShare> by_label(const Trace& t, const CriticalPath& cp) {
 CriticalPathReport critical_path_report(const Trace& trace, const DependencyGraph& graph) {
   CriticalPathReport r;
   r.path = compute_critical_path(trace, graph);
+  // Per activity it means nothing without the graph, which is not kept;
+  // per node it is in path.nodes.
+  r.path.slack = {};
   r.lanes = graph.lanes;
   r.activities = graph.size();
   r.opportunities = opportunities(r.path, CriticalPathReport::kMaxOpportunities);

@@ -48,7 +48,7 @@ struct PathShare {
 // What `report --critical-path` shows: the path, the lanes its steps ran
 // on, the nodes worth moving and where the path's time goes by name.
 struct CriticalPathReport {
-  CriticalPath path;
+  CriticalPath path;  // without the per-activity slack (the graph is not kept)
   std::vector<Lane> lanes;  // indexed by PathStep::lane
   size_t activities = 0;    // in the dependency graph
   // Positive slack of at least 1% of the path, largest first (at most

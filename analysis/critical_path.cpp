@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "analysis/report_labels.h"
+#include "analysis/queries.h"
 #include "analysis/stats.h"
 
 namespace brickprof {
@@ -67,7 +67,7 @@ std::vector<PathShare> by_label(const Trace& t, const CriticalPath& cp) {
   for (const PathStep& s : cp.steps) {
     auto [node_slot, new_node] = slot_of_node.try_emplace(s.node, out.size());
     if (new_node) {
-      std::string label = node_label(t, s.node);
+      std::string label = owner_label(t, s.node);
       auto found = slot_of_label.find(label);
       if (found != slot_of_label.end()) {
         node_slot->second = found->second;
@@ -86,6 +86,10 @@ std::vector<PathShare> by_label(const Trace& t, const CriticalPath& cp) {
 }
 
 }  // namespace
+
+std::string owner_label(const Trace& trace, uint32_t owner) {
+  return owner == kNoNode ? "(untracked CPU time)" : node_label(trace, trace.nodes[owner]);
+}
 
 CriticalPathReport critical_path_report(const Trace& trace, const DependencyGraph& graph) {
   CriticalPathReport r;

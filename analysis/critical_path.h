@@ -38,9 +38,14 @@ struct CriticalPath {
 
 CriticalPath compute_critical_path(const Trace& trace, const DependencyGraph& graph);
 
+// What a step's or an activity's owner is called: the node's label, the
+// one every text output uses (queries.h node_label), or "(untracked CPU
+// time)" for kNoNode.
+std::string owner_label(const Trace& trace, uint32_t owner);
+
 // Time on the path under one label (a name may own many steps).
 struct PathShare {
-  std::string label;  // node_label of the steps' owner
+  std::string label;  // owner_label of the steps' owner
   int64_t ns = 0;
   uint64_t steps = 0;
 };
@@ -48,7 +53,7 @@ struct PathShare {
 // What `report --critical-path` shows: the path, the lanes its steps ran
 // on, the nodes worth moving and where the path's time goes by name.
 struct CriticalPathReport {
-  CriticalPath path;  // without the per-activity slack (the graph is not kept)
+  CriticalPath path;        // without the per-activity slack (the graph is not kept)
   std::vector<Lane> lanes;  // indexed by PathStep::lane
   size_t activities = 0;    // in the dependency graph
   // Positive slack of at least 1% of the path, largest first (at most

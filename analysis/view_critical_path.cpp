@@ -5,7 +5,6 @@
 #include "analysis/critical_path.h"
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_labels.h"
 #include "analysis/views.h"
 
 namespace brickprof {
@@ -19,7 +18,7 @@ CriticalPathReport compute(const Trace& t, const ViewSettings&) {
 }
 
 void path_line(const Trace& t, const PathStep& s, const char* mark, std::ostream& out) {
-  out << mark << ' ' << node_label(t, s.node) << " (" << format_duration(s.duration_ns) << ")\n";
+  out << mark << ' ' << owner_label(t, s.node) << " (" << format_duration(s.duration_ns) << ")\n";
 }
 
 void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
@@ -46,7 +45,7 @@ void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
     if (r.opportunities.empty()) out << "  (none: every activity is within 1% of the path)\n";
     for (size_t i = 0; i < r.opportunities.size() && i < kMaxOpportunities; ++i) {
       const NodeSlack& s = r.opportunities[i];
-      out << "  " << node_label(t, s.node) << " slack=" << format_duration(s.slack_ns) << '\n';
+      out << "  " << owner_label(t, s.node) << " slack=" << format_duration(s.slack_ns) << '\n';
     }
   }
   if (n > kMaxPathLines) {
@@ -85,7 +84,7 @@ void node_json(JsonWriter& w, const Trace& t, uint32_t node) {
     w.null();
   else
     w.value(node);
-  w.field("name", node_label(t, node));
+  w.field("name", owner_label(t, node));
   w.field("kind", node == kNoNode ? std::string_view("untracked") : to_string(t.nodes[node].kind));
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/critical_path.h"
+#include "analysis/queries.h"
 #include "analysis/trace_json.h"
 #include "test_util.h"
 
@@ -145,6 +146,27 @@ TEST(CriticalPath, LongChainHasNoRecursion) {
   DependencyGraph g = build_dependency_graph(t);
   CriticalPath cp = compute_critical_path(t, g);
   EXPECT_EQ(cp.length_ns, 2 * static_cast<int64_t>(n));
+}
+
+// The path names nodes as the tree and every other text output do (one
+// label, queries.h): unnamed layers by index, unnamed bricks by their
+// well-known name, copies by direction.
+TEST(CriticalPath, LabelsAreTheTreesLabels) {
+  Trace t = load("unnamed.json");
+  CriticalPathReport r = critical_path_report(t, build_dependency_graph(t));
+  ASSERT_FALSE(r.path.steps.empty());
+  for (const PathStep& s : r.path.steps) {
+    if (s.node != kNoNode) {
+      EXPECT_EQ(owner_label(t, s.node), node_label(t, t.nodes[s.node]));
+    }
+  }
+  EXPECT_EQ(owner_label(t, r.path.steps.front().node), "Layer 3");
+  EXPECT_EQ(owner_label(t, kNoNode), "(untracked CPU time)");
+  const std::string text = test::render("critical-path", t);
+  EXPECT_NE(text.find("│ RmsNorm (10.0µs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  H2D slack="), std::string::npos) << text;
+  EXPECT_NE(text.find("  D2H slack="), std::string::npos) << text;
+  EXPECT_EQ(text.find("cudaMemcpyAsync"), std::string::npos) << text;
 }
 
 TEST(CriticalPath, WhatIfSpecErrors) {

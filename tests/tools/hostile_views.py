@@ -20,13 +20,12 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile_traces  # noqa: E402
+from report_views import report_views  # noqa: E402
 
 ADDRESS_SPACE = 4 << 30
 TIMEOUT_S = 1800
 
-VIEWS = ["summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle", "launches",
-         "analyze"]
-FILE_VIEWS = ["dot", "chrome", "folded"]
+# The views come from `report --help`; these are the values for --what-if.
 WHAT_IF = {"deep": "RmsNorm=2", "names": "kernel_0000007=2", "huge": "k=2"}
 UNDER = {"deep": "nest 1", "names": "all", "huge": "k"}
 
@@ -62,11 +61,15 @@ def judge(proc):
     return None
 
 
-def cases(name):
+def cases(name, views):
+    switches, valued, no_json = views
+    if valued != ["what-if"]:
+        raise SystemExit("hostile_views.py: values to give --%s?" % " --".join(valued))
     out = [[]]
-    for v in VIEWS:
-        out += [["--" + v], ["--json", "--" + v]]
-    out += [["--" + v] for v in FILE_VIEWS]
+    for v in switches:
+        out.append(["--" + v])
+        if v not in no_json:
+            out.append(["--json", "--" + v])
     out += [["--what-if", WHAT_IF[name]], ["--json", "--what-if", WHAT_IF[name]],
             ["--under", UNDER[name], "--critical-path", "--gpu-idle", "--transfers"]]
     return out
@@ -87,12 +90,13 @@ def main():
         "names": lambda p: hostile_traces.names(p, o.names),
         "huge": lambda p: hostile_traces.huge(p, o.huge_mb),
     }
+    views = report_views(o.brickprof)
     failures = 0
     try:
         for name, write in traces.items():
             path = os.path.join(folder, name + ".json")
             write(path)
-            runs = [["report", path] + c for c in cases(name)] + [["diff", path, path]]
+            runs = [["report", path] + c for c in cases(name, views)] + [["diff", path, path]]
             for args in runs:
                 shown = " ".join(name if a == path else a for a in args)
                 flags = tuple(a for a in args[2:] if a.startswith("--") and a != "--json")

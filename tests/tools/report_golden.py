@@ -18,13 +18,13 @@ import subprocess
 import sys
 import tempfile
 
-VIEWS = ["summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle", "launches",
-         "analyze"]
-FILE_VIEWS = ["dot", "chrome", "folded"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_views import report_views  # noqa: E402
 
 # Per fixture: scope names for --under (one that exists) and --what-if specs
 # (names that match, one that does not). Fixtures not listed get
-# DEFAULT_EXTRAS: a --what-if that matches nothing, no --under.
+# DEFAULT_EXTRAS: a --what-if that matches nothing, no --under. The views
+# come from `report --help`.
 EXTRAS = {
     "tree_small.json": (["QkvProjection"], ["RmsNorm=2", "batched_q4k_gemv=1.5x"]),
     "ptx_source.json": (["RmsNorm"], ["add_one=4"]),
@@ -54,15 +54,18 @@ DIFF_PAIRS = [
 ]
 
 
-def report_cases(fixture):
+def report_cases(fixture, views):
     """The argument lists run on one fixture (FILE stands for its path)."""
+    switches, valued, no_json = views
+    if valued != ["what-if"]:
+        raise SystemExit("report_golden.py: values to give --%s?" % " --".join(valued))
     unders, what_ifs = EXTRAS.get(fixture, DEFAULT_EXTRAS)
     cases = [["report", "FILE"], ["report", "--json", "FILE"]]
-    for v in VIEWS:
-        cases += [["report", "--" + v, "FILE"], ["report", "--json", "--" + v, "FILE"]]
-    for v in FILE_VIEWS:
+    for v in switches:
         cases.append(["report", "--" + v, "FILE"])
-    every = ["--" + v for v in VIEWS]
+        if v not in no_json:
+            cases.append(["report", "--json", "--" + v, "FILE"])
+    every = ["--" + v for v in switches if v not in no_json]
     cases += [["report", "FILE"] + every, ["report", "--json", "FILE"] + every,
               ["report", "FILE", "--tree", "--dot", "--folded"]]
     specs = []
@@ -123,8 +126,9 @@ def fixtures(data_dir):
 def documents(brickprof, data_dir):
     """{golden file name: bytes} for every fixture and the CLI's help."""
     docs = {}
+    views = report_views(brickprof)
     for fixture in fixtures(data_dir):
-        cases = [[fixture if a == "FILE" else a for a in c] for c in report_cases(fixture)]
+        cases = [[fixture if a == "FILE" else a for a in c] for c in report_cases(fixture, views)]
         if fixture == "tree_small.json":
             cases.append(["report", fixture, "--summary", "--critical-path", "-o", "OUT"])
             cases.append(["report", fixture, "--json", "--tree", "-o", "OUT"])

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "analysis/critical_path.h"
-#include "analysis/views.h"
 #include "analysis/stats.h"
 #include "analysis/trace_generator.h"
 #include "analysis/trace_json.h"
+#include "analysis/views.h"
 
 namespace {
 

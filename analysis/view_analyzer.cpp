@@ -110,7 +110,7 @@ void text(const Trace& t, const Analysis& a, std::ostream& out) {
 
 }  // namespace
 
-extern const View kAnalyzerView = make_view<compute, text, json>(
+extern constinit const View kAnalyzerView = make_view<compute, text, json>(
     "analyze", "Per-op summary, hotspots, devices, load balance, communication", false);
 
 }  // namespace brickprof

@@ -117,7 +117,7 @@ void json(const Trace& t, const CriticalPathReport& r, JsonWriter& w) {
 
 }  // namespace
 
-extern const View kCriticalPathView = make_view<compute, text, json>(
+extern constinit const View kCriticalPathView = make_view<compute, text, json>(
     "critical-path", "Critical path, slack and parallelization opportunities", false);
 
 }  // namespace brickprof

@@ -130,7 +130,7 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
 
 }  // namespace
 
-extern const View kGpuIdleView = make_view<compute, text, json>(
+extern constinit const View kGpuIdleView = make_view<compute, text, json>(
     "gpu-idle",
     "GPU busy and idle time per device: waiting for the host vs issued, the host scopes "
     "waited on, largest gaps",

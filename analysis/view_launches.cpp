@@ -114,7 +114,7 @@ void text(const Trace&, const LaunchStats& r, std::ostream& out) {
 
 }  // namespace
 
-extern const View kLaunchesView = make_view<compute, text, json>(
+extern constinit const View kLaunchesView = make_view<compute, text, json>(
     "launches",
     "Kernel launch statistics: host launch call, launch-to-start delay, launch-bound kernels "
     "(shorter than their launch call), direct vs graph",

@@ -179,7 +179,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
 
 }  // namespace
 
-extern const View kSummaryView = make_view<compute, text, json>(
+extern constinit const View kSummaryView = make_view<compute, text, json>(
     "summary", "Per-brick and per-category tables, and diagnostics", true);
 
 }  // namespace brickprof

@@ -121,7 +121,7 @@ void text(const Trace& t, const TransferReport& r, std::ostream& out) {
 
 }  // namespace
 
-extern const View kTransfersView = make_view<compute, text, json>(
+extern constinit const View kTransfersView = make_view<compute, text, json>(
     "transfers", "Copies per direction, slow and pageable copies, ping-pong", false);
 
 }  // namespace brickprof

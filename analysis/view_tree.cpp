@@ -95,7 +95,7 @@ void json(const Trace& trace, const AggregateTree& tree, JsonWriter& w) {
 
 }  // namespace
 
-extern const View kTreeView =
+extern constinit const View kTreeView =
     make_view<compute, text, json>("tree", "The aggregated execution tree", true);
 
 }  // namespace brickprof

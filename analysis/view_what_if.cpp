@@ -83,6 +83,6 @@ WhatIfSpec parse_what_if_spec(std::string_view spec) {
   return {std::string(name), factor};
 }
 
-extern const View kWhatIfView = what_if_view();
+extern constinit const View kWhatIfView = what_if_view();
 
 }  // namespace brickprof

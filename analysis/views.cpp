@@ -37,10 +37,18 @@ constexpr View kFoldedView =
 
 const std::vector<const View*>& report_views() {
   static const std::vector<const View*> views = {
-      &kSummaryView,   &kTreeView,    &kCriticalPathView, &kRooflineView,
-      &kTransfersView, &kGpuIdleView, &kLaunchesView,     &kAnalyzerView,
-      &kDotView,       &kChromeView,  &kFoldedView,
-      &kWhatIfView,  // after the others: what the path would be, once it was shown
+      &kSummaryView,       // --summary
+      &kTreeView,          // --tree
+      &kCriticalPathView,  // --critical-path
+      &kRooflineView,      // --roofline
+      &kTransfersView,     // --transfers
+      &kGpuIdleView,       // --gpu-idle
+      &kLaunchesView,      // --launches
+      &kAnalyzerView,      // --analyze
+      &kDotView,           // --dot
+      &kChromeView,        // --chrome
+      &kFoldedView,        // --folded
+      &kWhatIfView,        // --what-if NAME=K: last, after the path it changes was shown
   };
   return views;
 }

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
+#include "analysis/queries.h"
 #include "analysis/stats.h"
 
 namespace brickprof {
@@ -33,7 +35,74 @@ void forward(const DependencyGraph& g, const std::vector<int64_t>& dur,
   }
 }
 
+// Nodes worth moving: positive slack of at least 1% of the path, largest first.
+std::vector<NodeSlack> opportunities(const CriticalPath& cp, size_t limit) {
+  std::vector<NodeSlack> out;
+  if (!cp.parallel()) return out;
+  int64_t floor = std::max<int64_t>(1, cp.length_ns / 100);
+  for (const NodeSlack& s : cp.nodes)
+    if (s.slack_ns >= floor && s.duration_ns > 0) out.push_back(s);
+  auto by_slack = [](const NodeSlack& a, const NodeSlack& b) {
+    if (a.slack_ns != b.slack_ns) return a.slack_ns > b.slack_ns;
+    if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
+    return a.node < b.node;
+  };
+  if (out.size() > limit) {
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(limit), out.end(),
+                      by_slack);
+    out.resize(limit);
+  } else {
+    std::sort(out.begin(), out.end(), by_slack);
+  }
+  return out;
+}
+
+// Where the path's time goes, by label. Each owner's label is made once
+// (a long path repeats a few owners; names may be megabytes long).
+std::vector<PathShare> by_label(const Trace& t, const CriticalPath& cp) {
+  std::unordered_map<uint32_t, size_t> slot_of_node;
+  std::unordered_map<std::string_view, size_t> slot_of_label;
+  std::vector<PathShare> out;
+  out.reserve(cp.steps.size());  // labels are viewed in place: no reallocation
+  for (const PathStep& s : cp.steps) {
+    auto [node_slot, new_node] = slot_of_node.try_emplace(s.node, out.size());
+    if (new_node) {
+      std::string label = owner_label(t, s.node);
+      auto found = slot_of_label.find(label);
+      if (found != slot_of_label.end()) {
+        node_slot->second = found->second;
+      } else {
+        out.push_back(PathShare{std::move(label), 0, 0});
+        slot_of_label.emplace(out.back().label, node_slot->second);
+      }
+    }
+    out[node_slot->second].ns += s.duration_ns;
+    out[node_slot->second].steps++;
+  }
+  std::sort(out.begin(), out.end(), [](const PathShare& a, const PathShare& b) {
+    return a.ns != b.ns ? a.ns > b.ns : a.label < b.label;
+  });
+  return out;
+}
+
 }  // namespace
+
+std::string owner_label(const Trace& trace, uint32_t owner) {
+  return owner == kNoNode ? "(untracked CPU time)" : node_label(trace, trace.nodes[owner]);
+}
+
+CriticalPathReport critical_path_report(const Trace& trace, const DependencyGraph& graph) {
+  CriticalPathReport r;
+  r.path = compute_critical_path(trace, graph);
+  // Per activity it means nothing without the graph, which is not kept;
+  // per node it is in path.nodes.
+  r.path.slack = {};
+  r.lanes = graph.lanes;
+  r.activities = graph.size();
+  r.opportunities = opportunities(r.path, CriticalPathReport::kMaxOpportunities);
+  r.by_label = by_label(trace, r.path);
+  return r;
+}
 
 int64_t evaluate_length(const DependencyGraph& g, const std::vector<int64_t>& durations) {
   std::vector<int64_t> finish;
@@ -85,7 +154,8 @@ CriticalPath compute_critical_path(const Trace& trace, const DependencyGraph& g)
     }
   }
   // Drop empty steps (zero-length pieces) unless the path is nothing else.
-  std::erase_if(cp.steps, [&](const PathStep& s) { return s.duration_ns == 0 && cp.steps.size() > 1; });
+  std::erase_if(cp.steps,
+                [&](const PathStep& s) { return s.duration_ns == 0 && cp.steps.size() > 1; });
 
   // Per node: least slack over its activities. Reserved: millions of owners
   // would otherwise be copied at every regrowth.
@@ -117,8 +187,10 @@ WhatIf what_if(const Trace& trace, const DependencyGraph& g, std::string_view ta
   std::vector<uint32_t> brick = nearest_brick(trace);
   std::vector<uint8_t> match(trace.nodes.size(), 0);
   for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
-    if (trace.name(trace.nodes[i]) == target) match[i] = 1;
-    else if (brick[i] != kNoNode && trace.name(trace.nodes[brick[i]]) == target) match[i] = 1;
+    if (trace.name(trace.nodes[i]) == target)
+      match[i] = 1;
+    else if (brick[i] != kNoNode && trace.name(trace.nodes[brick[i]]) == target)
+      match[i] = 1;
   }
   std::vector<int64_t> dur = g.duration;
   for (size_t v = 0; v < g.size(); ++v) {

@@ -5,13 +5,11 @@
 #include <unordered_map>
 
 #include "analysis/lane_sort.h"
-#include "analysis/trace_scope.h"
 
 namespace brickprof {
 namespace {
 
 constexpr size_t kTop = 10;
-constexpr StringId kNoScope = ~StringId{0};
 
 // An interval on a lane (a device's operations, a thread's scopes, a
 // thread's host waits), ordered by start, the longer first on a tie so an
@@ -21,9 +19,7 @@ struct Span {
   int64_t start = 0;
   int64_t end = 0;
   uint32_t index = 0;  // node id, or gap index for host waits
-  bool operator<(const Span& o) const {
-    return start != o.start ? start < o.start : end > o.end;
-  }
+  bool operator<(const Span& o) const { return start != o.start ? start < o.start : end > o.end; }
 };
 
 // A stretch of a thread's timeline and the innermost CPU scope open in it.
@@ -116,8 +112,7 @@ struct DeviceWork {
 
 // Walks one device's operations (sorted): busy time and the gaps between.
 // With capture windows, each recorded piece of a gap is a gap of its own.
-void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threads,
-               DeviceWork& w) {
+void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threads, DeviceWork& w) {
   w.idle.operations = static_cast<uint64_t>(last - first);
   RecordedTime recorded(t.diagnostics.capture_windows);
   int64_t busy_start = first->start, busy_end = first->end;
@@ -132,7 +127,7 @@ void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threa
     const GpuDetail& d = *t.detail(next);
     const int64_t issued_at = std::min(d.api_start_ns, op->start);
     auto add_gap = [&](int64_t start, int64_t end) {
-      IdleGap gap{start, end - start, 0, op->index, {}, {}};
+      IdleGap gap{start, end - start, 0, op->index, kNoScope};
       if (d.api_start_ns == 0) {
         w.idle.unknown_ns += gap.ns;
       } else {
@@ -177,8 +172,7 @@ int64_t kernel_busy_ns(const Trace& t, const Span* first, const Span* last) {
 }
 
 // Charges each host wait to the innermost scopes its thread was in.
-void name_host_waits(const Trace& t, const std::vector<std::vector<Piece>>& pieces,
-                     DeviceWork& w) {
+void name_host_waits(const Trace& t, const std::vector<std::vector<Piece>>& pieces, DeviceWork& w) {
   std::unordered_map<StringId, int64_t> by_scope;
   std::vector<size_t> cursor(pieces.size(), 0);
   for (const Span& wait : w.host_waits) {
@@ -201,20 +195,22 @@ void name_host_waits(const Trace& t, const std::vector<std::vector<Piece>>& piec
     int64_t unscoped = (wait.end - wait.start) - covered;
     if (unscoped > 0) by_scope[kNoScope] += unscoped;
     if (unscoped > best) best_scope = kNoScope;
-    w.gaps[wait.index].host_scope =
-        best_scope == kNoScope ? "(no scope)" : std::string(t.strings.view(best_scope));
+    w.gaps[wait.index].host_scope = best_scope;
   }
-  for (const auto& [scope, ns] : by_scope)
-    w.idle.host_scopes.push_back(
-        {scope == kNoScope ? "(no scope)" : std::string(t.strings.view(scope)), ns});
+  for (const auto& [scope, ns] : by_scope) w.idle.host_scopes.push_back({scope, ns});
   std::sort(w.idle.host_scopes.begin(), w.idle.host_scopes.end(),
-            [](const HostWait& a, const HostWait& b) {
-              return a.ns != b.ns ? a.ns > b.ns : a.scope < b.scope;
+            [&](const HostWait& a, const HostWait& b) {
+              if (a.ns != b.ns) return a.ns > b.ns;
+              return scope_name(t, a.scope) < scope_name(t, b.scope);
             });
   if (w.idle.host_scopes.size() > kTop) w.idle.host_scopes.resize(kTop);
 }
 
 }  // namespace
+
+std::string_view scope_name(const Trace& trace, StringId scope) {
+  return scope == kNoScope ? std::string_view("(no scope)") : trace.strings.view(scope);
+}
 
 GpuIdleReport analyze_gpu_idle(const Trace& t) {
   Lanes devices, threads;
@@ -222,7 +218,8 @@ GpuIdleReport analyze_gpu_idle(const Trace& t) {
   for (uint32_t i = 0; i < t.nodes.size(); ++i) {
     const Node& n = t.nodes[i];
     if (is_cpu_kind(n.kind)) {
-      if (!is_range_lane(n.thread)) scopes.push_back({threads.of(n.thread), n.start_ns, n.end_ns, i});
+      if (!is_range_lane(n.thread))
+        scopes.push_back({threads.of(n.thread), n.start_ns, n.end_ns, i});
       continue;
     }
     const GpuDetail* d = t.detail(n);
@@ -234,7 +231,6 @@ GpuIdleReport analyze_gpu_idle(const Trace& t) {
   const std::vector<std::vector<Piece>> pieces = innermost_pieces(t, scopes, threads.size());
 
   GpuIdleReport report;
-  ScopeNamer scope(t);
   for (size_t begin = 0; begin < ops.size();) {
     size_t end = begin;
     while (end < ops.size() && ops[end].lane == ops[begin].lane) ++end;
@@ -253,7 +249,6 @@ GpuIdleReport analyze_gpu_idle(const Trace& t) {
                         return a.ns != b.ns ? a.ns > b.ns : a.start_ns < b.start_ns;
                       });
     w.gaps.resize(k);
-    for (IdleGap& g : w.gaps) g.next_scope = scope(g.next);
     w.idle.largest = std::move(w.gaps);
     report.devices.push_back(std::move(w.idle));
     begin = end;

@@ -74,7 +74,7 @@ std::string_view to_string(Backend b) {
     case Backend::kAvx2: return "AVX2";
     case Backend::kAvx512: return "AVX-512";
     case Backend::kNeon: return "NEON";
-    case Backend::kGpu: return "GPU RTX 4090";
+    case Backend::kGpu: return "RTX 4090";
   }
   return "?";
 }
@@ -88,7 +88,10 @@ Peaks backend_default(Backend b) {
     case Backend::kNeon: p.gflops = 200; p.gbps = 40; break;
     case Backend::kGpu: p.gflops = 83000; p.gbps = 1008; break;
   }
-  p.source = "default (seed table: " + std::string(to_string(b)) + ", not measured)";
+  // The figures are brickprof's own, typical of the backend: say so, and
+  // that nothing here was measured.
+  p.source = "default (built-in " + std::string(to_string(b)) +
+             (b == Backend::kGpu ? " GPU" : " CPU") + " peaks, not measured)";
   return p;
 }
 

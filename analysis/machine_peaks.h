@@ -1,6 +1,6 @@
 // Peak FLOP/s and bandwidth the roofline and transfer views compare against:
-// measured or device-reported values from the trace, user overrides, and the
-// seed's per-backend table as a labelled last resort.
+// measured or device-reported values from the trace, user overrides, and a
+// built-in per-backend table as a labelled last resort.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,9 @@ struct PeakOverrides {
 
 enum class Backend : uint8_t { kScalar, kAvx2, kAvx512, kNeon, kGpu };
 
-// The seed's table: RTX 4090 83 TFLOPS/1008 GB/s, AVX-512 2.0/100,
-// AVX2 0.5/50, NEON 0.2/40, scalar 0.1/25 (FP32, approximate).
+// The built-in table, labelled "default (built-in AVX2 CPU peaks, not
+// measured)": RTX 4090 83 TFLOPS/1008 GB/s, AVX-512 2.0/100, AVX2 0.5/50,
+// NEON 0.2/40, scalar 0.1/25 (FP32, approximate).
 Peaks backend_default(Backend backend);
 std::string_view to_string(Backend backend);
 

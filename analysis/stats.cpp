@@ -6,7 +6,7 @@
 
 namespace brickprof {
 
-std::vector<uint32_t> nearest_brick(const Trace& trace) {
+std::vector<uint32_t> nearest_of_kind(const Trace& trace, NodeKind kind) {
   const size_t n = trace.nodes.size();
   constexpr uint32_t kUnknown = kNoNode - 1;
   std::vector<uint32_t> result(n, kUnknown);
@@ -21,7 +21,7 @@ std::vector<uint32_t> nearest_brick(const Trace& trace) {
         answer = result[cur];
         break;
       }
-      if (trace.nodes[cur].kind == NodeKind::kBrick) {
+      if (trace.nodes[cur].kind == kind) {
         answer = cur;
         result[cur] = cur;
         break;
@@ -33,6 +33,10 @@ std::vector<uint32_t> nearest_brick(const Trace& trace) {
     for (uint32_t c : chain) result[c] = answer;
   }
   return result;
+}
+
+std::vector<uint32_t> nearest_brick(const Trace& trace) {
+  return nearest_of_kind(trace, NodeKind::kBrick);
 }
 
 TraceStats compute_stats(const Trace& trace) {
@@ -78,10 +82,20 @@ TraceStats compute_stats(const Trace& trace) {
     stats.brick_total_ns += s.total_ns;
   }
   for (CategoryStat& c : stats.categories)
-    c.pct = stats.brick_total_ns > 0
-                ? 100.0 * static_cast<double>(c.total_ns) / static_cast<double>(stats.brick_total_ns)
-                : 0;
+    c.pct = stats.brick_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
+                                           static_cast<double>(stats.brick_total_ns)
+                                     : 0;
   return stats;
+}
+
+TraceSummary summarize_trace(const Trace& trace) {
+  TraceSummary s;
+  s.stats = compute_stats(trace);
+  s.nodes = trace.nodes.size();
+  for (const Node& node : trace.nodes) s.kernels += node.kind == NodeKind::kKernel;
+  s.slowest_kernel = slowest_kernel(trace);
+  s.scope_balanced = is_scope_balanced(trace);
+  return s;
 }
 
 }  // namespace brickprof

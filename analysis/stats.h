@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/queries.h"
 #include "analysis/trace.h"
 
 namespace brickprof {
@@ -35,15 +37,29 @@ struct CategoryStat {
 };
 
 struct TraceStats {
-  std::vector<BrickStat> bricks;          // in order of first appearance
-  std::vector<CategoryStat> categories;   // Norm, Attention, FFN, Other
+  std::vector<BrickStat> bricks;         // in order of first appearance
+  std::vector<CategoryStat> categories;  // Norm, Attention, FFN, Other
   int64_t brick_total_ns = 0;
 };
 
 TraceStats compute_stats(const Trace& trace);
 
-// For every node, the id of its nearest brick ancestor (itself for a brick),
-// or kNoNode. Linear in the number of nodes.
+// The figures of `report --summary` beyond what the trace states itself
+// (process, sources, diagnostics): the brick and category tables, counts,
+// the slowest kernel and whether every push had its pop.
+struct TraceSummary {
+  TraceStats stats;
+  uint64_t nodes = 0;
+  uint64_t kernels = 0;
+  std::optional<SlowestKernel> slowest_kernel;
+  bool scope_balanced = true;
+};
+
+TraceSummary summarize_trace(const Trace& trace);
+
+// For every node, the id of its nearest ancestor of `kind` (itself if it is
+// one), or kNoNode. Linear in the number of nodes, whatever their depth.
+std::vector<uint32_t> nearest_of_kind(const Trace& trace, NodeKind kind);
 std::vector<uint32_t> nearest_brick(const Trace& trace);
 
 }  // namespace brickprof

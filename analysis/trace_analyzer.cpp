@@ -6,17 +6,16 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/trace_scope.h"
-
 namespace brickprof {
 
 bool is_communication(std::string_view name) {
   std::string s;
   s.reserve(name.size());
   for (char c : name)
-    if (c != '_' && c != '-') s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  for (std::string_view k : {"allreduce", "allgather", "reducescatter", "broadcast", "alltoall",
-                             "nccl", "send", "recv"})
+    if (c != '_' && c != '-')
+      s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (std::string_view k :
+       {"allreduce", "allgather", "reducescatter", "broadcast", "alltoall", "nccl", "send", "recv"})
     if (s.find(k) != std::string::npos) return true;
   return false;
 }
@@ -75,8 +74,6 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
   std::partial_sort(a.slowest.begin(), a.slowest.begin() + static_cast<std::ptrdiff_t>(k),
                     a.slowest.end(), slower);
   a.slowest.resize(k);
-  ScopeNamer scope(t);
-  for (uint32_t i : a.slowest) a.slowest_scopes.push_back(scope(i));
   for (size_t i = 0; i < a.ops.size(); ++i) {
     const Spread spread = spread_of(durations[i]);
     OpSummary& s = a.ops[i];
@@ -99,7 +96,8 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
     max_ns = std::max(max_ns, ds.total_ns);
   }
   if (gpus >= 2 && sum_ns > 0)
-    a.imbalance_ratio = static_cast<double>(max_ns) / (static_cast<double>(sum_ns) / static_cast<double>(gpus));
+    a.imbalance_ratio =
+        static_cast<double>(max_ns) / (static_cast<double>(sum_ns) / static_cast<double>(gpus));
   return a;
 }
 

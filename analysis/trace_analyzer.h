@@ -36,7 +36,6 @@ struct DeviceSummary {
 struct Analysis {
   std::vector<OpSummary> ops;          // by total time, largest first
   std::vector<uint32_t> slowest;       // node ids, slowest first (top N)
-  std::vector<std::string> slowest_scopes;  // the scope that issued each
   std::vector<uint32_t> hotspots;      // node ids moving more than the threshold
   std::vector<DeviceSummary> devices;  // by name
   // Load balance over GPU devices (needs two or more): max / mean busy time.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/json_writer.h"
 #include "analysis/trace.h"
 
 namespace brickprof {
@@ -22,11 +23,11 @@ struct DiffEntry {
   uint64_t base_ptx_hash = 0;  // kernels: the base's PTX hash (differs if code_changed)
   uint64_t base_count = 0, new_count = 0;
   int64_t base_avg_ns = 0, new_avg_ns = 0;
-  bool code_changed = false;     // kernel: same name, other PTX hashes
+  bool code_changed = false;  // kernel: same name, other PTX hashes
   bool regression = false;
-  bool below_floor = false;      // changed by the threshold or more, but by no more than
-                                 // the minimum time: neither a regression nor listed as text
-  double change_pct() const;     // +: slower; 0 when either side is missing
+  bool below_floor = false;   // changed by the threshold or more, but by no more than
+                              // the minimum time: neither a regression nor listed as text
+  double change_pct() const;  // +: slower; 0 when either side is missing
   // The time the change in average cost NEW over all its calls:
   // (new avg - base avg) x new count; +: slower; 0 when either side is missing.
   int64_t change_ns() const;
@@ -55,9 +56,10 @@ struct TraceDiff {
 
 // O(n log n) in the number of nodes.
 TraceDiff diff_traces(const Trace& base, const Trace& next, const DiffLimits& limits);
-// Text lists only what changed (regressions, changed code, gone/new, and
-// moves beyond both limits) and counts what the minimum time hid; JSON lists
-// every entry.
-void render_diff(const TraceDiff& diff, std::ostream& out, bool json);
+// The renderers (analysis/view_diff.cpp). Text lists only what changed
+// (regressions, changed code, gone/new, and moves beyond both limits) and
+// counts what the minimum time hid; JSON lists every entry.
+void diff_text(const TraceDiff& diff, std::ostream& out);
+void diff_json(const TraceDiff& diff, JsonWriter& out);
 
 }  // namespace brickprof

@@ -5,24 +5,19 @@
 
 namespace brickprof {
 
-ScopeNamer::ScopeNamer(const Trace& trace) : t_(trace), brick_(nearest_brick(trace)) {}
+ScopeNamer::ScopeNamer(const Trace& trace)
+    : t_(trace), brick_(nearest_brick(trace)), layer_(nearest_of_kind(trace, NodeKind::kLayer)) {}
 
 std::string ScopeNamer::operator()(uint32_t node) const {
-  uint32_t start = brick_[node] != kNoNode ? brick_[node] : t_.nodes[node].parent;
-  // Walk up to the layer; parent chains are acyclic (the reader checks) and
-  // the walk is bounded by the node count anyway.
-  uint32_t layer = kNoNode;
-  size_t steps = 0;
-  for (uint32_t cur = start; cur != kNoNode && steps <= t_.nodes.size(); cur = t_.nodes[cur].parent, ++steps)
-    if (t_.nodes[cur].kind == NodeKind::kLayer) {
-      layer = cur;
-      break;
-    }
+  const uint32_t brick = brick_[node];
+  uint32_t start = brick != kNoNode ? brick : t_.nodes[node].parent;
+  if (start >= layer_.size()) start = kNoNode;
+  const uint32_t layer = start != kNoNode ? layer_[start] : kNoNode;
   std::string out;
   if (layer != kNoNode) out = std::string(t_.name(t_.nodes[layer]));
-  if (brick_[node] != kNoNode) {
+  if (brick != kNoNode) {
     if (!out.empty()) out += " / ";
-    out += t_.name(t_.nodes[brick_[node]]);
+    out += t_.name(t_.nodes[brick]);
   } else if (layer == kNoNode && start != kNoNode) {
     out = std::string(t_.name(t_.nodes[start]));
   }

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <tuple>
 
-#include "analysis/trace_scope.h"
-
 namespace brickprof {
 namespace {
 
@@ -21,7 +19,6 @@ uint64_t host_addr(const GpuDetail& d) {
 
 TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
   TransferReport r;
-  ScopeNamer scope(t);
   uint32_t device = 0;
   std::vector<DirectionTotal> totals(6);
   std::vector<uint32_t> copies;
@@ -45,8 +42,10 @@ TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
     const Node& n = t.nodes[i];
     const GpuDetail& d = *t.detail(n);
     if (!host_side(d.direction)) continue;
-    double gbps = n.duration_ns() > 0 ? static_cast<double>(d.bytes) / static_cast<double>(n.duration_ns()) : 0;
-    CopyFinding f{i, {}, d.bytes, gbps, r.link.gbps > 0 ? gbps / r.link.gbps : 0};
+    double gbps = n.duration_ns() > 0
+                      ? static_cast<double>(d.bytes) / static_cast<double>(n.duration_ns())
+                      : 0;
+    CopyFinding f{i, d.bytes, gbps, r.link.gbps > 0 ? gbps / r.link.gbps : 0};
     // Tiny copies are latency-bound by nature; only judge those of 1 MiB+.
     if (d.bytes >= (1u << 20) && f.link_share < 0.5) slow.push_back(f);
     if (d.src_kind == MemoryKind::kPageable || d.dst_kind == MemoryKind::kPageable) {
@@ -59,7 +58,6 @@ TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
     size_t k = std::min(kTop, v.size());
     std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), better);
     v.resize(k);
-    for (CopyFinding& f : v) f.scope = scope(f.node);
   };
   top(slow, [](const CopyFinding& a, const CopyFinding& b) { return a.link_share < b.link_share; });
   top(pageable, [](const CopyFinding& a, const CopyFinding& b) { return a.bytes > b.bytes; });
@@ -82,21 +80,23 @@ TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
     while (e < hs.size() && host_addr(*t.detail(t.nodes[hs[e]])) == host_addr(first) &&
            t.detail(t.nodes[hs[e]])->bytes == first.bytes)
       ++e;
-    RepeatedUpload rep{host_addr(first), first.bytes, 0, kNoNode, {}};
+    RepeatedUpload rep{host_addr(first), first.bytes, 0, kNoNode, kNoNode};
     auto flush_uploads = [&] {
       if (rep.uploads > 1) r.repeated.push_back(rep);
       rep.uploads = 0;
-      rep.first_node = kNoNode;
+      rep.first_node = rep.second_node = kNoNode;
     };
     for (size_t k = b; k < e; ++k) {
       uint32_t cur = hs[k];
       Direction dir = t.detail(t.nodes[cur])->direction;
       if (dir == Direction::kH2D) {
-        if (rep.uploads == 0) rep.first_node = cur;
-        else if (rep.uploads == 1) rep.scope = scope(cur);
+        if (rep.uploads == 0)
+          rep.first_node = cur;
+        else if (rep.uploads == 1)
+          rep.second_node = cur;
         rep.uploads++;
         if (k > b && t.detail(t.nodes[hs[k - 1]])->direction == Direction::kD2H) {
-          PingPong p{{}, host_addr(first), first.bytes, scope(cur)};
+          PingPong p{{}, host_addr(first), first.bytes};
           if (k >= b + 2 && t.detail(t.nodes[hs[k - 2]])->direction == Direction::kH2D)
             p.nodes.push_back(hs[k - 2]);
           p.nodes.push_back(hs[k - 1]);
@@ -110,10 +110,11 @@ TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
     flush_uploads();
     b = e;
   }
-  std::sort(r.repeated.begin(), r.repeated.end(), [](const RepeatedUpload& a, const RepeatedUpload& b) {
-    return a.wasted_bytes() != b.wasted_bytes() ? a.wasted_bytes() > b.wasted_bytes()
-                                                : a.host_addr < b.host_addr;
-  });
+  std::sort(r.repeated.begin(), r.repeated.end(),
+            [](const RepeatedUpload& a, const RepeatedUpload& b) {
+              return a.wasted_bytes() != b.wasted_bytes() ? a.wasted_bytes() > b.wasted_bytes()
+                                                          : a.host_addr < b.host_addr;
+            });
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "analysis/format.h"
+#include "analysis/json_writer.h"
 #include "analysis/trace_diff.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_subset.h"
@@ -22,7 +23,7 @@ struct DiffOptions {
   double threshold_pct = DiffLimits{}.threshold_pct;
   std::string min_time;
   CLI::Option* min_time_option = nullptr;  // unset: the default
-  std::string under;  // empty: the whole traces
+  std::string under;                       // empty: the whole traces
   bool json = false;
 };
 
@@ -57,7 +58,12 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
     if (!o.json) std::cout << "Under \"" << o.under << "\" in both traces\n\n";
   }
   const TraceDiff d = diff_traces(base, next, limits);
-  render_diff(d, std::cout, o.json);
+  if (o.json) {
+    JsonWriter w(std::cout);
+    diff_json(d, w);
+  } else {
+    diff_text(d, std::cout);
+  }
   std::cout.flush();
   if (!std::cout) return fail("cannot write to standard output");
   return d.regressions ? kExitRegression : kExitOk;

@@ -1,22 +1,24 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
 // [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]`:
-// reads a saved trace and prints the chosen views (report_views.h), of the
-// whole trace or of the subtrees under scopes named NAME
-// (analysis/trace_subset.h), against the given peaks (peak_options.h).
+// reads a saved trace and prints the chosen views (the registry in
+// analysis/views.h: one flag per view), of the whole trace or of the
+// subtrees under scopes named NAME (analysis/trace_subset.h), against the
+// given peaks (peak_options.h).
 #include <iostream>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
+#include <stdexcept>
 
 #include "analysis/dependency_graph.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_views.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_subset.h"
+#include "analysis/views.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
-#include "tools/report_views.h"
 
 namespace brickprof::cli {
 namespace {
@@ -25,9 +27,9 @@ struct ReportOptions {
   std::string file;
   std::string out;
   bool json = false;
-  std::map<std::string, bool> chosen;  // by view name
-  std::vector<std::string> what_if;    // "NAME=K" specs, in command-line order
-  std::string under;                   // empty: the whole trace
+  std::map<std::string, bool> chosen;                      // switch views, by name
+  std::map<std::string, std::vector<std::string>> values;  // views taking values, by name
+  std::string under;                                       // empty: the whole trace
   PeakOptionText peaks;
 };
 
@@ -38,13 +40,10 @@ struct UnderNote {
   size_t roots = 0, nodes = 0, of_nodes = 0;
 };
 
-constexpr const char* kWhatIfKey = "what-if";
-
 // `--json`: one object with one key per view, so scripts can ask for
 // several at once. Each view writes its own value; we only add the frame.
-void render_json(const Trace& trace, const std::vector<const ReportView*>& views,
-                 const ReportSettings& settings, const std::vector<std::string>& what_if,
-                 const UnderNote* under, std::ostream& out) {
+void render_json(const Trace& trace, const std::vector<const View*>& views,
+                 const std::vector<ViewModel>& models, const UnderNote* under, std::ostream& out) {
   bool first = true;
   auto key = [&](const char* name) {
     std::string quoted;
@@ -56,101 +55,105 @@ void render_json(const Trace& trace, const std::vector<const ReportView*>& views
     key("under");
     std::string name;
     append_json_string(name, under->name);
-    out << "{\"name\":" << name << ",\"scopes\":" << under->roots
-        << ",\"nodes\":" << under->nodes << ",\"of_nodes\":" << under->of_nodes << '}';
+    out << "{\"name\":" << name << ",\"scopes\":" << under->roots << ",\"nodes\":" << under->nodes
+        << ",\"of_nodes\":" << under->of_nodes << '}';
   }
-  for (const ReportView* v : views) {
-    key(v->name);
-    v->json(trace, settings, out);
-  }
-  if (!what_if.empty()) {
-    key(kWhatIfKey);
-    what_if_json(trace, what_if, out);
+  for (size_t i = 0; i < views.size(); ++i) {
+    key(views[i]->name);
+    render_view(*views[i], trace, models[i], true, out);
   }
   out << (first ? "{" : "") << "}\n";
 }
 
-void render(const Trace& trace, const std::vector<const ReportView*>& views,
-            const ReportSettings& settings, const std::vector<std::string>& what_if,
-            const UnderNote* under, bool json, std::ostream& out) {
-  if (json) return render_json(trace, views, settings, what_if, under, out);
-  bool first = true;
+void render_text(const Trace& trace, const std::vector<const View*>& views,
+                 const std::vector<ViewModel>& models, const UnderNote* under, std::ostream& out) {
   // Not in front of a file format (--dot, --chrome, --folded) alone.
-  bool any_report = !what_if.empty();
-  for (const ReportView* v : views) any_report |= v->json != nullptr;
+  bool any_report = false;
+  for (const View* v : views) any_report |= v->has_json();
   if (under != nullptr && any_report) {
     out << "Under \"" << under->name << "\": " << under->roots << " scope"
         << (under->roots == 1 ? "" : "s") << ", " << under->nodes << " of " << under->of_nodes
         << " nodes\n\n";
   }
-  for (const ReportView* v : views) {
-    if (!first) out << "\n";
-    first = false;
-    v->text(trace, settings, out);
-  }
-  if (!what_if.empty()) {
-    if (!first) out << "\n";
-    what_if_text(trace, what_if, out);
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (i) out << "\n";
+    render_view(*views[i], trace, models[i], false, out);
   }
 }
 
 int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("report: unexpected arguments after --");
   // Usage errors first, before any (possibly large) trace is read.
-  for (const std::string& spec : o.what_if) {
-    try {
-      parse_what_if_spec(spec);
-    } catch (const ViewError& e) {
-      return fail(std::string("report: ") + e.what());
+  ViewSettings settings;
+  std::vector<const View*> views;
+  for (const View* v : report_views()) {
+    if (!v->value_name) {
+      if (o.chosen.at(v->name)) views.push_back(v);
+      continue;
     }
+    const std::vector<std::string>& values = o.values.at(v->name);
+    for (const std::string& value : values) {
+      try {
+        v->add_value(value, settings);
+      } catch (const ViewError& e) {
+        return fail(std::string("report: ") + e.what());
+      }
+    }
+    if (!values.empty()) views.push_back(v);
   }
-  ReportSettings settings;
   if (std::string bad = parse_peak_options(o.peaks, &settings.peaks); !bad.empty())
     return fail("report: " + bad);
-  std::vector<const ReportView*> views;
-  for (const ReportView& v : report_views())
-    if (o.chosen.at(v.name)) views.push_back(&v);
-  // --what-if alone is a view choice too: it replaces the defaults.
-  if (views.empty() && o.what_if.empty())
-    for (const ReportView& v : report_views())
-      if (v.by_default) views.push_back(&v);
+  // A view that takes values (--what-if) is a choice too: it replaces the defaults.
+  if (views.empty())
+    for (const View* v : report_views())
+      if (v->by_default) views.push_back(v);
   if (o.json) {
-    for (const ReportView* v : views)
-      if (!v->json) return fail(std::string("report: --") + v->name + " has no --json form");
+    for (const View* v : views)
+      if (!v->has_json()) return fail(std::string("report: --") + v->name + " has no --json form");
   }
+  // Every model before any output, so bad input (edges that contradict
+  // the times: a dependency cycle) or a trace too big for the memory
+  // stops the report with one line and nothing printed.
+  const std::string out_of_memory =
+      o.file + ": out of memory: the trace is too large for these views here";
   Trace trace;
+  std::optional<UnderNote> under;
+  std::vector<ViewModel> models;
   try {
     trace = read_trace_file(o.file);
+    if (!o.under.empty()) {
+      Subset subset = subtrees_named(trace, o.under);
+      if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+      under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
+      trace = std::move(subset.trace);
+    }
+    for (const View* v : views) models.push_back(compute_view(*v, trace, settings));
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
+  } catch (const GraphError& e) {
+    return fail(o.file + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(out_of_memory);
   }
-  std::optional<UnderNote> under;
-  if (!o.under.empty()) {
-    Subset subset = subtrees_named(trace, o.under);
-    if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
-    under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
-    trace = std::move(subset.trace);
-  }
-  // A trace can parse and still have edges that contradict its times (a
-  // dependency cycle); that is bad input in FILE, whichever output it hits.
-  std::string bad_input;
   auto write = [&](std::ostream& out) {
+    const UnderNote* note = under ? &*under : nullptr;
     try {
-      render(trace, views, settings, o.what_if, under ? &*under : nullptr, o.json, out);
-    } catch (const GraphError& e) {
-      bad_input = o.file + ": " + e.what();
-      throw;
+      if (o.json)
+        render_json(trace, views, models, note, out);
+      else
+        render_text(trace, views, models, note, out);
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error(out_of_memory);  // a file format's own structures
     }
   };
   if (!o.out.empty()) {
     std::string error = write_file_atomically(o.out, write);
-    if (!bad_input.empty()) return fail(bad_input);
     return error.empty() ? kExitOk : fail(error);
   }
   try {
     write(std::cout);
-  } catch (const GraphError&) {
-    return fail(bad_input);
+  } catch (const std::runtime_error& e) {
+    return fail(e.what());
   }
   std::cout.flush();
   if (!std::cout) return fail("cannot write to standard output");
@@ -163,17 +166,18 @@ Command add_report_command(CLI::App& parent) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* sub = parent.add_subcommand("report", "Print views of a saved trace (FILE.json)");
   sub->add_option("FILE", o->file, "A brickprof JSON trace")->required();
-  for (const ReportView& v : report_views()) {
-    bool& flag = o->chosen[v.name];
-    std::string help = v.help;
-    if (v.by_default) help += " (default)";
-    sub->add_flag(std::string("--") + v.name, flag, help);
+  for (const View* v : report_views()) {
+    const std::string flag = std::string("--") + v->name;
+    if (v->value_name) {
+      sub->add_option(flag, o->values[v->name], v->help)
+          ->type_name(v->value_name)
+          ->allow_extra_args(false);
+      continue;
+    }
+    std::string help = v->help;
+    if (v->by_default) help += " (default)";
+    sub->add_flag(flag, o->chosen[v->name], help);
   }
-  sub->add_option("--what-if", o->what_if,
-                  "NAME=K: how much shorter the critical path gets if brick, scope or kernel "
-                  "NAME ran K times faster (repeatable)")
-      ->type_name("NAME=K")
-      ->allow_extra_args(false);
   sub->add_option("--under", o->under,
                   "Only what ran under scopes named NAME (e.g. \"decode token\": the steady "
                   "state without prefill and warm-up): those scopes, their nested scopes and "

@@ -71,7 +71,7 @@ TEST(ReportPeaks, OneOverrideLabelsOnlyItsOwnFigure) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("  peaks cpu: 500.00GFLOP/s, 50.00GB/s, ridge 10.0 FLOP/B (FLOP/s "
-                          "default (seed table: AVX2, not measured); bandwidth override)\n"),
+                          "default (built-in AVX2 CPU peaks, not measured); bandwidth override)\n"),
             std::string::npos)
       << text.out;
   CliResult js = report({kRoofline, "--roofline", "--json", "--peak-gflops", "4000"});
@@ -90,7 +90,7 @@ TEST(ReportPeaks, OverrideShowsWhereTheTraceHasNoPeaks) {
                                   {"\"peak_gbps\": 100", "\"peak_gbps\": 0"}});
   CliResult r = report({file, "--roofline", "--peak-gbps", "3350"});
   EXPECT_NE(r.out.find("  peaks gpu0: 83.00TFLOP/s, 3.35TB/s, ridge 24.8 FLOP/B (FLOP/s default "
-                       "(seed table: GPU RTX 4090, not measured); bandwidth override)\n"),
+                       "(built-in RTX 4090 GPU peaks, not measured); bandwidth override)\n"),
             std::string::npos)
       << r.out;
 }

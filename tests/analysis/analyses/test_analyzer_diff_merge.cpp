@@ -11,6 +11,7 @@
 #include "analysis/trace_analyzer.h"
 #include "analysis/trace_diff.h"
 #include "analysis/trace_merge.h"
+#include "analysis/trace_scope.h"
 #include "test_util.h"
 
 namespace brickprof {
@@ -40,7 +41,7 @@ TEST(Analyzer, SpreadOfOneCallsDuration) {
   EXPECT_EQ(a.ops[0].median_ns, 100'000);  // nearest rank: the 1st of 2
   EXPECT_EQ(a.ops[0].p99_ns, 200'000);
   EXPECT_EQ(a.ops[0].max_ns, 200'000);
-  EXPECT_EQ(a.slowest_scopes[0], "DownProjection");
+  EXPECT_EQ(ScopeNamer(t)(a.slowest[0]), "DownProjection");
 
   Trace many;  // 100 calls of 1..100 µs, in shuffled order
   for (int k = 0; k < 100; ++k) {
@@ -86,7 +87,7 @@ TEST(Diff, RegressionAndChangedCode) {
   EXPECT_EQ(diff_traces(base, next, limits(25)).regressions, 0u);
   EXPECT_EQ(diff_traces(base, base, limits(0)).regressions, 0u);
   std::ostringstream out;
-  render_diff(d, out, false);
+  diff_text(d, out);
   EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
 }
 

@@ -7,8 +7,9 @@
 #include <sstream>
 
 #include "analysis/critical_path.h"
-#include "analysis/report_views.h"
+#include "analysis/queries.h"
 #include "analysis/trace_json.h"
+#include "test_util.h"
 
 namespace brickprof {
 namespace {
@@ -37,7 +38,7 @@ int64_t slack_of(const CriticalPath& cp, uint32_t node) {
 TEST(CriticalPath, SeedExampleOnThreadsMatchesGolden) {
   Trace t = load("seed_threads.json");
   std::ostringstream out;
-  render_critical_path(t, out, false);
+  out << test::render("critical-path", t, {}, false);
   EXPECT_EQ(out.str(), slurp("seed_threads.critical_path.txt"));
 }
 
@@ -87,7 +88,7 @@ TEST(CriticalPath, SeedExampleOnStreams) {
 TEST(CriticalPath, SerialTraceIsTheTimeline) {
   Trace t = load("serial.json");
   std::ostringstream out;
-  render_critical_path(t, out, false);
+  out << test::render("critical-path", t, {}, false);
   EXPECT_EQ(out.str(),
             "Critical Path: 350.0µs (3 nodes)\n"
             "──────────────────────────────────────────────────\n"
@@ -102,7 +103,7 @@ TEST(CriticalPath, SerialTraceIsTheTimeline) {
 TEST(CriticalPath, RangeLanesAreNotWork) {
   Trace t = load("serial.json");
   std::ostringstream before;
-  render_critical_path(t, before, false);
+  before << test::render("critical-path", t, {}, false);
   Node range;
   range.kind = NodeKind::kScope;
   range.name = t.strings.intern("async_load");
@@ -114,7 +115,7 @@ TEST(CriticalPath, RangeLanesAreNotWork) {
   }
   t.add_node(range);
   std::ostringstream after;
-  render_critical_path(t, after, false);
+  after << test::render("critical-path", t, {}, false);
   EXPECT_EQ(after.str(), before.str());
 }
 
@@ -147,19 +148,41 @@ TEST(CriticalPath, LongChainHasNoRecursion) {
   EXPECT_EQ(cp.length_ns, 2 * static_cast<int64_t>(n));
 }
 
+// The path names nodes as the tree and every other text output do (one
+// label, queries.h): unnamed layers by index, unnamed bricks by their
+// well-known name, copies by direction.
+TEST(CriticalPath, LabelsAreTheTreesLabels) {
+  Trace t = load("unnamed.json");
+  CriticalPathReport r = critical_path_report(t, build_dependency_graph(t));
+  ASSERT_FALSE(r.path.steps.empty());
+  for (const PathStep& s : r.path.steps) {
+    if (s.node != kNoNode) {
+      EXPECT_EQ(owner_label(t, s.node), node_label(t, t.nodes[s.node]));
+    }
+  }
+  EXPECT_EQ(owner_label(t, r.path.steps.front().node), "Layer 3");
+  EXPECT_EQ(owner_label(t, kNoNode), "(untracked CPU time)");
+  const std::string text = test::render("critical-path", t);
+  EXPECT_NE(text.find("│ RmsNorm (10.0µs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  H2D slack="), std::string::npos) << text;
+  EXPECT_NE(text.find("  D2H slack="), std::string::npos) << text;
+  EXPECT_EQ(text.find("cudaMemcpyAsync"), std::string::npos) << text;
+}
+
 TEST(CriticalPath, WhatIfSpecErrors) {
   Trace t = load("seed_threads.json");
-  DependencyGraph g = build_dependency_graph(t);
-  std::ostringstream out;
-  EXPECT_THROW(render_what_if(t, g, "RmsNorm", out, false), ViewError);
-  EXPECT_THROW(render_what_if(t, g, "RmsNorm=0", out, false), ViewError);
-  EXPECT_THROW(render_what_if(t, g, "RmsNorm=abc", out, false), ViewError);
+  const View& view = *find_view("what-if");
+  ViewSettings settings;
+  EXPECT_THROW(view.add_value("RmsNorm", settings), ViewError);
+  EXPECT_THROW(view.add_value("RmsNorm=0", settings), ViewError);
+  EXPECT_THROW(view.add_value("RmsNorm=abc", settings), ViewError);
+  EXPECT_TRUE(settings.what_if.empty());
   WhatIfSpec spec = parse_what_if_spec("Layer=1=2.5x");  // the last '=' splits
   EXPECT_EQ(spec.name, "Layer=1");
   EXPECT_EQ(spec.factor, 2.5);
   EXPECT_THROW(parse_what_if_spec("=2"), ViewError);
-  render_what_if(t, g, "RmsNorm=2x", out, false);
-  EXPECT_EQ(out.str(),
+  view.add_value("RmsNorm=2x", settings);
+  EXPECT_EQ(test::render("what-if", t, settings),
             "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 700.0µs -> 650.0µs\n");
 }
 

@@ -6,7 +6,8 @@
 #include <sstream>
 
 #include "analysis/gpu_idle.h"
-#include "analysis/report_views.h"
+#include "analysis/trace_scope.h"
+#include "test_util.h"
 
 namespace brickprof {
 namespace {
@@ -87,9 +88,9 @@ TEST(GpuIdle, HostWaitsGoToTheInnermostScopeOfTheLaunchingThread) {
   GpuIdleReport r = analyze_gpu_idle(t);
   const DeviceIdle& d = r.devices[0];
   ASSERT_EQ(d.host_scopes.size(), 2u);
-  EXPECT_EQ(d.host_scopes[0].scope, "Sampling");  // 60->90 of the 60->92 wait
+  EXPECT_EQ(scope_name(t, d.host_scopes[0].scope), "Sampling");  // 60->90 of the 60->92 wait
   EXPECT_EQ(d.host_scopes[0].ns, 30 * us);
-  EXPECT_EQ(d.host_scopes[1].scope, "Layer 0");  // 50->52 and 90->92
+  EXPECT_EQ(scope_name(t, d.host_scopes[1].scope), "Layer 0");  // 50->52 and 90->92
   EXPECT_EQ(d.host_scopes[1].ns, 4 * us);
   ASSERT_EQ(d.largest.size(), 3u);
   const IdleGap& g = d.largest[0];
@@ -97,8 +98,8 @@ TEST(GpuIdle, HostWaitsGoToTheInnermostScopeOfTheLaunchingThread) {
   EXPECT_EQ(g.ns, 35 * us);
   EXPECT_EQ(g.host_ns, 32 * us);
   EXPECT_EQ(t.name(t.nodes[g.next]), "k4");
-  EXPECT_EQ(g.next_scope, "Layer 0");
-  EXPECT_EQ(g.host_scope, "Sampling");
+  EXPECT_EQ(ScopeNamer(t)(g.next), "Layer 0");
+  EXPECT_EQ(scope_name(t, g.host_scope), "Sampling");
   EXPECT_EQ(d.largest[1].ns, 10 * us);
   EXPECT_EQ(d.largest[2].ns, 5 * us);
 }
@@ -118,8 +119,8 @@ TEST(GpuIdle, DevicesApartAndHostTimeOutsideAnyScope) {
   EXPECT_EQ(d.name, "gpu1");
   EXPECT_EQ(d.host_ns, 6 * us);  // 4 -> 10
   ASSERT_EQ(d.host_scopes.size(), 1u);
-  EXPECT_EQ(d.host_scopes[0].scope, "(no scope)");
-  EXPECT_EQ(d.largest[0].host_scope, "(no scope)");
+  EXPECT_EQ(scope_name(t, d.host_scopes[0].scope), "(no scope)");
+  EXPECT_EQ(scope_name(t, d.largest[0].host_scope), "(no scope)");
 }
 
 TEST(GpuIdle, AnApiTimeAfterTheStartIsClampedToTheGap) {
@@ -148,16 +149,16 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
   EXPECT_EQ(d.issued_ns, (3 + 3) * us);
   EXPECT_EQ(d.unknown_ns, 10 * us);
   ASSERT_EQ(d.host_scopes.size(), 2u);
-  EXPECT_EQ(d.host_scopes[0].scope, "Sampling");  // 85->90
+  EXPECT_EQ(scope_name(t, d.host_scopes[0].scope), "Sampling");  // 85->90
   EXPECT_EQ(d.host_scopes[0].ns, 5 * us);
   EXPECT_EQ(d.host_scopes[1].ns, 4 * us);  // Layer 0: 50->52 and 90->92
   ASSERT_EQ(d.largest.size(), 3u);
   EXPECT_EQ(d.largest[0].ns, 10 * us);
   EXPECT_EQ(d.largest[0].start_ns, 85 * us);  // where the recorded idle starts
-  EXPECT_EQ(d.largest[0].host_scope, "Sampling");
+  EXPECT_EQ(scope_name(t, d.largest[0].host_scope), "Sampling");
 
   std::ostringstream text;
-  render_gpu_idle(t, text, false);
+  text << test::render("gpu-idle", t, {}, false);
   EXPECT_NE(text.str().find("idle 25.0µs in 3 gaps between 6 operations (25.0µs between "
                             "capture windows left out)"),
             std::string::npos)
@@ -181,8 +182,8 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
 TEST(GpuIdle, ViewsRenderTextAndJson) {
   Trace t = one_device();
   std::ostringstream text, json;
-  render_gpu_idle(t, text, false);
-  render_gpu_idle(t, json, true);
+  text << test::render("gpu-idle", t, {}, false);
+  json << test::render("gpu-idle", t, {}, true);
   EXPECT_NE(text.str().find("GPU idle (Test GPU): busy 50.0µs of 100.0µs (50.0%; kernels 40.0%)"),
             std::string::npos)
       << text.str();
@@ -196,7 +197,7 @@ TEST(GpuIdle, ViewsRenderTextAndJson) {
   EXPECT_NE(json.str().find("\"host_scope\":\"Sampling\""), std::string::npos) << json.str();
 
   std::ostringstream none;
-  render_gpu_idle(Trace{}, none, false);
+  none << test::render("gpu-idle", Trace{}, {}, false);
   EXPECT_EQ(none.str(), "GPU idle: no GPU work in the trace\n");
 }
 

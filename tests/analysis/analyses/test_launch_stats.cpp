@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analysis/launch_stats.h"
-#include "analysis/report_views.h"
+#include "test_util.h"
 
 namespace brickprof {
 namespace {
@@ -112,13 +112,13 @@ TEST(LaunchStats, PerKernelAndPathByGpuTime) {
 TEST(LaunchStats, NoKernelsIsSaid) {
   Trace t;
   std::ostringstream text;
-  render_launches(t, text, false);
+  text << test::render("launches", t, {}, false);
   EXPECT_EQ(text.str(), "Kernel launches: no kernels in the trace\n");
 }
 
 TEST(LaunchStats, TextNamesTheLaunchBoundShare) {
   std::ostringstream text;
-  render_launches(launches(), text, false);
+  text << test::render("launches", launches(), {}, false);
   EXPECT_NE(text.str().find("Kernel launches: 9 kernels, 5 launched one by one, 4 replayed by 2 "
                             "graph launches\n"),
             std::string::npos)
@@ -157,7 +157,7 @@ TEST(LaunchStats, WholeGraphReplaysAreLaunchesNotKernels) {
   EXPECT_EQ(r.by_kernel[0].count, 3u);
   EXPECT_EQ(r.by_kernel[0].gpu.median_ns, 80 * us);
   std::ostringstream text;
-  render_launches(t, text, false);
+  text << test::render("launches", t, {}, false);
   EXPECT_NE(text.str().find("Kernel launches: 1 kernels, 1 launched one by one, 3 graph replays "
                             "traced whole (kernels inside not seen)\n"),
             std::string::npos)

@@ -1,12 +1,11 @@
 // Host peaks for the CPU roofline (cpu_peaks) and a GPU's (gpu_peaks): each
-// figure from its override, the trace's devices[] entry, or the seed table,
+// figure from its override, the trace's devices[] entry, or the built-in table,
 // and a source that says which figure came from where.
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "analysis/machine_peaks.h"
-#include "analysis/report_views.h"
 #include "analysis/roofline.h"
 #include "analysis/trace_merge.h"
 #include "test_util.h"
@@ -15,7 +14,7 @@ namespace brickprof {
 namespace {
 
 constexpr const char* kProgram = "measured by the program (read probe, FMA probe)";
-constexpr const char* kAvx512Row = "default (seed table: AVX-512, not measured)";
+constexpr const char* kAvx512Row = "default (built-in AVX-512 CPU peaks, not measured)";
 
 // A CPU trace whose names say AVX-512 (as bricklayer's do), with a host
 // entry holding `gflops` and `gbps` (0 = not measured) unless both are 0.
@@ -110,10 +109,10 @@ TEST(CpuPeaks, MergedTracesKeepTheMeasuredHostPeaks) {
   EXPECT_EQ(p.source, kProgram);
   // ... and is not taken for GPU 1's entry.
   EXPECT_EQ(gpu_peaks(merged, merged.devices[1].id, {}).source,
-            "default (seed table: GPU RTX 4090, not measured)");
+            "default (built-in RTX 4090 GPU peaks, not measured)");
 }
 
-constexpr const char* kGpuRow = "default (seed table: GPU RTX 4090, not measured)";
+constexpr const char* kGpuRow = "default (built-in RTX 4090 GPU peaks, not measured)";
 
 // GPU 0 with `gflops` and `gbps` as the agent recorded them (0 = unknown).
 Trace gpu_trace(double gflops, double gbps) {
@@ -178,8 +177,8 @@ TEST(CpuPeaks, RooflineUsesTheMeasuredBandwidth) {
   EXPECT_DOUBLE_EQ(norm->peaks.gbps, 20);
   EXPECT_DOUBLE_EQ(norm->roof_gflops(), 5.0);  // 0.25 FLOP/B x 20 GB/s
   std::ostringstream out;
-  render_roofline(t, {}, out, false);
-  EXPECT_NE(out.str().find("(FLOP/s default (seed table: AVX2, not measured); bandwidth " +
+  out << test::render("roofline", t, {}, false);
+  EXPECT_NE(out.str().find("(FLOP/s default (built-in AVX2 CPU peaks, not measured); bandwidth " +
                            std::string(kProgram) + ")"),
             std::string::npos)
       << out.str();

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "analysis/report_views.h"
 #include "analysis/roofline.h"
+#include "analysis/trace_scope.h"
 #include "analysis/transfers.h"
 #include "test_util.h"
 
@@ -53,8 +53,8 @@ TEST(Roofline, OverridesReplaceDefaults) {
   ASSERT_NE(norm, nullptr);
   EXPECT_EQ(norm->peaks.source, "override");
   std::ostringstream out;
-  render_roofline(t, {}, out, false);
-  EXPECT_NE(out.str().find("default (seed table: AVX2, not measured)"), std::string::npos);
+  out << test::render("roofline", t, {}, false);
+  EXPECT_NE(out.str().find("default (built-in AVX2 CPU peaks, not measured)"), std::string::npos);
 }
 
 TEST(Roofline, AboveTheRoofIsSaidAndFlagged) {
@@ -71,13 +71,13 @@ TEST(Roofline, AboveTheRoofIsSaidAndFlagged) {
   ASSERT_EQ(r.entries.size(), 1u);
   EXPECT_DOUBLE_EQ(r.entries[0].efficiency(), 2.0);
   std::ostringstream text, json;
-  render_roofline(t, PeakOverrides{100, 10, 0}, text, false);
-  render_roofline(t, PeakOverrides{100, 10, 0}, json, true);
+  text << test::render("roofline", t, test::with_peaks(PeakOverrides{100, 10, 0}), false);
+  json << test::render("roofline", t, test::with_peaks(PeakOverrides{100, 10, 0}), true);
   EXPECT_NE(text.str().find("1 above 100% of the roof (ResidualAdd at 200.0%)"), std::string::npos)
       << text.str();
   EXPECT_NE(json.str().find("\"above_roof\":true"), std::string::npos) << json.str();
   std::ostringstream within;
-  render_roofline(t, PeakOverrides{100, 40, 0}, within, false);
+  within << test::render("roofline", t, test::with_peaks(PeakOverrides{100, 40, 0}), false);
   EXPECT_EQ(within.str().find("above 100%"), std::string::npos) << within.str();
 }
 
@@ -86,12 +86,14 @@ TEST(Transfers, PingPongRepeatedUploadsPageable) {
   TransferReport r = analyze_transfers(t, {});
   ASSERT_EQ(r.ping_pongs.size(), 1u);
   EXPECT_EQ(r.ping_pongs[0].nodes, (std::vector<uint32_t>{2, 3, 5}));
-  EXPECT_EQ(r.ping_pongs[0].scope, "Layer 0 / LmHead");
+  const ScopeNamer scope(t);
+  EXPECT_EQ(scope(r.ping_pongs[0].nodes.back()), "Layer 0 / LmHead");
   ASSERT_EQ(r.repeated.size(), 1u);
   EXPECT_EQ(r.repeated[0].uploads, 2u);
   EXPECT_EQ(r.repeated[0].wasted_bytes(), 1u << 20);
+  EXPECT_EQ(scope(r.repeated[0].second_node), "Layer 0 / LmHead");
   EXPECT_EQ(r.pageable_count, 1u);
-  EXPECT_EQ(r.pageable[0].scope, "Layer 0 / LmHead");
+  EXPECT_EQ(scope(r.pageable[0].node), "Layer 0 / LmHead");
   ASSERT_EQ(r.slow.size(), 3u);  // the pageable D2H (34%), the two 1 MiB uploads (42%)
   EXPECT_EQ(r.slow[0].node, 8u);
   EXPECT_TRUE(r.link.is_default());
@@ -103,8 +105,8 @@ TEST(Transfers, PingPongRepeatedUploadsPageable) {
 TEST(Transfers, ViewsRenderTextAndJson) {
   Trace t = test::load("transfers.json");
   std::ostringstream text, json;
-  render_transfers(t, {}, text, false);
-  render_transfers(t, {}, json, true);
+  text << test::render("transfers", t, {}, false);
+  json << test::render("transfers", t, {}, true);
   EXPECT_NE(text.str().find("H2D -> D2H -> H2D of 4.0MiB"), std::string::npos);
   EXPECT_NE(json.str().find("\"ping_pongs\":[\n{\"nodes\":[2,3,5]"), std::string::npos);
 }
@@ -112,8 +114,8 @@ TEST(Transfers, ViewsRenderTextAndJson) {
 TEST(Transfers, LinkOverrideReachesTheView) {
   Trace t = test::load("transfers.json");
   std::ostringstream text, json;
-  render_transfers(t, PeakOverrides{0, 0, 100}, text, false);
-  render_transfers(t, PeakOverrides{0, 0, 100}, json, true);
+  text << test::render("transfers", t, test::with_peaks(PeakOverrides{0, 0, 100}), false);
+  json << test::render("transfers", t, test::with_peaks(PeakOverrides{0, 0, 100}), true);
   EXPECT_EQ(text.str().rfind("Transfers (link 100.00GB/s, override)\n", 0), 0u) << text.str();
   EXPECT_NE(json.str().find("\"link\":{\"gbps\":100,\"source\":\"override\"}"), std::string::npos)
       << json.str();

@@ -1,10 +1,13 @@
-// Shared helpers for the analyses tests: load a fixture, find a node.
+// Shared helpers for the analyses tests: load a fixture, find a node,
+// render a report view.
 #pragma once
 
+#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "analysis/trace_json.h"
+#include "analysis/views.h"
 
 namespace brickprof::test {
 
@@ -16,6 +19,22 @@ inline uint32_t find(const Trace& t, std::string_view name) {
   for (uint32_t i = 0; i < t.nodes.size(); ++i)
     if (t.name(t.nodes[i]) == name) return i;
   return kNoNode;
+}
+
+// The report view `name` (its registry entry) of `t`: text, or its JSON value.
+inline std::string render(std::string_view name, const Trace& t, const ViewSettings& settings = {},
+                          bool json = false) {
+  const View* view = find_view(name);
+  if (view == nullptr) throw std::invalid_argument("no view named " + std::string(name));
+  std::ostringstream out;
+  render_view(*view, t, compute_view(*view, t, settings), json, out);
+  return out.str();
+}
+
+inline ViewSettings with_peaks(const PeakOverrides& peaks) {
+  ViewSettings settings;
+  settings.peaks = peaks;
+  return settings;
 }
 
 }  // namespace brickprof::test

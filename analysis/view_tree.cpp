@@ -6,9 +6,9 @@
 #include "analysis/export_tree.h"
 #include "analysis/json_writer.h"
 #include "analysis/queries.h"
-#include "tools/report_views.h"
+#include "analysis/views.h"
 
-namespace brickprof::cli {
+namespace brickprof {
 namespace {
 
 void entry_fields(const Trace& trace, const AggregateTree& tree, uint32_t agg, JsonWriter& w) {
@@ -32,18 +32,19 @@ void entry_fields(const Trace& trace, const AggregateTree& tree, uint32_t agg, J
   }
 }
 
-}  // namespace
+AggregateTree compute(const Trace& trace, const ViewSettings&) {
+  return build_aggregate_tree(trace);
+}
 
-void tree_text(const Trace& trace, const ReportSettings&, std::ostream& out) {
-  write_tree(trace, out);
+// The tree export's text (analysis/export_tree.h), from this model.
+void text(const Trace& trace, const AggregateTree& tree, std::ostream& out) {
+  write_tree(trace, tree, out);
 }
 
 // {"threads":[{"tid":..,"name":..,"children":[entry...]}]}, where an entry
 // has its fields and "children"; cut at the tree's default limits, with
 // "more": N where entries were left out.
-void tree_json(const Trace& trace, const ReportSettings&, std::ostream& out) {
-  JsonWriter w(out);
-  const AggregateTree tree = build_aggregate_tree(trace);
+void json(const Trace& trace, const AggregateTree& tree, JsonWriter& w) {
   const TreeOptions limits;
   struct Frame {
     std::vector<uint32_t> kids;
@@ -92,4 +93,9 @@ void tree_json(const Trace& trace, const ReportSettings&, std::ostream& out) {
   w.end_object();
 }
 
-}  // namespace brickprof::cli
+}  // namespace
+
+extern constinit const View kTreeView =
+    make_view<compute, text, json>("tree", "The aggregated execution tree", true);
+
+}  // namespace brickprof

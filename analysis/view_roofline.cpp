@@ -1,43 +1,46 @@
-// Roofline view: a table per brick and kernel, peaks and their source stated.
+// The `report --roofline` view: a table per brick and kernel, peaks and their
+// source stated.
 #include <cstdio>
 #include <set>
 
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_views.h"
 #include "analysis/roofline.h"
+#include "analysis/views.h"
 
 namespace brickprof {
 namespace {
 
 constexpr size_t kMaxRows = 40;
 
-std::string where(const RooflineEntry& e) { return e.gpu ? "gpu" + std::to_string(e.device) : "cpu"; }
+std::string where(const RooflineEntry& e) {
+  return e.gpu ? "gpu" + std::to_string(e.device) : "cpu";
+}
 
-}  // namespace
+Roofline compute(const Trace& t, const ViewSettings& settings) {
+  return compute_roofline(t, settings.peaks);
+}
 
-void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, bool json) {
-  Roofline r = compute_roofline(t, o);
-  if (json) {
-    JsonWriter w(out);
-    w.begin_object().field("unannotated_kernels", r.unannotated_kernels);
-    w.key("entries").begin_array();
-    for (const RooflineEntry& e : r.entries) {
-      w.newline().begin_object();
-      w.field("kind", e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel");
-      w.field("name", e.name).field("on", where(e)).field("count", e.count);
-      w.field("time_ns", e.time_ns).field("flops", e.flops).field("bytes", e.bytes);
-      w.field("work_source", e.work_source).field("intensity", e.intensity());
-      w.field("gflops", e.gflops()).field("gbps", e.gbps());
-      w.field("bound", e.memory_bound() ? "memory" : "compute");
-      w.field("roof_gflops", e.roof_gflops()).field("efficiency", e.efficiency());
-      w.field("above_roof", e.efficiency() > 1.0);
-      w.field("peak_gflops", e.peaks.gflops).field("peak_gbps", e.peaks.gbps);
-      w.field("peaks_source", e.peaks.source).end_object();
-    }
-    w.end_array().end_object().newline();
-    return;
+void json(const Trace&, const Roofline& r, JsonWriter& w) {
+  w.begin_object().field("unannotated_kernels", r.unannotated_kernels);
+  w.key("entries").begin_array();
+  for (const RooflineEntry& e : r.entries) {
+    w.newline().begin_object();
+    w.field("kind", e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel");
+    w.field("name", e.name).field("on", where(e)).field("count", e.count);
+    w.field("time_ns", e.time_ns).field("flops", e.flops).field("bytes", e.bytes);
+    w.field("work_source", e.work_source).field("intensity", e.intensity());
+    w.field("gflops", e.gflops()).field("gbps", e.gbps());
+    w.field("bound", e.memory_bound() ? "memory" : "compute");
+    w.field("roof_gflops", e.roof_gflops()).field("efficiency", e.efficiency());
+    w.field("above_roof", e.efficiency() > 1.0);
+    w.field("peak_gflops", e.peaks.gflops).field("peak_gbps", e.peaks.gbps);
+    w.field("peaks_source", e.peaks.source).end_object();
   }
+  w.end_array().end_object().newline();
+}
+
+void text(const Trace&, const Roofline& r, std::ostream& out) {
   out << "Roofline\n";
   std::set<std::string> seen;
   for (const RooflineEntry& e : r.entries) {
@@ -52,9 +55,9 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
     return;
   }
   char buf[512];
-  std::snprintf(buf, sizeof buf, "  %-6s %-28s %-5s %7s %10s %9s %8s %9s %8s %-7s %7s  %s\n", "kind",
-                "name", "on", "count", "time", "GFLOP", "FLOP/B", "GFLOP/s", "GB/s", "bound",
-                "of roof", "work from");
+  std::snprintf(buf, sizeof buf, "  %-6s %-28s %-5s %7s %10s %9s %8s %9s %8s %-7s %7s  %s\n",
+                "kind", "name", "on", "count", "time", "GFLOP", "FLOP/B", "GFLOP/s", "GB/s",
+                "bound", "of roof", "work from");
   out << buf;
   for (size_t i = 0; i < r.entries.size() && i < kMaxRows; ++i) {
     const RooflineEntry& e = r.entries[i];
@@ -67,7 +70,8 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
                   e.work_source.c_str());
     out << buf;
   }
-  if (r.entries.size() > kMaxRows) out << "  ... " << r.entries.size() - kMaxRows << " more (see --json)\n";
+  if (r.entries.size() > kMaxRows)
+    out << "  ... " << r.entries.size() - kMaxRows << " more (see --json)\n";
   // Above 100% is not faster than the machine: the annotated bytes did not
   // all come from DRAM (cache-resident data) or the peaks are too low.
   const RooflineEntry* above = nullptr;
@@ -79,7 +83,13 @@ void render_roofline(const Trace& t, const PeakOverrides& o, std::ostream& out, 
         << format_fixed(100.0 * above->efficiency(), 1)
         << "%): its data came partly from cache, not memory, or the peaks are low\n";
   if (r.unannotated_kernels)
-    out << "  " << r.unannotated_kernels << " kernel(s) without flops/bytes (own or their brick's)\n";
+    out << "  " << r.unannotated_kernels
+        << " kernel(s) without flops/bytes (own or their brick's)\n";
 }
+
+}  // namespace
+
+extern const View kRooflineView =
+    make_view<compute, text, json>("roofline", "Per-kernel and per-brick roofline distance", false);
 
 }  // namespace brickprof

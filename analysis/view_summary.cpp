@@ -9,9 +9,9 @@
 #include "analysis/json_writer.h"
 #include "analysis/queries.h"
 #include "analysis/stats.h"
-#include "tools/report_views.h"
+#include "analysis/views.h"
 
-namespace brickprof::cli {
+namespace brickprof {
 namespace {
 
 std::string percent(double pct) {
@@ -20,13 +20,13 @@ std::string percent(double pct) {
   return tmp;
 }
 
-void header(std::ostream& out, const Trace& t) {
+void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
   const ProcessInfo& p = t.process;
   out << "Trace: " << (p.program.empty() ? "?" : p.program) << " (pid " << p.pid;
   if (!p.host.empty()) out << " on " << p.host;
   if (p.rank >= 0) out << ", rank " << p.rank;
-  out << "), " << format_duration(p.end_ns - p.start_ns) << ", " << t.nodes.size() << " nodes, "
-      << kernel_nodes(t).size() << " kernels\n";
+  out << "), " << format_duration(p.end_ns - p.start_ns) << ", " << s.nodes << " nodes, "
+      << s.kernels << " kernels\n";
   if (t.sources.empty()) return;
   // A merged trace: its process is only the first source, so name them all.
   out << "Merged from " << t.sources.size() << " processes:";
@@ -67,7 +67,7 @@ void category_table(std::ostream& out, const TraceStats& s) {
   }
 }
 
-void diagnostics(std::ostream& out, const Trace& t) {
+void diagnostics(std::ostream& out, const Trace& t, const TraceSummary& s) {
   const Diagnostics& d = t.diagnostics;
   out << "\nDiagnostics:\n"
       << "  cupti: " << d.cupti << "\n"
@@ -80,64 +80,20 @@ void diagnostics(std::ostream& out, const Trace& t) {
   if (d.capture != "all")
     out << "  capture: " << d.capture << "\n"
         << "  scopes cut by the capture windows: " << d.scopes_cut_by_capture << "\n"
-        << "  GPU records launched outside them (left out): " << d.records_outside_capture
-        << "\n";
-  out << "  scope balance: " << (is_scope_balanced(t) ? "ok" : "UNBALANCED") << "\n";
+        << "  GPU records launched outside them (left out): " << d.records_outside_capture << "\n";
+  out << "  scope balance: " << (s.scope_balanced ? "ok" : "UNBALANCED") << "\n";
   for (std::string w : d.warnings) {
     std::replace(w.begin(), w.end(), '\n', ' ');  // one line per warning
     out << "  warning: " << w << "\n";
   }
 }
 
-}  // namespace
-
-void summary_text(const Trace& trace, const ReportSettings&, std::ostream& out) {
-  TraceStats stats = compute_stats(trace);
-  header(out, trace);
-  if (auto slow = slowest_kernel(trace)) {
-    out << "Slowest kernel: " << trace.name(trace.nodes[slow->kernel]) << " "
-        << format_duration(slow->gpu_ns);
-    if (slow->brick != kNoNode) out << " in " << node_label(trace, trace.nodes[slow->brick]);
-    out << "\n";
-  }
-  brick_table(out, stats);
-  category_table(out, stats);
-  diagnostics(out, trace);
-}
-
-void summary_json(const Trace& trace, const ReportSettings&, std::ostream& out) {
-  JsonWriter w(out);
-  TraceStats stats = compute_stats(trace);
-  const ProcessInfo& p = trace.process;
-  w.begin_object();
-  w.key("process").begin_object();
-  w.field("program", p.program).field("pid", p.pid).field("host", p.host).field("rank", p.rank);
-  w.field("duration_ns", p.end_ns - p.start_ns);
-  w.end_object();
-  if (!trace.sources.empty()) {
-    w.key("sources").begin_array();
-    for (const SourceInfo& src : trace.sources) {
-      w.begin_object().field("label", src.label).field("program", src.process.program);
-      w.field("pid", src.process.pid).field("host", src.process.host);
-      w.field("rank", src.process.rank).end_object();
-    }
-    w.end_array();
-  }
-  w.field("nodes", static_cast<uint64_t>(trace.nodes.size()));
-  w.field("kernels", static_cast<uint64_t>(kernel_nodes(trace).size()));
-  w.key("slowest_kernel");
-  if (auto slow = slowest_kernel(trace)) {
-    w.begin_object().field("node", slow->kernel);
-    w.field("name", trace.name(trace.nodes[slow->kernel])).field("gpu_ns", slow->gpu_ns);
-    w.key("brick");
-    if (slow->brick != kNoNode)
-      w.value(node_label(trace, trace.nodes[slow->brick]));
-    else
-      w.null();
-    w.end_object();
-  } else {
-    w.null();
-  }
+// The brick and category tables as JSON. The trace file's derived
+// `bricks`/`categories` (analysis/trace_json_write.cpp) carry the same
+// figures for scripts that read the trace itself, in another order and
+// with the categories' count named "count" where this view says "samples"
+// (its text column); both stay as they are for the scripts that read them.
+void stats_json(JsonWriter& w, const TraceStats& stats) {
   w.key("bricks").begin_array();
   for (const BrickStat& b : stats.bricks) {
     w.newline().begin_object();
@@ -156,6 +112,55 @@ void summary_json(const Trace& trace, const ReportSettings&, std::ostream& out) 
     w.end_object();
   }
   w.end_array();
+}
+
+TraceSummary compute(const Trace& trace, const ViewSettings&) { return summarize_trace(trace); }
+
+void text(const Trace& trace, const TraceSummary& s, std::ostream& out) {
+  header(out, trace, s);
+  if (const auto& slow = s.slowest_kernel) {
+    out << "Slowest kernel: " << trace.name(trace.nodes[slow->kernel]) << " "
+        << format_duration(slow->gpu_ns);
+    if (slow->brick != kNoNode) out << " in " << node_label(trace, trace.nodes[slow->brick]);
+    out << "\n";
+  }
+  brick_table(out, s.stats);
+  category_table(out, s.stats);
+  diagnostics(out, trace, s);
+}
+
+void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
+  const ProcessInfo& p = trace.process;
+  w.begin_object();
+  w.key("process").begin_object();
+  w.field("program", p.program).field("pid", p.pid).field("host", p.host).field("rank", p.rank);
+  w.field("duration_ns", p.end_ns - p.start_ns);
+  w.end_object();
+  if (!trace.sources.empty()) {
+    w.key("sources").begin_array();
+    for (const SourceInfo& src : trace.sources) {
+      w.begin_object().field("label", src.label).field("program", src.process.program);
+      w.field("pid", src.process.pid).field("host", src.process.host);
+      w.field("rank", src.process.rank).end_object();
+    }
+    w.end_array();
+  }
+  w.field("nodes", s.nodes);
+  w.field("kernels", s.kernels);
+  w.key("slowest_kernel");
+  if (const auto& slow = s.slowest_kernel) {
+    w.begin_object().field("node", slow->kernel);
+    w.field("name", trace.name(trace.nodes[slow->kernel])).field("gpu_ns", slow->gpu_ns);
+    w.key("brick");
+    if (slow->brick != kNoNode)
+      w.value(node_label(trace, trace.nodes[slow->brick]));
+    else
+      w.null();
+    w.end_object();
+  } else {
+    w.null();
+  }
+  stats_json(w, s.stats);
   const Diagnostics& d = trace.diagnostics;
   w.key("diagnostics").begin_object();
   w.field("cupti", d.cupti).field("nvtx", d.nvtx).field("dropped_events", d.dropped_events);
@@ -164,12 +169,17 @@ void summary_json(const Trace& trace, const ReportSettings&, std::ostream& out) 
   w.field("unbalanced_pops", d.unbalanced_pops).field("open_scopes_at_exit", d.open_scopes_at_exit);
   w.field("capture", d.capture).field("scopes_cut_by_capture", d.scopes_cut_by_capture);
   w.field("records_outside_capture", d.records_outside_capture);
-  w.field("scope_balanced", is_scope_balanced(trace));
+  w.field("scope_balanced", s.scope_balanced);
   w.key("warnings").begin_array();
-  for (const std::string& s : d.warnings) w.value(s);
+  for (const std::string& warning : d.warnings) w.value(warning);
   w.end_array();
   w.end_object();
   w.end_object();
 }
 
-}  // namespace brickprof::cli
+}  // namespace
+
+extern constinit const View kSummaryView = make_view<compute, text, json>(
+    "summary", "Per-brick and per-category tables, and diagnostics", true);
+
+}  // namespace brickprof

@@ -1,11 +1,12 @@
-// GPU idle view: busy share per device, idle split by cause, the host
+// The `report --gpu-idle` view: busy share per device, idle split by cause, the host
 // scopes the GPU waited on, the gap sizes and the largest gaps.
 #include <algorithm>
 
 #include "analysis/format.h"
 #include "analysis/gpu_idle.h"
 #include "analysis/json_writer.h"
-#include "analysis/report_views.h"
+#include "analysis/trace_scope.h"
+#include "analysis/views.h"
 
 namespace brickprof {
 namespace {
@@ -21,42 +22,66 @@ int64_t origin(const Trace& t) {
   return first;
 }
 
-void write_json(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
-  JsonWriter w(out);
+GpuIdleReport compute(const Trace& t, const ViewSettings&) { return analyze_gpu_idle(t); }
+
+void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
+  const ScopeNamer scope(t);
   w.begin_object().key("devices").begin_array();
   for (const DeviceIdle& d : r.devices) {
-    w.newline().begin_object().field("device", d.device).field("name", d.name)
-        .field("operations", d.operations).field("span_ns", d.span_ns).field("busy_ns", d.busy_ns)
+    w.newline()
+        .begin_object()
+        .field("device", d.device)
+        .field("name", d.name)
+        .field("operations", d.operations)
+        .field("span_ns", d.span_ns)
+        .field("busy_ns", d.busy_ns)
         .field("kernel_busy_ns", d.kernel_busy_ns)
-        .field("idle_ns", d.idle_ns()).field("outside_capture_ns", d.outside_capture_ns)
-        .field("gaps", d.gaps).field("host_ns", d.host_ns)
-        .field("issued_ns", d.issued_ns).field("unknown_ns", d.unknown_ns);
+        .field("idle_ns", d.idle_ns())
+        .field("outside_capture_ns", d.outside_capture_ns)
+        .field("gaps", d.gaps)
+        .field("host_ns", d.host_ns)
+        .field("issued_ns", d.issued_ns)
+        .field("unknown_ns", d.unknown_ns);
     w.key("gap_sizes").begin_object();
     for (size_t b = 0; b < d.buckets.size(); ++b)
-      w.key(kBucketKeys[b]).begin_object().field("count", d.buckets[b].count)
-          .field("ns", d.buckets[b].ns).end_object();
+      w.key(kBucketKeys[b])
+          .begin_object()
+          .field("count", d.buckets[b].count)
+          .field("ns", d.buckets[b].ns)
+          .end_object();
     w.end_object();
     w.key("host_scopes").begin_array();
     for (const HostWait& h : d.host_scopes)
-      w.newline().begin_object().field("scope", h.scope).field("ns", h.ns).end_object();
+      w.newline()
+          .begin_object()
+          .field("scope", scope_name(t, h.scope))
+          .field("ns", h.ns)
+          .end_object();
     w.end_array();
     w.key("largest_gaps").begin_array();
     for (const IdleGap& g : d.largest)
-      w.newline().begin_object().field("start_ns", g.start_ns).field("ns", g.ns)
-          .field("host_ns", g.host_ns).field("next", g.next)
-          .field("next_name", t.name(t.nodes[g.next])).field("next_scope", g.next_scope)
-          .field("host_scope", g.host_scope).end_object();
+      w.newline()
+          .begin_object()
+          .field("start_ns", g.start_ns)
+          .field("ns", g.ns)
+          .field("host_ns", g.host_ns)
+          .field("next", g.next)
+          .field("next_name", t.name(t.nodes[g.next]))
+          .field("next_scope", scope(g.next))
+          .field("host_scope", g.host_ns ? scope_name(t, g.host_scope) : "")
+          .end_object();
     w.end_array().end_object();
   }
   w.end_array().end_object().newline();
 }
 
-void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
+void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
   if (r.devices.empty()) {
     out << "GPU idle: no GPU work in the trace\n";
     return;
   }
   const int64_t zero = origin(t);
+  const ScopeNamer scope(t);
   // The recorder was off between capture windows: what the GPU did there
   // is unknown. Traces that list the windows leave that time out; older
   // ones (and merges with a run recorded whole) cannot.
@@ -69,9 +94,8 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
   for (const DeviceIdle& d : r.devices) {
     out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
         << format_duration(d.span_ns) << " (" << format_share(d.busy_ns, d.span_ns) << "; kernels "
-        << format_share(d.kernel_busy_ns, d.span_ns) << "), idle "
-        << format_duration(d.idle_ns()) << " in " << d.gaps << " gaps between "
-        << d.operations << " operations";
+        << format_share(d.kernel_busy_ns, d.span_ns) << "), idle " << format_duration(d.idle_ns())
+        << " in " << d.gaps << " gaps between " << d.operations << " operations";
     if (d.outside_capture_ns)
       out << " (" << format_duration(d.outside_capture_ns) << " between capture windows left out)";
     out << '\n';
@@ -91,13 +115,14 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     out << '\n';
     if (!d.host_scopes.empty()) out << "  host scopes while the GPU waited for work:\n";
     for (const HostWait& h : d.host_scopes)
-      out << "    " << h.scope << ": " << format_duration(h.ns) << " ("
+      out << "    " << scope_name(t, h.scope) << ": " << format_duration(h.ns) << " ("
           << format_share(h.ns, d.host_ns) << ")\n";
     out << "  largest gaps:\n";
     for (const IdleGap& g : d.largest) {
       out << "    " << format_duration(g.ns) << " at " << format_duration(g.start_ns - zero)
-          << " before " << t.name(t.nodes[g.next]) << " (" << g.next_scope << ")";
-      if (g.host_ns) out << ": host " << format_duration(g.host_ns) << " in " << g.host_scope;
+          << " before " << t.name(t.nodes[g.next]) << " (" << scope(g.next) << ")";
+      if (g.host_ns)
+        out << ": host " << format_duration(g.host_ns) << " in " << scope_name(t, g.host_scope);
       out << '\n';
     }
   }
@@ -105,10 +130,10 @@ void write_text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
 
 }  // namespace
 
-void render_gpu_idle(const Trace& trace, std::ostream& out, bool json) {
-  GpuIdleReport r = analyze_gpu_idle(trace);
-  if (json) write_json(trace, r, out);
-  else write_text(trace, r, out);
-}
+extern constinit const View kGpuIdleView = make_view<compute, text, json>(
+    "gpu-idle",
+    "GPU busy and idle time per device: waiting for the host vs issued, the host scopes "
+    "waited on, largest gaps",
+    false);
 
 }  // namespace brickprof

@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 
@@ -27,6 +27,8 @@
 #include "agent/process_info.h"
 #include "agent/recorder.h"
 #include "agent/replay.h"
+#include "agent/signals.h"
+#include "analysis/atomic_file.h"
 
 namespace brickprof::agent {
 
@@ -79,7 +81,6 @@ constexpr DumpSignal kDumpSignals[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
                                        {SIGABRT, "SIGABRT"}, {SIGSEGV, "SIGSEGV"},
                                        {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
                                        {SIGILL, "SIGILL"}};
-struct sigaction g_previous[NSIG];
 
 // Raised by the faulting code itself: returning would run it again.
 bool is_crash(int sig) {
@@ -101,19 +102,27 @@ bool another_agent_is_active() {
 
 volatile sig_atomic_t g_dying_signal = 0;
 
+// Dies of `sig` as the program would have without the agent, once its
+// handler returns (the signal is blocked until then). A trace file still
+// being written, a write cut short, is removed first.
+void die_of(int sig) {
+  remove_unfinished_files();
+  signals::die_by_default(sig);
+  raise(sig);
+}
+
 // The deadline of a trace write started by a signal: die of that signal
 // now. Only async-signal-safe calls.
 void on_dump_deadline(int) {
   log_error_in_signal_handler(
       "the trace write did not finish within BRICKPROF_SIGNAL_DUMP_SECONDS of the signal; "
       "the process ends without waiting for it");
-  int sig = g_dying_signal;
-  sigaction(sig, &g_previous[sig], nullptr);
+  const int sig = g_dying_signal;
+  die_of(sig);
   sigset_t unblock;
   sigemptyset(&unblock);
   sigaddset(&unblock, sig);
   pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);  // we run inside its handler
-  raise(sig);
   _exit(128 + sig);  // not reached: the default action terminates
 }
 
@@ -129,14 +138,21 @@ void arm_dump_deadline(int sig) {
   alarm(the_config().signal_dump_seconds);
 }
 
+// In the kernel while the program's disposition of a dump signal is
+// SIG_DFL (signals.h).
 void on_dump_signal(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& prev = g_previous[sig];
-  bool has_handler = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
-                                                  : (prev.sa_handler != SIG_DFL &&
-                                                     prev.sa_handler != SIG_IGN);
-  if (has_handler) {  // the host handles it: let its own exit path dump
-    if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
-    else prev.sa_handler(sig);
+  if (getpid() != g_pid.load()) {  // a vfork child: its parent's memory, not ours to write
+    signals::die_by_default(sig);
+    raise(sig);
+    return;
+  }
+  // The program may have set its own since the signal arrived: as if it
+  // had been in place.
+  const struct sigaction program = signals::program_action(sig);
+  if (!signals::is_default(program)) {
+    if (program.sa_handler == SIG_IGN) return;
+    if (program.sa_flags & SA_SIGINFO) program.sa_sigaction(sig, info, context);
+    else program.sa_handler(sig);
     return;
   }
   // Inside the agent's locks or a CUPTI callback the write would wait for
@@ -155,32 +171,27 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
     dump_at_exit();
     alarm(0);
   }
-  sigaction(sig, &prev, nullptr);
-  raise(sig);
+  die_of(sig);
 }
 
 void install_signal_handlers() {
+  // Loaded by dlopen (CUDA or NVTX injection alone), the program's
+  // sigaction is libc's and would show it our handler: none, then.
+  if (!signals::interposed()) {
+    log_info("not preloaded: no trace is written when a signal ends the program");
+    return;
+  }
+  int numbers[std::size(kDumpSignals)];
   // While one trace write runs in a handler, the others wait (a second
   // fault inside it then ends the process at once, as without the agent).
   sigset_t all_dump_signals;
   sigemptyset(&all_dump_signals);
-  for (const DumpSignal& d : kDumpSignals) sigaddset(&all_dump_signals, d.number);
-  for (const DumpSignal& d : kDumpSignals) {
-    const int sig = d.number;
-    struct sigaction current;
-    if (sigaction(sig, nullptr, &current) != 0) continue;
-    // Only where the default (terminate) applies: an ignored signal stays
-    // ignored, and a handler the host set is the host's business.
-    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) {
-      g_previous[sig] = current;
-      struct sigaction ours;
-      std::memset(&ours, 0, sizeof ours);
-      ours.sa_sigaction = on_dump_signal;
-      ours.sa_flags = SA_SIGINFO | SA_RESTART;
-      ours.sa_mask = all_dump_signals;
-      sigaction(sig, &ours, nullptr);
-    }
+  for (size_t i = 0; i < std::size(kDumpSignals); ++i) {
+    numbers[i] = kDumpSignals[i].number;
+    sigaddset(&all_dump_signals, numbers[i]);
   }
+  signals::manage(numbers, static_cast<int>(std::size(kDumpSignals)), on_dump_signal,
+                  all_dump_signals);
 }
 
 void after_fork_in_child() {

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -45,7 +46,9 @@ std::atomic<bool> g_dumped{false};
 // The process the agent's state belongs to: set at start and in a fork
 // child (atfork handlers do not run for vfork, so a vfork child differs).
 std::atomic<pid_t> g_pid{0};
-bool g_forked_child = false;
+// Writes a trace even if it recorded nothing (process_info.h): not a
+// forked child, nor a program the started one ran.
+bool g_started_process = true;
 // The thread writing the trace now, 0 when none: one write at a time.
 std::atomic<pid_t> g_writer{0};
 bool g_recording_before_exec = true;
@@ -198,7 +201,7 @@ void after_fork_in_child() {
   Recorder::reset_after_fork();
   host_peaks_after_fork();
   g_pid.store(getpid());
-  g_forked_child = true;
+  g_started_process = false;
   g_writer.store(0);  // a parent's thread may have been writing
   pre_exec_written().clear();
   g_dumped.store(false);
@@ -213,6 +216,12 @@ void start() {
   Recorder::set_clock_is_tsc(Clock::uses_tsc());
   g_start_ns = monotonic_ns();
   the_config() = read_config(getenv_wrapper);
+  // The folder the program started in: it may chdir before the trace is written.
+  char cwd[PATH_MAX];
+  the_config().output =
+      anchor_output_pattern(the_config().output, getcwd(cwd, sizeof cwd) ? cwd : "");
+  g_started_process =
+      is_started_process(the_config().run_pid, reinterpret_cast<const void*>(&getenv_wrapper));
   set_log_level(the_config().log_level);
   for (const std::string& w : the_config().warnings) log_warn(w);
   Recorder::set_capacity(the_config().buffer_bytes);
@@ -248,7 +257,7 @@ Trace build_trace() {
   for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
     noted_names[kRangeLaneBase + lane] =
         lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
-  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names);
+  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names, the_config().cmdline);
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
@@ -315,10 +324,17 @@ void write_trace(const std::string& why, bool before_exec) {
     if (!why.empty()) trace.diagnostics.warnings.push_back(why);
     std::string prefix = output_prefix(the_config(), trace.process);
     if (before_exec) prefix = pre_exec_prefix(prefix);
-    std::vector<std::string> errors = write_outputs(trace, the_config().formats, prefix);
-    for (const std::string& error : errors) log_warn(error);
+    const WrittenOutputs written = write_outputs(trace, the_config().formats, prefix);
+    list_in_manifest(the_config().run_manifest, written.files);
+    if (!written.failures.empty()) {
+      std::string missing;
+      for (const std::string& failure : written.failures)
+        missing += (missing.empty() ? "" : "; ") + failure;
+      log_warn("trace files not written: " + missing);
+      for (const std::string& file : written.files) log_info("wrote " + file);
+      return;
+    }
     log_info("wrote " + prefix + ".*");
-    if (!errors.empty()) return;
     std::string& replaced = pre_exec_written();
     if (!replaced.empty() && replaced != prefix) remove_outputs(the_config().formats, replaced);
     replaced = before_exec ? prefix : std::string();
@@ -355,17 +371,19 @@ const Config& config() { return the_config(); }
 
 void dump_at_exit() {
   if (g_state.load() != State::kStarted) return;
-  // As at exec and _exit: a forked child that recorded nothing (a shell's
-  // subshell, a pipeline's builtin) leaves no file.
-  if (g_forked_child && !Recorder::recorded_anything()) return;
+  // As at exec and _exit: a process that recorded nothing leaves no file
+  // (a shell's subshell, the programs a script runs), unless the user
+  // started it.
+  if (!g_started_process && !Recorder::recorded_anything()) return;
   if (!take_writer(/*wait=*/true)) return;
   if (!g_dumped.exchange(true)) write_trace("", /*before_exec=*/false);
   g_writer.store(0);
 }
 
-bool should_save_before_leaving() {
+bool should_save_before_leaving(bool before_exec) {
+  // Before an exec that recorded nothing, the new image (same pid) writes.
   return g_state.load() == State::kStarted && getpid() == g_pid.load() &&
-         Recorder::recorded_anything();
+         (Recorder::recorded_anything() || (g_started_process && !before_exec));
 }
 
 bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg) {

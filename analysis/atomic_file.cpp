@@ -24,10 +24,10 @@ constexpr size_t kBufferBytes = size_t{1} << 20;
 // ninth file at once, goes unlisted: its write is simply not cleaned up).
 struct Slot {
   std::atomic<int> state{0};  // kFree, kFilling (ours, not yet readable), kListed
-  char path[PATH_MAX];
+  char path[PATH_MAX] = {};
 };
 constexpr int kFree = 0, kFilling = 1, kListed = 2;
-Slot g_slots[8];
+constinit Slot g_slots[8];
 
 int list_unfinished(const std::string& path) {
   if (path.size() >= PATH_MAX) return -1;

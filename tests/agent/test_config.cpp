@@ -125,6 +125,10 @@ TEST(ConfigTest, AnchorsARelativeOutputPrefix) {
   EXPECT_EQ(anchor_output_pattern("x", "/data/100%p/"), "/data/100%%p/x");
   EXPECT_EQ(anchor_output_pattern("/abs/%p", "/home/me"), "/abs/%p");
   EXPECT_EQ(anchor_output_pattern("rel", ""), "rel");
+  // Leading ./ and ../ against the folder (which has no symbolic links).
+  EXPECT_EQ(anchor_output_pattern("./x", "/a/b"), "/a/b/x");
+  EXPECT_EQ(anchor_output_pattern("../../x/../y", "/a/b/c"), "/a/x/../y");
+  EXPECT_EQ(anchor_output_pattern("../../../x", "/a"), "/x");
   EXPECT_EQ(expand_output_prefix(anchor_output_pattern("x-%p", "/a%b"), 7, 0, "h", "p"),
             "/a%b/x-7");
 }

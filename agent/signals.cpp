@@ -23,6 +23,9 @@ struct View {
   std::atomic<bool> managed{false};
   std::atomic<bool> locked{false};
   struct sigaction program {};  // as sigaction() would report it without the agent
+  // The program's last SIG_DFL, for when libc puts the agent's handler back
+  // behind sigaction's back (system() restores what it saved).
+  struct sigaction last_default {};
 };
 
 // constinit: the agent starts from a constructor that may run before this
@@ -129,12 +132,19 @@ struct sigaction as_the_kernel_reports(const struct sigaction& action) {
   return reported;
 }
 
-// Under the view's lock.
+// Under the view's lock. libc's system() sets SIGINT and SIGQUIT to
+// SIG_IGN and back with its internal sigaction; a one-shot handler ran; the
+// program made the system call itself.
 void reconcile(int sig, View& view) {
   struct sigaction now;
-  if (kernel_sigaction(sig, nullptr, &now) != 0 || is_ours(now)) return;
+  if (kernel_sigaction(sig, nullptr, &now) != 0) return;
+  if (is_ours(now)) {  // only ever there for SIG_DFL: back to it as it was
+    if (!is_default(view.program)) view.program = view.last_default;
+    return;
+  }
   if (!is_default(view.program) && now.sa_handler == view.program.sa_handler) return;
   if (is_default(now) && g_dying.load()) return;
+  if (is_default(view.program)) view.last_default = view.program;
   view.program = now;
   if (is_default(now)) put_ours_in_kernel(sig);
 }
@@ -144,7 +154,7 @@ void reconcile(int sig, View& view) {
 int install(int sig, View& view, const struct sigaction& action) {
   if (is_default(action) && !g_dying.load()) {
     if (put_ours_in_kernel(sig) != 0) return -1;
-    view.program = as_the_kernel_reports(action);
+    view.program = view.last_default = as_the_kernel_reports(action);
     return 0;
   }
   if (kernel_sigaction(sig, &action, nullptr) != 0) return -1;
@@ -177,6 +187,7 @@ void manage(const int* sigs, int count, Handler handler, const sigset_t& handler
     View& view = g_views[sig];
     Hold hold(view);
     if (kernel_sigaction(sig, nullptr, &view.program) != 0) continue;
+    view.last_default = view.program;
     if (is_default(view.program) && put_ours_in_kernel(sig) != 0) continue;
     view.managed.store(true, std::memory_order_release);
   }

@@ -13,6 +13,9 @@
      signals_app vfork           a vfork child ignores SIGINT and _exits; the parent's
                                  handler is still its own
      signals_app threads         threads swap handlers for SIGHUP while it arrives
+     signals_app system          a thread asks about SIGINT while system() runs (libc
+                                 ignores it meanwhile, behind sigaction's back), and
+                                 again after
    Each mode records a scope first, so the agent has something to write. */
 #define _GNU_SOURCE
 #include <brickprof/brickprof.h>
@@ -66,6 +69,15 @@ static void print_action(const char* what, int sig, const struct sigaction* a) {
          (a->sa_flags & SA_NODEFER) ? " nodefer" : "", (a->sa_flags & SA_RESTART) ? " restart" : "",
          (a->sa_flags & SA_SIGINFO) ? " siginfo" : "",
          sigismember(&a->sa_mask, sig) ? " masks-itself" : "");
+}
+
+static void query_one(const char* what, int sig) {
+  struct sigaction now;
+  if (sigaction(sig, NULL, &now) != 0) {
+    printf("%s %d: sigaction failed\n", what, sig);
+    return;
+  }
+  print_action(what, sig, &now);
 }
 
 static void query(const char* what) {
@@ -206,6 +218,31 @@ static void threads(void) {
   printf("threads done, SIGHUP %s\n", handler_name(now.sa_handler));
 }
 
+/* The thread asks once system()'s shell says it runs (pipe `started`), and
+   lets it finish after (pipe `asked`). */
+static int g_started[2], g_asked[2];
+static void* ask_during_system(void* unused) {
+  (void)unused;
+  char c;
+  if (read(g_started[0], &c, 1) != 1) return NULL;
+  query_one("during", SIGINT);
+  (void)!write(g_asked[1], "x\n", 2);
+  return NULL;
+}
+static void system_query(void) {
+  if (pipe(g_started) != 0 || pipe(g_asked) != 0) return;
+  dup2(g_started[1], 5);
+  dup2(g_asked[0], 6);
+  pthread_t asker;
+  pthread_create(&asker, NULL, ask_during_system, NULL);
+  fflush(stdout);
+  int status = system("printf x >&5; read _ <&6");
+  pthread_join(asker, NULL);
+  printf("system %d\n", status);
+  query_one("after", SIGINT);
+  query_one("after", SIGQUIT);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "query";
   const struct rlimit no_core = {0, 0};
@@ -235,6 +272,8 @@ int main(int argc, char** argv) {
     vfork_child();
   } else if (strcmp(mode, "threads") == 0) {
     threads();
+  } else if (strcmp(mode, "system") == 0) {
+    system_query();
   } else {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;

@@ -108,6 +108,15 @@ TEST_F(SignalsTest, ConcurrentSigactionNeverExposesTheDefault) {
   EXPECT_EQ(r.out, "threads done, SIGHUP h2\n");
 }
 
+// glibc's system() ignores SIGINT and SIGQUIT while it waits, and then
+// restores what it saved, with its own internal sigaction: a look during it
+// sees SIG_IGN, and a look after it the default again.
+TEST_F(SignalsTest, SystemIgnoresSigintOnlyWhileItRuns) {
+  Result r = same_as_without_agent("system");
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "during 2: IGN\nsystem 0\nafter 2: DFL\nafter 3: DFL\n");
+}
+
 // Loaded only by CUDA or NVTX injection (dlopen), the agent's sigaction is
 // not the one the program calls: it installs no handler the program could
 // see (and writes no trace when a signal kills it).

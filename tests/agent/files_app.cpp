@@ -9,6 +9,7 @@
 //                                 (a full disk for a file larger than that), N scopes
 //   files_app stall-write         SIGTERM to itself; the trace write stalls in its
 //                                 first write(2) to a temporary file, for good
+//   files_app stall-write-exec    the same write, before an exec of /bin/true
 // This program's own write and writev (exported, so the agent's calls land
 // here) pass everything on, except in stall-write.
 #include <brickprof/brickprof.h>
@@ -96,6 +97,12 @@ int main(int argc, char** argv) {
     g_stall_temp_writes = true;
     kill(getpid(), SIGTERM);
     for (;;) pause();
+  }
+  if (mode == "stall-write-exec") {
+    record(1);
+    g_stall_temp_writes = true;
+    execl("/bin/true", "true", static_cast<char*>(nullptr));
+    return 1;
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;

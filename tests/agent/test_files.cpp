@@ -118,6 +118,19 @@ TEST_F(FilesTest, WriteCutShortByTheDeadlineLeavesNoTemporaryFile) {
   EXPECT_EQ(all_files(), std::vector<std::string>{});
 }
 
+// The same before an exec: past the deadline the exec goes ahead without
+// the trace, and without its temporary file; the new image writes its own.
+TEST_F(FilesTest, ExecPastTheDeadlineLeavesNoTemporaryFile) {
+  auto env = agent_env();
+  env["BRICKPROF_SIGNAL_DUMP_SECONDS"] = "1";
+  Result r = run({BRICKPROF_FILES_APP, "stall-write-exec"}, env);
+  EXPECT_EQ(r.exit_code(), 0) << r.err;  // true's
+  std::vector<std::string> files = all_files();
+  ASSERT_EQ(files.size(), 1u) << testing::PrintToString(files);
+  EXPECT_EQ(files[0].find(".tmp"), std::string::npos) << files[0];
+  EXPECT_EQ(files[0].find("pre-exec"), std::string::npos) << files[0];
+}
+
 // A file larger than RLIMIT_FSIZE (a full disk, for that file): the program
 // keeps its exit status (SIGXFSZ does not kill it), the files that fit are
 // written, one line names the one that is missing, and no temporary file

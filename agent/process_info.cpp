@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -49,10 +49,9 @@ bool maps_file(const std::string& maps, dev_t device, ino_t inode) {
     unsigned major_id = 0, minor_id = 0;
     uintmax_t mapped_inode = 0;
     // address perms offset dev inode path
-    if (std::sscanf(line.c_str(), "%*s %*s %*s %x:%x %ju", &major_id, &minor_id, &mapped_inode) ==
-            3 &&
-        mapped_inode == inode && makedev(major_id, minor_id) == device)
-      return true;
+    const int fields =
+        std::sscanf(line.c_str(), "%*s %*s %*s %x:%x %ju", &major_id, &minor_id, &mapped_inode);
+    if (fields == 3 && mapped_inode == inode && makedev(major_id, minor_id) == device) return true;
   }
   return false;
 }

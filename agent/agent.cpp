@@ -12,8 +12,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
-#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 
@@ -27,6 +28,8 @@
 #include "agent/process_info.h"
 #include "agent/recorder.h"
 #include "agent/replay.h"
+#include "agent/signals.h"
+#include "analysis/atomic_file.h"
 
 namespace brickprof::agent {
 
@@ -43,7 +46,9 @@ std::atomic<bool> g_dumped{false};
 // The process the agent's state belongs to: set at start and in a fork
 // child (atfork handlers do not run for vfork, so a vfork child differs).
 std::atomic<pid_t> g_pid{0};
-bool g_forked_child = false;
+// Writes a trace even if it recorded nothing (process_info.h): not a
+// forked child, nor a program the started one ran.
+bool g_started_process = true;
 // The thread writing the trace now, 0 when none: one write at a time.
 std::atomic<pid_t> g_writer{0};
 bool g_recording_before_exec = true;
@@ -79,7 +84,6 @@ constexpr DumpSignal kDumpSignals[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
                                        {SIGABRT, "SIGABRT"}, {SIGSEGV, "SIGSEGV"},
                                        {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
                                        {SIGILL, "SIGILL"}};
-struct sigaction g_previous[NSIG];
 
 // Raised by the faulting code itself: returning would run it again.
 bool is_crash(int sig) {
@@ -101,19 +105,27 @@ bool another_agent_is_active() {
 
 volatile sig_atomic_t g_dying_signal = 0;
 
+// Dies of `sig` as the program would have without the agent, once its
+// handler returns (the signal is blocked until then). A trace file still
+// being written, a write cut short, is removed first.
+void die_of(int sig) {
+  remove_unfinished_files();
+  signals::die_by_default(sig);
+  raise(sig);
+}
+
 // The deadline of a trace write started by a signal: die of that signal
 // now. Only async-signal-safe calls.
 void on_dump_deadline(int) {
   log_error_in_signal_handler(
       "the trace write did not finish within BRICKPROF_SIGNAL_DUMP_SECONDS of the signal; "
       "the process ends without waiting for it");
-  int sig = g_dying_signal;
-  sigaction(sig, &g_previous[sig], nullptr);
+  const int sig = g_dying_signal;
+  die_of(sig);
   sigset_t unblock;
   sigemptyset(&unblock);
   sigaddset(&unblock, sig);
   pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);  // we run inside its handler
-  raise(sig);
   _exit(128 + sig);  // not reached: the default action terminates
 }
 
@@ -129,14 +141,21 @@ void arm_dump_deadline(int sig) {
   alarm(the_config().signal_dump_seconds);
 }
 
+// In the kernel while the program's disposition of a dump signal is
+// SIG_DFL (signals.h).
 void on_dump_signal(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& prev = g_previous[sig];
-  bool has_handler = (prev.sa_flags & SA_SIGINFO) ? prev.sa_sigaction != nullptr
-                                                  : (prev.sa_handler != SIG_DFL &&
-                                                     prev.sa_handler != SIG_IGN);
-  if (has_handler) {  // the host handles it: let its own exit path dump
-    if (prev.sa_flags & SA_SIGINFO) prev.sa_sigaction(sig, info, context);
-    else prev.sa_handler(sig);
+  if (getpid() != g_pid.load()) {  // a vfork child: its parent's memory, not ours to write
+    signals::die_by_default(sig);
+    raise(sig);
+    return;
+  }
+  // The program may have set its own since the signal arrived: as if it
+  // had been in place.
+  const struct sigaction program = signals::program_action(sig);
+  if (!signals::is_default(program)) {
+    if (program.sa_handler == SIG_IGN) return;
+    if (program.sa_flags & SA_SIGINFO) program.sa_sigaction(sig, info, context);
+    else program.sa_handler(sig);
     return;
   }
   // Inside the agent's locks or a CUPTI callback the write would wait for
@@ -155,39 +174,34 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
     dump_at_exit();
     alarm(0);
   }
-  sigaction(sig, &prev, nullptr);
-  raise(sig);
+  die_of(sig);
 }
 
 void install_signal_handlers() {
+  // Loaded by dlopen (CUDA or NVTX injection alone), the program's
+  // sigaction is libc's and would show it our handler: none, then.
+  if (!signals::interposed()) {
+    log_info("not preloaded: no trace is written when a signal ends the program");
+    return;
+  }
+  int numbers[std::size(kDumpSignals)];
   // While one trace write runs in a handler, the others wait (a second
   // fault inside it then ends the process at once, as without the agent).
   sigset_t all_dump_signals;
   sigemptyset(&all_dump_signals);
-  for (const DumpSignal& d : kDumpSignals) sigaddset(&all_dump_signals, d.number);
-  for (const DumpSignal& d : kDumpSignals) {
-    const int sig = d.number;
-    struct sigaction current;
-    if (sigaction(sig, nullptr, &current) != 0) continue;
-    // Only where the default (terminate) applies: an ignored signal stays
-    // ignored, and a handler the host set is the host's business.
-    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) {
-      g_previous[sig] = current;
-      struct sigaction ours;
-      std::memset(&ours, 0, sizeof ours);
-      ours.sa_sigaction = on_dump_signal;
-      ours.sa_flags = SA_SIGINFO | SA_RESTART;
-      ours.sa_mask = all_dump_signals;
-      sigaction(sig, &ours, nullptr);
-    }
+  for (size_t i = 0; i < std::size(kDumpSignals); ++i) {
+    numbers[i] = kDumpSignals[i].number;
+    sigaddset(&all_dump_signals, numbers[i]);
   }
+  signals::manage(numbers, static_cast<int>(std::size(kDumpSignals)), on_dump_signal,
+                  all_dump_signals);
 }
 
 void after_fork_in_child() {
   Recorder::reset_after_fork();
   host_peaks_after_fork();
   g_pid.store(getpid());
-  g_forked_child = true;
+  g_started_process = false;
   g_writer.store(0);  // a parent's thread may have been writing
   pre_exec_written().clear();
   g_dumped.store(false);
@@ -202,6 +216,12 @@ void start() {
   Recorder::set_clock_is_tsc(Clock::uses_tsc());
   g_start_ns = monotonic_ns();
   the_config() = read_config(getenv_wrapper);
+  // The folder the program started in: it may chdir before the trace is written.
+  char cwd[PATH_MAX];
+  the_config().output =
+      anchor_output_pattern(the_config().output, getcwd(cwd, sizeof cwd) ? cwd : "");
+  g_started_process =
+      is_started_process(the_config().run_pid, reinterpret_cast<const void*>(&getenv_wrapper));
   set_log_level(the_config().log_level);
   for (const std::string& w : the_config().warnings) log_warn(w);
   Recorder::set_capacity(the_config().buffer_bytes);
@@ -237,7 +257,7 @@ Trace build_trace() {
   for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
     noted_names[kRangeLaneBase + lane] =
         lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
-  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names);
+  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names, the_config().cmdline);
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
@@ -304,10 +324,17 @@ void write_trace(const std::string& why, bool before_exec) {
     if (!why.empty()) trace.diagnostics.warnings.push_back(why);
     std::string prefix = output_prefix(the_config(), trace.process);
     if (before_exec) prefix = pre_exec_prefix(prefix);
-    std::vector<std::string> errors = write_outputs(trace, the_config().formats, prefix);
-    for (const std::string& error : errors) log_warn(error);
+    const WrittenOutputs written = write_outputs(trace, the_config().formats, prefix);
+    list_in_manifest(the_config().run_manifest, written.files);
+    if (!written.failures.empty()) {
+      std::string missing;
+      for (const std::string& failure : written.failures)
+        missing += (missing.empty() ? "" : "; ") + failure;
+      log_warn("trace files not written: " + missing);
+      for (const std::string& file : written.files) log_info("wrote " + file);
+      return;
+    }
     log_info("wrote " + prefix + ".*");
-    if (!errors.empty()) return;
     std::string& replaced = pre_exec_written();
     if (!replaced.empty() && replaced != prefix) remove_outputs(the_config().formats, replaced);
     replaced = before_exec ? prefix : std::string();
@@ -344,17 +371,19 @@ const Config& config() { return the_config(); }
 
 void dump_at_exit() {
   if (g_state.load() != State::kStarted) return;
-  // As at exec and _exit: a forked child that recorded nothing (a shell's
-  // subshell, a pipeline's builtin) leaves no file.
-  if (g_forked_child && !Recorder::recorded_anything()) return;
+  // As at exec and _exit: a process that recorded nothing leaves no file
+  // (a shell's subshell, the programs a script runs), unless the user
+  // started it.
+  if (!g_started_process && !Recorder::recorded_anything()) return;
   if (!take_writer(/*wait=*/true)) return;
   if (!g_dumped.exchange(true)) write_trace("", /*before_exec=*/false);
   g_writer.store(0);
 }
 
-bool should_save_before_leaving() {
+bool should_save_before_leaving(bool before_exec) {
+  // Before an exec that recorded nothing, the new image (same pid) writes.
   return g_state.load() == State::kStarted && getpid() == g_pid.load() &&
-         Recorder::recorded_anything();
+         (Recorder::recorded_anything() || (g_started_process && !before_exec));
 }
 
 bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg) {

@@ -24,8 +24,10 @@ const Config& config();
 // child (its getpid() is not the agent's; it shares the parent's memory and
 // stack, so it may only exec or _exit), and something was recorded (a
 // forked child that recorded nothing, as a shell's before its exec, leaves
-// no file). Async-signal-safe.
-bool should_save_before_leaving();
+// no file), or, at _exit, this is the process the user started (its trace
+// is due even empty; after an exec the new image writes it).
+// Async-signal-safe.
+bool should_save_before_leaving(bool before_exec);
 // Writes the trace as at exit, with `why` among its warnings; before an
 // exec, under its own name (<prefix>.pre-exec: the new image keeps the pid).
 // Past BRICKPROF_SIGNAL_DUMP_SECONDS, give_up(arg) leaves without it. False

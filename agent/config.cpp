@@ -1,6 +1,7 @@
 // Reads the BRICKPROF_* environment (see config.h).
 #include "agent/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 #include <string_view>
@@ -113,7 +114,47 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     else
       c.signal_dump_seconds = s;
   }
+
+  if (auto v = get("BRICKPROF_CMDLINE"); !v.empty()) {
+    if (v == "full") c.cmdline = CmdlineMode::kFull;
+    else if (v == "program") c.cmdline = CmdlineMode::kProgram;
+    else if (v == "none") c.cmdline = CmdlineMode::kNone;
+    else warn(c, "BRICKPROF_CMDLINE", v, "full (valid: full, program, none)");
+  }
+
+  if (auto v = get("BRICKPROF_RUN_PID"); !v.empty()) {
+    long pid = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), pid);
+    if (ec != std::errc() || end != v.data() + v.size() || pid <= 0)
+      warn(c, "BRICKPROF_RUN_PID", v, "none");
+    else
+      c.run_pid = pid;
+  }
+  c.run_manifest = std::string(get("BRICKPROF_RUN_MANIFEST"));
   return c;
+}
+
+std::string anchor_output_pattern(const std::string& pattern, const std::string& cwd) {
+  if (pattern.empty() || pattern[0] == '/' || cwd.empty()) return pattern;
+  // getcwd's folder has no symbolic links, so a leading ../ can go against
+  // it by name (not so further in: a folder there may be a link).
+  std::string_view rest = pattern;
+  std::string folder = cwd;
+  for (;;) {
+    if (rest.substr(0, 2) == "./") {
+      rest.remove_prefix(2);
+    } else if (rest.substr(0, 3) == "../") {
+      rest.remove_prefix(3);
+      folder.erase(std::min(folder.size() - 1, folder.find_last_of('/')));
+      if (folder.empty()) folder = "/";
+    } else {
+      break;
+    }
+  }
+  std::string anchored;
+  for (char ch : folder) anchored += ch == '%' ? std::string("%%") : std::string(1, ch);
+  if (anchored.back() != '/') anchored.push_back('/');
+  return anchored + std::string(rest);
 }
 
 std::string expand_output_prefix(const std::string& pattern, long pid, long rank,

@@ -16,6 +16,9 @@ enum class PtxMode { kHash, kSource };
 // then costs ~1.4 us per node per replay on an H100), or each replay as one
 // GPU interval (graph; ~18 us per replay, the kernels inside unseen).
 enum class GraphTrace { kNode, kGraph };
+// How much of the command line a trace keeps: all of it, argv[0], nothing
+// (arguments may hold a password).
+enum class CmdlineMode { kFull, kProgram, kNone };
 
 struct Config {
   std::string output = "brickprof-%n-%p";       // BRICKPROF_OUTPUT
@@ -33,12 +36,23 @@ struct Config {
   // it the process dies of its signal anyway (the write may be stuck on a
   // lock the interrupted code holds).
   unsigned signal_dump_seconds = 20;             // BRICKPROF_SIGNAL_DUMP_SECONDS
+  CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
+  // Set by `brickprof run`: the pid it started (that process writes a trace
+  // even if it recorded nothing), and the file where each agent lists the
+  // files it wrote, for run to print.
+  long run_pid = 0;                              // BRICKPROF_RUN_PID
+  std::string run_manifest;                      // BRICKPROF_RUN_MANIFEST
   std::vector<std::string> warnings;             // one per bad value
 };
 
 // Reads the environment through `getenv` (injectable for tests).
 Config read_config(const char* (*getenv_fn)(const char*));
 const char* to_string(SyncMode mode);
+
+// A relative output prefix made absolute against `cwd` (the folder the
+// program started in: it may chdir before the trace is written), its % signs
+// doubled; an absolute one, or an empty `cwd`, as it is.
+std::string anchor_output_pattern(const std::string& pattern, const std::string& cwd);
 
 // Expands %p pid, %r rank, %h host, %n program name in an output prefix.
 std::string expand_output_prefix(const std::string& pattern, long pid, long rank,

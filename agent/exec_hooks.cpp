@@ -140,7 +140,8 @@ struct Exec {
 }
 
 int exec_saving_trace(const Exec& exec) {
-  if (!should_save_before_leaving()) return exec.call();  // all a vfork child does
+  if (!should_save_before_leaving(/*before_exec=*/true))
+    return exec.call();  // all a vfork child does
   bool saved = false;
   try {
     if (!exec.may_run()) return exec.call();
@@ -162,7 +163,7 @@ int exec_saving_trace(const Exec& exec) {
 }
 
 [[noreturn]] void exit_saving_trace(ExitFn libc_exit, const char* name, int status) {
-  if (should_save_before_leaving()) {
+  if (should_save_before_leaving(/*before_exec=*/false)) {
     try {
       save_before_leaving(std::string("written at ") + name + "(" + std::to_string(status) +
                               "): atexit handlers did not run",

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "agent/clock.h"
+#include "analysis/atomic_file.h"
 
 namespace brickprof::agent {
 namespace {
@@ -47,6 +48,7 @@ void on_alarm(int) {
     return;
   }
   restore_host_alarm();
+  remove_unfinished_files();  // the write is given up: no temporary file stays
   g_give_up(g_arg);
 }
 

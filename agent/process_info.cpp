@@ -1,9 +1,14 @@
 // Process facts for the trace header (see process_info.h).
 #include "agent/process_info.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -25,7 +30,42 @@ std::string trim_newline(std::string s) {
   return s;
 }
 
+// /proc/self/cmdline holds the arguments each followed by a NUL.
+std::string command_line(CmdlineMode mode) {
+  if (mode == CmdlineMode::kNone) return {};
+  std::string raw = read_small_file("/proc/self/cmdline");
+  if (mode == CmdlineMode::kProgram) return raw.substr(0, raw.find('\0'));
+  for (char& c : raw)
+    if (c == '\0') c = ' ';
+  std::string line = trim_newline(raw);
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+// Whether `maps` (a /proc/PID/maps) maps the file with that device and inode.
+bool maps_file(const std::string& maps, dev_t device, ino_t inode) {
+  std::ifstream in(maps);
+  for (std::string line; std::getline(in, line);) {
+    unsigned major_id = 0, minor_id = 0;
+    uintmax_t mapped_inode = 0;
+    // address perms offset dev inode path
+    const int fields =
+        std::sscanf(line.c_str(), "%*s %*s %*s %x:%x %ju", &major_id, &minor_id, &mapped_inode);
+    if (fields == 3 && mapped_inode == inode && makedev(major_id, minor_id) == device) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool is_started_process(long run_pid, const void* agent_code) {
+  if (run_pid > 0) return getpid() == run_pid;
+  Dl_info agent;
+  struct stat file;
+  if (!dladdr(agent_code, &agent) || !agent.dli_fname || stat(agent.dli_fname, &file) != 0)
+    return true;
+  return !maps_file("/proc/" + std::to_string(getppid()) + "/maps", file.st_dev, file.st_ino);
+}
 
 int64_t detect_rank() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
@@ -41,16 +81,12 @@ int64_t detect_rank() {
 }
 
 void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
-                       const std::map<uint32_t, std::string>& noted_names) {
+                       const std::map<uint32_t, std::string>& noted_names, CmdlineMode cmdline) {
   ProcessInfo& p = trace.process;
   p.pid = getpid();
   p.ppid = getppid();
   p.program = program_invocation_short_name ? program_invocation_short_name : "";
-  std::string cmdline = read_small_file("/proc/self/cmdline");
-  for (char& c : cmdline)
-    if (c == '\0') c = ' ';
-  p.cmdline = trim_newline(cmdline);
-  while (!p.cmdline.empty() && p.cmdline.back() == ' ') p.cmdline.pop_back();
+  p.cmdline = command_line(cmdline);
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) p.host = host;
   p.rank = detect_rank();

@@ -1,16 +1,10 @@
 // The exporter registry and the file and memory sinks (see sink.h).
 #include "analysis/sink.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
+#include "analysis/atomic_file.h"
 #include "analysis/export_chrome.h"
 #include "analysis/export_dot.h"
 #include "analysis/export_folded.h"
@@ -51,13 +45,6 @@ class TableExporter : public Exporter {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// Unique within this process; the pid makes it unique across processes
-// sharing an output directory (forked children dump too).
-std::string temp_path_for(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-}
-
 }  // namespace
 
 std::unique_ptr<Exporter> make_exporter(std::string_view name) {
@@ -90,44 +77,19 @@ std::vector<std::string> parse_formats(std::string_view list) {
 
 std::string write_file_atomically(const std::string& path,
                                   const std::function<void(std::ostream&)>& fill) {
-  std::string temp;
   try {
-    // O_EXCL: never write through someone else's file or symlink; 0666 so
-    // the umask decides the final mode, as for any ordinary output file.
-    int fd = -1;
-    for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-      temp = temp_path_for(path);
-      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) return path + ": cannot create: " + errno_text(errno);
-    ::close(fd);
-    {
-      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-      if (!out) {
-        int err = errno;
-        ::unlink(temp.c_str());
-        return path + ": cannot open: " + errno_text(err);
-      }
-      fill(out);
-      out.close();  // close() reports the last buffered write's failure
-      if (out.fail()) {
-        int err = errno;
-        ::unlink(temp.c_str());
-        return path + ": write failed" + (err ? ": " + errno_text(err) : std::string());
-      }
-    }
-    if (::rename(temp.c_str(), path.c_str()) != 0) {
-      int err = errno;
-      ::unlink(temp.c_str());
-      return path + ": cannot rename into place: " + errno_text(err);
-    }
-    return {};
+    PendingFile file(path);
+    if (!file.error().empty()) return file.error();
+    FdStreamBuf buffer(file.fd());
+    std::ostream out(&buffer);
+    fill(out);
+    out.flush();
+    if (buffer.error() != 0) return path + ": write failed: " + errno_text(buffer.error());
+    if (!out) return path + ": write failed";
+    return file.commit();
   } catch (const std::exception& e) {
-    if (!temp.empty()) ::unlink(temp.c_str());
     return path + ": " + e.what();
   } catch (...) {
-    if (!temp.empty()) ::unlink(temp.c_str());
     return path + ": unknown error while writing";
   }
 }

@@ -45,7 +45,7 @@ class OutputSink {
 
 // Writes `<prefix><extension>` atomically: a temporary file in the same
 // directory, then rename(), so a reader never sees half a file and a failed
-// write leaves any earlier output in place.
+// write leaves any earlier output in place (see atomic_file.h).
 class FileSink : public OutputSink {
  public:
   explicit FileSink(std::string prefix) : prefix_(std::move(prefix)) {}
@@ -75,7 +75,8 @@ class MemorySink : public OutputSink {
 std::vector<std::string> write_outputs(const Trace& trace, const std::vector<std::string>& formats,
                                        OutputSink& sink);
 
-// Writes what `fill` streams to `path` atomically, as FileSink does.
+// Writes what `fill` streams to `path` atomically, as FileSink does, through
+// a PendingFile (atomic_file.h): safe in a folder others can write to.
 // Returns "" or an error line; exceptions from `fill` become that line.
 std::string write_file_atomically(const std::string& path,
                                   const std::function<void(std::ostream&)>& fill);

@@ -1,6 +1,7 @@
 // `brickprof run [options] -- CMD ARGS...`: runs CMD with the agent preloaded
 // and injected (LD_PRELOAD, CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH),
-// passes the options on as BRICKPROF_* variables, and exits with CMD's code.
+// passes the options on as BRICKPROF_* variables, lists the files the agents
+// wrote when CMD ends, and exits with CMD's code.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,12 +15,13 @@
 #include "analysis/sink.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
+#include "tools/run_manifest.h"
 
 namespace brickprof::cli {
 namespace {
 
 struct RunOptions {
-  std::string output, formats, log, sync, gpu, ptx, capture, cuda_graph_trace;
+  std::string output, formats, log, sync, gpu, ptx, capture, cuda_graph_trace, cmdline;
   unsigned buffer_mb = 0;
   std::vector<std::string> command;  // positionals given before any "--"
 };
@@ -54,6 +56,7 @@ void set_agent_env(const std::string& agent, const RunOptions& o) {
   set_env("BRICKPROF_PTX", o.ptx);
   set_env("BRICKPROF_CAPTURE", o.capture);
   set_env("BRICKPROF_CUDA_GRAPH_TRACE", o.cuda_graph_trace);
+  set_env("BRICKPROF_CMDLINE", o.cmdline);
   if (o.buffer_mb) set_env("BRICKPROF_BUFFER_MB", std::to_string(o.buffer_mb));
 }
 
@@ -75,6 +78,10 @@ int spawn_and_wait(const std::vector<std::string>& command) {
   if (pid == 0) {
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
+    // The process the user started (and what it execs, which keeps the pid)
+    // writes a trace even if it records nothing; the programs it runs, only
+    // what they recorded.
+    ::setenv("BRICKPROF_RUN_PID", std::to_string(::getpid()).c_str(), 1);
     ::execvp(argv[0], argv.data());
     int err = errno;
     // Shell conventions: 127 not found, 126 found but not runnable.
@@ -121,7 +128,17 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   std::string agent = find_agent(&error);
   if (agent.empty()) return fail("run: " + error);
   set_agent_env(agent, o);
-  return spawn_and_wait(command);
+  RunManifest manifest;
+  if (manifest.path().empty())
+    ::unsetenv("BRICKPROF_RUN_MANIFEST");  // not an outer run's: its listing is not ours
+  else
+    ::setenv("BRICKPROF_RUN_MANIFEST", manifest.path().c_str(), 1);
+  const int status = spawn_and_wait(command);
+  const char* log = std::getenv("BRICKPROF_LOG");
+  if (!log || std::string_view(log) != "off")
+    for (const std::string& file : manifest.written_files())
+      std::cerr << "brickprof: wrote " << file << '\n';
+  return status;
 }
 
 }  // namespace
@@ -153,11 +170,16 @@ Command add_run_command(CLI::App& parent) {
                   "that captured it) or graph (each replay as one interval: a fifth of CUPTI's "
                   "cost per replay, no kernels inside) [BRICKPROF_CUDA_GRAPH_TRACE]")
       ->check(CLI::IsMember({"node", "graph"}));
+  sub->add_option("--cmdline", o->cmdline,
+                  "How much of each command line a trace keeps: full, program (argv[0] only) or "
+                  "none [BRICKPROF_CMDLINE]")
+      ->check(CLI::IsMember({"full", "program", "none"}));
   sub->add_option("command", o->command, "The command to profile (put it after --)");
   sub->footer(
       "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"
-      "next to this binary. Exit code: CMD's, or 128+N if a signal N killed it; 2 on usage "
-      "errors.");
+      "next to this binary. When CMD ends, each file written is listed on stderr\n"
+      "('brickprof: wrote PATH'; none with --log off). Exit code: CMD's, or 128+N if a\n"
+      "signal N killed it; 2 on usage errors.");
   return {sub, [o](const std::vector<std::string>& trailing) { return run(*o, trailing); }};
 }
 

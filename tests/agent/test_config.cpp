@@ -31,6 +31,9 @@ TEST(ConfigTest, Defaults) {
   EXPECT_EQ(c.signal_dump_seconds, 20u);
   EXPECT_EQ(c.capture, capture::Mode::kAll);
   EXPECT_EQ(c.graph_trace, GraphTrace::kNode);
+  EXPECT_EQ(c.cmdline, CmdlineMode::kFull);
+  EXPECT_EQ(c.run_pid, 0);
+  EXPECT_EQ(c.run_manifest, "");
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -44,7 +47,10 @@ TEST(ConfigTest, ReadsEveryVariable) {
                    {"BRICKPROF_PTX", "source"},
                    {"BRICKPROF_SIGNAL_DUMP_SECONDS", "90"},
                    {"BRICKPROF_CAPTURE", "scope:decode token"},
-                   {"BRICKPROF_CUDA_GRAPH_TRACE", "graph"}});
+                   {"BRICKPROF_CUDA_GRAPH_TRACE", "graph"},
+                   {"BRICKPROF_CMDLINE", "program"},
+                   {"BRICKPROF_RUN_PID", "1234"},
+                   {"BRICKPROF_RUN_MANIFEST", "/tmp/brickprof-run-x"}});
   EXPECT_EQ(c.output, "/tmp/x-%p");
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome", "folded"}));
   EXPECT_EQ(c.log_level, "debug");
@@ -56,6 +62,9 @@ TEST(ConfigTest, ReadsEveryVariable) {
   EXPECT_EQ(c.capture, capture::Mode::kScope);
   EXPECT_EQ(c.capture_scope, "decode token");
   EXPECT_EQ(c.graph_trace, GraphTrace::kGraph);
+  EXPECT_EQ(c.cmdline, CmdlineMode::kProgram);
+  EXPECT_EQ(c.run_pid, 1234);
+  EXPECT_EQ(c.run_manifest, "/tmp/brickprof-run-x");
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -68,8 +77,12 @@ TEST(ConfigTest, BadValuesWarnOnceEachAndKeepDefaults) {
                    {"BRICKPROF_PTX", "all"},
                    {"BRICKPROF_SIGNAL_DUMP_SECONDS", "0"},
                    {"BRICKPROF_CAPTURE", "scope:"},
-                   {"BRICKPROF_CUDA_GRAPH_TRACE", "nodes"}});
-  EXPECT_EQ(c.warnings.size(), 9u);
+                   {"BRICKPROF_CUDA_GRAPH_TRACE", "nodes"},
+                   {"BRICKPROF_CMDLINE", "secret"},
+                   {"BRICKPROF_RUN_PID", "12x"}});
+  EXPECT_EQ(c.warnings.size(), 11u);
+  EXPECT_EQ(c.cmdline, CmdlineMode::kFull);
+  EXPECT_EQ(c.run_pid, 0);
   EXPECT_EQ(c.graph_trace, GraphTrace::kNode);
   EXPECT_EQ(c.capture, capture::Mode::kAll);
   EXPECT_EQ(c.signal_dump_seconds, 20u);
@@ -92,6 +105,32 @@ TEST(ConfigTest, CaptureModes) {
   EXPECT_EQ(bad.capture, capture::Mode::kAll);
   ASSERT_EQ(bad.warnings.size(), 1u);
   EXPECT_NE(bad.warnings[0].find("cuda-profiler-api, scope:NAME"), std::string::npos);
+}
+
+TEST(ConfigTest, CmdlineModes) {
+  EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "full"}}).cmdline, CmdlineMode::kFull);
+  EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "program"}}).cmdline, CmdlineMode::kProgram);
+  EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "none"}}).cmdline, CmdlineMode::kNone);
+  Config bad = read({{"BRICKPROF_CMDLINE", "some"}});
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("full, program, none"), std::string::npos) << bad.warnings[0];
+}
+
+// A relative prefix is made absolute against the folder the program
+// started in (a % in that folder's name is not an expansion); an absolute
+// one, or no known folder, stays as it is.
+TEST(ConfigTest, AnchorsARelativeOutputPrefix) {
+  EXPECT_EQ(anchor_output_pattern("brickprof-%n-%p", "/home/me"), "/home/me/brickprof-%n-%p");
+  EXPECT_EQ(anchor_output_pattern("out/%p", "/"), "/out/%p");
+  EXPECT_EQ(anchor_output_pattern("x", "/data/100%p/"), "/data/100%%p/x");
+  EXPECT_EQ(anchor_output_pattern("/abs/%p", "/home/me"), "/abs/%p");
+  EXPECT_EQ(anchor_output_pattern("rel", ""), "rel");
+  // Leading ./ and ../ against the folder (which has no symbolic links).
+  EXPECT_EQ(anchor_output_pattern("./x", "/a/b"), "/a/b/x");
+  EXPECT_EQ(anchor_output_pattern("../../x/../y", "/a/b/c"), "/a/x/../y");
+  EXPECT_EQ(anchor_output_pattern("../../../x", "/a"), "/x");
+  EXPECT_EQ(expand_output_prefix(anchor_output_pattern("x-%p", "/a%b"), 7, 0, "h", "p"),
+            "/a%b/x-7");
 }
 
 TEST(ConfigTest, ZeroBufferIsRejected) {

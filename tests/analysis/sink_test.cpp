@@ -1,11 +1,14 @@
 // Sinks and the format registry: atomic files, memory capture, errors.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/atomic_file.h"
 #include "analysis/sink.h"
 #include "test_traces.h"
 
@@ -97,6 +100,105 @@ TEST(FileSink, ThrowingExporterIsAnErrorLineAndLeavesNoFile) {
   std::string error = files.emit(throwing, Trace{});
   EXPECT_NE(error.find("boom"), std::string::npos);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0);
+}
+
+// Symbolic links planted at every name a writer in this process could
+// predict (its pid and a counter) neither stop the write nor are followed.
+TEST(WriteFileAtomically, PlantedSymlinksNeitherBlockNorAreFollowed) {
+  fs::path dir = fresh_dir("planted");
+  fs::path victim = dir / "victim";
+  std::ofstream(victim) << "precious";
+  std::string path = (dir / "out.json").string();
+  for (int n = 0; n < 1000; ++n)
+    fs::create_symlink(victim, path + ".tmp." + std::to_string(::getpid()) + "." +
+                                   std::to_string(n));
+  EXPECT_EQ(write_file_atomically(path, [](std::ostream& out) { out << "new"; }), "");
+  EXPECT_EQ(test::read_text(path), "new");
+  EXPECT_EQ(test::read_text(victim.string()), "precious");
+}
+
+// The temporary file whose name `fill` sees, the one being written.
+std::string temp_file_in(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp") != std::string::npos) return e.path().string();
+  return "";
+}
+
+// The bytes go through the descriptor the exclusive create returned:
+// whatever takes the temporary name meanwhile (another user's symbolic
+// link, in a folder others can write to) is never written through.
+TEST(WriteFileAtomically, WritesThroughTheDescriptorItCreated) {
+  fs::path dir = fresh_dir("swapped");
+  fs::path victim = dir / "victim";
+  std::ofstream(victim) << "precious";
+  std::string path = (dir / "out.json").string();
+  std::string error = write_file_atomically(path, [&](std::ostream& out) {
+    std::string temp = temp_file_in(dir);
+    ASSERT_FALSE(temp.empty());
+    fs::rename(temp, dir / "moved");
+    fs::create_symlink(victim, temp);
+    out << std::string(1 << 20, 'x');  // past any buffer: written by now
+    out.flush();
+  });
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(test::read_text(victim.string()), "precious");
+  EXPECT_EQ(fs::file_size(dir / "moved"), 1u << 20);
+}
+
+// Two writes of one file use temporary names that share no guessable part.
+TEST(WriteFileAtomically, TemporaryNamesAreRandom) {
+  fs::path dir = fresh_dir("names");
+  std::string path = (dir / "out.json").string();
+  std::vector<std::string> names;
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(write_file_atomically(path, [&](std::ostream&) { names.push_back(temp_file_in(dir)); }),
+              "");
+  ASSERT_EQ(names.size(), 2u);
+  const std::string stem = path + ".tmp.";
+  for (const std::string& name : names) {
+    ASSERT_EQ(name.rfind(stem, 0), 0u) << name;
+    std::string suffix = name.substr(stem.size());
+    EXPECT_EQ(suffix.size(), 16u) << name;
+    EXPECT_EQ(suffix.find_first_not_of("0123456789abcdef"), std::string::npos) << name;
+  }
+  EXPECT_NE(names[0], names[1]);
+}
+
+// Standard input, output and error closed: the file never takes one of
+// those descriptors (another thread writing to a closed stdout would write
+// into it).
+TEST(WriteFileAtomically, NeverTakesDescriptorsZeroToTwo) {
+  fs::path dir = fresh_dir("low_fds");
+  std::string path = (dir / "out.json").string();
+  int saved = ::fcntl(0, F_DUPFD_CLOEXEC, 10);
+  ASSERT_GE(saved, 0);
+  ::close(0);
+  bool zero_open_while_writing = true;
+  std::string error = write_file_atomically(path, [&](std::ostream& out) {
+    zero_open_while_writing = ::fcntl(0, F_GETFD) != -1;
+    out << "data";
+  });
+  ::dup2(saved, 0);
+  ::close(saved);
+  EXPECT_EQ(error, "");
+  EXPECT_FALSE(zero_open_while_writing);
+  EXPECT_EQ(test::read_text(path), "data");
+}
+
+// A write cut short (a signal handler calls remove_unfinished_files as the
+// process dies) leaves no temporary file, and that write then fails.
+TEST(WriteFileAtomically, UnfinishedFilesCanBeRemovedMidWrite) {
+  fs::path dir = fresh_dir("unfinished");
+  std::string path = (dir / "out.json").string();
+  std::string error = write_file_atomically(path, [&](std::ostream& out) {
+    out << "partial";
+    ASSERT_FALSE(temp_file_in(dir).empty());
+    remove_unfinished_files();
+    EXPECT_EQ(temp_file_in(dir), "");
+  });
+  EXPECT_NE(error.find("cannot rename into place"), std::string::npos) << error;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0);
+  remove_unfinished_files();  // nothing listed any more
 }
 
 TEST(WriteOutputs, UnknownFormatIsReportedAndOthersStillWritten) {

@@ -51,16 +51,52 @@ TEST(Run, SetsAgentAndOptionEnvironment) {
   CliResult r = run_with_fake(
       {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug", "--buffer-mb",
        "64", "--sync", "per-layer", "--gpu", "off", "--ptx", "source", "--capture",
-       "scope:decode token", "--cuda-graph-trace", "graph", "--", "sh", "-c",
+       "scope:decode token", "--cuda-graph-trace", "graph", "--cmdline", "none", "--", "sh", "-c",
        "echo \"$LD_PRELOAD|$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH\"; "
        "echo \"$BRICKPROF_OUTPUT|$BRICKPROF_FORMATS|$BRICKPROF_LOG|$BRICKPROF_BUFFER_MB|"
        "$BRICKPROF_SYNC|$BRICKPROF_GPU|$BRICKPROF_PTX|$BRICKPROF_CAPTURE|"
-       "$BRICKPROF_CUDA_GRAPH_TRACE\""},
+       "$BRICKPROF_CUDA_GRAPH_TRACE|$BRICKPROF_CMDLINE\""},
       {{"LD_PRELOAD", std::nullopt}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, agent() + "|" + agent() + "|" + agent() + "\n" +
                        "/tmp/p-%p|json,chrome|debug|64|per-layer|off|source|scope:decode token|"
-                       "graph\n");
+                       "graph|none\n");
+}
+
+TEST(Run, BadCmdlineIsAUsageError) {
+  CliResult r = run_with_fake({"run", "--cmdline", "some", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cmdline"), std::string::npos) << r.err;
+}
+
+// The command is the process the agent treats as the one the user started:
+// its pid is BRICKPROF_RUN_PID.
+TEST(Run, PassesThePidItStarted) {
+  CliResult r = run_with_fake({"run", "--", "sh", "-c", "echo \"$BRICKPROF_RUN_PID $$\""},
+                              {{"BRICKPROF_RUN_PID", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string pid = r.out.substr(0, r.out.find(' '));
+  EXPECT_EQ(r.out, pid + " " + pid + "\n");
+}
+
+// What the agents list in BRICKPROF_RUN_MANIFEST (a private file that is
+// gone when run ends), run prints: the files that exist, once each; lines
+// that are not a path are not printed.
+TEST(Run, ListsTheFilesTheAgentsWrote) {
+  std::string dir = fresh_dir("run_listing");
+  std::string script = "m=$BRICKPROF_RUN_MANIFEST; ls -l \"$m\" | cut -c1-10; echo \"$m\" >" + dir +
+                       "/manifest-name; touch " + dir + "/a " + dir + "/b; printf '" + dir +
+                       "/b\\n" + dir + "/a\\nnoise\\n" + dir + "/b\\n" + dir + "/gone\\n' >>\"$m\"";
+  CliResult r = run_with_fake({"run", "--", "sh", "-c", script});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "-rw-------\n");
+  EXPECT_EQ(r.err, "brickprof: wrote " + dir + "/b\nbrickprof: wrote " + dir + "/a\n");
+  std::string manifest = read_text(dir + "/manifest-name");
+  manifest.pop_back();
+  EXPECT_FALSE(std::filesystem::exists(manifest)) << manifest;
+  // --log off: nothing printed.
+  r = run_with_fake({"run", "--log", "off", "--", "sh", "-c", script});
+  EXPECT_EQ(r.err, "");
 }
 
 TEST(Run, UnsetOptionsLeaveTheAgentDefaults) {

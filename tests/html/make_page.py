@@ -157,7 +157,7 @@ def build_timeline(trace, max_slices):
         ):
             lane_keys[("range", dev, tid)] = len(lanes)
             lanes.append(
-                {"kind": "range", "name": f"GPU {dev}: scopes of thread {tid}", "device": dev, "tid": tid}
+                {"kind": "range", "name": f"GPU {dev}: thread {tid}", "device": dev, "tid": tid}
             )
         for d, s in streams:
             if d == dev:

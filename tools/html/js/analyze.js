@@ -1,7 +1,7 @@
 // The analyzer (report --analyze): per-op summary with the spread of one call, the slowest calls
 // and the scope that issued each, memory hotspots, devices, balance and communication.
 
-function analyzeSection(view, body) {
+function analyzeSection(view, body, timeline) {
   const ops = view.ops || [];
   const devices = view.devices || [];
   body.append(
@@ -70,7 +70,12 @@ function analyzeSection(view, body) {
               },
               {label: 'Node', value: (s) => s.node, num: true},
             ],
-            view.slowest || [], {sortBy: 1, limit: 10, compact: true})));
+            view.slowest || [], {
+              sortBy: 1,
+              limit: 10,
+              compact: true,
+              onRow: timeline ? (s) => timeline.showNode(s.node) : null
+            })));
   const hot = view.hotspots || [];
   grid.append(
       h('div', null, h('h3', {text: 'Memory hotspots'}),

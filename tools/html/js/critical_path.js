@@ -79,14 +79,7 @@ function criticalPathSection(cp, steps, whatIf, body, timeline, palette) {
             parts, {sortBy: 3, limit: 10})));
 
   const opps = cp.opportunities || [];
-  const focus = (r) => {
-    if (!timeline || r.node === null || r.node === undefined) return;
-    const slices = timeline.m.slicesOfNode(r.node);
-    if (slices.length) {
-      timeline.select(slices[0], true);
-      document.getElementById('timeline').scrollIntoView({behavior: 'smooth'});
-    }
-  };
+  const focus = (r) => timeline.showNode(r.node);
   grid.append(h(
       'div', null, h('h3', {text: 'Slack: what could move'}),
       dataTable(

@@ -42,12 +42,7 @@ function diffPage(data) {
       card(
           'Below the minimum time', fmtCount(r.below_floor),
           `changes of ${r.threshold_pct}% or more that add up to ${fmtNs(r.min_time_ns)} or less`),
-      card(
-          'Base', d.base.title || d.base.file,
-          d.base.span_ns ? `wall ${fmtNs(d.base.span_ns)} · ${d.base.file}` : d.base.file),
-      card(
-          'New', d.new.title || d.new.file,
-          d.new.span_ns ? `wall ${fmtNs(d.new.span_ns)} · ${d.new.file}` : d.new.file)));
+      sideCard('Base', d.base), sideCard('New', d.new)));
   if (!changed.length)
     body.append(banner(`No brick or kernel changed by ${r.threshold_pct}% or more.`, 'good'));
 
@@ -64,6 +59,15 @@ function diffPage(data) {
     }
     sec.append(diffTable(rows, kind, limits));
   }
+}
+
+// One compared trace: its file, process and wall time.
+function sideCard(label, side) {
+  const c = card(label, h('span', {class: 'name', text: side.file}), [
+    side.title, side.span_ns ? `wall ${fmtNs(side.span_ns)}` : null
+  ].filter(Boolean).join(' · '));
+  c.classList.add('text');
+  return c;
 }
 
 function diffTable(rows, kind, limits) {

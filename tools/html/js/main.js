@@ -102,11 +102,11 @@ function reportPage(data, page) {
   if (v.transfers)
     guarded(
         'transfers', 'Transfers', 'Host-device copies against the link',
-        (body) => transfersSection(v.transfers, body));
+        (body) => transfersSection(v.transfers, body, page.timeline));
   if (v.analyze)
     guarded(
         'analyze', 'Operations', 'Leaf work per name: count, total and the spread of one call',
-        (body) => analyzeSection(v.analyze, body));
+        (body) => analyzeSection(v.analyze, body, page.timeline));
 }
 
 // The critical path's steps: the view's list, or all of them from the compact columns a writer

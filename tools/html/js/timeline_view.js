@@ -172,6 +172,17 @@ class TimelineView {
     this.draw();
   }
 
+  // Selects the slice of trace node `node` (its first, on its thread or stream) and brings the
+  // timeline into sight; false if the node has no slice (a reduced timeline merged it).
+  showNode(node) {
+    if (node === null || node === undefined) return false;
+    const slices = this.m.slicesOfNode(node).filter((i) => this.m.mergedCount(i) === 1);
+    if (!slices.length) return false;
+    this.select(slices[0], true);
+    document.getElementById('timeline').scrollIntoView({behavior: 'smooth'});
+    return true;
+  }
+
   // Pan (and scroll lanes) so slice i is in view, zooming out if it is wider than the view.
   reveal(i) {
     const s = this.m.start[i];
@@ -349,7 +360,7 @@ class TimelineView {
       ctx.fillStyle = fillColor;
       const w = b - a > 3 ? b - a - 0.5 : b - a;
       ctx.fillRect(a, y, w, h1);
-      if (this.showPath && !dim) {
+      if (this.showPath && !dim && w > 4) {
         ctx.strokeStyle = this.theme.accent;
         ctx.lineWidth = 1.5;
         ctx.strokeRect(a + 0.75, y + 0.75, Math.max(0, w - 1.5), h1 - 1.5);
@@ -474,8 +485,8 @@ class TimelineView {
       ctx.fillText(fitText(ctx, mark + lane.name, this.x0 - 20), 10, y + TL.pad + TL.row / 2);
       if (this.laneRows(lane) > 1 || lane.kind !== 'thread') {
         const sub = lane.kind === 'stream' ? this.m.devices.get(lane.device) || '' :
-            lane.kind === 'range'          ? 'GPU time of each scope' :
-                                             `${lane.rows.length} levels`;
+            lane.kind === 'range'          ? 'its scopes by GPU work' :
+                                             'host thread';
         if (sub && this.laneRows(lane) > 1) {
           ctx.font = `11px ${th.font}`;
           ctx.fillStyle = th.muted;
@@ -512,7 +523,9 @@ class TimelineView {
         if (m.lanes[m.lane[j]].kind === 'thread') todo.push(...m.childrenOf(j));
       }
     }
-    ctx.lineWidth = 1.5;
+    // Many arrows (a layer's launches, zoomed out) are drawn lighter so they stay apart.
+    ctx.lineWidth = flows.length > 24 ? 1 : 1.5;
+    ctx.globalAlpha = flows.length > 24 ? 0.55 : 1;
     for (const k of flows) {
       const from = m.flowFrom[k];
       const to = m.flowTo[k];
@@ -541,6 +554,7 @@ class TimelineView {
       ctx.closePath();
       ctx.fill();
     }
+    ctx.globalAlpha = 1;
     this.outline(ctx, i, scrollTop, th.select);
   }
 
@@ -575,7 +589,7 @@ class TimelineView {
     ctx.fillText('CPU', 8, H * 0.27);
     ctx.fillText('GPU', 8, H * 0.73);
     ctx.font = `11px ${th.font}`;
-    ctx.fillText('busy over the whole trace', 34, H / 2);
+    ctx.fillText(fitText(ctx, 'busy over the whole trace', x0 - 42), 34, H / 2);
     const half = H / 2 - 3;
     ctx.fillStyle = th.dark ? 'hsl(260, 30%, 62%)' : 'hsl(260, 32%, 58%)';
     for (let x = 0; x < width; x++)

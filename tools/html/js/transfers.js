@@ -1,7 +1,8 @@
 // Transfer findings (report --transfers): copies per direction against the link, slow and
 // pageable copies, ping-pong, repeated uploads.
 
-function transfersSection(view, body) {
+function transfersSection(view, body, timeline) {
+  const onRow = timeline ? (c) => timeline.showNode(c.node) : null;
   const totals = view.totals || [];
   if (!totals.length) {
     body.append(banner('No host-device copies in this trace.', 'muted'));
@@ -39,10 +40,10 @@ function transfersSection(view, body) {
   body.append(grid);
   grid.append(
       h('div', null, h('h3', {text: 'Slow copies (under half the link)'}),
-        dataTable(copyColumns, view.slow || [], {sortBy: 2, limit: 8, compact: true})));
+        dataTable(copyColumns, view.slow || [], {sortBy: 2, limit: 8, compact: true, onRow})));
   grid.append(
       h('div', null, h('h3', {text: 'Pageable copies'}),
-        dataTable(copyColumns, view.pageable || [], {sortBy: 2, limit: 8, compact: true})));
+        dataTable(copyColumns, view.pageable || [], {sortBy: 2, limit: 8, compact: true, onRow})));
   const ranges = [
     {
       label: 'Host address',

@@ -42,7 +42,7 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     print(
         f"{'events':>10} {'trace MB':>9} {'page MB':>8} {'timeline':>9} {'views':>7} {'icicle':>7} "
-        f"{'slices':>8} {'build s':>8} {'ready s':>8} {'painted s':>10}  (page loads: ready s)"
+        f"{'critical':>8} {'slices':>8} {'build s':>8} {'ready s':>8} {'painted s':>10}  (page loads: ready s)"
     )
     for n in args.events:
         n = int(n)
@@ -62,9 +62,8 @@ def main(argv):
         page_path = out / f"page-{n}.html"
         page_path.write_text(make_page.assemble.fill(make_page.assemble.shell(), data), encoding="utf-8")
         built = time.monotonic() - start
-        part = {
-            k: len(make_page.assemble.script_json(data[k])) / 1e6 for k in ("timeline", "views", "icicle")
-        }
+        parts = ("timeline", "views", "icicle", "critical_path")
+        part = {k: len(make_page.assemble.script_json(data[k])) / 1e6 if k in data else 0 for k in parts}
         url = page_path.resolve().as_uri()
         readies, painted = [], []
         for _ in range(args.runs):
@@ -81,7 +80,8 @@ def main(argv):
         trace_mb = trace.stat().st_size / 1e6
         print(
             f"{n:>10} {trace_mb:>9.1f} {page_path.stat().st_size / 1e6:>8.1f} {part['timeline']:>9.1f} "
-            f"{part['views']:>7.1f} {part['icicle']:>7.1f} {len(data['timeline']['slices']['dur']):>8} "
+            f"{part['views']:>7.1f} {part['icicle']:>7.1f} {part['critical_path']:>8.1f} "
+            f"{len(data['timeline']['slices']['dur']):>8} "
             f"{built:>8.1f} {min(readies):>8.2f} {min(painted):>10.2f}  ({', '.join(f'{r:.2f}' for r in readies)})",
             flush=True,
         )

@@ -83,7 +83,9 @@ function reportPage(data, page) {
         (body) => criticalPathSection(cp, steps, v['what-if'], body, page.timeline, palette));
   for (const c of data.cuts || []) {
     const sec = document.getElementById(c.view);
-    if (sec)
+    // Cut steps come back whole from the critical_path columns.
+    const whole = c.view === 'critical-path' && c.key === 'steps' && data.critical_path;
+    if (sec && !whole)
       sec.querySelector('.section-body').append(h('p', {
         class: 'note',
         text: `${c.key.replace(/_/g, ' ')}: the page lists the first ${fmtCount(c.kept)} of ${

@@ -4,6 +4,9 @@
 // column: {label, value: row => sortable value, text?: row => cell content, num?, bar?, title?,
 //          cls?: row => extra cell class}
 
+// A table of more rows than this shows this many at most: the rest by sorting.
+const MAX_ROWS = 5000;
+
 function dataTable(columns, rows, opts = {}) {
   const limit = opts.limit || 12;
   let sortCol = opts.sortBy === undefined ? -1 : opts.sortBy;
@@ -56,7 +59,7 @@ function dataTable(columns, rows, opts = {}) {
       th.setAttribute('aria-sort', i === sortCol ? (desc ? 'descending' : 'ascending') : 'none');
     });
     const all = sorted();
-    const shown = expanded ? all : all.slice(0, limit);
+    const shown = all.slice(0, expanded ? MAX_ROWS : limit);
     tbody.replaceChildren(...shown.map((r) => {
       const tr = h('tr', {class: opts.rowClass ? opts.rowClass(r) : null});
       if (opts.onRow) {
@@ -87,8 +90,11 @@ function dataTable(columns, rows, opts = {}) {
             h('td', {class: 'empty', colspan: columns.length, text: opts.empty || 'none'})));
     }
     more.hidden = rows.length <= limit + 3;
-    more.textContent =
-        expanded ? `Show the first ${limit}` : `Show all ${fmtCount(rows.length)} rows`;
+    more.textContent = expanded ?
+        `Show the first ${limit}` :
+        rows.length > MAX_ROWS ?
+        `Show the first ${fmtCount(MAX_ROWS)} of ${fmtCount(rows.length)} rows (sort to choose)` :
+        `Show all ${fmtCount(rows.length)} rows`;
   }
   render();
   return wrap;

@@ -31,9 +31,11 @@ class TimelineView {
     this.build(opts);
     this.theme = themeColors();
     this.palette.setScheme(this.theme.dark);
+    this.fillLegend();
     onThemeChange(() => {
       this.theme = themeColors();
       this.palette.setScheme(this.theme.dark);
+      this.fillLegend();
       this.colorCache.fill(undefined);
       this.overviewCache = null;
       this.draw();
@@ -73,7 +75,7 @@ class TimelineView {
               ' pan ', h('kbd', null, 'W'), h('kbd', null, 'A'), h('kbd', null, 'S'),
               h('kbd', null, 'D'), ' ', h('kbd', null, '['), h('kbd', null, ']'), ' step ',
               h('kbd', null, 'F'), ' fit ', h('kbd', null, '0'), ' reset')),
-          this.overview, this.scroller, this.details);
+          this.overview, this.scroller, this.details, this.legend = h('div', {class: 'legend'}));
 
     if (opts.criticalNodes) {
       this.onPath = new Uint8Array(m.n);
@@ -100,6 +102,28 @@ class TimelineView {
     this.bindPointer();
     this.bindKeys();
     this.bindOverview();
+  }
+
+  // What the colours mean, in the current scheme.
+  fillLegend() {
+    const p = this.palette;
+    const key = (color, text, cls) =>
+        h('span', null,
+          h('i', {class: 'swatch' + (cls ? ' ' + cls : ''), style: `background:${color}`}), text);
+    const bricks = ['Norm', 'Attention', 'FFN', 'Other'].map((c) => {
+      const name = [...p.categories].find(([, cat]) => cat === c);
+      return name ? key(p.of('brick', name[0])[0], c) : null;
+    });
+    this.legend.replaceChildren(
+        ...[bricks.some(Boolean) ? h('span', {text: 'bricks by category:'}) : null, ...bricks,
+            key(p.of('layer', 'Layer')[0], 'layers'),
+            h('span', {text: 'kernels and scopes by name;'}),
+            key(p.of('transfer', 'HtoD')[0], 'host→device'),
+            key(p.of('transfer', 'DtoH')[0], 'device→host'),
+            key(p.of('memset', 'memset')[0], 'memset'),
+            key(p.of('sync', 'sync')[0], 'sync (host wait)'),
+            this.m.merged ? key(this.theme.muted, 'striped: merged short slices', 'striped') : null]
+            .filter(Boolean));
   }
 
   // ---- view state ----

@@ -284,6 +284,21 @@ def check_icicle(page, name, trace):
     page.key("Escape")
     time.sleep(0.05)
     check(page.eval("probe.icicleZoom()") == 0, f"{name}: Escape zooms the flame graph out")
+    # Find: the frames of the busiest kernel (else brick) add up to its time in the trace.
+    kind = "kernel" if any(n["kind"] == "kernel" for n in trace["nodes"]) else "brick"
+    per_name = {}
+    for n in trace["nodes"]:
+        if n["kind"] == kind:
+            per_name[n["name"]] = per_name.get(n["name"], 0) + n["end_ns"] - n["start_ns"]
+    busiest = max(per_name, key=per_name.get)
+    others = [x for x in per_name if busiest in x and x != busiest]
+    status = page.eval(f"probe.icicleFind({json.dumps(busiest)})")
+    want = make_page.format_ns(per_name[busiest])
+    check(
+        others or f": {want}," in status,
+        f"{name}: finding {busiest} in the flame graph sums {want} ({status!r})",
+    )
+    page.eval("probe.icicleFind('')")
 
 
 def screenshots(page, name, out):
@@ -355,6 +370,26 @@ def check_diff(page, url, result, out):
         png = page.screenshot(str(out / f"diff-{scheme}.png"))
         check(chromium.distinct_colors(png) >= 16, f"diff: the {scheme} page is drawn")
     page.scheme("light")
+
+
+def check_kernel_diff(page, brickprof, analyses, out):
+    """The hand-made pair whose kernel was rebuilt: the kernel table shows the regression and the
+    changed PTX hash."""
+    base, new = analyses / "diff_base.json", analyses / "diff_new.json"
+    result = json.loads(run([brickprof, "diff", str(base), str(new), "--json"], ok_codes=(1,)))
+    (out / "diff-kernels.json").write_text(json.dumps(result))
+    url = write_page(
+        make_page.make_diff(str(base), str(new), str(out / "diff-kernels.json")), out / "diff-kernels.html"
+    )
+    open_page(page, url)
+    problems = page.problems(url)
+    check(problems == [], f"kernel diff: no console error, exception or request: {problems}")
+    rows = {r[1]: r for r in page.eval("probe.diffKernels()")}
+    gemv = rows.get("gemv", [])
+    check(
+        gemv[:1] == ["regression"] and "0x1 → 0x2" in gemv,
+        f"kernel diff: gemv regressed with new code ({gemv})",
+    )
 
 
 # ---- a trace too large for the page ----
@@ -498,6 +533,7 @@ def main(argv):
         url = write_page(make_page.make_diff(str(base), str(new), str(out / "diff.json")), out / "diff.html")
         check_diff(page, url, result, out)
         check_reduced(page, brickprof, out)
+        check_kernel_diff(page, brickprof, data_dir / "analyses", out)
     finally:
         browser.close()
     print(f"{check.count - len(check.failures)} of {check.count} checks passed; screenshots in {out}")

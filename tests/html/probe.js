@@ -105,6 +105,13 @@ window.probe = (() => {
       return [c, r.left + (v.x[c] + v.value(c) / 2) * v.scale, r.top + 30];
     },
     icicleZoom: () => page.icicle.zoom,
+    // Finds frames named like `text`; returns the status line.
+    icicleFind: (text) => {
+      page.icicle.search.value = text;
+      page.icicle.search.dispatchEvent(new Event('input'));
+      return page.icicle.status.textContent;
+    },
+    diffKernels: () => all('#diff-kernels tbody tr').map((r) => [...r.cells].map((c) => c.textContent)),
     crumbs: () => all('.crumbs .crumb').length,
     focusIcicle: () => page.icicle.canvas.focus(),
 

@@ -69,9 +69,17 @@ class IcicleView {
           'arrow keys move between frames.'
     });
     this.status = h('div', {class: 'muted ic-status', 'aria-live': 'polite'});
+    this.search = h('input', {
+      type: 'search',
+      placeholder: 'Find frames by name',
+      'aria-label': 'Find frames by name',
+      spellcheck: 'false'
+    });
+    this.search.addEventListener('input', () => this.find(this.search.value));
+    this.match = null;
     this.el =
-        h('div', {class: 'icicle'}, h('div', {class: 'tl-bar'}, modes, this.crumbs), this.canvas,
-          this.status);
+        h('div', {class: 'icicle'}, h('div', {class: 'tl-bar'}, modes, this.search, this.crumbs),
+          this.canvas, this.status);
     let width = -1;
     new ResizeObserver(() => requestAnimationFrame(() => {
                          if (this.el.clientWidth !== width) {
@@ -82,6 +90,27 @@ class IcicleView {
         .observe(this.el);
     this.bindInput();
     this.update();
+  }
+
+  // Frames whose name contains `query` keep their colour, the rest fade.
+  find(query) {
+    const q = query.trim().toLowerCase();
+    this.match = q ?
+        Uint8Array.from(this.d.name, (k) => (this.d.strings[k].toLowerCase().includes(q) ? 1 : 0)) :
+        null;
+    this.paint();
+  }
+
+  // Time under matching frames, each counted once (not again under a matching ancestor).
+  matchedValue() {
+    const inside = new Uint8Array(this.n);
+    let sum = 0;
+    for (let e = 0; e < this.n; e++) {
+      const p = this.d.parent[e];
+      inside[e] = p >= 0 && (inside[p] || this.match[p]) ? 1 : 0;
+      if (this.match[e] && !inside[e]) sum += this.value(e);
+    }
+    return sum;
   }
 
   setMode(mode) {
@@ -159,6 +188,16 @@ class IcicleView {
       }
     }
     const total = this.value(0);
+    if (this.match) {
+      let frames = 0;
+      for (let e = 0; e < this.n; e++) frames += this.match[e] && this.value(e) > 0 ? 1 : 0;
+      const sum = this.matchedValue();
+      this.status.textContent =
+          `${fmtCount(frames)} frame${frames === 1 ? '' : 's'} match: ${fmtNs(sum)}, ` +
+          `${fmtPct(total > 0 ? sum / total : 0)} of all ${
+              this.mode === 'gpu' ? 'GPU' : 'CPU'} time`;
+      return;
+    }
     this.status.textContent = zv > 0 ?
         `${this.nameOf(z)}: ${fmtNs(zv)} of ${this.mode === 'gpu' ? 'GPU' : 'CPU'} time` +
             (z ? `, ${fmtPct(zv / total)} of all` : '') :
@@ -168,7 +207,7 @@ class IcicleView {
   frame(ctx, e, xa, w, faded) {
     const y = this.depth[e] * IC.row;
     const [fillColor, textColor] = this.palette.of(this.kindName[e], this.nameOf(e));
-    ctx.globalAlpha = faded ? 0.45 : 1;
+    ctx.globalAlpha = this.match && !this.match[e] ? 0.2 : faded ? 0.45 : 1;
     ctx.fillStyle = fillColor;
     ctx.fillRect(xa, y, Math.max(w - (w > 3 ? 1 : 0), 0.6), IC.row - 1);
     if (e === this.focus && document.activeElement === this.canvas) {

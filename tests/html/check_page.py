@@ -52,6 +52,16 @@ class Checks:
 check = Checks()
 
 
+def guard(name, checks, *args):
+    """Runs one page's checks; an error the page caused (a bad coordinate, a missing element, a
+    script exception) fails them with its message instead of ending the run."""
+    try:
+        return checks(*args)
+    except (chromium.CdpError, KeyError, TypeError, ValueError, IndexError) as e:
+        check(False, f"{name}: {type(e).__name__}: {e}")
+        return None
+
+
 def run(args, ok_codes=(0,)):
     r = subprocess.run(args, capture_output=True, text=True)
     if r.returncode not in ok_codes:
@@ -303,6 +313,7 @@ def check_icicle(page, name, trace):
 
 def screenshots(page, name, out):
     """Light and dark full pages for people; the timeline decoded and its colours counted."""
+    page.eval("probe.plainTimeline()")
     page.eval("window.scrollTo(0, 0)")
     for scheme in ("light", "dark"):
         page.scheme(scheme)
@@ -312,8 +323,13 @@ def screenshots(page, name, out):
         png = page.screenshot(
             str(out / f"{name}-timeline-{scheme}.png"), {"x": x, "y": y, "width": w, "height": h}
         )
-        colors = chromium.distinct_colors(png)
-        check(colors >= 16, f"{name}: the {scheme} timeline is drawn ({colors} distinct colours)")
+        # Slices only: the plot without lane names, ruler or tool bar, whose text alone has colours.
+        x, y, w, h = page.eval("probe.plotRect()")
+        plot = page.screenshot(
+            str(out / f"{name}-plot-{scheme}.png"), {"x": x, "y": y, "width": w, "height": h}
+        )
+        colors = chromium.distinct_colors(plot)
+        check(colors >= 40, f"{name}: the {scheme} timeline's slices are drawn ({colors} distinct colours)")
         bg = chromium.png_pixels(png)[3][4][12:15]  # a pixel of the tool bar's background
         luma = sum(bg) / 3
         check(
@@ -516,8 +532,11 @@ def main(argv):
             )
             url = write_page(data, out / f"{name}.html")
             trace = json.loads(trace_path.read_text())
-            seconds = check_report(page, name, trace, json.loads(views_path.read_text()), url, out)
-            print(f"{name}: {len(trace['nodes'])} nodes, page ready in {seconds:.2f}s", flush=True)
+            seconds = guard(
+                name, check_report, page, name, trace, json.loads(views_path.read_text()), url, out
+            )
+            if seconds is not None:
+                print(f"{name}: {len(trace['nodes'])} nodes, page ready in {seconds:.2f}s", flush=True)
         # Hand-made traces of the analyses' tests (but the one with a dependency cycle).
         for trace_path in [data_dir / "tree_small.json"] + sorted((data_dir / "analyses").glob("*.json")):
             if trace_path.name == "cycle.json":
@@ -526,14 +545,14 @@ def main(argv):
             views_path = out / f"{name}.views.json"
             views_path.write_text(run([brickprof, "report", str(trace_path)] + VIEWS))
             url = write_page(make_page.make_report(str(trace_path), str(views_path)), out / f"{name}.html")
-            check_smoke(page, name, json.loads(trace_path.read_text()), url)
+            guard(name, check_smoke, page, name, json.loads(trace_path.read_text()), url)
         base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
         result = json.loads(run([brickprof, "diff", str(base), str(new), "--json"], ok_codes=(0, 1)))
         (out / "diff.json").write_text(json.dumps(result))
         url = write_page(make_page.make_diff(str(base), str(new), str(out / "diff.json")), out / "diff.html")
-        check_diff(page, url, result, out)
-        check_reduced(page, brickprof, out)
-        check_kernel_diff(page, brickprof, data_dir / "analyses", out)
+        guard("diff", check_diff, page, url, result, out)
+        guard("reduced", check_reduced, page, brickprof, out)
+        guard("kernel diff", check_kernel_diff, page, brickprof, data_dir / "analyses", out)
     finally:
         browser.close()
     print(f"{check.count - len(check.failures)} of {check.count} checks passed; screenshots in {out}")

@@ -115,6 +115,22 @@ window.probe = (() => {
     crumbs: () => all('.crumbs .crumb').length,
     focusIcicle: () => page.icicle.canvas.focus(),
 
+    // Nothing selected, outlined or found; the whole trace in view.
+    plainTimeline: () => {
+      const t = tl();
+      t.select(-1);
+      t.setCritical(false);
+      t.find('');
+      t.reset(false);
+      t.paint();
+    },
+    // The timeline's plot (right of the lane names, under the ruler), in page coordinates.
+    plotRect: () => {
+      const t = tl();
+      const r = t.canvas.getBoundingClientRect();
+      const top = 24;  // the ruler
+      return [r.left + t.x0, r.top + window.scrollY + top, r.width - t.x0, r.height - top];
+    },
     rect: (selector) => {
       const r = document.querySelector(selector).getBoundingClientRect();
       return [r.left, r.top + window.scrollY, r.width, r.height];

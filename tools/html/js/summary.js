@@ -47,21 +47,28 @@ function summarySection(data, body) {
     cards.append(card('GPU busy', 'no GPU work', 'the trace holds no kernels, copies or memsets'));
   }
 
-  const bricks = (s.bricks || []).slice().sort((a, b) => b.total_ns - a.total_ns);
+  // Ranked by the GPU time they launched when there is any, else by their CPU time.
+  const onGpu = (s.bricks || []).some((b) => b.gpu_ns > 0);
+  const metric = (b) => (onGpu ? b.gpu_ns || 0 : b.total_ns);
+  const other = (b) =>
+      (onGpu ? `CPU ${fmtNs(b.total_ns)}` :
+           b.gpu_ns ? `GPU ${fmtNs(b.gpu_ns)}` :
+                      '');
+  const bricks = (s.bricks || []).slice().sort((a, b) => metric(b) - metric(a));
   if (bricks.length) {
     const top = bricks.slice(0, 5);
-    const max = top[0].total_ns || 1;
-    cards.append(h(
-        'div', {class: 'card wide'}, h('div', {class: 'card-label', text: 'Top bricks (CPU time)'}),
-        h('ol', {class: 'top-list'},
-          top.map(
-              (b) =>
-                  h('li', null, h('span', {class: 'name', text: b.name}),
-                    h('span', {class: 'mini-bar'},
-                      h('span', {style: `width:${((100 * b.total_ns) / max).toFixed(1)}%`})),
-                    h('span', {class: 'num', text: fmtNs(b.total_ns)}),
-                    h('span',
-                      {class: 'num muted', text: b.gpu_ns ? `GPU ${fmtNs(b.gpu_ns)}` : ''}))))));
+    const max = metric(top[0]) || 1;
+    cards.append(
+        h('div', {class: 'card wide'},
+          h('div', {class: 'card-label', text: `Top bricks (${onGpu ? 'GPU' : 'CPU'} time)`}),
+          h('ol', {class: 'top-list'},
+            top.map(
+                (b) =>
+                    h('li', null, h('span', {class: 'name', text: b.name}),
+                      h('span', {class: 'mini-bar'},
+                        h('span', {style: `width:${((100 * metric(b)) / max).toFixed(1)}%`})),
+                      h('span', {class: 'num', text: fmtNs(metric(b))}),
+                      h('span', {class: 'num muted', text: other(b)}))))));
   }
 
   const diag = s.diagnostics || {};

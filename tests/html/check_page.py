@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""The HTML report in headless Chromium with the network cut off: pages built by make_page.py
+from the GPU and CPU fixtures, a diff, and a trace reduced to fit, checked against the traces
+themselves: no console error or request, one roofline point per kernel and brick, every node on
+the timeline, launch arrows, tooltips, zoom, pan, keys, the flame graph, and screenshots that are
+not blank (decoded here). Exit 77 when no Chromium is installed.
+
+  check_page.py BRICKPROF DATA_DIR OUT_DIR
+"""
+
+import json
+import os
+import pathlib
+import random
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import chromium  # noqa: E402
+import make_page  # noqa: E402
+
+VIEWS = [
+    "--json",
+    "--summary",
+    "--tree",
+    "--critical-path",
+    "--roofline",
+    "--transfers",
+    "--gpu-idle",
+    "--launches",
+    "--analyze",
+]
+READY = 'document.documentElement.dataset.ready === "true"'
+HOST_KINDS = ("layer", "brick", "scope", "sync")
+
+
+class Checks:
+    def __init__(self):
+        self.failures = []
+        self.count = 0
+
+    def __call__(self, ok, what):
+        self.count += 1
+        if not ok:
+            self.failures.append(what)
+            print(f"FAIL {what}", flush=True)
+        return ok
+
+
+check = Checks()
+
+
+def guard(name, checks, *args):
+    """Runs one page's checks; an error the page caused (a bad coordinate, a missing element, a
+    script exception) fails them with its message instead of ending the run."""
+    try:
+        return checks(*args)
+    except (chromium.CdpError, KeyError, TypeError, ValueError, IndexError) as e:
+        check(False, f"{name}: {type(e).__name__}: {e}")
+        return None
+
+
+def run(args, ok_codes=(0,)):
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode not in ok_codes:
+        raise SystemExit(f"{' '.join(map(str, args))}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def write_page(data, path):
+    import assemble
+
+    path.write_text(assemble.fill(assemble.shell(), data), encoding="utf-8")
+    return path.resolve().as_uri()
+
+
+# ---- expectations computed from the trace alone ----
+
+
+def has_work(n):
+    return n.get("flops", 0) > 0 or n.get("bytes_moved", 0) > 0
+
+
+def expected_roofline(trace):
+    """(kind, name) of each brick with FLOPs or bytes, and each kernel with its own or its brick's."""
+    by_id = {n["id"]: n for n in trace["nodes"]}
+    out = {("brick", n["name"]) for n in trace["nodes"] if n["kind"] == "brick" and has_work(n)}
+    for n in trace["nodes"]:
+        if n["kind"] != "kernel":
+            continue
+        p = by_id.get(n.get("parent"))
+        while p is not None and p["kind"] != "brick":
+            p = by_id.get(p.get("parent"))
+        if has_work(n) or (p is not None and has_work(p)):
+            out.add(("kernel", n["name"]))
+    return out
+
+
+def expected_flows(trace):
+    """(host node, GPU node) per operation: the innermost host node on the launching thread open
+    at the launch call (or, without one, at the start of the operation's parent)."""
+    by_id = {n["id"]: n for n in trace["nodes"]}
+    host = [n for n in trace["nodes"] if n["kind"] in HOST_KINDS]
+    out = set()
+    for n in trace["nodes"]:
+        if n["kind"] not in make_page.GPU_KINDS:
+            continue
+        parent = by_id.get(n.get("parent"))
+        when = n.get("api_start_ns") or (parent["start_ns"] if parent else None)
+        if when is None:
+            continue
+        inside = [h for h in host if h["thread"] == n["thread"] and h["start_ns"] <= when <= h["end_ns"]]
+        if inside:
+            innermost = min(inside, key=lambda h: (h["end_ns"] - h["start_ns"], -h["start_ns"]))
+            out.add((innermost["id"], n["id"]))
+    return out
+
+
+# ---- the report page ----
+
+PROBE = (HERE / "probe.js").read_text()
+
+
+def open_page(page, url):
+    seconds = page.open(url, READY)
+    page.eval(PROBE)
+    time.sleep(0.3)  # let the first frames paint
+    return seconds
+
+
+def check_report(page, name, trace, views, url, out):
+    load_s = open_page(page, url)
+    problems = page.problems(url)
+    check(problems == [], f"{name}: no console error, exception or request: {problems}")
+    sections = page.eval("probe.sections()")
+    for sid in (
+        "overview",
+        "timeline",
+        "flame",
+        "roofline",
+        "critical-path",
+        "gpu-idle",
+        "launches",
+        "transfers",
+        "analyze",
+    ):
+        check(sid in sections, f"{name}: section {sid} is on the page")
+    check(page.eval("probe.failedViews()") == 0, f"{name}: no view failed to draw")
+
+    # Roofline: one point per kernel and per brick.
+    got = [tuple(p) for p in page.eval("probe.rooflinePoints()")]
+    want = expected_roofline(trace)
+    check(
+        len(got) == len(set(got)) and set(got) == want,
+        f"{name}: roofline points {sorted(set(got) ^ want)} differ from the trace's kernels and "
+        f"bricks with work ({len(got)} points, {len(want)} expected)",
+    )
+    check(len(got) == len(views["roofline"]["entries"]), f"{name}: one point per roofline entry")
+
+    # Timeline: every node once on its thread or stream, launch arrows, GPU range lanes.
+    lanes = page.eval("probe.lanes()")
+    placed = [n for lane in lanes if lane["kind"] != "range" for n in lane["nodes"]]
+    ids = [n["id"] for n in trace["nodes"]]
+    check(
+        sorted(placed) == sorted(ids),
+        f"{name}: the timeline holds each of the {len(ids)} nodes once ({len(placed)} placed)",
+    )
+    for lane in lanes:
+        if lane["kind"] == "stream":
+            want_n = sum(
+                1
+                for n in trace["nodes"]
+                if n["kind"] in make_page.GPU_KINDS
+                and (n.get("device", 0), n.get("stream", 0)) == (lane["device"], lane["stream"])
+            )
+        elif lane["kind"] == "thread":
+            want_n = sum(1 for n in trace["nodes"] if n["kind"] in HOST_KINDS and n["thread"] == lane["tid"])
+        else:
+            continue
+        check(len(lane["nodes"]) == want_n, f"{name}: {lane['kind']} lane {lane} holds {want_n} slices")
+    flows = page.eval("probe.flows()")
+    want_flows = expected_flows(trace)
+    check(
+        {tuple(f) for f in flows} == want_flows and len(flows) == len(want_flows),
+        f"{name}: launch arrows ({len(flows)}) are the trace's launches ({len(want_flows)})",
+    )
+    launched = {
+        n["parent"]
+        for n in trace["nodes"]
+        if n["kind"] in make_page.GPU_KINDS and n.get("parent") is not None
+    }
+    ranged = {n for lane in lanes if lane["kind"] == "range" for n in lane["nodes"]}
+    check(launched <= ranged, f"{name}: each scope that launched GPU work has a GPU range slice")
+
+    check_timeline_input(page, name)
+    check_icicle(page, name, trace)
+
+    critical = page.eval("probe.critical()")
+    steps = {s["node"] for s in views["critical-path"]["steps"] if s["node"] is not None}
+    check(
+        critical["on"] and critical["marked"] >= len(steps),
+        f"{name}: the critical path toggle marks its {len(steps)} nodes ({critical})",
+    )
+
+    screenshots(page, name, out)
+    return load_s
+
+
+def check_timeline_input(page, name):
+    first = page.eval("probe.state()")
+    # The longest GPU operation (else host slice): zoomed to, hovered, clicked.
+    target = page.eval("probe.longestSlice()")
+    info = page.eval(f"probe.slice({target})")
+    x, y = page.eval(f"probe.aim({target}, 2)")
+    page.mouse("mouseMoved", x, y)
+    time.sleep(0.1)
+    tip = page.eval("probe.tooltip()")
+    check(
+        not tip["hidden"] and tip["title"] == info["name"],
+        f"{name}: hovering {info['name']} shows its tooltip (got {tip})",
+    )
+    page.click(x, y)
+    time.sleep(0.1)
+    state = page.eval("probe.state()")
+    check(
+        state["selected"] == target,
+        f"{name}: a click selects the slice under the pointer ({state['selected']} != {target})",
+    )
+    details = page.eval("probe.details()")
+    check(info["name"] in details, f"{name}: the details name the selection")
+    if info["gpu"] and info["launched"]:
+        check("launched from" in details, f"{name}: a GPU operation's details say where it was launched")
+
+    # Wheel zooms in at the pointer; drag pans; keys zoom, reset, clear and step.
+    page.wheel(x, y, -400)
+    time.sleep(0.1)
+    zoomed = page.eval("probe.state()")
+    check(
+        zoomed["v1"] - zoomed["v0"] < (state["v1"] - state["v0"]) * 0.9,
+        f"{name}: the wheel zooms in ({state} -> {zoomed})",
+    )
+    scale = page.eval("probe.scale()")
+    page.drag(x, y + 30, x + 150, y + 30)
+    time.sleep(0.1)
+    panned = page.eval("probe.state()")
+    moved = (zoomed["v0"] - panned["v0"]) * scale
+    check(abs(moved - 150) < 15, f"{name}: dragging 150px pans the view by 150px ({moved:.1f})")
+    check(panned["selected"] == target, f"{name}: a drag does not change the selection")
+    page.eval("probe.focusTimeline()")
+    page.key("s")
+    time.sleep(0.05)
+    out = page.eval("probe.state()")
+    check(out["v1"] - out["v0"] > (panned["v1"] - panned["v0"]) * 1.2, f"{name}: S zooms out")
+    page.key("0")
+    page.key("Escape")
+    time.sleep(0.05)
+    reset = page.eval("probe.state()")
+    check(
+        abs(reset["v0"] - first["v0"]) < 1 and abs(reset["v1"] - first["v1"]) < 1,
+        f"{name}: 0 resets the zoom",
+    )
+    check(reset["selected"] == -1, f"{name}: Escape clears the selection")
+    page.key("]")
+    time.sleep(0.05)
+    check(page.eval("probe.state()")["selected"] >= 0, f"{name}: ] selects a slice from the keyboard")
+
+
+def check_icicle(page, name, trace):
+    gpu_total = sum(n["end_ns"] - n["start_ns"] for n in trace["nodes"] if n["kind"] in make_page.GPU_KINDS)
+    roots_total = sum(
+        n["end_ns"] - n["start_ns"]
+        for n in trace["nodes"]
+        if n["kind"] in HOST_KINDS and n.get("parent") is None
+    )
+    totals = page.eval("probe.icicleTotals()")
+    check(
+        totals["gpu"] == gpu_total,
+        f"{name}: the flame graph's GPU time is the trace's ({totals['gpu']} != {gpu_total})",
+    )
+    check(
+        totals["cpu"] == roots_total,
+        f"{name}: the flame graph's CPU time is the top-level host nodes' ({totals['cpu']} != {roots_total})",
+    )
+    child, x, y = page.eval("probe.icicleChild()")
+    time.sleep(0.1)
+    page.click(x, y)
+    time.sleep(0.1)
+    check(page.eval("probe.icicleZoom()") == child, f"{name}: a click zooms the flame graph into a frame")
+    crumbs = page.eval("probe.crumbs()")
+    check(crumbs == 2, f"{name}: the zoomed frame's path is shown ({crumbs} crumbs)")
+    page.eval("probe.focusIcicle()")
+    page.key("Escape")
+    time.sleep(0.05)
+    check(page.eval("probe.icicleZoom()") == 0, f"{name}: Escape zooms the flame graph out")
+    # Find: the frames of the busiest kernel (else brick) add up to its time in the trace.
+    kind = "kernel" if any(n["kind"] == "kernel" for n in trace["nodes"]) else "brick"
+    per_name = {}
+    for n in trace["nodes"]:
+        if n["kind"] == kind:
+            per_name[n["name"]] = per_name.get(n["name"], 0) + n["end_ns"] - n["start_ns"]
+    busiest = max(per_name, key=per_name.get)
+    others = [x for x in per_name if busiest in x and x != busiest]
+    status = page.eval(f"probe.icicleFind({json.dumps(busiest)})")
+    want = make_page.format_ns(per_name[busiest])
+    check(
+        others or f": {want}," in status,
+        f"{name}: finding {busiest} in the flame graph sums {want} ({status!r})",
+    )
+    page.eval("probe.icicleFind('')")
+
+
+def screenshots(page, name, out):
+    """Light and dark full pages for people; the timeline decoded and its colours counted."""
+    page.eval("probe.plainTimeline()")
+    page.eval("window.scrollTo(0, 0)")
+    for scheme in ("light", "dark"):
+        page.scheme(scheme)
+        time.sleep(0.3)
+        page.screenshot(str(out / f"{name}-{scheme}.png"))
+        x, y, w, h = page.eval('probe.rect(".timeline")')
+        png = page.screenshot(
+            str(out / f"{name}-timeline-{scheme}.png"), {"x": x, "y": y, "width": w, "height": h}
+        )
+        # Slices only: the plot without lane names, ruler or tool bar, whose text alone has colours.
+        x, y, w, h = page.eval("probe.plotRect()")
+        plot = page.screenshot(
+            str(out / f"{name}-plot-{scheme}.png"), {"x": x, "y": y, "width": w, "height": h}
+        )
+        colors = chromium.distinct_colors(plot)
+        check(colors >= 40, f"{name}: the {scheme} timeline's slices are drawn ({colors} distinct colours)")
+        bg = chromium.png_pixels(png)[3][4][12:15]  # a pixel of the tool bar's background
+        luma = sum(bg) / 3
+        check(
+            luma < 90 if scheme == "dark" else luma > 200,
+            f"{name}: the {scheme} scheme's background ({tuple(bg)})",
+        )
+    page.scheme("light")
+
+
+def check_smoke(page, name, trace, url):
+    """A hand-made trace (odd names, no API times, several streams or threads): the page draws
+    without an error and places every node once."""
+    open_page(page, url)
+    problems = page.problems(url)
+    check(problems == [], f"{name}: no console error, exception or request: {problems}")
+    check(page.eval("probe.failedViews()") == 0, f"{name}: no view failed to draw")
+    placed = sorted(
+        n for lane in page.eval("probe.lanes()") if lane["kind"] != "range" for n in lane["nodes"]
+    )
+    check(placed == sorted(n["id"] for n in trace["nodes"]), f"{name}: every node on the timeline once")
+
+
+# ---- the diff page ----
+
+
+def check_diff(page, url, result, out):
+    open_page(page, url)
+    problems = page.problems(url)
+    check(problems == [], f"diff: no console error, exception or request: {problems}")
+    limit = result["threshold_pct"]
+    want = {
+        e["name"]
+        for e in result["entries"]
+        if e["kind"] == "brick"
+        and (
+            not e["base_count"]
+            or not e["new_count"]
+            or (abs(e["change_pct"]) >= limit and e["change_pct"] != 0)
+        )
+    }
+    listed = page.eval("probe.diffBricks()")
+    check(
+        want and set(listed) == want,
+        f"diff: the bricks that changed are listed ({sorted(set(listed) ^ want)})",
+    )
+    cards = page.eval("probe.cards()")
+    check(
+        any(c.startswith("Regressions" + str(result["regressions"])) for c in cards),
+        f"diff: the regression count is shown ({cards[:1]})",
+    )
+    for scheme in ("light", "dark"):
+        page.scheme(scheme)
+        time.sleep(0.2)
+        png = page.screenshot(str(out / f"diff-{scheme}.png"))
+        check(chromium.distinct_colors(png) >= 16, f"diff: the {scheme} page is drawn")
+    page.scheme("light")
+
+
+def check_kernel_diff(page, brickprof, analyses, out):
+    """The hand-made pair whose kernel was rebuilt: the kernel table shows the regression and the
+    changed PTX hash."""
+    base, new = analyses / "diff_base.json", analyses / "diff_new.json"
+    result = json.loads(run([brickprof, "diff", str(base), str(new), "--json"], ok_codes=(1,)))
+    (out / "diff-kernels.json").write_text(json.dumps(result))
+    url = write_page(
+        make_page.make_diff(str(base), str(new), str(out / "diff-kernels.json")), out / "diff-kernels.html"
+    )
+    open_page(page, url)
+    problems = page.problems(url)
+    check(problems == [], f"kernel diff: no console error, exception or request: {problems}")
+    rows = {r[1]: r for r in page.eval("probe.diffKernels()")}
+    gemv = rows.get("gemv", [])
+    check(
+        gemv[:1] == ["regression"] and "0x1 → 0x2" in gemv,
+        f"kernel diff: gemv regressed with new code ({gemv})",
+    )
+
+
+# ---- a trace too large for the page ----
+
+
+def synthetic_trace(nodes_wanted, seed=3):
+    """Layers of bricks on one thread, each brick launching a kernel on one of two streams."""
+    rng = random.Random(seed)
+    nodes, t, nid = [], 0, 0
+    while nid < nodes_wanted:
+        layer = {
+            "id": nid,
+            "kind": "layer",
+            "name": f"Layer {nid % 4}",
+            "index": nid % 4,
+            "parent": None,
+            "thread": 1,
+            "start_ns": t,
+        }
+        nodes.append(layer)
+        nid += 1
+        for b in range(6):
+            dur = rng.randint(2_000, 40_000)
+            brick = {
+                "id": nid,
+                "kind": "brick",
+                "name": [
+                    "RmsNorm",
+                    "QkvProjection",
+                    "AttentionScore",
+                    "GateProjection",
+                    "UpProjection",
+                    "DownProjection",
+                ][b],
+                "parent": layer["id"],
+                "thread": 1,
+                "start_ns": t + 100,
+                "end_ns": t + 100 + dur,
+            }
+            kstart = t + 300 + rng.randint(0, 2000)
+            kernel = {
+                "id": nid + 1,
+                "kind": "kernel",
+                "name": f"k{b}",
+                "parent": nid,
+                "thread": 1,
+                "device": 0,
+                "stream": 7 + b % 2,
+                "start_ns": kstart,
+                "end_ns": kstart + rng.randint(500, 30_000),
+                "api_start_ns": t + 150,
+                "api_end_ns": t + 250,
+            }
+            nodes += [brick, kernel]
+            nid += 2
+            t += 100 + dur
+        layer["end_ns"] = t + 50
+        t += 1000
+    return {
+        "schema": "brickprof/1",
+        "process": {"pid": 1, "program": "synthetic"},
+        "devices": [],
+        "nodes": nodes,
+        "edges": [],
+    }
+
+
+def check_reduced(page, brickprof, out):
+    trace = synthetic_trace(6000)
+    path = out / "reduced.json"
+    path.write_text(json.dumps(trace))
+    views = json.loads(run([brickprof, "report", str(path)] + VIEWS))
+    (out / "reduced.views.json").write_text(json.dumps(views))
+    data = make_page.make_report(str(path), str(out / "reduced.views.json"), 2000, make_page.MAX_ICICLE)
+    url = write_page(data, out / "reduced.html")
+    open_page(page, url)
+    problems = page.problems(url)
+    check(problems == [], f"reduced: no console error: {problems}")
+    red = data["timeline"]["sampled"]
+    state = page.eval("probe.state()")
+    check(
+        state["slices"] <= 2000 and state["slices"] == red["kept"] + red["merged"],
+        f"reduced: the timeline holds at most 2000 slices ({state['slices']})",
+    )
+    banner = page.eval("probe.reducedBanner()")
+    check(
+        "merged" in banner and str(red["of"]) in banner, f"reduced: the page says it was reduced ({banner!r})"
+    )
+    shown = set(page.eval("probe.recordedNodes()"))
+    longer = {n["id"] for n in trace["nodes"] if n["end_ns"] - n["start_ns"] >= red["threshold_ns"]}
+    check(
+        longer <= shown,
+        f"reduced: every node of {red['threshold_ns']}ns or longer is shown as recorded "
+        f"({len(longer - shown)} missing)",
+    )
+    merged = page.eval("probe.firstMerged()")
+    if check(merged >= 0, "reduced: some slices were merged"):
+        x, y = page.eval(f"probe.aim({merged}, 0.5)")
+        page.mouse("mouseMoved", x, y)
+        time.sleep(0.1)
+        tip = page.eval("probe.tooltip()")
+        check("merged" in tip["text"], f"reduced: a merged slice's tooltip says it is merged ({tip})")
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    brickprof, data_dir, out = argv[1], pathlib.Path(argv[2]), pathlib.Path(argv[3])
+    binary = chromium.find_chromium()
+    if not binary:
+        print("skip: no Chromium (install chromium-headless-shell; scripts/setup does)")
+        return 77
+    out.mkdir(parents=True, exist_ok=True)
+    browser = chromium.Browser(binary, str(out / "chromium.log"))
+    try:
+        page = chromium.Page(browser)
+        for name, rel in (("gpu", "gpu/bricklayer-graph.json"), ("cpu", "cpu/bricklayer-avx2.json")):
+            trace_path = data_dir / rel
+            views_path = out / f"{name}.views.json"
+            views_path.write_text(run([brickprof, "report", str(trace_path)] + VIEWS))
+            data = make_page.make_report(
+                str(trace_path), str(views_path), make_page.MAX_SLICES, make_page.MAX_ICICLE
+            )
+            url = write_page(data, out / f"{name}.html")
+            trace = json.loads(trace_path.read_text())
+            seconds = guard(
+                name, check_report, page, name, trace, json.loads(views_path.read_text()), url, out
+            )
+            if seconds is not None:
+                print(f"{name}: {len(trace['nodes'])} nodes, page ready in {seconds:.2f}s", flush=True)
+        # Hand-made traces of the analyses' tests (but the one with a dependency cycle).
+        for trace_path in [data_dir / "tree_small.json"] + sorted((data_dir / "analyses").glob("*.json")):
+            if trace_path.name == "cycle.json":
+                continue
+            name = "smoke-" + trace_path.stem
+            views_path = out / f"{name}.views.json"
+            views_path.write_text(run([brickprof, "report", str(trace_path)] + VIEWS))
+            url = write_page(make_page.make_report(str(trace_path), str(views_path)), out / f"{name}.html")
+            guard(name, check_smoke, page, name, json.loads(trace_path.read_text()), url)
+        base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
+        result = json.loads(run([brickprof, "diff", str(base), str(new), "--json"], ok_codes=(0, 1)))
+        (out / "diff.json").write_text(json.dumps(result))
+        url = write_page(make_page.make_diff(str(base), str(new), str(out / "diff.json")), out / "diff.html")
+        guard("diff", check_diff, page, url, result, out)
+        guard("reduced", check_reduced, page, brickprof, out)
+        guard("kernel diff", check_kernel_diff, page, brickprof, data_dir / "analyses", out)
+    finally:
+        browser.close()
+    print(f"{check.count - len(check.failures)} of {check.count} checks passed; screenshots in {out}")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -121,8 +121,8 @@ def check_outputs(case, out, brickprof, run_pid):
             if count is None and not found:
                 problems.append(f"no trace of {program}")
             elif count is not None and len(found) != count:
-                problems.append(f"{len(found)} trace(s) of {program}, expected {count}: "
-                                + ", ".join(p.name for p in found))
+                problems.append(f"{len(found)} trace(s) of {program}, expected {count}"
+                                + (": " + ", ".join(p.name for p in found) if found else ""))
         others = [p.name for p in traces
                   if not any(p.name.startswith(prog + "-") for prog in expected)]
         if others and "*" not in case.traces:

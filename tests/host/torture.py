@@ -206,7 +206,8 @@ class Suite:
                         problems += check(ctx)
                     except Exception as e:  # a check that cannot look is a failure
                         problems.append(f"check {getattr(check, '__qualname__', check)}: {e!r}")
-        if not problems and not self.keep:
+        # Kept: what failed unexpectedly, for a look (everything with --keep).
+        if not self.keep and (not problems or case.name in KNOWN):
             _remove(folder)
         return problems
 
@@ -334,8 +335,8 @@ def main():
         print()
         print(markdown_table(selected, results, skipped, suite.baseline))
     print(f"host cases: {tally['passed'] + tally['fixed']} passed, {tally['failed']} failed")
-    if suite.keep or tally["failed"] or tally["known"]:
-        print(f"run folders of failing runs kept under {suite.root}")
+    if suite.keep or tally["failed"]:
+        print(f"run folders kept under {suite.root}")
     else:
         _remove(suite.root)
     return 1 if tally["failed"] else 0

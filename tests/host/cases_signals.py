@@ -11,6 +11,12 @@ TERM, INT, HUP, QUIT, KILL = (int(s) for s in (signal.SIGTERM, signal.SIGINT, si
                                                signal.SIGQUIT, signal.SIGKILL))
 
 
+# Scopes recorded before the signal cases that act during the trace write:
+# a JSON of about 50 MB, so the write lasts long enough (tenths of a
+# second) for the harness to see it begin and act before it ends.
+LONG_WRITE = "150000"
+
+
 def after_ready(sig, to_group=False):
     return [Step("ready"), Step("signal", sig=sig, to_group=to_group)]
 
@@ -62,12 +68,12 @@ SIGNALS = DEFAULT_ACTIONS + [
          why="alarm() the program set fires into its handler"),
     host("signal-alarm-across-exec", "signals", "signals", "alarm-exec",
          traces={"host_signals": 1}, why="a pending alarm() survives exec and kills the new image"),
-    host("signal-during-dump", "signals", "signals", "long-write", "60000",
+    host("signal-during-dump", "signals", "signals", "long-write", LONG_WRITE,
          steps=[Step("write", agent_only=True), Step("signal", sig=TERM, agent_only=True)],
          also_statuses=(-TERM,), formats=(), traces=None, heavy=True,
          agent_env={"BRICKPROF_FORMATS": "json"},
          why="SIGTERM arrives while the trace is being written at exit"),
-    host("signal-term-past-deadline", "signals", "signals", "wait", "0", "60000", steps=[
+    host("signal-term-past-deadline", "signals", "signals", "wait", "0", LONG_WRITE, steps=[
         Step("ready"), Step("signal", sig=TERM), Step("write", agent_only=True),
         Step("stop", seconds=2.5, agent_only=True)], heavy=True, traces=None, formats=(),
         checks=[warned("BRICKPROF_SIGNAL_DUMP_SECONDS")],

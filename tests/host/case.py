@@ -138,6 +138,13 @@ def stdout_says(text):
     return check
 
 
+# Threads that record until the process ends fill whatever cap they get:
+# with the default 256 MiB the exit write alone takes seconds, far more on
+# a loaded machine, and a case's duration would depend on the load. Cases
+# with such threads run under this cap: the same stress (recording, then
+# dropping, at exit), a write of bounded size.
+BUSY_THREADS = {"BRICKPROF_BUFFER_MB": "16"}
+
 MAXRSS_FILE = "maxrss"  # where host_launch --maxrss writes, in the run's folder
 MEASURED = ["--maxrss", "{work}/" + MAXRSS_FILE]  # host_launch options for memory_within
 
@@ -205,11 +212,7 @@ def expand(value, where):
     return value.format(**where)
 
 
-def steps(*items):
-    return list(items)
-
-
-__all__ = ["Case", "Context", "Step", "steps", "has_scope", "warning_mentions",
-           "events_dropped", "one_warning", "MEASURED", "MAXRSS_FILE", "warned", "stdout_says", "memory_within",
+__all__ = ["Case", "Context", "Step", "has_scope", "warning_mentions",
+           "events_dropped", "one_warning", "MEASURED", "MAXRSS_FILE", "BUSY_THREADS", "warned", "stdout_says", "memory_within",
            "file_unchanged", "trace_in", "missing_named", "expand", "program_trace",
            "trace_prefixes"]

@@ -1,6 +1,6 @@
 """Host cases about processes and threads: threads, fork, exec, spawn,
 system/popen and every way out of a process."""
-from case import Case, has_scope, stdout_says, warning_mentions
+from case import BUSY_THREADS, Case, has_scope, stdout_says, warning_mentions
 
 
 def host(name, group, program, *args, **kw):
@@ -17,14 +17,17 @@ THREADS = [
          traces={"host_threads": 1}, checks=[has_scope("host_threads", "worker")],
          why="8 threads recording side by side"),
     host("threads-alive-at-exit", "threads", "threads", "alive-at-exit", "4",
+         agent_env=BUSY_THREADS,
          traces={"host_threads": 1}, checks=[has_scope("host_threads", "main")],
          why="main returns while 4 threads record"),
     host("threads-detached-finished", "threads", "threads", "detached", "16", "wait",
          traces={"host_threads": 1}, checks=[has_scope("host_threads", "worker")],
          why="16 detached threads that finished"),
     host("threads-detached-running", "threads", "threads", "detached", "16",
+         agent_env=BUSY_THREADS,
          traces={"host_threads": 1}, why="main returns while 16 detached threads record"),
     host("threads-cancelled", "threads", "threads", "cancelled",
+         agent_env=BUSY_THREADS,
          traces={"host_threads": 1}, checks=[has_scope("host_threads", "cancelled")],
          why="a thread cancelled with a scope open"),
 ]
@@ -41,6 +44,7 @@ FORKS = [
     host("fork-many", "fork", "forks", "many", "16", traces={"host_forks": 17},
          why="16 children recording at once"),
     host("fork-from-threads", "fork", "forks", "fork-from-threads", "4", "20",
+         agent_env=BUSY_THREADS,
          traces={"host_forks": 21},
          why="20 forks while 4 threads record (locks held at fork)"),
     host("fork-vfork-exec", "spawn", "forks", "vfork-exec", traces={"host_forks": 2},
@@ -119,6 +123,7 @@ EXITS = [
          checks=[has_scope("host_exits", "exiting thread")],
          why="exit(6) from a thread while main waits for it"),
     host("exit-while-recording", "exit", "exits", "while-recording", "0", "4",
+         agent_env=BUSY_THREADS,
          traces={"host_exits": 1}, why="exit(0) while 4 threads record"),
     host("exit-abort-run", "exit", "exits", "abort", via="run", traces={"host_exits": 1},
          why="abort() through brickprof run (exit 134)"),

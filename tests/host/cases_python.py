@@ -1,7 +1,7 @@
 """Host cases in Python (no torch: threads, multiprocessing with each start
 method, subprocess, asyncio, ctypes, signals, exits, Latin-1 argv), recording
 through ctypes (programs/bp.py)."""
-from case import Case, has_scope, stdout_says
+from case import BUSY_THREADS, Case, has_scope, stdout_says
 from cases_signals import INT, TERM, after_ready
 
 
@@ -13,6 +13,7 @@ POOL_TIMEOUT = "10"  # seconds a pool may take to answer before the program give
 
 CASES = [
     py("python-threads", "py_threads.py", traces={"python3": 1},
+       agent_env=BUSY_THREADS,
        checks=[has_scope("python3", "python thread")],
        why="8 threads recording, a daemon thread recording at exit"),
     py("python-pool-fork", "py_pool.py", "fork", POOL_TIMEOUT, traces={"python3": None},

@@ -4,7 +4,7 @@ trace write and past its deadline), SIGKILL, alarm(), SIGPIPE, closed
 stdin/stdout/stderr."""
 import signal
 
-from case import Case, Step, has_scope, warned, warning_mentions
+from case import BUSY_THREADS, Case, Step, has_scope, warned, warning_mentions
 from cases_process import host
 
 TERM, INT, HUP, QUIT, KILL = (int(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
@@ -30,12 +30,15 @@ DEFAULT_ACTIONS = [
 
 SIGNALS = DEFAULT_ACTIONS + [
     host("signal-term-external", "signals", "signals", "wait", "4", steps=after_ready(TERM),
+         agent_env=BUSY_THREADS,
          traces={"host_signals": 1}, checks=[has_scope("host_signals", "main")],
          why="SIGTERM from outside while 4 threads record"),
     host("signal-term-external-run", "signals", "signals", "wait", "4", via="run",
+         agent_env=BUSY_THREADS,
          steps=after_ready(TERM), traces={"host_signals": 1},
          why="SIGTERM to the program brickprof run started"),
     host("signal-int-terminal", "signals", "signals", "wait", "2", via="run",
+         agent_env=BUSY_THREADS,
          steps=after_ready(INT, to_group=True), traces={"host_signals": 1},
          why="Ctrl-C (SIGINT to the process group) under brickprof run"),
     host("signal-int-handled", "signals", "signals", "handle-int", steps=after_ready(INT),
@@ -57,12 +60,15 @@ SIGNALS = DEFAULT_ACTIONS + [
     host("signal-blocked", "signals", "signals", "blocked", traces={"host_signals": 1},
          why="SIGTERM blocked and pending, then unblocked"),
     host("signal-handler-exit", "signals", "signals", "handler-exits", "exit",
+         agent_env=BUSY_THREADS,
          traces={"host_signals": 1}, why="a SIGTERM handler calls exit() while threads record"),
     host("signal-handler-_exit", "signals", "signals", "handler-exits", "_exit",
+         agent_env=BUSY_THREADS,
          traces={"host_signals": 1}, why="a SIGTERM handler calls _exit() while threads record"),
     host("signal-segv-handler", "signals", "signals", "segv-handler",
          traces={"host_signals": 1}, why="the program's own SIGSEGV handler reports and _exits"),
     host("signal-kill", "signals", "signals", "wait", "2", steps=after_ready(KILL), traces={},
+         agent_env=BUSY_THREADS,
          why="SIGKILL: no trace, nothing left behind"),
     host("signal-alarm", "signals", "signals", "alarm", traces={"host_signals": 1},
          why="alarm() the program set fires into its handler"),
@@ -91,12 +97,15 @@ STDIO = [
     host("stdio-stdin-data", "stdio", "stdio", "copy-stdin", stdin=bytes(range(256)) * 512,
          traces={"host_stdio": 1}, why="128 KiB of binary stdin copied to stdout"),
     host("stdio-closed-stdout", "stdio", "stdio", "writers", "2", launch=["--close", "1"],
+         agent_env=BUSY_THREADS,
          traces={"host_stdio": 1},
          why="stdout closed, threads writing to fd 1 while the trace is written"),
     host("stdio-closed-stderr", "stdio", "stdio", "writers", "2", launch=["--close", "2"],
+         agent_env=BUSY_THREADS,
          traces={"host_stdio": 1},
          why="stderr closed, threads writing to fd 2 while the trace is written"),
     host("stdio-closed-all", "stdio", "stdio", "writers", "2",
+         agent_env=BUSY_THREADS,
          launch=["--close", "0", "--close", "1", "--close", "2"], traces={"host_stdio": 1},
          why="stdin, stdout and stderr closed, threads writing to 1 and 2"),
 ]

@@ -15,13 +15,14 @@ def forever(started):
         bp.record("python daemon", 16)
 
 
-started = threading.Event()
-threading.Thread(target=forever, args=(started,), daemon=True).start()
-started.wait()
 threads = [threading.Thread(target=work, args=(500,)) for _ in range(8)]
 for t in threads:
     t.start()
 for t in threads:
     t.join()
 bp.record("python main", 10)
-print(f"{len(threads)} python threads joined")
+# Then one that records until the interpreter is gone.
+started = threading.Event()
+threading.Thread(target=forever, args=(started,), daemon=True).start()
+started.wait()
+print(f"{len(threads)} python threads joined, a daemon thread recording")

@@ -52,8 +52,8 @@ static int raise_default(int argc, char** argv) {
 /* THREADS recording, SCOPES recorded by main (a trace that takes a moment
  * to write); says "ready" and waits to be signalled from outside. */
 static int wait_for_signal(int argc, char** argv) {
+  record_scopes("main", arg_or(argc, argv, 1, 20)); /* before the event cap fills */
   start_recorders(arg_or(argc, argv, 0, 0));
-  record_scopes("main", arg_or(argc, argv, 1, 20));
   say("ready");
   for (;;) pause();
   return 0;

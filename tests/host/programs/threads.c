@@ -69,12 +69,12 @@ static int long_lived(int argc, char** argv) {
 /* THREADS recording in a loop while main returns. */
 static int alive_at_exit(int argc, char** argv) {
   long threads = arg_or(argc, argv, 0, 4), i;
+  record_scopes("main", 10); /* before the others can fill the event cap */
   for (i = 0; i < threads; ++i) {
     pthread_t t;
     start(&t, record_forever, 0);
   }
   wait_for(&g_started, (int)threads);
-  record_scopes("main", 10);
   say("main returns with threads recording");
   return 0;
 }

@@ -9,6 +9,7 @@ import signal
 import subprocess
 
 from case import EXTENSIONS, trace_prefixes
+from runner import spawn
 
 # Lines that are not the program's: the agent's and brickprof's own, and
 # the loader's refusal of a preload it will not apply (static and set-user-ID
@@ -102,10 +103,11 @@ def check_outputs(case, out, brickprof, run_pid):
             problems.append(f"temporary file left: {name}")
     traces = trace_files(out)
     for path in traces:
-        report = subprocess.run([brickprof, "report", str(path), "--summary"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        report = spawn([brickprof, "report", str(path), "--summary"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, stderr = report.communicate()
         if report.returncode != 0:
-            why = report.stderr.decode(errors="replace").strip().splitlines()
+            why = stderr.decode(errors="replace").strip().splitlines()
             why = why[0].replace(str(path), path.name) if why else f"exit {report.returncode}"
             problems.append(f"{path.name} does not parse: {why}")
     if case.formats:

@@ -12,6 +12,11 @@ import time
 from dataclasses import dataclass, field
 
 POLL_S = 0.001
+# Held while a process is started (Popen returns once the child has exec'd)
+# and while a case writes an executable: a child forked by another thread
+# holds every open descriptor until its exec, and an exec of a file still
+# open for writing anywhere fails with ETXTBSY.
+SPAWN_LOCK = threading.Lock()
 # Processes of the session still alive this long after the program ended
 # are left behind by it: they are killed and reported.
 STRAGGLER_GRACE_S = 2.0
@@ -44,6 +49,12 @@ class Step:
     seconds: float = 0.0
     to_group: bool = False
     agent_only: bool = False
+
+
+def spawn(argv, **kw):
+    """subprocess.Popen under SPAWN_LOCK: how every process is started."""
+    with SPAWN_LOCK:
+        return subprocess.Popen(argv, **kw)
 
 
 class _Reader(threading.Thread):
@@ -107,9 +118,9 @@ def run(argv, env, cwd, timeout, stdin=None, steps=(), with_agent=False, via_run
     """Runs argv and returns its Outcome. `via_run`: argv starts `brickprof
     run`, so signals meant for the program go to brickprof's child. `watch`:
     the folder the "write" step looks at."""
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, start_new_session=True,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = spawn(argv, env=env, cwd=cwd, start_new_session=True,
+                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     readers = [_Reader(proc.stdout), _Reader(proc.stderr)]
     for r in readers:
         r.start()

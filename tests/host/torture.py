@@ -169,7 +169,8 @@ class Suite:
             shutil.rmtree(work)
         (work / "out").mkdir(parents=True)
         if case.setup:
-            case.setup(work, self.places(work))
+            with runner.SPAWN_LOCK:  # it may write an executable
+                case.setup(work, self.places(work))
         argv, env = self.command(case, work, with_agent)
         outcome = runner.run(argv, env, str(work), case.timeout, stdin=case.stdin,
                              steps=case.steps, with_agent=with_agent,

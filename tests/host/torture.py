@@ -285,6 +285,7 @@ def main():
     results = {c.name: [] for c in selected}
     skipped = {c.name: suite.skip_reason(c) for c in selected}
     lock = threading.Lock()
+    seconds = collections.Counter()
 
     def finish(case):
         problems = [p for p in results[case.name] if p]
@@ -294,17 +295,13 @@ def main():
             line += f"  [{seconds[case.name]:.1f} s]"
         print(line, flush=True)
 
-    seconds = collections.Counter()
-
     def one(case, index):
         began = time.monotonic()
         problems = suite.run_case(case, index)
         with lock:
             seconds[case.name] += time.monotonic() - began
             results[case.name].append(problems)
-            done = len(results[case.name]) == args.runs
-        if done:
-            with lock:
+            if len(results[case.name]) == args.runs:
                 finish(case)
 
     light = [c for c in selected if not c.heavy and not skipped[c.name]]

@@ -8,6 +8,7 @@ Python interpreter, {work} the run's private folder (the working
 directory), {out} the output folder in it, {agent} the agent library,
 {brickprof} the CLI, {shim_python} a python3 shim found on PATH."""
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -206,6 +207,19 @@ def missing_named(formats):
     return check
 
 
+def json_kept_others_named():
+    """On a disk with room for the JSON alone (a private tmpfs the harness
+    cannot look into afterwards): the agent says which files it could not
+    write, and the JSON is not among them."""
+    def check(ctx):
+        lines = [line for line in ctx.agent_lines if "not written" in line]
+        if not lines:
+            return ["no warning names the files that did not fit"]
+        return [f"the JSON was not written: {line}" for line in lines
+                if re.search(r"\.json\b(?!\.)", line)]
+    return check
+
+
 def expand(value, where):
     if isinstance(value, bytes):
         return value
@@ -214,5 +228,5 @@ def expand(value, where):
 
 __all__ = ["Case", "Context", "Step", "has_scope", "warning_mentions",
            "events_dropped", "one_warning", "MEASURED", "MAXRSS_FILE", "BUSY_THREADS", "warned", "stdout_says", "memory_within",
-           "file_unchanged", "trace_in", "missing_named", "expand", "program_trace",
+           "file_unchanged", "trace_in", "missing_named", "json_kept_others_named", "expand", "program_trace",
            "trace_prefixes"]

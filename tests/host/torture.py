@@ -43,43 +43,10 @@ from case import MAXRSS_FILE, Context, expand  # noqa: E402
 # short name. They are reported apart and do not fail the suite; remove a
 # line once its defect is fixed (the suite then says "fixed — unmark it").
 KNOWN = {
-    # The agent's signal handlers are visible to the program: CPython finds
-    # SIGINT taken and installs no KeyboardInterrupt handler, getsignal()
-    # reads None, forkserver workers fail restoring None and respawn forever.
-    "python-sigint-cleanup": "visible-signal-handlers",
-    "python-sigint-cleanup-run": "visible-signal-handlers",
-    "python-getsignal": "visible-signal-handlers",
-    "python-self-sigint": "visible-signal-handlers",
-    "python-pool-forkserver": "visible-signal-handlers",
-    "signal-dispositions": "visible-signal-handlers",
-    # A trace file opened while descriptor 1 or 2 is closed takes it, and the
-    # program's writes land in the trace.
-    "stdio-closed-stdout": "closed-stdio-dump",
-    "stdio-closed-stderr": "closed-stdio-dump",
-    # The temporary file is reopened by name: a link planted in a shared
-    # folder is followed.
-    "output-shared-folder": "symlink-race",
-    # A write cut short by a signal leaves its temporary file.
-    "signal-term-past-deadline": "tmp-left-by-signal",
-    "signal-during-dump": "tmp-left-by-signal",
-    # The JSON is written after the other formats when BRICKPROF_FORMATS
-    # lists it last, and lost when they filled the disk.
-    "output-full-disk-json-last": "full-disk-json",
-    # A relative BRICKPROF_OUTPUT is resolved at exit, after a chdir.
-    "output-relative-chdir": "relative-output-at-exit",
-    # Every process that recorded nothing writes an empty trace under
-    # `brickprof run` (a shell-script chain, a version-manager shim).
-    "exec-shell-shim-run": "trace-per-process",
-    "python-path-shim-run": "trace-per-process",
-    "python-pool-spawn-run": "trace-per-process",
     # Interned names and exited threads' bookkeeping are not held to
     # BRICKPROF_BUFFER_MB.
     "long-distinct-names-cap": "names-threads-memory",
     "long-short-threads-cap": "names-threads-memory",
-    # Found by this suite, not yet assigned: under RLIMIT_FSIZE the trace
-    # write raises SIGXFSZ, which kills the program (its buffered stdout
-    # lost) and leaves the temporary file.
-    "output-file-size-limit": "sigxfsz-kills-host",
 }
 
 GROUPS = (cases_process.CASES + cases_signals.CASES + cases_python.CASES + cases_env.CASES)

@@ -1,5 +1,6 @@
 /* A program built outside the source tree against the installed scope API
  * (pkg-config or CMake): one scope, one brick. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c99 */
 #include <brickprof/brickprof.h>
 #include <stdio.h>
 #include <time.h>

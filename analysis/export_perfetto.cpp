@@ -5,9 +5,8 @@
 // sequence of its own, so its events need no track id (the sequence's
 // default track) and their timestamps are deltas from the event before
 // (a sequence-scoped incremental clock, tied to CLOCK_MONOTONIC by one clock
-// snapshot). Names are interned per sequence. A slice begin costs about 12
-// bytes and an end about 9, which is how Perfetto's own SDK keeps events
-// small. Slices that overlap without nesting (possible in merged or
+// snapshot). Names are interned per sequence. A slice, begin and end, costs
+// about 25 bytes: how Perfetto's own SDK keeps events small. Slices that overlap without nesting (possible in merged or
 // hand-written traces) go to extra lanes under the same parent, so every
 // begin is closed by its own end.
 #include "analysis/export_perfetto.h"

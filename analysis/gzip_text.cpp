@@ -21,8 +21,8 @@ constexpr size_t kInputBytes = 1 << 20;
 constexpr size_t kChunkBytes = 4 << 20;
 // Pages below what the reader consumed go back in steps this large.
 constexpr size_t kReleaseStep = 64u << 20;
-// Deflate cannot expand data by more than this factor (RFC 1951's longest
-// match, 258 bytes, costs at least two bits), so the inflated text fits.
+// Deflate's largest compression ratio (zlib's documented 1032:1), so the
+// inflated text always fits the reservation.
 constexpr uint64_t kMaxInflation = 1032;
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }

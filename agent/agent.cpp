@@ -20,6 +20,7 @@
 
 #include "agent/capture.h"
 #include "agent/clock.h"
+#include "agent/compressed_formats.h"
 #include "agent/critical_section.h"
 #include "agent/gpu_source.h"
 #include "agent/host_peaks.h"
@@ -216,6 +217,7 @@ void start() {
   Recorder::set_clock_is_tsc(Clock::uses_tsc());
   g_start_ns = monotonic_ns();
   the_config() = read_config(getenv_wrapper);
+  settle_compressed_formats(the_config());
   // The folder the program started in: it may chdir before the trace is written.
   char cwd[PATH_MAX];
   the_config().output =

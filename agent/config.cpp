@@ -6,10 +6,10 @@
 #include <sstream>
 #include <string_view>
 
+#include "analysis/sink.h"
+
 namespace brickprof::agent {
 namespace {
-
-const char* kKnownFormats[] = {"json", "tree", "dot", "chrome", "folded"};
 
 void warn(Config& c, const char* var, std::string_view value, const std::string& used) {
   c.warnings.push_back(std::string(var) + "='" + std::string(value) + "' is not valid; using " +
@@ -42,9 +42,7 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     std::stringstream ss{std::string(v)};
     for (std::string item; std::getline(ss, item, ',');) {
       if (item.empty()) continue;
-      bool known = false;
-      for (const char* f : kKnownFormats) known |= (item == f);
-      if (known) formats.push_back(item); else bad = true;
+      if (make_exporter(item)) formats.push_back(item); else bad = true;
     }
     if (bad || formats.empty()) warn(c, "BRICKPROF_FORMATS", v, "json,tree,dot");
     else c.formats = formats;

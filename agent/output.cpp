@@ -69,8 +69,9 @@ WrittenOutputs write_outputs(const Trace& trace, const std::vector<std::string>&
   WrittenOutputs written;
   try {
     std::vector<std::string> ordered = formats;
-    std::stable_partition(ordered.begin(), ordered.end(),
-                          [](const std::string& name) { return name == "json"; });
+    std::stable_partition(ordered.begin(), ordered.end(), [](const std::string& name) {
+      return name == "json" || name == "json.gz";
+    });
     FileSink sink(prefix);
     FileSizeSignalHeld held;
     for (const std::string& name : ordered) {

@@ -9,8 +9,9 @@
 
 namespace brickprof {
 
-JsonArrayBatches::JsonArrayBatches(std::string_view text, size_t open, size_t batch_bytes)
-    : text_(text), batch_bytes_(batch_bytes) {
+JsonArrayBatches::JsonArrayBatches(std::string_view text, size_t open, size_t batch_bytes,
+                                   MoreText more, size_t expected_size)
+    : text_(text), more_(std::move(more)), batch_bytes_(batch_bytes) {
   begin_ = skip_json_space(text, open + 1);
   if (begin_ < text.size() && text[begin_] == ']') {
     end_ = begin_ + 1;
@@ -18,7 +19,8 @@ JsonArrayBatches::JsonArrayBatches(std::string_view text, size_t open, size_t ba
     return;
   }
   // A second core pays off only when there is more than one run to overlap.
-  threaded_ = text.size() - std::min(begin_, text.size()) > 2 * batch_bytes &&
+  const size_t size = std::max(text.size(), expected_size);
+  threaded_ = size - std::min(begin_, size) > 2 * batch_bytes &&
               std::thread::hardware_concurrency() > 1;
   if (threaded_) producer_ = std::thread([this] { run(); });
 }
@@ -33,12 +35,23 @@ JsonArrayBatches::~JsonArrayBatches() {
   producer_.join();
 }
 
+// The next run from begin_, asking for more text while it runs past the end.
+ArrayBatch JsonArrayBatches::cut_next() {
+  while (true) {
+    ArrayBatch cut = next_json_array_batch(text_, begin_, batch_bytes_);
+    if (cut.end != kScanFailed || !cut.ran_out || !more_) return cut;
+    std::string_view grown = more_();
+    if (grown.size() <= text_.size()) return cut;
+    text_ = grown;
+  }
+}
+
 // Fills `slot` with the next run; false when it is the last (or failed).
 bool JsonArrayBatches::produce(JsonBatch& slot) {
   slot.begin = begin_;
   slot.scan_failed = false;
   slot.error = simdjson::SUCCESS;
-  ArrayBatch cut = next_json_array_batch(text_, begin_, batch_bytes_);
+  ArrayBatch cut = cut_next();
   if (cut.end == kScanFailed) {
     slot.scan_failed = true;
     return false;

@@ -8,10 +8,13 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string_view>
 #include <thread>
+
+#include "analysis/json_scan.h"
 
 namespace brickprof {
 
@@ -32,10 +35,16 @@ struct JsonBatch {
 
 class JsonArrayBatches {
  public:
+  // Text that grows while it is read (a file being inflated): returns the
+  // text with more at its end (same start), or as it was at the end.
+  using MoreText = std::function<std::string_view()>;
+
   // `open` at the array's '['. When more than two batches of text follow
-  // (and there is a second core), runs are cut on a second thread; otherwise
-  // in the caller's, on demand.
-  JsonArrayBatches(std::string_view text, size_t open, size_t batch_bytes);
+  // (`expected_size` of it in all, for growing text) and there is a second
+  // core, runs are cut (and `more` called) on a second thread; otherwise in
+  // the caller's, on demand.
+  JsonArrayBatches(std::string_view text, size_t open, size_t batch_bytes, MoreText more = {},
+                   size_t expected_size = 0);
   ~JsonArrayBatches();
   JsonArrayBatches(const JsonArrayBatches&) = delete;
   JsonArrayBatches& operator=(const JsonArrayBatches&) = delete;
@@ -49,9 +58,11 @@ class JsonArrayBatches {
 
  private:
   bool produce(JsonBatch& slot);
+  ArrayBatch cut_next();
   void run();
 
   std::string_view text_;
+  MoreText more_;
   size_t batch_bytes_;
   size_t begin_ = 0;  // where the next run starts
   size_t end_ = 0;

@@ -160,7 +160,10 @@ size_t json_string_end(std::string_view t, size_t i) {
   return kScanFailed;
 }
 
-size_t json_value_end(std::string_view t, size_t i) {
+size_t json_value_end(std::string_view t, size_t i, bool* ran_out) {
+  bool ignored;
+  bool& out_of_text = ran_out ? *ran_out : ignored;
+  out_of_text = true;
   if (i >= t.size()) return kScanFailed;
   if (t[i] == '"') return json_string_end(t, i);
   if (t[i] != '{' && t[i] != '[') {  // a scalar: up to the next delimiter or space
@@ -171,6 +174,7 @@ size_t json_value_end(std::string_view t, size_t i) {
   }
   BracketScanner scan(t, i);
   BracketStack stack;
+  out_of_text = false;
   for (size_t at = scan.next(); at != kScanFailed; at = scan.next()) {
     if (t[at] == '{' || t[at] == '[') {
       if (!stack.push(t[at])) return kScanFailed;
@@ -179,6 +183,7 @@ size_t json_value_end(std::string_view t, size_t i) {
       if (stack.depth() == 0) return at + 1;
     }
   }
+  out_of_text = true;
   return kScanFailed;
 }
 
@@ -198,7 +203,9 @@ ArrayBatch next_json_array_batch(std::string_view t, size_t begin, size_t min_by
       if (comma < t.size() && t[comma] == ',') return {at + 1, comma + 1, false};
     }
   }
-  return {};
+  ArrayBatch ran_out;
+  ran_out.ran_out = true;
+  return ran_out;
 }
 
 }  // namespace brickprof

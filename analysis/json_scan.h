@@ -16,8 +16,10 @@ size_t skip_json_space(std::string_view text, size_t i);
 // `i` at an opening quote: index just past the closing quote, or kScanFailed.
 size_t json_string_end(std::string_view text, size_t i);
 // `i` at the first character of a value: index just past it, or kScanFailed
-// (truncated, or unbalanced brackets).
-size_t json_value_end(std::string_view text, size_t i);
+// (truncated, or unbalanced brackets). A scalar ends at text.size() when the
+// text does. `ran_out`, if given, says whether the text ended first (so a
+// longer text might complete the value) rather than the brackets not matching.
+size_t json_value_end(std::string_view text, size_t i, bool* ran_out = nullptr);
 
 // One run of whole array elements: text[begin, end) holds them; `next` is
 // where the following run starts (after the comma), or, when `last`, the
@@ -26,11 +28,12 @@ struct ArrayBatch {
   size_t end = kScanFailed;
   size_t next = kScanFailed;
   bool last = false;
+  bool ran_out = false;  // end == kScanFailed because the text ended
 };
 // `begin` at the first character of an element (outside any string): the
 // shortest run of elements reaching `min_bytes`, cut only after an element
 // that is an object or array; end == kScanFailed when the text is truncated
-// or its brackets do not match.
+// (ran_out) or its brackets do not match.
 ArrayBatch next_json_array_batch(std::string_view text, size_t begin, size_t min_bytes);
 
 // `i` at '[' of an array: calls on_batch(begin, end) for runs of whole

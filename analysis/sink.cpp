@@ -8,6 +8,8 @@
 #include "analysis/export_chrome.h"
 #include "analysis/export_dot.h"
 #include "analysis/export_folded.h"
+#include "analysis/export_json_gz.h"
+#include "analysis/export_perfetto.h"
 #include "analysis/export_tree.h"
 #include "analysis/trace_json.h"
 
@@ -29,7 +31,8 @@ void write_dot_default(const Trace& t, std::ostream& out) { write_dot(t, out); }
 constexpr Format kFormats[] = {
     {"json", ".json", &write_trace_json}, {"tree", ".tree.txt", &write_tree_default},
     {"dot", ".dot", &write_dot_default},  {"chrome", ".trace.json", &write_chrome_trace},
-    {"folded", ".folded", &write_folded},
+    {"folded", ".folded", &write_folded}, {"json.gz", ".json.gz", &write_trace_json_gz},
+    {"perfetto", ".pftrace", &write_perfetto_trace},
 };
 
 class TableExporter : public Exporter {

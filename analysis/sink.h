@@ -30,7 +30,8 @@ class Exporter {
 
 // The exporter for a format name, or nullptr if the name is unknown.
 std::unique_ptr<Exporter> make_exporter(std::string_view name);
-// Every format name, in SPEC order: json, tree, dot, chrome, folded.
+// Every format name, in SPEC order: json, tree, dot, chrome, folded, then
+// json.gz and perfetto.
 const std::vector<std::string_view>& exporter_names();
 // Splits "json,tree" into names (empty items skipped, spaces trimmed).
 std::vector<std::string> parse_formats(std::string_view list);

@@ -12,10 +12,10 @@
 
 #include "analysis/json_batches.h"
 #include "analysis/json_scan.h"
-#include "analysis/mapped_file.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_json_keys.h"
 #include "analysis/trace_json_values.h"
+#include "analysis/trace_text.h"
 
 namespace brickprof {
 namespace {
@@ -82,11 +82,15 @@ class NameCache {
 
 class Reader {
  public:
-  Trace read(std::string_view json, const std::function<void(size_t)>& consumed);
+  Trace read(TraceText& source);
 
  private:
-  void read_array(std::string_view json, size_t& open, bool nodes,
-                  const std::function<void(size_t)>& consumed);
+  // The text so far, and more of it from a source that grows (gzip).
+  bool read_more();
+  size_t skip_space(size_t i);
+  size_t value_end(size_t i);
+  [[noreturn]] void fail_short(const std::string& what);
+  void read_array(size_t& open, bool nodes);
   void read_node(od::object obj);
   void read_edge(od::object obj);
   od::document& parse(std::string_view text, size_t b, size_t e);
@@ -107,6 +111,8 @@ class Reader {
     uint64_t src, dst;
   };
 
+  TraceText* source_ = nullptr;
+  std::string_view json_;
   Trace t_;
   Cursor c_;
   NameCache names_;
@@ -130,69 +136,106 @@ class Reader {
   size_t buffer_size_ = 0;
 };
 
+bool Reader::read_more() {
+  if (!source_->more()) return false;
+  json_ = source_->text();
+  return true;
+}
+
+// Past the spaces at `i`, reading on while they run to the end of the text.
+size_t Reader::skip_space(size_t i) {
+  while ((i = skip_json_space(json_, i)) >= json_.size() && read_more()) {
+  }
+  return i;
+}
+
+// Just past the value at `i` (kScanFailed if malformed or truncated),
+// reading on while it may run past the end of the text.
+size_t Reader::value_end(size_t i) {
+  while (true) {
+    bool ran_out = false;
+    size_t end = json_value_end(json_, i, &ran_out);
+    if (!ran_out || (end != kScanFailed && end < json_.size()) || !read_more()) return end;
+  }
+}
+
+// A compressed file that ended early or is corrupt says so first.
+void Reader::fail_short(const std::string& what) {
+  std::string why = source_->error();
+  fail(why.empty() ? what : why);
+}
+
 // The top level is walked by json_scan (no full-document index); each small
 // section is parsed by simdjson from one reused padded buffer, and
 // nodes[]/edges[] go through JsonArrayBatches a megabyte at a time.
-// Memory stays proportional to the trace model, not to the file, and
-// `consumed` lets a file reader drop pages it has finished with.
-Trace Reader::read(std::string_view json, const std::function<void(size_t)>& consumed) {
+// Memory stays proportional to the trace model, not to the file: the
+// source takes back the text the reader has finished with, and inflates a
+// compressed file only as far as the reader has come.
+Trace Reader::read(TraceText& source) {
+  source_ = &source;
+  json_ = source.text();
   bool saw_schema = false;
-  size_t i = skip_json_space(json, 0);
-  if (i >= json.size() || json[i] != '{') fail("not a JSON object at the top level");
-  i = skip_json_space(json, i + 1);
+  size_t i = skip_space(0);
+  if (i >= json_.size()) fail_short("not a JSON object at the top level");
+  if (json_[i] != '{') fail("not a JSON object at the top level");
+  i = skip_space(i + 1);
   bool first = true;
   try {
     while (true) {
-      if (i >= json.size()) fail("truncated JSON (the top-level object is not closed)");
-      if (json[i] == '}') break;
+      if (i >= json_.size()) fail_short("truncated JSON (the top-level object is not closed)");
+      if (json_[i] == '}') break;
       if (!first) {
-        if (json[i] != ',') fail(c_.describe() + ": malformed JSON (expected ',' or '}')");
-        i = skip_json_space(json, i + 1);
+        if (json_[i] != ',') fail(c_.describe() + ": malformed JSON (expected ',' or '}')");
+        i = skip_space(i + 1);
       }
       first = false;
-      if (i >= json.size() || json[i] != '"') fail("malformed JSON (expected a key at offset " +
-                                                    std::to_string(i) + ")");
-      size_t key_end = json_string_end(json, i);
-      if (key_end == kScanFailed) fail("truncated JSON (in a key)");
-      std::string_view key = json.substr(i + 1, key_end - i - 2);
+      if (i >= json_.size()) fail_short("truncated JSON (expected a key)");
+      if (json_[i] != '"')
+        fail("malformed JSON (expected a key at offset " + std::to_string(i) + ")");
+      size_t key_end = value_end(i);
+      if (key_end == kScanFailed) fail_short("truncated JSON (in a key)");
+      std::string_view key = json_.substr(i + 1, key_end - i - 2);
       c_ = Cursor{};
       c_.key = key;
-      i = skip_json_space(json, key_end);
-      if (i >= json.size() || json[i] != ':') fail(c_.describe() + ": malformed JSON (expected ':')");
-      i = skip_json_space(json, i + 1);
+      i = skip_space(key_end);
+      if (i >= json_.size()) fail_short(c_.describe() + ": truncated JSON");
+      if (json_[i] != ':') fail(c_.describe() + ": malformed JSON (expected ':')");
+      i = skip_space(i + 1);
       if (key == "nodes" || key == "edges") {
-        if (i >= json.size() || json[i] != '[') fail(std::string(key) + ": expected an array");
+        if (i >= json_.size()) fail_short(std::string(key) + ": truncated JSON");
+        if (json_[i] != '[') fail(std::string(key) + ": expected an array");
         c_ = Cursor{};
         c_.section = key == "nodes" ? "nodes" : "edges";
-        read_array(json, i, key == "nodes", consumed);
-        i = skip_json_space(json, i);
+        read_array(i, key == "nodes");
+        i = skip_space(i);
         continue;
       }
-      size_t end = json_value_end(json, i);
-      if (end == kScanFailed) fail(c_.describe() + ": truncated or malformed JSON");
+      size_t end = value_end(i);
+      if (end == kScanFailed) fail_short(c_.describe() + ": truncated or malformed JSON");
       if (key == "schema") {
         std::string_view schema;
-        if (parse(json, i, end).get_string().get(schema) != simdjson::SUCCESS)
+        if (parse(json_, i, end).get_string().get(schema) != simdjson::SUCCESS)
           fail("schema: expected a string");
         if (schema != kSchema)
           fail("schema is '" + std::string(schema) + "', expected '" + std::string(kSchema) + "'");
         saw_schema = true;
       } else if (key == "process") {
-        read_process(parse(json, i, end).get_object(), t_.process, c_);
+        read_process(parse(json_, i, end).get_object(), t_.process, c_);
       } else if (key == "sources") {
-        read_sources(parse(json, i, end).get_array(), t_.sources, c_);
+        read_sources(parse(json_, i, end).get_array(), t_.sources, c_);
       } else if (key == "diagnostics") {
-        read_diagnostics(parse(json, i, end).get_object(), t_.diagnostics, c_);
+        read_diagnostics(parse(json_, i, end).get_object(), t_.diagnostics, c_);
       } else if (key == "devices") {
-        read_devices(parse(json, i, end).get_array(), t_.devices, c_);
+        read_devices(parse(json_, i, end).get_array(), t_.devices, c_);
       } else if (key == "threads") {
-        read_threads(parse(json, i, end).get_array(), t_.threads, c_);
+        read_threads(parse(json_, i, end).get_array(), t_.threads, c_);
       } else if (key == "ptx") {
-        read_ptx(parse(json, i, end).get_array(), t_.ptx, c_);
+        read_ptx(parse(json_, i, end).get_array(), t_.ptx, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
-      i = skip_json_space(json, end);
+      i = skip_space(end);
     }
-    if (skip_json_space(json, i + 1) != json.size()) fail("trailing content after the trace object");
+    if (skip_space(i + 1) != json_.size()) fail("trailing content after the trace object");
+    if (!source_->error().empty()) fail_short("");
   } catch (const simdjson::simdjson_error& e) {
     fail(c_.describe() + ": " + (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
                                          e.error() == simdjson::TAPE_ERROR
@@ -205,14 +248,21 @@ Trace Reader::read(std::string_view json, const std::function<void(size_t)>& con
 }
 
 // nodes[] or edges[] from `open` (its '['); leaves `open` just past its ']'.
-void Reader::read_array(std::string_view json, size_t& open, bool nodes,
-                        const std::function<void(size_t)>& consumed) {
+// More text is asked for on the batches' thread; this one only releases.
+void Reader::read_array(size_t& open, bool nodes) {
   c_.index = 0;
-  JsonArrayBatches batches(json, open, kBatchBytes);
+  TraceText& source = *source_;
+  JsonArrayBatches batches(
+      json_, open, kBatchBytes,
+      [&source]() {
+        source.more();
+        return source.text();
+      },
+      source.expected_size());
   while (JsonBatch* b = batches.next()) {
     if (b->scan_failed)
-      fail(std::string(c_.section) + ": truncated or malformed JSON near element " +
-           std::to_string(c_.index));
+      fail_short(std::string(c_.section) + ": truncated or malformed JSON near element " +
+                 std::to_string(c_.index));
     if (b->error) fail(c_.describe() + ": " + simdjson::error_message(b->error));
     int64_t first = c_.index;
     for (auto element : b->doc.get_array()) {
@@ -220,11 +270,13 @@ void Reader::read_array(std::string_view json, size_t& open, bool nodes,
       else read_edge(element.get_object());
       ++c_.index;
     }
-    reserve(nodes, json.size() - b->begin, b->end - b->begin,
+    const size_t size = source.expected_size();
+    reserve(nodes, size > b->begin ? size - b->begin : 0, b->end - b->begin,
             static_cast<size_t>(c_.index - first));
-    if (consumed) consumed(b->end);
+    source.release(b->end);
   }
   c_.index = -1;
+  json_ = source.text();
   open = batches.end();
 }
 
@@ -425,13 +477,14 @@ void Reader::link() {
 
 }  // namespace
 
-Trace parse_trace_json(std::string_view json) { return Reader().read(json, nullptr); }
+Trace parse_trace_json(std::string_view json) { return Reader().read(*text_in_memory(json)); }
 
 Trace read_trace_file(const std::string& path) {
-  MappedFile file(path);
-  if (file.text().empty()) throw TraceError(path + ": empty file");
+  std::unique_ptr<TraceText> text = open_trace_text(path);
   try {
-    return Reader().read(file.text(), [&](size_t offset) { file.release(offset); });
+    if (text->text().empty() && !text->more())
+      throw TraceError(text->error().empty() ? "empty file" : text->error());
+    return Reader().read(*text);
   } catch (const TraceError& e) {
     throw TraceError(path + ": " + e.what());
   }

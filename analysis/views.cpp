@@ -30,6 +30,8 @@ constexpr View file_format(const char* name, const char* help) {
 constexpr View kDotView = file_format("dot", "Graphviz DOT of the execution graph");
 constexpr View kChromeView =
     file_format("chrome", "Chrome trace event JSON (Perfetto UI, chrome://tracing)");
+constexpr View kPerfettoView = file_format(
+    "perfetto", "Perfetto's native protobuf trace (Perfetto UI; binary, best with -o FILE)");
 constexpr View kFoldedView =
     file_format("folded", "Collapsed stacks for flame graphs (self time, ns)");
 
@@ -47,6 +49,7 @@ const std::vector<const View*>& report_views() {
       &kAnalyzerView,      // --analyze
       &kDotView,           // --dot
       &kChromeView,        // --chrome
+      &kPerfettoView,      // --perfetto
       &kFoldedView,        // --folded
       &kWhatIfView,        // --what-if NAME=K: last, after the path it changes was shown
   };

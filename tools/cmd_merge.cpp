@@ -3,6 +3,7 @@
 // the critical path and the exporters see every rank on one timeline.
 #include <memory>
 
+#include "analysis/export_json_gz.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_merge.h"
@@ -27,8 +28,14 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   }
   const Trace merged = merge_traces(ranks, o.files);
   ranks.clear();  // the inputs can be large; only the merged trace is written
-  std::string error =
-      write_file_atomically(o.out, [&](std::ostream& out) { write_trace_json(merged, out); });
+  // OUT.json.gz is written compressed, like the agent's json.gz.
+  const bool gzip = o.out.size() > 3 && o.out.compare(o.out.size() - 3, 3, ".gz") == 0;
+  std::string error = write_file_atomically(o.out, [&](std::ostream& out) {
+    if (gzip)
+      write_trace_json_gz(merged, out);
+    else
+      write_trace_json(merged, out);
+  });
   return error.empty() ? kExitOk : fail(error);
 }
 
@@ -38,8 +45,11 @@ Command add_merge_command(CLI::App& parent) {
   auto o = std::make_shared<MergeOptions>();
   CLI::App* sub =
       parent.add_subcommand("merge", "Merge per-rank traces into one trace (FILES... -o OUT)");
-  sub->add_option("FILES", o->files, "brickprof JSON traces, one per rank")->required();
-  sub->add_option("-o,--out", o->out, "The merged trace (JSON), written atomically")->required();
+  sub->add_option("FILES", o->files, "brickprof JSON traces (or .json.gz), one per rank")
+      ->required();
+  sub->add_option("-o,--out", o->out,
+                  "The merged trace (JSON; gzip-compressed if OUT ends in .gz), written atomically")
+      ->required();
   sub->footer(
       "Node ids are renumbered; each rank's devices and threads get their own ids and names "
       "starting \"rank R: \" (R from process.rank, else the file's position; \"rank R #2\" for "

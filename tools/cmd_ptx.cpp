@@ -61,7 +61,7 @@ Command add_ptx_command(CLI::App& parent) {
   auto o = std::make_shared<PtxOptions>();
   CLI::App* sub =
       parent.add_subcommand("ptx", "Print the PTX source a trace stored for one module hash");
-  sub->add_option("FILE", o->file, "A brickprof JSON trace")->required();
+  sub->add_option("FILE", o->file, "A brickprof JSON trace (.json or .json.gz)")->required();
   sub->add_option("HASH", o->hash, "The module's hash, hex (0x prefix optional)")->required();
   sub->add_flag("--info", o->info,
                 "Print the module's kind, size, kernels and launches (and its text if stored) "

@@ -165,7 +165,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
 Command add_report_command(CLI::App& parent) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* sub = parent.add_subcommand("report", "Print views of a saved trace (FILE.json)");
-  sub->add_option("FILE", o->file, "A brickprof JSON trace")->required();
+  sub->add_option("FILE", o->file, "A brickprof JSON trace (.json or .json.gz)")->required();
   for (const View* v : report_views()) {
     const std::string flag = std::string("--") + v->name;
     if (v->value_name) {

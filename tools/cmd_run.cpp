@@ -108,6 +108,14 @@ int spawn_and_wait(const std::vector<std::string>& command) {
   return result;
 }
 
+// "json,tree,...": every output format, from the exporters' registry.
+std::string format_list() {
+  std::string list;
+  for (std::string_view name : exporter_names())
+    list += (list.empty() ? "" : ",") + std::string(name);
+  return list;
+}
+
 int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   std::vector<std::string> command = o.command;
   command.insert(command.end(), trailing.begin(), trailing.end());
@@ -118,7 +126,7 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
     if (names.empty()) return fail("run: --formats: empty list");
     for (const std::string& f : names)
       if (!make_exporter(f))
-        return fail("run: --formats: unknown format '" + f + "' (json,tree,dot,chrome,folded)");
+        return fail("run: --formats: unknown format '" + f + "' (" + format_list() + ")");
   }
   // The agent would warn and record everything; say it here instead.
   if (!o.capture.empty() && o.capture != "all" && o.capture != "cuda-profiler-api" &&
@@ -150,7 +158,7 @@ Command add_run_command(CLI::App& parent) {
   sub->add_option("--output", o->output,
                   "Output path prefix (%p pid, %r rank, %h host, %n program) [BRICKPROF_OUTPUT]");
   sub->add_option("--formats", o->formats,
-                  "Comma list of json,tree,dot,chrome,folded [BRICKPROF_FORMATS]");
+                  "Comma list of " + format_list() + " [BRICKPROF_FORMATS]");
   sub->add_option("--log", o->log, "Agent log level [BRICKPROF_LOG]")
       ->check(CLI::IsMember({"off", "error", "warn", "info", "debug"}));
   sub->add_option("--buffer-mb", o->buffer_mb, "Cap on event memory, MiB [BRICKPROF_BUFFER_MB]")

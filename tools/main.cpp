@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tools/command.h"
+#include "tools/install_paths.h"
 
 namespace brickprof::cli {
 
@@ -57,7 +58,7 @@ int main_impl(int argc, char** argv) {
   CLI::App app{"brickprof: profile CUDA and CPU inference workloads, and report on the traces"};
   app.name("brickprof");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "brickprof 0.1.0");
+  app.set_version_flag("--version", "brickprof " BRICKPROF_VERSION);
   std::vector<Command> commands;
   for (AddCommand add : kCommands) commands.push_back(add(app));
   try {

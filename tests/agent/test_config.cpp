@@ -146,3 +146,15 @@ TEST(ConfigTest, ExpandsOutputPrefix) {
 
 }  // namespace
 }  // namespace brickprof::agent
+
+namespace brickprof::agent {
+namespace {
+
+TEST(ConfigTest, KnowsTheCompressedAndPerfettoFormats) {
+  Config c = read({{"BRICKPROF_FORMATS", "json.gz,perfetto,tree"}});
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json.gz", "perfetto", "tree"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+}  // namespace
+}  // namespace brickprof::agent

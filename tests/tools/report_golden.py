@@ -13,6 +13,7 @@ usage: report_golden.py BRICKPROF DATA_DIR GOLDEN_DIR [--update]
 import argparse
 import difflib
 import glob
+import hashlib
 import os
 import subprocess
 import sys
@@ -91,6 +92,11 @@ def report_cases(fixture, views):
     return cases
 
 
+# Views whose output is binary: recorded by size and SHA-256, so the golden
+# files stay text (the decoder test checks their content).
+BINARY_VIEWS = {"--perfetto"}
+
+
 def run(brickprof, args, data_dir):
     """One case's record: the command, exit code, stdout and stderr, exactly."""
     out_file = None
@@ -111,6 +117,9 @@ def run(brickprof, args, data_dir):
                 written = f.read()
             os.unlink(out_file)
         stdout = b"[stdout] " + proc.stdout + b"\n[OUT] " + written
+    if BINARY_VIEWS & set(args) and proc.returncode == 0:
+        stdout = b"[binary: %d bytes, sha256 %s]" % (len(stdout),
+                                                      hashlib.sha256(stdout).hexdigest().encode())
     shown = " ".join(a if a and " " not in a and '"' not in a else repr(a) for a in args)
     return (b"=== brickprof " + shown.encode() + b"\n" +
             b"--- exit %d, stdout %d bytes\n" % (proc.returncode, len(stdout)) + stdout +

@@ -1,0 +1,157 @@
+"""Run by pip_test.py with the fresh venv's python (its bin/ first on PATH)."""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import brickprof
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import big_trace  # noqa: E402
+
+FAILURES = []
+
+APP = r'''
+import sys
+import time
+import brickprof
+
+@brickprof.scope("tokenize")
+def tokenize():
+    time.sleep(0.001)
+
+print("agent loaded:", brickprof.is_enabled())
+for i in range(2):
+    with brickprof.layer(i):
+        with brickprof.brick("RmsNorm", 4096):
+            time.sleep(0.002)
+        with brickprof.brick(brickprof.Brick.GateProjection, 1024):
+            time.sleep(0.001)
+        with brickprof.brick("my_custom_brick", 8):
+            time.sleep(0.001)
+        tokenize()
+'''
+
+
+def check(ok, what):
+    if not ok:
+        FAILURES.append(what)
+        print("FAIL: " + what)
+    return ok
+
+
+def report_bricks(path):
+    r = subprocess.run(["brickprof", "report", "--json", "--summary", path], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, "report --json %s: %s" % (path, r.stderr))
+    return json.loads(r.stdout)["summary"]["bricks"] if r.returncode == 0 else []
+
+
+def compare_bricks(trace, path):
+    """The bricks table, and totals summed from the nodes, against report --json."""
+    want = report_bricks(path)
+    got = trace.bricks.to_dict("records")
+    check(len(got) == len(want), "%s: %d bricks loaded, report has %d" % (path, len(got),
+                                                                            len(want)))
+    for g, w in zip(got, want):
+        for key, value in w.items():
+            same = abs(g[key] - value) <= 1e-9 * abs(value) if isinstance(value, float) \
+                else g[key] == value
+            check(same, "%s: brick %s %s is %r, report says %r" % (path, w["name"], key, g[key],
+                                                                   value))
+    nodes = trace.nodes
+    bricks = nodes[nodes["kind"] == "brick"]
+    raw_names = bricks["name"].astype(str)
+    total = bricks.groupby(raw_names, sort=False)["duration_ns"].sum()
+    count = bricks.groupby(raw_names, sort=False).size()
+    gpu = nodes[nodes["kind"].isin(["kernel", "transfer", "memset", "sync"]) & (nodes["brick"] >= 0)]
+    gpu_by_brick = gpu.groupby(nodes.loc[gpu["brick"], "name"].astype(str).to_numpy())[
+        "duration_ns"].sum()
+    for w in want:
+        check(total.get(w["name"]) == w["total_ns"] and count.get(w["name"]) == w["count"],
+              "%s: nodes sum to %s ns in %s for %s, report says %d in %d"
+              % (path, total.get(w["name"]), count.get(w["name"]), w["name"], w["total_ns"],
+                 w["count"]))
+        check(gpu_by_brick.get(w["name"], 0) == w["gpu_ns"],
+              "%s: GPU time under %s sums to %s, report says %d"
+              % (path, w["name"], gpu_by_brick.get(w["name"], 0), w["gpu_ns"]))
+
+
+def main():
+    data, work = sys.argv[1:3]
+    tmp = tempfile.mkdtemp(prefix="brickprof-pip-")
+    try:
+        check(shutil.which("brickprof") == os.path.join(os.path.dirname(sys.executable),
+                                                        "brickprof"),
+              "brickprof on PATH is %s, not the venv's" % shutil.which("brickprof"))
+        r = subprocess.run(["brickprof", "--version"], capture_output=True, text=True)
+        check(r.stdout.strip() == "brickprof " + brickprof.__version__,
+              "brickprof --version printed %r, the module is %s" % (r.stdout,
+                                                                    brickprof.__version__))
+        app = os.path.join(tmp, "app.py")
+        with open(app, "w") as f:
+            f.write(APP)
+        # Without the agent: the scopes do nothing, the script runs as it is.
+        r = subprocess.run([sys.executable, app], capture_output=True, text=True)
+        check(r.returncode == 0 and "agent loaded: False" in r.stdout,
+              "the script without the agent: exit %d, %r %r" % (r.returncode, r.stdout,
+                                                                 r.stderr))
+        # Under the venv's brickprof run, which finds the agent in the package.
+        prefix = os.path.join(tmp, "app")
+        r = subprocess.run(["brickprof", "run", "--formats", "json,json.gz", "--output", prefix,
+                            "--", "python3", app], capture_output=True, text=True)
+        check(r.returncode == 0 and "agent loaded: True" in r.stdout,
+              "brickprof run -- python3 app.py: exit %d, %r %r" % (r.returncode, r.stdout,
+                                                                   r.stderr))
+        if check(os.path.exists(prefix + ".json"), "no trace " + prefix + ".json"):
+            t = brickprof.load(prefix + ".json")
+            names = set(t.bricks["name"])
+            check({"RmsNorm", "GateProjection", "my_custom_brick"} <= names,
+                  "the script's bricks are not all in the trace: %s" % sorted(names))
+            check(set(t.nodes[t.nodes["kind"] == "layer"]["name"].astype(str)) ==
+                  {"Layer 0", "Layer 1"}, "the script's layers are not in the trace")
+            check((t.nodes["name"] == "tokenize").sum() == 2, "the decorated scope ran twice")
+            check(t.nodes.loc[t.nodes["name"] == "RmsNorm", "path"].astype(str).tolist() ==
+                  ["Layer 0/RmsNorm", "Layer 1/RmsNorm"], "scope paths")
+            compare_bricks(t, prefix + ".json")
+            gz = brickprof.load(prefix + ".json.gz")
+            check(gz.bricks.equals(t.bricks) and gz.nodes.equals(t.nodes),
+                  "the json.gz loads differently from the json")
+        fixture = os.path.join(data, "gpu", "bricklayer-graph.json")
+        g = brickprof.load(fixture)
+        check(len(g.kernels) == 240, "GPU fixture: %d kernels" % len(g.kernels))
+        check((g.kernels["start_ns"] >= g.kernels["api_start_ns"]).all(),
+              "GPU fixture: a kernel starts before its launch")
+        compare_bricks(g, fixture)
+        fixture_gz = os.path.join(tmp, "fixture.json.gz")
+        with open(fixture, "rb") as src, gzip.open(fixture_gz, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        check(brickprof.load(fixture_gz).kernels.equals(g.kernels), "fixture.json.gz differs")
+        try:
+            brickprof.load(os.path.join(data, "bad_not_json.txt"))
+            check(False, "a file that is not a trace loaded")
+        except brickprof.TraceError as e:
+            check("bad_not_json.txt" in str(e), "TraceError does not name the file: %s" % e)
+        # Load times (printed, not asserted).
+        for nodes in (100_000, 1_000_000):
+            path = os.path.join(tmp, "big-%d.json" % nodes)
+            big_trace.write(path, nodes)
+            start = time.perf_counter()
+            t = brickprof.load(path)
+            took = time.perf_counter() - start
+            print("load: %d nodes (%d kernels), %.1f MB: %.2f s" % (
+                len(t.nodes), len(t.kernels), os.path.getsize(path) / 1e6, took))
+            os.remove(path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d failures" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

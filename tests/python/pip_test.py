@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""pip install . into a fresh virtual environment gives the brickprof module,
+the CLI on PATH and the agent inside the package:
+
+- a script using brickprof.layer/brick/scope (context managers and a
+  decorator) runs under the venv's `brickprof run`, and its bricks are in
+  the trace; without the agent the same script runs unchanged;
+- brickprof.load of that trace and of the GPU fixture (also as .json.gz)
+  gives DataFrames whose per-brick totals equal `brickprof report --json`,
+  both the bricks table and the same totals summed from the nodes table;
+- load times for 10^5 and 10^6 nodes are printed.
+
+usage: pip_test.py SOURCE_DIR DATA_DIR WORK_DIR
+Skips (77) when PyPI cannot be reached.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import venv_helper  # noqa: E402
+
+
+def main():
+    source, data, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    venv = os.path.join(work, "venv")
+    shutil.rmtree(venv, ignore_errors=True)
+    r = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True, text=True)
+    if r.returncode != 0:
+        venv_helper.skip("python3 -m venv failed: " + r.stderr.strip()[-200:])
+    python = os.path.join(venv, "bin", "python")
+    probe = tempfile.mkdtemp(prefix="brickprof-pypi-probe-")
+    try:
+        r = subprocess.run([python, "-m", "pip", "download", "--quiet", "--no-deps", "--timeout",
+                            "30", "--dest", probe, "meson-python"], capture_output=True,
+                           text=True)
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+    if r.returncode != 0:
+        venv_helper.skip("PyPI unreachable (pip download meson-python failed): "
+                         + (r.stderr.strip().splitlines() or ["?"])[-1])
+    # The build folder is kept between runs (only to save time; the venv is
+    # fresh): the command is what a user types, pip install SOURCE.
+    r = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        source, "-Cbuild-dir=" + os.path.join(work, "build")],
+                       capture_output=True, text=True, timeout=1500)
+    if r.returncode != 0:
+        print(r.stdout[-4000:], r.stderr[-4000:])
+        print("FAIL: pip install %s: exit %d" % (source, r.returncode))
+        return 1
+    env = dict(os.environ, PATH=os.path.join(venv, "bin") + os.pathsep + os.environ["PATH"])
+    for var in ("BRICKPROF_AGENT", "LD_PRELOAD", "PYTHONPATH"):
+        env.pop(var, None)
+    r = subprocess.run([python, os.path.join(HERE, "pip_checks.py"), data, work], env=env,
+                       timeout=900)
+    return r.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,6 +6,7 @@ heaviest entries and cut view lists with the critical path's columns. Parsed JSO
 numbers equal within 1e-9 relative (the views' floats are printed by different code).
 
   compare_writers.py DATA_DIR BRICKPROF PAGE_WITH_LIMITS
+  compare_writers.py --trace TRACE BRICKPROF     (one trace of any size: prints the differences)
 """
 
 import json
@@ -124,7 +125,18 @@ class Agree(unittest.TestCase):
         self.assert_same(cpp, reference_report(trace, max_list=3), "gpu fixture, lists of 3")
 
 
+def compare_one(trace, brickprof):
+    global BRICKPROF
+    BRICKPROF = brickprof
+    cpp = pages.report_page(brickprof, trace, tmp("page.html"))
+    found = list(differences(cpp, reference_report(trace)))
+    print(f"{trace}: {len(found)} differences {found[:10]}; timeline reduced: {cpp['timeline']['sampled']}")
+    return 1 if found else 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--trace":
+        sys.exit(compare_one(sys.argv[2], sys.argv[3]))
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

@@ -103,6 +103,25 @@ class Agree(unittest.TestCase):
                 ref = make_page.make_diff(str(DATA / base), str(DATA / new), str(result))
                 self.assert_same(cpp, json.loads(json.dumps(ref)), f"{base} -> {new}")
 
+    def test_node_numbers_are_positions(self):
+        # Ids need not be 0, 1, 2, ... in a hand-made trace; the views' JSON numbers a node by its
+        # position in `nodes`, and so must the timeline, or a critical-path step would select
+        # the wrong slice.
+        trace = json.loads((DATA / "analyses/seed_streams.json").read_text())
+        shift = {n["id"]: n["id"] * 3 + 1000 for n in trace["nodes"]}
+        for n in trace["nodes"]:
+            n["id"] = shift[n["id"]]
+            if n.get("parent") is not None:
+                n["parent"] = shift[n["parent"]]
+        for e in trace.get("edges", []):
+            e["src"], e["dst"] = shift[e["src"]], shift[e["dst"]]
+        path = tmp("sparse_ids.json")
+        path.write_text(json.dumps(trace))
+        cpp = pages.report_page(BRICKPROF, path, tmp("sparse.html"))
+        dense = pages.report_page(BRICKPROF, DATA / "analyses/seed_streams.json", tmp("dense.html"))
+        self.assertEqual(cpp["timeline"], dense["timeline"])
+        self.assert_same(cpp, reference_report(path), "seed_streams with ids 1000, 1003, ...")
+
     def test_reductions(self):
         trace = synthetic_trace(3000)
         for i, n in enumerate(trace["nodes"]):  # distinct paths for the flame graph to cut

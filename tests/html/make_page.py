@@ -56,6 +56,16 @@ def check_trace(trace, path):
     return nodes
 
 
+def number_by_position(trace):
+    """Each node's id becomes its position in `nodes`, parents to match: the views' JSON numbers
+    nodes so (the same as their ids in every trace brickprof writes, 0, 1, 2, ...)."""
+    position = {n["id"]: i for i, n in enumerate(trace["nodes"])}
+    for i, n in enumerate(trace["nodes"]):
+        n["id"] = i
+        if n.get("parent") is not None:
+            n["parent"] = position.get(n["parent"])
+
+
 def format_ns(ns):
     """A duration as brickprof's text prints it (analysis/format.cpp): rounded half up, in
     integers, the unit chosen after rounding."""
@@ -504,6 +514,7 @@ def make_report(trace_path, views_path, max_slices=None, max_icicle=None, max_li
     max_list = max_list or MAX_LIST
     trace = load_json(trace_path)
     check_trace(trace, trace_path)
+    number_by_position(trace)
     views = load_json(views_path)
     if not isinstance(views, dict):
         raise BadInput(f"{views_path}: not a report --json object")

@@ -195,15 +195,19 @@ LaneIndex make_lanes(const Trace& t, const std::vector<RangeSpan>& spans) {
   auto by_order = [&](uint32_t a, uint32_t b) { return order.key(a) < order.key(b); };
   std::vector<uint32_t> threads;
   std::vector<uint64_t> streams, ranges;  // (device, stream), (device, tid)
+  // Neighbours mostly share a lane: only changes are kept, then sorted out.
+  auto add_new = [](auto& list, auto key) {
+    if (list.empty() || list.back() != key) list.push_back(key);
+  };
   for (const Node& n : t.nodes) {
     if (!on_stream(n.kind)) {
-      threads.push_back(n.thread);
+      add_new(threads, n.thread);
     } else {
       const GpuDetail* g = t.detail(n);
-      streams.push_back(g ? pair_key(g->device, g->stream) : 0);
+      add_new(streams, g ? pair_key(g->device, g->stream) : 0);
     }
   }
-  for (const RangeSpan& r : spans) ranges.push_back(pair_key(r.device, t.nodes[r.node].thread));
+  for (const RangeSpan& r : spans) add_new(ranges, pair_key(r.device, t.nodes[r.node].thread));
   for (auto* v : {&streams, &ranges}) {
     std::sort(v->begin(), v->end());
     v->erase(std::unique(v->begin(), v->end()), v->end());

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """brickprof's HTML writer (C++) and the reference writer make_page.py write the same data for
 every trace the page tests open: the GPU and CPU fixtures, the analyses' hand-made traces, the
-diffs, and, at small limits (page_with_limits), a reduced timeline, a flame graph cut to its
-heaviest entries and cut view lists with the critical path's columns. Parsed JSON is compared;
-numbers equal within 1e-9 relative (the views' floats are printed by different code).
+diffs, one whose node ids are not their positions, and, at small limits (page_with_limits), a
+reduced timeline, a flame graph cut to its heaviest entries and cut view lists with the critical
+path's columns. Parsed JSON is compared; numbers equal within 1e-9 relative (the views' floats
+are printed by different code).
 
   compare_writers.py DATA_DIR BRICKPROF PAGE_WITH_LIMITS
   compare_writers.py --trace TRACE BRICKPROF     (one trace of any size: prints the differences)

@@ -1,14 +1,19 @@
-// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--under NAME] [--json]`:
-// compares two saved traces per brick and per kernel (analysis/trace_diff.h)
-// and exits 1 when anything got slower by more than the threshold and the
-// minimum time, so CI can gate on it.
+// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--under NAME] [--json]
+// [--html PAGE]`: compares two saved traces per brick and per kernel
+// (analysis/trace_diff.h) and exits 1 when anything got slower by more than
+// the threshold and the minimum time, so CI can gate on it; --html writes the
+// diff's HTML page (analysis/html_page.h) instead of the text.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <new>
+#include <stdexcept>
 
 #include "analysis/format.h"
+#include "analysis/html_page.h"
 #include "analysis/json_writer.h"
+#include "analysis/sink.h"
 #include "analysis/trace_diff.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_subset.h"
@@ -25,6 +30,7 @@ struct DiffOptions {
   CLI::Option* min_time_option = nullptr;  // unset: the default
   std::string under;                       // empty: the whole traces
   bool json = false;
+  std::string html;  // the HTML page to write, if any
 };
 
 std::string format_pct(double pct) {
@@ -55,9 +61,21 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
       if (subset.roots == 0) return fail(*file + ": no scope named '" + o.under + "' (--under)");
       *trace = std::move(subset.trace);
     }
-    if (!o.json) std::cout << "Under \"" << o.under << "\" in both traces\n\n";
   }
   const TraceDiff d = diff_traces(base, next, limits);
+  if (!o.html.empty()) {
+    std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
+      try {
+        write_diff_page(out, {&base, o.base}, {&next, o.next}, d, o.under);
+      } catch (const std::bad_alloc&) {
+        throw std::runtime_error("out of memory writing the page");
+      }
+    });
+    if (!error.empty()) return fail(error);
+    // The page is the output; the JSON only when asked for as well.
+    if (!o.json) return d.regressions ? kExitRegression : kExitOk;
+  }
+  if (!o.under.empty() && !o.json) std::cout << "Under \"" << o.under << "\" in both traces\n\n";
   if (o.json) {
     JsonWriter w(std::cout);
     diff_json(d, w);
@@ -93,6 +111,10 @@ Command add_diff_command(CLI::App& parent) {
                   "token\")")
       ->type_name("NAME");
   sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text");
+  sub->add_option("--html", o->html,
+                  "Write the diff's HTML page to this file (one self-contained file for a "
+                  "browser) instead of printing the text; --json still prints the JSON")
+      ->type_name("PAGE");
   sub->footer(
       "Bricks are matched by name; kernels by name and PTX hash, and a kernel whose name is in "
       "both traces but whose code differs is compared anyway and flagged \"same name, different "

@@ -1,9 +1,10 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
-// [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]`:
-// reads a saved trace and prints the chosen views (the registry in
-// analysis/views.h: one flag per view), of the whole trace or of the
-// subtrees under scopes named NAME (analysis/trace_subset.h), against the
-// given peaks (peak_options.h).
+// [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
+// [--html PAGE]`: reads a saved trace and prints the chosen views (the
+// registry in analysis/views.h: one flag per view), of the whole trace or of
+// the subtrees under scopes named NAME (analysis/trace_subset.h), against
+// the given peaks (peak_options.h); --html writes the HTML page of every view
+// (analysis/html_page.h) and prints only the views named.
 #include <iostream>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 
 #include "analysis/dependency_graph.h"
+#include "analysis/html_page.h"
 #include "analysis/json_writer.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
@@ -31,6 +33,7 @@ struct ReportOptions {
   std::map<std::string, std::vector<std::string>> values;  // views taking values, by name
   std::string under;                                       // empty: the whole trace
   PeakOptionText peaks;
+  std::string html;  // the HTML page to write, if any
 };
 
 // What --under kept, said before the views so no figure is mistaken for
@@ -40,10 +43,23 @@ struct UnderNote {
   size_t roots = 0, nodes = 0, of_nodes = 0;
 };
 
+// The JSON key "under" (in --json and on the HTML page).
+std::string under_json(const UnderNote& under) {
+  std::string out = "{\"name\":";
+  append_json_string(out, under.name);
+  out += ",\"scopes\":" + std::to_string(under.roots) +
+         ",\"nodes\":" + std::to_string(under.nodes) +
+         ",\"of_nodes\":" + std::to_string(under.of_nodes) + '}';
+  return out;
+}
+
+// The models of the printed views, in their order.
+using Models = std::vector<const ViewModel*>;
+
 // `--json`: one object with one key per view, so scripts can ask for
 // several at once. Each view writes its own value; we only add the frame.
-void render_json(const Trace& trace, const std::vector<const View*>& views,
-                 const std::vector<ViewModel>& models, const UnderNote* under, std::ostream& out) {
+void render_json(const Trace& trace, const std::vector<const View*>& views, const Models& models,
+                 const UnderNote* under, std::ostream& out) {
   bool first = true;
   auto key = [&](const char* name) {
     std::string quoted;
@@ -53,20 +69,17 @@ void render_json(const Trace& trace, const std::vector<const View*>& views,
   };
   if (under != nullptr) {
     key("under");
-    std::string name;
-    append_json_string(name, under->name);
-    out << "{\"name\":" << name << ",\"scopes\":" << under->roots << ",\"nodes\":" << under->nodes
-        << ",\"of_nodes\":" << under->of_nodes << '}';
+    out << under_json(*under);
   }
   for (size_t i = 0; i < views.size(); ++i) {
     key(views[i]->name);
-    render_view(*views[i], trace, models[i], true, out);
+    render_view(*views[i], trace, *models[i], true, out);
   }
   out << (first ? "{" : "") << "}\n";
 }
 
-void render_text(const Trace& trace, const std::vector<const View*>& views,
-                 const std::vector<ViewModel>& models, const UnderNote* under, std::ostream& out) {
+void render_text(const Trace& trace, const std::vector<const View*>& views, const Models& models,
+                 const UnderNote* under, std::ostream& out) {
   // Not in front of a file format (--dot, --chrome, --folded) alone.
   bool any_report = false;
   for (const View* v : views) any_report |= v->has_json();
@@ -77,7 +90,7 @@ void render_text(const Trace& trace, const std::vector<const View*>& views,
   }
   for (size_t i = 0; i < views.size(); ++i) {
     if (i) out << "\n";
-    render_view(*views[i], trace, models[i], false, out);
+    render_view(*views[i], trace, *models[i], false, out);
   }
 }
 
@@ -103,10 +116,19 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   }
   if (std::string bad = parse_peak_options(o.peaks, &settings.peaks); !bad.empty())
     return fail("report: " + bad);
+  // With --html, only the views named are printed (--json or -o alone: the
+  // defaults); the page shows them all.
+  const bool print = o.html.empty() || !views.empty() || o.json || !o.out.empty();
   // A view that takes values (--what-if) is a choice too: it replaces the defaults.
-  if (views.empty())
+  if (views.empty() && print)
     for (const View* v : report_views())
       if (v->by_default) views.push_back(v);
+  std::vector<const View*> page_views;
+  if (!o.html.empty()) {
+    for (const View* v : report_views())
+      if (shown_on_html_page(*v) && (!v->value_name || !o.values.at(v->name).empty()))
+        page_views.push_back(v);
+  }
   if (o.json) {
     for (const View* v : views)
       if (!v->has_json()) return fail(std::string("report: --") + v->name + " has no --json form");
@@ -118,7 +140,9 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       o.file + ": out of memory: the trace is too large for these views here";
   Trace trace;
   std::optional<UnderNote> under;
-  std::vector<ViewModel> models;
+  // Each view computed once, whether printed, on the page or both.
+  std::map<const View*, ViewModel> computed;
+  std::optional<HtmlReportPage> page;
   try {
     trace = read_trace_file(o.file);
     if (!o.under.empty()) {
@@ -127,7 +151,17 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
       trace = std::move(subset.trace);
     }
-    for (const View* v : views) models.push_back(compute_view(*v, trace, settings));
+    for (const auto* list : {&views, &page_views})
+      for (const View* v : *list)
+        if (!computed.count(v)) computed.emplace(v, compute_view(*v, trace, settings));
+    if (!o.html.empty()) {
+      ReportPageInput input;
+      input.trace = &trace;
+      input.file = o.file;
+      if (under) input.under_json = under_json(*under);
+      for (const View* v : page_views) input.views.push_back({v, &computed.at(v)});
+      page.emplace(std::move(input));
+    }
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   } catch (const GraphError& e) {
@@ -135,6 +169,19 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   } catch (const std::bad_alloc&) {
     return fail(out_of_memory);
   }
+  if (page) {
+    std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
+      try {
+        page->write(out);
+      } catch (const std::bad_alloc&) {
+        throw std::runtime_error("out of memory writing the page of " + o.file);
+      }
+    });
+    if (!error.empty()) return fail(error);
+    if (!print) return kExitOk;
+  }
+  Models models;
+  for (const View* v : views) models.push_back(&computed.at(v));
   auto write = [&](std::ostream& out) {
     const UnderNote* note = under ? &*under : nullptr;
     try {
@@ -188,9 +235,14 @@ Command add_report_command(CLI::App& parent) {
                 "Print the views as one JSON object, one key per view (not --dot, --chrome, "
                 "--folded)");
   sub->add_option("-o,--out", o->out, "Write to this file (atomically) instead of stdout");
+  sub->add_option("--html", o->html,
+                  "Write the HTML report page of every view (timeline, flame graph, roofline, "
+                  "...) to this file: one self-contained file for a browser; prints only the "
+                  "views named")
+      ->type_name("PAGE");
   sub->footer(
-      "With no view flag (and no --what-if): --summary --tree. Exit code 2 on usage errors or "
-      "bad input.");
+      "With no view flag (and no --what-if): --summary --tree, or with --html nothing. Exit code "
+      "2 on usage errors or bad input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return report(*o, trailing); }};
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The HTML report in headless Chromium with the network cut off: pages built by make_page.py
-from the GPU and CPU fixtures, a diff, and a trace reduced to fit, checked against the traces
-themselves: no console error or request, one roofline point per kernel and brick, every node on
-the timeline, launch arrows, tooltips, zoom, pan, keys, the flame graph, and screenshots that are
-not blank (decoded here). Exit 77 when no Chromium is installed.
+"""The HTML report in headless Chromium with the network cut off: pages brickprof writes
+(`report --html`, `diff --html`) of the GPU and CPU fixtures, the analyses' hand-made traces, two
+diffs, and a trace reduced to fit, checked against the traces themselves: no console error or
+request, one roofline point per kernel and brick, every node on the timeline, launch arrows,
+tooltips, zoom, pan, keys, the flame graph, and screenshots that are not blank (decoded here).
+Exit 77 when no Chromium is installed.
 
   check_page.py BRICKPROF DATA_DIR OUT_DIR
 """
@@ -12,7 +13,6 @@ import json
 import os
 import pathlib
 import random
-import subprocess
 import sys
 import time
 
@@ -20,18 +20,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import chromium  # noqa: E402
 import make_page  # noqa: E402
+import pages  # noqa: E402
+from pages import run  # noqa: E402
 
-VIEWS = [
-    "--json",
-    "--summary",
-    "--tree",
-    "--critical-path",
-    "--roofline",
-    "--transfers",
-    "--gpu-idle",
-    "--launches",
-    "--analyze",
-]
 READY = 'document.documentElement.dataset.ready === "true"'
 HOST_KINDS = ("layer", "brick", "scope", "sync")
 
@@ -60,20 +51,6 @@ def guard(name, checks, *args):
     except (chromium.CdpError, KeyError, TypeError, ValueError, IndexError) as e:
         check(False, f"{name}: {type(e).__name__}: {e}")
         return None
-
-
-def run(args, ok_codes=(0,)):
-    r = subprocess.run(args, capture_output=True, text=True)
-    if r.returncode not in ok_codes:
-        raise SystemExit(f"{' '.join(map(str, args))}: exit {r.returncode}: {r.stderr.strip()}")
-    return r.stdout
-
-
-def write_page(data, path):
-    import assemble
-
-    path.write_text(assemble.fill(assemble.shell(), data), encoding="utf-8")
-    return path.resolve().as_uri()
 
 
 # ---- expectations computed from the trace alone ----
@@ -392,11 +369,8 @@ def check_kernel_diff(page, brickprof, analyses, out):
     """The hand-made pair whose kernel was rebuilt: the kernel table shows the regression and the
     changed PTX hash."""
     base, new = analyses / "diff_base.json", analyses / "diff_new.json"
-    result = json.loads(run([brickprof, "diff", str(base), str(new), "--json"], ok_codes=(1,)))
-    (out / "diff-kernels.json").write_text(json.dumps(result))
-    url = write_page(
-        make_page.make_diff(str(base), str(new), str(out / "diff-kernels.json")), out / "diff-kernels.html"
-    )
+    pages.diff_page(brickprof, base, new, out / "diff-kernels.html")
+    url = (out / "diff-kernels.html").resolve().as_uri()
     open_page(page, url)
     problems = page.problems(url)
     check(problems == [], f"kernel diff: no console error, exception or request: {problems}")
@@ -473,22 +447,27 @@ def synthetic_trace(nodes_wanted, seed=3):
     }
 
 
+# Nodes of a synthetic trace whose timeline (nodes and the ranges of the bricks and layers that
+# launched kernels: about 1.5 slices a node) is over the page's limit.
+REDUCED_NODES = 170_000
+
+
 def check_reduced(page, brickprof, out):
-    trace = synthetic_trace(6000)
+    trace = synthetic_trace(REDUCED_NODES)
     path = out / "reduced.json"
     path.write_text(json.dumps(trace))
-    views = json.loads(run([brickprof, "report", str(path)] + VIEWS))
-    (out / "reduced.views.json").write_text(json.dumps(views))
-    data = make_page.make_report(str(path), str(out / "reduced.views.json"), 2000, make_page.MAX_ICICLE)
-    url = write_page(data, out / "reduced.html")
+    data = pages.report_page(brickprof, path, out / "reduced.html")
+    url = (out / "reduced.html").resolve().as_uri()
     open_page(page, url)
     problems = page.problems(url)
     check(problems == [], f"reduced: no console error: {problems}")
     red = data["timeline"]["sampled"]
     state = page.eval("probe.state()")
     check(
-        state["slices"] <= 2000 and state["slices"] == red["kept"] + red["merged"],
-        f"reduced: the timeline holds at most 2000 slices ({state['slices']})",
+        red is not None
+        and state["slices"] <= make_page.MAX_SLICES
+        and state["slices"] == red["kept"] + red["merged"],
+        f"reduced: the timeline holds at most {make_page.MAX_SLICES} slices ({state['slices']})",
     )
     banner = page.eval("probe.reducedBanner()")
     check(
@@ -525,16 +504,10 @@ def main(argv):
         page = chromium.Page(browser)
         for name, rel in (("gpu", "gpu/bricklayer-graph.json"), ("cpu", "cpu/bricklayer-avx2.json")):
             trace_path = data_dir / rel
-            views_path = out / f"{name}.views.json"
-            views_path.write_text(run([brickprof, "report", str(trace_path)] + VIEWS))
-            data = make_page.make_report(
-                str(trace_path), str(views_path), make_page.MAX_SLICES, make_page.MAX_ICICLE
-            )
-            url = write_page(data, out / f"{name}.html")
+            data = pages.report_page(brickprof, trace_path, out / f"{name}.html")
+            url = (out / f"{name}.html").resolve().as_uri()
             trace = json.loads(trace_path.read_text())
-            seconds = guard(
-                name, check_report, page, name, trace, json.loads(views_path.read_text()), url, out
-            )
+            seconds = guard(name, check_report, page, name, trace, data["views"], url, out)
             if seconds is not None:
                 print(f"{name}: {len(trace['nodes'])} nodes, page ready in {seconds:.2f}s", flush=True)
         # Hand-made traces of the analyses' tests (but the one with a dependency cycle).
@@ -542,14 +515,13 @@ def main(argv):
             if trace_path.name == "cycle.json":
                 continue
             name = "smoke-" + trace_path.stem
-            views_path = out / f"{name}.views.json"
-            views_path.write_text(run([brickprof, "report", str(trace_path)] + VIEWS))
-            url = write_page(make_page.make_report(str(trace_path), str(views_path)), out / f"{name}.html")
+            pages.report_page(brickprof, trace_path, out / f"{name}.html")
+            url = (out / f"{name}.html").resolve().as_uri()
             guard(name, check_smoke, page, name, json.loads(trace_path.read_text()), url)
         base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
-        result = json.loads(run([brickprof, "diff", str(base), str(new), "--json"], ok_codes=(0, 1)))
-        (out / "diff.json").write_text(json.dumps(result))
-        url = write_page(make_page.make_diff(str(base), str(new), str(out / "diff.json")), out / "diff.html")
+        result = json.loads(run([brickprof, "diff", base, new, "--json"], ok_codes=(0, 1)))
+        pages.diff_page(brickprof, base, new, out / "diff.html")
+        url = (out / "diff.html").resolve().as_uri()
         guard("diff", check_diff, page, url, result, out)
         guard("reduced", check_reduced, page, brickprof, out)
         guard("kernel diff", check_kernel_diff, page, brickprof, data_dir / "analyses", out)

@@ -56,15 +56,29 @@ def check_trace(trace, path):
     return nodes
 
 
+def number_by_position(trace):
+    """Each node's id becomes its position in `nodes`, parents to match: the views' JSON numbers
+    nodes so (the same as their ids in every trace brickprof writes, 0, 1, 2, ...)."""
+    position = {n["id"]: i for i, n in enumerate(trace["nodes"])}
+    for i, n in enumerate(trace["nodes"]):
+        n["id"] = i
+        if n.get("parent") is not None:
+            n["parent"] = position.get(n["parent"])
+
+
 def format_ns(ns):
-    """A duration as brickprof's text prints it (analysis/format.cpp)."""
+    """A duration as brickprof's text prints it (analysis/format.cpp): rounded half up, in
+    integers, the unit chosen after rounding."""
     if ns < 1000:
         return f"{ns}ns"
-    if round(ns / 100) < 10000:
-        return f"{ns / 1000:.1f}µs"
-    if round(ns / 10000) < 100000:
-        return f"{ns / 1e6:.2f}ms"
-    return f"{ns / 1e9:.2f}s"
+    us10 = (ns + 50) // 100
+    if us10 < 10000:
+        return f"{us10 // 10}.{us10 % 10}µs"
+    ms100 = (ns + 5_000) // 10_000
+    if ms100 < 100000:
+        return f"{ms100 // 100}.{ms100 % 100:02d}ms"
+    s100 = (ns + 5_000_000) // 10_000_000
+    return f"{s100 // 100}.{s100 % 100:02d}s"
 
 
 class Strings:
@@ -249,14 +263,17 @@ def reduce_slices(slices, max_slices):
     threshold become one merged slice (siblings only on host threads; a run ends at a gap of
     the threshold or more, so idle time stays idle, and before it would span more than the
     threshold, so busy and idle stretches stay apart at that resolution). The threshold starts
-    at the duration of the (max_slices / 2)-th longest slice and doubles until the result fits."""
+    at the duration of the (max_slices / 2)-th longest slice and doubles until the result fits,
+    or until it passes the span: then no slice, gap or run is that long and nothing more can
+    merge (rows of more unrelated slices than fit keep them)."""
     total = len(slices)
     if total <= max_slices:
         return slices, None
     threshold = max(1, sorted((s[2] for s in slices), reverse=True)[max_slices // 2])
+    span = max(s[1] + s[2] for s in slices)
     while True:
         out = merge_short(slices, threshold)
-        if len(out) <= max_slices:
+        if len(out) <= max_slices or threshold > span:
             break
         threshold *= 2
     merged = [s for s in out if s[8] > 1]
@@ -487,7 +504,7 @@ def build_icicle(trace, max_entries):
 def report_title(trace):
     p = trace.get("process", {})
     who = p.get("program") or "trace"
-    where = f" (pid {p['pid']}" + (f" on {p['host']}" if p.get("host") else "") + ")" if "pid" in p else ""
+    where = f" (pid {p['pid']}" + (f" on {p['host']}" if p.get("host") else "") + ")" if p.get("pid") else ""
     return who + where
 
 
@@ -497,6 +514,7 @@ def make_report(trace_path, views_path, max_slices=None, max_icicle=None, max_li
     max_list = max_list or MAX_LIST
     trace = load_json(trace_path)
     check_trace(trace, trace_path)
+    number_by_position(trace)
     views = load_json(views_path)
     if not isinstance(views, dict):
         raise BadInput(f"{views_path}: not a report --json object")
@@ -574,7 +592,7 @@ def make_diff(base_path, new_path, diff_path):
         sides[key] = {
             "file": pathlib.Path(path).name,
             "title": report_title(trace),
-            "span_ns": p.get("end_ns", 0) - p.get("start_ns", 0) if "end_ns" in p else None,
+            "span_ns": p["end_ns"] - p.get("start_ns", 0) if p.get("end_ns") else None,
         }
     title = f"{sides['base']['file']} → {sides['new']['file']}"
     return {

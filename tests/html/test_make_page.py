@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The HTML report's data contract (tools/html/README.md) as make_page.py writes it, checked
+"""The HTML report's data contract (tools/html/README.md) as both writers write it, brickprof's
+(`report --html`, and page_with_limits for small limits) and the reference make_page.py, checked
 against the traces it comes from: columns decode to each node's times, rows do not overlap,
 flows join host slices to GPU operations, the icicle adds up, reductions keep the longest and
-heaviest and say so, the data cannot break out of its <script> element, bad input exits 2.
+heaviest and say so (and end where nothing more can merge), the data cannot break out of its
+<script> element, bad input exits 2.
 
-  test_make_page.py DATA_DIR
+  test_make_page.py DATA_DIR BRICKPROF PAGE_WITH_LIMITS
 """
 
 import json
@@ -17,9 +19,33 @@ import unittest
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import make_page  # noqa: E402
+import pages  # noqa: E402
 from check_page import synthetic_trace  # noqa: E402
 
-DATA = None
+DATA = BRICKPROF = PAGE_WITH_LIMITS = None
+TMP = tempfile.TemporaryDirectory()
+
+
+def python_writer(trace_path, max_slices=make_page.MAX_SLICES, max_icicle=make_page.MAX_ICICLE):
+    views = pathlib.Path(TMP.name) / "views.json"
+    views.write_text("{}")
+    return json.loads(json.dumps(make_page.make_report(str(trace_path), str(views), max_slices, max_icicle)))
+
+
+def cpp_writer(trace_path, max_slices=make_page.MAX_SLICES, max_icicle=make_page.MAX_ICICLE):
+    out = pathlib.Path(TMP.name) / "page.html"
+    if (max_slices, max_icicle) == (make_page.MAX_SLICES, make_page.MAX_ICICLE):
+        return pages.report_page(BRICKPROF, trace_path, out)
+    return pages.limited_page(PAGE_WITH_LIMITS, trace_path, out, max_slices, max_icicle, make_page.MAX_LIST)
+
+
+WRITERS = {"python": python_writer, "cpp": cpp_writer}
+
+
+def trace_file(trace, name):
+    path = pathlib.Path(TMP.name) / name
+    path.write_text(json.dumps(trace))
+    return path
 
 
 def decode(tl):
@@ -48,22 +74,14 @@ def decode(tl):
 
 class Fixture(unittest.TestCase):
     trace_path = None
+    writer = None
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        views = pathlib.Path(cls.tmp.name) / "views.json"
-        views.write_text("{}")
         cls.trace = json.loads(pathlib.Path(cls.trace_path).read_text())
-        cls.data = make_page.make_report(
-            cls.trace_path, str(views), make_page.MAX_SLICES, make_page.MAX_ICICLE
-        )
+        cls.data = WRITERS[cls.writer](cls.trace_path)
         cls.tl = cls.data["timeline"]
         cls.slices = decode(cls.tl)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_envelope(self):
         self.assertEqual(self.data["schema"], "brickprof-html/1")
@@ -159,18 +177,17 @@ class Fixture(unittest.TestCase):
             self.assertLessEqual(ic["self"][e], ic["total"][e])
 
 
-class GpuFixture(Fixture):
-    trace_path = None  # set in main()
+class Reductions:
+    """Each writer's reductions: subclassed once per writer below."""
 
+    writer = None
 
-class CpuFixture(Fixture):
-    trace_path = None
+    def write(self, trace, max_slices=make_page.MAX_SLICES, max_icicle=make_page.MAX_ICICLE):
+        return WRITERS[self.writer](trace_file(trace, "reduced.json"), max_slices, max_icicle)
 
-
-class Reductions(unittest.TestCase):
     def test_timeline_merges_short_neighbours_and_says_so(self):
         trace = synthetic_trace(3000)
-        tl = make_page.build_timeline(trace, 500)
+        tl = self.write(trace, 500)["timeline"]
         red = tl["sampled"]
         out = decode(tl)
         self.assertLessEqual(len(out), 500)
@@ -215,12 +232,33 @@ class Reductions(unittest.TestCase):
         for f in tl["flows"]["from"] + tl["flows"]["to"]:
             self.assertEqual(merged[f], 1)
 
+    def test_unrelated_slices_are_kept_once_nothing_more_can_merge(self):
+        # One brick under each of 600 layers: the bricks are no siblings and never merge, so no
+        # threshold fits 1200 slices into 500; the reduction stops where the threshold passes the
+        # span and says what it kept.
+        nodes = []
+        for i in range(600):
+            t = i * 1000
+            nodes.append({"id": 2 * i, "kind": "layer", "name": "Layer 0", "parent": None,
+                          "thread": 1, "start_ns": t, "end_ns": t + 900})
+            nodes.append({"id": 2 * i + 1, "kind": "brick", "name": "RmsNorm", "parent": 2 * i,
+                          "thread": 1, "start_ns": t + 100, "end_ns": t + 800})
+        trace = {"schema": "brickprof/1", "process": {"pid": 1, "program": "x"}, "nodes": nodes,
+                 "edges": []}
+        tl = self.write(trace, 500)["timeline"]
+        red = tl["sampled"]
+        self.assertEqual(red["of"], 1200)
+        self.assertGreater(red["threshold_ns"], tl["span_ns"])
+        bricks = [s for s in decode(tl) if s["kind"] == "brick"]
+        self.assertEqual(len(bricks), 600)
+        self.assertEqual(len(tl["slices"]["dur"]), 601)  # the layers: one run, one slice
+
     def test_icicle_keeps_a_tree_of_the_heaviest(self):
         trace = synthetic_trace(600)
         for i, n in enumerate(trace["nodes"]):  # many distinct names
             n["name"] = f"{n['name']} {i % 97}"
-        full = make_page.build_icicle(trace, 10**6)
-        cut = make_page.build_icicle(trace, 50)
+        full = self.write(trace, max_icicle=10**6)["icicle"]
+        cut = self.write(trace, max_icicle=50)["icicle"]
         self.assertIsNone(full["sampled"])
         self.assertEqual(cut["sampled"]["of"], len(full["name"]))
         self.assertEqual(cut["sampled"]["kept"], len(cut["name"]))
@@ -230,7 +268,30 @@ class Reductions(unittest.TestCase):
         self.assertEqual(cut["gpu"][0], full["gpu"][0])
 
 
+class PythonReductions(Reductions, unittest.TestCase):
+    writer = "python"
+
+
+class CppReductions(Reductions, unittest.TestCase):
+    writer = "cpp"
+
+
+NASTY = "</script><script>alert(1)</script><!-- ]]>"
+
+
 class Embedding(unittest.TestCase):
+    def test_brickprofs_data_cannot_close_its_element(self):
+        trace = synthetic_trace(30)
+        trace["process"]["program"] = NASTY
+        trace["nodes"][1]["name"] = NASTY + " µs →"
+        out = pathlib.Path(TMP.name) / "nasty.html"
+        data = pages.report_page(BRICKPROF, trace_file(trace, "nasty.json"), out)
+        page = out.read_text(encoding="utf-8")
+        start = page.index(pages.DATA_ELEMENT) + len(pages.DATA_ELEMENT)
+        self.assertNotIn("<", page[start : page.index("</script>", start)])
+        self.assertIn(NASTY, data["title"])
+        self.assertIn(NASTY + " µs →", data["timeline"]["strings"])
+
     def test_data_cannot_close_its_element(self):
         import assemble
 
@@ -276,11 +337,15 @@ class BadInput(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     DATA = pathlib.Path(sys.argv.pop(1))
-    GpuFixture.trace_path = str(DATA / "gpu" / "bricklayer-graph.json")
-    CpuFixture.trace_path = str(DATA / "cpu" / "bricklayer-avx2.json")
-    del Fixture  # the base class runs through its two fixtures only
+    BRICKPROF, PAGE_WITH_LIMITS = sys.argv.pop(1), sys.argv.pop(1)
+    # Each fixture through each writer.
+    for writer in WRITERS:
+        for name, rel in (("Gpu", "gpu/bricklayer-graph.json"), ("Cpu", "cpu/bricklayer-avx2.json")):
+            cls = f"{writer.capitalize()}{name}Fixture"
+            globals()[cls] = type(cls, (Fixture,), {"trace_path": str(DATA / rel), "writer": writer})
+    del Fixture  # the base class runs through its fixtures only
     unittest.main()

@@ -3,7 +3,8 @@
 
 Each case mutates a seed trace (structurally: values swapped for other
 types, extremes, other ids; or byte-wise: flips, cuts, stray brackets) and
-runs `report` (a random set of views), `diff`, `merge` or `ptx` on it. Every
+runs `report` (a random set of views, or the HTML page), `diff`, `merge` or
+`ptx` on it. Every
 outcome must be exit 0 (1 for diff), or exit 2 with one printable line on
 stderr; never a signal, a hang, or a sanitizer report (run it against a
 -Db_sanitize=address,undefined build: scripts/fuzz). Failing inputs are kept.
@@ -101,7 +102,10 @@ def mutate_bytes(rng, data):
 def command(rng, case, seed_file, scratch):
     r = rng.random()
     if r < 0.12:
-        return ["diff", seed_file, case] if rng.random() < 0.5 else ["diff", case, seed_file]
+        args = ["diff", seed_file, case] if rng.random() < 0.5 else ["diff", case, seed_file]
+        if rng.random() < 0.3:
+            args += ["--html", os.path.join(scratch, "diff.html")]
+        return args
     if r < 0.22:
         return ["merge", case, seed_file, "-o", os.path.join(scratch, "merged.json")]
     if r < 0.27:
@@ -115,6 +119,8 @@ def command(rng, case, seed_file, scratch):
         views += ["--under", rng.choice(["decode token", "Layer 0", "RmsNorm"])]
     if rng.random() < 0.1:
         views += ["--what-if", "MulMat=2"]
+    if rng.random() < 0.3:
+        views += ["--html", os.path.join(scratch, "report.html")]
     return ["report", case] + views
 
 

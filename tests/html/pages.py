@@ -1,0 +1,52 @@
+"""brickprof's HTML pages in the tests: written by the C++ writer (`brickprof report --html`,
+`brickprof diff --html`, and page_with_limits for other limits), and the data read back out of
+them."""
+
+import json
+import pathlib
+import subprocess
+
+DATA_ELEMENT = 'id="brickprof-data">'
+# The views make_page.py is given, as the C++ writer computes them for its page.
+VIEWS = [
+    "--json",
+    "--summary",
+    "--tree",
+    "--critical-path",
+    "--roofline",
+    "--transfers",
+    "--gpu-idle",
+    "--launches",
+    "--analyze",
+]
+
+
+def run(args, ok_codes=(0,)):
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    if r.returncode not in ok_codes:
+        raise SystemExit(f"{' '.join(map(str, args))}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def page_data(path):
+    """The JSON a page embeds in its data element."""
+    text = pathlib.Path(path).read_text(encoding="utf-8")
+    start = text.index(DATA_ELEMENT) + len(DATA_ELEMENT)
+    return json.loads(text[start : text.index("</script>", start)])
+
+
+def report_page(brickprof, trace, out, *options):
+    """Writes the report page of `trace` to `out` with brickprof; returns its data."""
+    run([brickprof, "report", trace, "--html", out, *options])
+    return page_data(out)
+
+
+def limited_page(page_with_limits, trace, out, max_slices, max_icicle, max_list):
+    run([page_with_limits, trace, out, max_slices, max_icicle, max_list])
+    return page_data(out)
+
+
+def diff_page(brickprof, base, new, out):
+    """Writes the diff page (a regression, exit 1, is fine); returns its data."""
+    run([brickprof, "diff", base, new, "--html", out], ok_codes=(0, 1))
+    return page_data(out)

@@ -1,0 +1,203 @@
+// What the agent's exit write costs: a child process fills the event buffer
+// with a realistic mix (scopes, layers, bricks, NVTX push/pop and start/end
+// ranges, and in `gpu` mode kernel launches on the fake driver and fake
+// CUPTI) and returns from main; the agent then writes its trace. The parent
+// times that write (from the child's last line to its exit), reads the
+// child's peak resident memory (wait4's ru_maxrss) and its resident memory
+// just before the write, and sizes the outputs.
+//   exit_write AGENT FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] [formats]
+//   exit_write --child cpu|gpu STEPS     (the workload; run by the parent)
+#include <brickprof/brickprof.h>
+#include <cuda.h>
+#include <nvtx3/nvToolsExt.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// A decode step is ~1 KB of events (CPU mode): 260k steps overfill the
+// default 256 MB buffer a little, so it ends full, as a long run would.
+constexpr long kDefaultSteps = 260'000;
+constexpr int kLayers = 4;
+
+const char kPtx[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n\n"
+    ".visible .entry _Z7rmsnormPf(\n\t.param .u64 out\n)\n{\n\tret;\n}\n\n"
+    ".visible .entry _Z4gemvPf(\n\t.param .u64 out\n)\n{\n\tret;\n}\n";
+
+int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// VmRSS of this process, kB.
+long resident_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.compare(0, 6, "VmRSS:") == 0) return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+struct Gpu {
+  CUfunction rmsnorm = nullptr, gemv = nullptr;
+  CUdeviceptr buffer = 0;
+  bool start() {
+    CUdevice device;
+    CUcontext ctx;
+    CUmodule module;
+    return cuInit(0) == CUDA_SUCCESS && cuDeviceGet(&device, 0) == CUDA_SUCCESS &&
+           cuCtxCreate(&ctx, nullptr, 0, device) == CUDA_SUCCESS &&
+           cuModuleLoadData(&module, kPtx) == CUDA_SUCCESS &&
+           cuModuleGetFunction(&rmsnorm, module, "_Z7rmsnormPf") == CUDA_SUCCESS &&
+           cuModuleGetFunction(&gemv, module, "_Z4gemvPf") == CUDA_SUCCESS &&
+           cuMemAlloc(&buffer, 1 << 20) == CUDA_SUCCESS;
+  }
+  void launch(CUfunction f, unsigned grid) {
+    void* args[] = {&buffer};
+    cuLaunchKernel(f, grid, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  }
+};
+
+int child(bool gpu_mode, long steps) {
+  Gpu gpu;
+  if (gpu_mode && !gpu.start()) {
+    std::fprintf(stderr, "exit_write: the fake driver refused to start\n");
+    return 1;
+  }
+  for (long step = 0; step < steps; ++step) {
+    BRICKPROF_SCOPE("decode token");
+    nvtxRangeId_t load = nvtxRangeStartA("prefetch");
+    for (int layer = 0; layer < kLayers; ++layer) {
+      BRICKPROF_LAYER(layer);
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 4096);
+        if (gpu_mode) gpu.launch(gpu.rmsnorm, 16);
+      }
+      nvtxRangePushA("attention");
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_QKV_PROJECTION, 3 * 4096);
+        if (gpu_mode) gpu.launch(gpu.gemv, 96);
+      }
+      nvtxRangePop();
+      {
+        BRICKPROF_BRICK(BRICKPROF_BRICK_GATE_PROJECTION, 11008);
+        BRICKPROF_SCOPE("dequantize");
+      }
+    }
+    nvtxRangeEnd(load);
+  }
+  if (gpu_mode) cuCtxSynchronize();
+  // The parent's clock starts here: what follows is the agent's exit write.
+  std::fprintf(stderr, "%lld %ld\n", static_cast<long long>(now_ns()), resident_kb());
+  return 0;
+}
+
+off_t file_size(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? st.st_size : 0;
+}
+
+// Counts "\"id\":" in the JSON trace: one per node.
+long count_nodes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string chunk(1 << 20, '\0');
+  const std::string key = "{\"id\":";
+  long count = 0;
+  std::string carry;
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    std::string text = carry + chunk.substr(0, static_cast<size_t>(in.gcount()));
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) ++count;
+    carry = text.size() >= key.size() ? text.substr(text.size() - key.size() + 1) : text;
+  }
+  return count;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::strcmp(argv[1], "--child") == 0)
+    return child(std::strcmp(argv[2], "gpu") == 0, std::atol(argv[3]));
+  if (argc < 3) {
+    std::fprintf(stderr,
+                 "usage: exit_write AGENT FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] [formats]\n");
+    return 2;
+  }
+  const std::string agent = argv[1], fake = argv[2];
+  const std::string mode = argc > 3 ? argv[3] : "gpu";
+  const long steps = argc > 4 ? std::atol(argv[4]) : kDefaultSteps;
+  const std::string buffer_mb = argc > 5 ? argv[5] : "256";
+  const std::string formats = argc > 6 ? argv[6] : "json,tree,dot";
+  char dir[] = "/tmp/brickprof-exit-write-XXXXXX";
+  if (mkdtemp(dir) == nullptr) return 1;
+  const std::string prefix = std::string(dir) + "/trace";
+  int err[2];
+  if (pipe(err) != 0) return 1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(err[1], 2);
+    close(err[0]);
+    setenv("LD_PRELOAD", agent.c_str(), 1);
+    setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
+    setenv("NVTX_INJECTION64_PATH", agent.c_str(), 1);
+    setenv("LD_LIBRARY_PATH", fake.c_str(), 1);
+    setenv("BRICKPROF_OUTPUT", prefix.c_str(), 1);
+    setenv("BRICKPROF_FORMATS", formats.c_str(), 1);
+    setenv("BRICKPROF_BUFFER_MB", buffer_mb.c_str(), 1);
+    std::string n = std::to_string(steps);
+    execl(argv[0], argv[0], "--child", mode.c_str(), n.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(err[1]);
+  std::string said;
+  char buf[4096];
+  int64_t returned_ns = 0;
+  long before_kb = -1;
+  for (ssize_t got; (got = read(err[0], buf, sizeof buf)) > 0;) {
+    said.append(buf, static_cast<size_t>(got));
+    long long t = 0;
+    if (returned_ns == 0 && said.find('\n') != std::string::npos &&
+        std::sscanf(said.c_str(), "%lld %ld", &t, &before_kb) == 2)
+      returned_ns = t;
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  const int64_t exited_ns = now_ns();
+  close(err[0]);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || returned_ns == 0) {
+    std::fprintf(stderr, "exit_write: the child failed:\n%s", said.c_str());
+    return 1;
+  }
+  const double seconds = static_cast<double>(exited_ns - returned_ns) / 1e9;
+  const std::string json = prefix + ".json";
+  const double json_mb = static_cast<double>(file_size(json)) / 1e6;
+  double all_mb = 0;
+  for (const char* ext : {".json", ".tree.txt", ".dot", ".trace.json", ".folded"})
+    all_mb += static_cast<double>(file_size(prefix + ext)) / 1e6;
+  const long nodes = count_nodes(json);
+  std::printf("exit write, %s mode, %ld steps, BRICKPROF_BUFFER_MB=%s, formats %s\n",
+              mode.c_str(), steps, buffer_mb.c_str(), formats.c_str());
+  std::printf("  resident before the write   %8.1f MB\n", static_cast<double>(before_kb) / 1024);
+  std::printf("  peak resident (VmHWM)       %8.1f MB\n",
+              static_cast<double>(usage.ru_maxrss) / 1024);
+  std::printf("  write time                  %8.2f s\n", seconds);
+  std::printf("  nodes written               %8ld  (%.2f M nodes/s)\n", nodes,
+              static_cast<double>(nodes) / seconds / 1e6);
+  std::printf("  JSON                        %8.1f MB  (%.1f MB/s)\n", json_mb, json_mb / seconds);
+  std::printf("  all outputs                 %8.1f MB  (%.1f MB/s)\n", all_mb, all_mb / seconds);
+  std::string cleanup = std::string("rm -rf ") + dir;
+  if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir);
+  return 0;
+}

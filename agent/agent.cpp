@@ -242,6 +242,7 @@ Trace build_trace() {
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
   d.dropped_events = Recorder::dropped_events();
+  d.dropped_names = Recorder::dropped_names();
   d.unbalanced_pops = replayed.unbalanced_pops;
   d.open_scopes_at_exit = replayed.open_scopes_at_exit;
   d.capture = capture::describe(clock.ns_per_tick());
@@ -262,6 +263,10 @@ Trace build_trace() {
   if (d.dropped_events)
     d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
                          std::to_string(d.dropped_events) + " events dropped");
+  if (d.dropped_names)
+    d.warnings.push_back(
+        "name table full (BRICKPROF_BUFFER_MB): " + std::to_string(d.dropped_names) +
+        " scopes with run-time names recorded as \"(other)\"");
   if (g_gpu) g_gpu->contribute(trace, replayed.launches);  // sets devices[]: GPUs first
   add_host_device(trace);
   return trace;
@@ -372,6 +377,7 @@ bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_u
 void resume_after_failed_exec() {
   if (!take_writer(/*wait=*/true)) return;
   capture::freeze(false);  // records again as the program and the windows say
+  Recorder::resume_after_dump();  // exiting threads free their buffers again
   if (!g_recording_before_exec) Recorder::set_enabled(false);  // it had not started well
   g_dumped.store(false);
   g_writer.store(0);

@@ -21,11 +21,10 @@ double double_of(uint64_t bits) {
 class NameCache {
  public:
   explicit NameCache(Trace& trace) : trace_(trace) {}
-  StringId site_name(const SiteInfo& info) {
-    auto it = by_recorder_id_.find(info.name);
-    if (it != by_recorder_id_.end()) return it->second;
-    StringId id = trace_.strings.intern(Recorder::name(info.name));
-    by_recorder_id_.emplace(info.name, id);
+  StringId site_name(uint32_t site) {
+    if (site >= by_site_.size()) by_site_.resize(site + 1, kUnset);
+    StringId& id = by_site_[site];
+    if (id == kUnset) id = trace_.strings.intern(Recorder::site(site).name);
     return id;
   }
   StringId layer_name(uint64_t index) {
@@ -37,8 +36,9 @@ class NameCache {
   }
 
  private:
+  static constexpr StringId kUnset = UINT32_MAX;
   Trace& trace_;
-  std::unordered_map<StringId, StringId> by_recorder_id_;
+  std::vector<StringId> by_site_;
   std::unordered_map<uint64_t, StringId> layers_;
 };
 
@@ -82,7 +82,7 @@ void place_ranges(std::vector<RangeStart>& starts,
     SiteInfo info = Recorder::site(r.site);
     Node n;
     n.kind = info.kind == NodeKind::kBrick ? NodeKind::kBrick : NodeKind::kScope;
-    n.name = names.site_name(info);
+    n.name = names.site_name(r.site);
     n.brick_id = info.brick_id;
     n.category = info.category;
     n.start_ns = clock.to_ns(r.tsc);
@@ -124,9 +124,9 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     uint64_t last_tsc = 0;
     size_t started = 0;  // windows opened at or before the current event
     size_t pops_of_cut = 0;  // pops still to come of scopes ended at a window's edge
-    for (size_t c = 0; c < te.chunks.size(); ++c) {
-      const uint64_t* end = te.chunks[c] + te.counts[c];
-      for (const uint64_t* w = te.chunks[c]; w < end;) {
+    for (const Recorder::Segment& segment : te.segments) {
+      const uint64_t* end = segment.words + segment.count;
+      for (const uint64_t* w = segment.words; w < end;) {
         // Only the record's own words are read (Event is a view).
         const Event& e = *reinterpret_cast<const Event*>(w);
         w += e.words();
@@ -157,7 +157,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
               n.layer_index = static_cast<int32_t>(e.a);
               n.name = names.layer_name(e.a);
             } else {
-              n.name = names.site_name(info);
+              n.name = names.site_name(e.site());
               n.elements = e.type() == EventType::kPush ? e.a : 0;
             }
             if (info.kind == NodeKind::kBrick) {

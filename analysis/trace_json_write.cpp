@@ -51,6 +51,7 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.key("diagnostics").begin_object();
   w.field("cupti", d.cupti).field("nvtx", d.nvtx);
   w.field("dropped_events", d.dropped_events);
+  w.field("dropped_names", d.dropped_names);
   w.field("dropped_activity_records", d.dropped_activity_records);
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops);

@@ -79,6 +79,8 @@ class CuptiSource final : public GpuSource {
     note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");
     note(s.module_parse_errors.load(), "module images the PTX registry could not read");
     note(s.addresses_dropped, "copy address records dropped at the cap");
+    note(s.graph_nodes_dropped,
+         "CUDA graph node clones not mapped at the cap (their records land under the launch)");
     note(s.translation.unhandled_records, "activity records of kinds not translated");
   }
 

@@ -2,6 +2,7 @@
 #include "run_program.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -53,7 +54,9 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
   std::thread err_reader([&] { r.err = slurp_fd(err_pipe[0]); });
   r.out += slurp_fd(out_pipe[0]);
   err_reader.join();
-  waitpid(pid, &r.status, 0);
+  rusage usage{};
+  wait4(pid, &r.status, 0, &usage);
+  r.peak_rss_kb = usage.ru_maxrss;
   close(out_pipe[0]);
   close(err_pipe[0]);
   return r;

@@ -14,6 +14,7 @@ struct Result {
   int status = 0;  // raw wait status
   std::string out;
   std::string err;
+  long peak_rss_kb = 0;  // the child's peak resident memory (ru_maxrss)
   int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 };
 

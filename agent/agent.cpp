@@ -27,6 +27,8 @@
 #include "agent/process_info.h"
 #include "agent/recorder.h"
 #include "agent/replay.h"
+#include "agent/trace_stream.h"
+#include "analysis/sink.h"
 
 namespace brickprof::agent {
 
@@ -223,33 +225,24 @@ void start() {
   log_debug("started; clock " + std::string(Clock::uses_tsc() ? "tsc" : "clock_gettime"));
 }
 
-Trace build_trace() {
-  capture::freeze(true);  // the recorder is off from here
-  if (g_gpu) g_gpu->flush();
-  uint64_t end_ticks = Clock::ticks();
-  Clock clock = Clock::fit_now();
+// The trace's header: everything but the nodes, which `stream` writes.
+Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, uint64_t end_ticks,
+                   const std::vector<capture::Window>& windows) {
   Trace trace;
-  std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
-  const std::vector<capture::Window> windows = capture::windows();
-  ReplayResult replayed = replay(threads, clock, end_ticks, trace, windows);
-  std::map<uint32_t, std::string> noted_names;
-  for (const Recorder::ThreadEvents& t : threads) noted_names[t.tid] = t.name;
-  for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
-    noted_names[kRangeLaneBase + lane] =
-        lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
-  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names);
+  trace.process = process_info(g_start_ns, clock.to_ns(end_ticks));
+  trace.threads = thread_infos(stream.node_threads(), stream.noted_names());
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
   d.dropped_events = Recorder::dropped_events();
   d.dropped_names = Recorder::dropped_names();
-  d.unbalanced_pops = replayed.unbalanced_pops;
-  d.open_scopes_at_exit = replayed.open_scopes_at_exit;
+  d.unbalanced_pops = stream.counts().unbalanced_pops;
+  d.open_scopes_at_exit = stream.counts().open_scopes_at_exit;
   d.capture = capture::describe(clock.ns_per_tick());
   for (const capture::Window& w : windows)  // a window open at exit ends there
     d.capture_windows.push_back(
         {clock.to_ns(w.start_tsc), clock.to_ns(w.end_tsc ? w.end_tsc : end_ticks)});
-  d.scopes_cut_by_capture = replayed.scopes_cut_by_capture;
+  d.scopes_cut_by_capture = stream.counts().scopes_cut_by_capture;
   d.warnings = the_config().warnings;
   if (std::string why = capture::why_nothing_was_recorded(); !why.empty())
     d.warnings.push_back(why);
@@ -267,9 +260,17 @@ Trace build_trace() {
     d.warnings.push_back(
         "name table full (BRICKPROF_BUFFER_MB): " + std::to_string(d.dropped_names) +
         " scopes with run-time names recorded as \"(other)\"");
-  if (g_gpu) g_gpu->contribute(trace, replayed.launches);  // sets devices[]: GPUs first
+  if (!stream.note().empty()) d.warnings.push_back(stream.note());
+  if (gpu) gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first
   add_host_device(trace);
   return trace;
+}
+
+// Where the node spill goes: the outputs' directory.
+std::string directory_of(const std::string& prefix) {
+  size_t slash = prefix.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : prefix.substr(0, slash);
 }
 
 // Takes the writer's place. With `wait`, waits for a write on another
@@ -305,11 +306,24 @@ std::string pre_exec_prefix(const std::string& prefix) {
 // a failed exec left under another name is removed once this one is out.
 void write_trace(const std::string& why, bool before_exec) {
   try {
-    Trace trace = build_trace();
-    if (!why.empty()) trace.diagnostics.warnings.push_back(why);
-    std::string prefix = output_prefix(the_config(), trace.process);
+    // Streamed (agent/trace_stream.h): the events are read, not copied
+    // into a Trace; before an exec, which may fail and record on, they are
+    // kept, else freed as they are read.
+    capture::freeze(true);  // the recorder is off from here
+    if (g_gpu) g_gpu->flush();
+    const uint64_t end_ticks = Clock::ticks();
+    const Clock clock = Clock::fit_now();
+    const std::vector<capture::Window> windows = capture::windows();
+    std::string prefix =
+        output_prefix(the_config(), process_info(g_start_ns, clock.to_ns(end_ticks)));
     if (before_exec) prefix = pre_exec_prefix(prefix);
-    std::vector<std::string> errors = write_outputs(trace, the_config().formats, prefix);
+    std::unique_ptr<GpuDump> gpu = g_gpu ? g_gpu->begin_dump() : nullptr;
+    TraceStream stream(Recorder::snapshot(), clock, end_ticks, windows, gpu.get(),
+                       /*consume=*/!before_exec, directory_of(prefix));
+    Trace header = build_header(stream, gpu.get(), clock, end_ticks, windows);
+    if (!why.empty()) header.diagnostics.warnings.push_back(why);
+    FileSink sink(prefix);
+    std::vector<std::string> errors = stream.write(header, the_config().formats, sink);
     for (const std::string& error : errors) log_warn(error);
     log_info("wrote " + prefix + ".*");
     if (!errors.empty()) return;

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "analysis/trace.h"
 
@@ -16,5 +18,10 @@ int64_t detect_rank();
 // threads that have exited by now.
 void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
                        const std::map<uint32_t, std::string>& noted_names);
+// The same in two parts, for a trace whose nodes are not held: the
+// process, and the threads `tids` (the threads nodes are on).
+ProcessInfo process_info(int64_t start_ns, int64_t end_ns);
+std::vector<ThreadInfo> thread_infos(const std::set<uint32_t>& tids,
+                                     const std::map<uint32_t, std::string>& noted_names);
 
 }  // namespace brickprof::agent

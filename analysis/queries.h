@@ -52,6 +52,8 @@ bool is_scope_balanced(const Trace& trace);
 // "Layer <index>", unnamed bricks their well-known name, transfers their
 // direction ("H2D"), memsets "memset", unnamed syncs "sync <kind>".
 std::string node_label(const Trace& trace, const Node& node);
+// The same from the node's name and details (for writers without a Trace).
+std::string node_label(std::string_view name, const Node& node, const GpuDetail* detail);
 
 // Thread line label: "Thread <tid> (<name>)", or "Thread <tid>" unnamed.
 std::string thread_label(const Trace& trace, uint32_t tid);

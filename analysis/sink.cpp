@@ -22,10 +22,13 @@ namespace {
 
 using WriteFn = void (*)(const Trace&, std::ostream&);
 
+using StreamedFn = void (StreamedTrace::*)(std::ostream&);
+
 struct Format {
   std::string_view name;
   std::string_view extension;
   WriteFn write;
+  StreamedFn streamed;
 };
 
 void write_tree_default(const Trace& t, std::ostream& out) { write_tree(t, out); }
@@ -33,10 +36,18 @@ void write_dot_default(const Trace& t, std::ostream& out) { write_dot(t, out); }
 
 // The one table of formats: adding a format is one line here.
 constexpr Format kFormats[] = {
-    {"json", ".json", &write_trace_json}, {"tree", ".tree.txt", &write_tree_default},
-    {"dot", ".dot", &write_dot_default},  {"chrome", ".trace.json", &write_chrome_trace},
-    {"folded", ".folded", &write_folded},
+    {"json", ".json", &write_trace_json, &StreamedTrace::write_json},
+    {"tree", ".tree.txt", &write_tree_default, &StreamedTrace::write_tree},
+    {"dot", ".dot", &write_dot_default, &StreamedTrace::write_dot},
+    {"chrome", ".trace.json", &write_chrome_trace, &StreamedTrace::write_chrome},
+    {"folded", ".folded", &write_folded, &StreamedTrace::write_folded},
 };
+
+const Format* find_format(std::string_view name) {
+  for (const Format& f : kFormats)
+    if (f.name == name) return &f;
+  return nullptr;
+}
 
 class TableExporter : public Exporter {
  public:
@@ -61,9 +72,8 @@ std::string temp_path_for(const std::string& path) {
 }  // namespace
 
 std::unique_ptr<Exporter> make_exporter(std::string_view name) {
-  for (const Format& f : kFormats)
-    if (f.name == name) return std::make_unique<TableExporter>(f);
-  return nullptr;
+  const Format* f = find_format(name);
+  return f ? std::make_unique<TableExporter>(*f) : nullptr;
 }
 
 const std::vector<std::string_view>& exporter_names() {
@@ -136,25 +146,26 @@ std::string FileSink::path_for(const Exporter& exporter) const {
   return prefix_ + std::string(exporter.extension());
 }
 
-std::string FileSink::emit(const Exporter& exporter, const Trace& trace) {
+std::string FileSink::emit(std::string_view format, std::string_view extension,
+                           const std::function<void(std::ostream&)>& fill) {
   try {
-    return write_file_atomically(path_for(exporter),
-                                 [&](std::ostream& out) { exporter.write(trace, out); });
+    return write_file_atomically(prefix_ + std::string(extension), fill);
   } catch (...) {
-    return std::string(exporter.name()) + ": out of memory";
+    return std::string(format) + ": out of memory";
   }
 }
 
-std::string MemorySink::emit(const Exporter& exporter, const Trace& trace) {
+std::string MemorySink::emit(std::string_view format, std::string_view,
+                             const std::function<void(std::ostream&)>& fill) {
   try {
     std::ostringstream out;
-    exporter.write(trace, out);
-    outputs_[std::string(exporter.name())] = std::move(out).str();
+    fill(out);
+    outputs_[std::string(format)] = std::move(out).str();
     return {};
   } catch (const std::exception& e) {
-    return std::string(exporter.name()) + ": " + e.what();
+    return std::string(format) + ": " + e.what();
   } catch (...) {
-    return std::string(exporter.name()) + ": unknown error";
+    return std::string(format) + ": unknown error";
   }
 }
 
@@ -179,6 +190,29 @@ std::vector<std::string> write_outputs(const Trace& trace, const std::vector<std
     }
   } catch (...) {
     // Only allocation can fail here; keep whatever was reported so far.
+    try {
+      errors.emplace_back("out of memory while writing outputs");
+    } catch (...) {
+    }
+  }
+  return errors;
+}
+
+std::vector<std::string> write_outputs(StreamedTrace& trace,
+                                       const std::vector<std::string>& formats, OutputSink& sink) {
+  std::vector<std::string> errors;
+  try {
+    for (const std::string& name : formats) {
+      const Format* f = find_format(name);
+      if (!f) {
+        errors.push_back("unknown output format '" + name + "'");
+        continue;
+      }
+      std::string error =
+          sink.emit(f->name, f->extension, [&](std::ostream& out) { (trace.*(f->streamed))(out); });
+      if (!error.empty()) errors.push_back(std::move(error));
+    }
+  } catch (...) {
     try {
       errors.emplace_back("out of memory while writing outputs");
     } catch (...) {

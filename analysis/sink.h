@@ -28,6 +28,19 @@ class Exporter {
   virtual void write(const Trace& trace, std::ostream& out) const = 0;
 };
 
+// A trace written without being held whole (the agent's exit write,
+// agent/trace_stream.h): it writes each format itself, byte for byte what
+// the exporter writes for the same trace.
+class StreamedTrace {
+ public:
+  virtual ~StreamedTrace() = default;
+  virtual void write_json(std::ostream& out) = 0;
+  virtual void write_tree(std::ostream& out) = 0;
+  virtual void write_dot(std::ostream& out) = 0;
+  virtual void write_chrome(std::ostream& out) = 0;
+  virtual void write_folded(std::ostream& out) = 0;
+};
+
 // The exporter for a format name, or nullptr if the name is unknown.
 std::unique_ptr<Exporter> make_exporter(std::string_view name);
 // Every format name, in SPEC order: json, tree, dot, chrome, folded.
@@ -38,9 +51,16 @@ std::vector<std::string> parse_formats(std::string_view list);
 class OutputSink {
  public:
   virtual ~OutputSink() = default;
-  // Writes one exporter's output. Returns "" on success, else one line that
-  // says what failed. Never throws.
-  virtual std::string emit(const Exporter& exporter, const Trace& trace) = 0;
+  // Writes one format's output, whatever `fill` streams (a writer that
+  // holds no Trace, like the agent's exit write, streams its own). Returns
+  // "" on success, else one line that says what failed. Never throws.
+  virtual std::string emit(std::string_view format, std::string_view extension,
+                           const std::function<void(std::ostream&)>& fill) = 0;
+  // Writes one exporter's output of `trace`.
+  std::string emit(const Exporter& exporter, const Trace& trace) {
+    return emit(exporter.name(), exporter.extension(),
+                [&](std::ostream& out) { exporter.write(trace, out); });
+  }
 };
 
 // Writes `<prefix><extension>` atomically: a temporary file in the same
@@ -49,7 +69,9 @@ class OutputSink {
 class FileSink : public OutputSink {
  public:
   explicit FileSink(std::string prefix) : prefix_(std::move(prefix)) {}
-  std::string emit(const Exporter& exporter, const Trace& trace) override;
+  using OutputSink::emit;
+  std::string emit(std::string_view format, std::string_view extension,
+                   const std::function<void(std::ostream&)>& fill) override;
   // The file one exporter writes to.
   std::string path_for(const Exporter& exporter) const;
 
@@ -60,7 +82,9 @@ class FileSink : public OutputSink {
 // Keeps each format's text in memory, keyed by format name.
 class MemorySink : public OutputSink {
  public:
-  std::string emit(const Exporter& exporter, const Trace& trace) override;
+  using OutputSink::emit;
+  std::string emit(std::string_view format, std::string_view extension,
+                   const std::function<void(std::ostream&)>& fill) override;
   const std::map<std::string, std::string, std::less<>>& outputs() const { return outputs_; }
   // The text written for a format, or "" if none.
   const std::string& text(std::string_view format) const;
@@ -74,6 +98,8 @@ class MemorySink : public OutputSink {
 // throws, so the agent can call it at exit inside the host process.
 std::vector<std::string> write_outputs(const Trace& trace, const std::vector<std::string>& formats,
                                        OutputSink& sink);
+std::vector<std::string> write_outputs(StreamedTrace& trace,
+                                       const std::vector<std::string>& formats, OutputSink& sink);
 
 // Writes what `fill` streams to `path` atomically, as FileSink does.
 // Returns "" or an error line; exceptions from `fill` become that line.

@@ -2,9 +2,10 @@
 // with a realistic mix (scopes, layers, bricks, NVTX push/pop and start/end
 // ranges, and in `gpu` mode kernel launches on the fake driver and fake
 // CUPTI) and returns from main; the agent then writes its trace. The parent
-// times that write (from the child's last line to its exit), reads the
-// child's peak resident memory (wait4's ru_maxrss) and its resident memory
-// just before the write, and sizes the outputs.
+// times that write (from the child's last line to its exit: wall time, and
+// CPU time, which a loaded machine disturbs less), reads the child's peak
+// resident memory (wait4's ru_maxrss) and its resident memory just before
+// the write, and sizes the outputs.
 //   exit_write AGENT FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] [formats]
 //   exit_write --child cpu|gpu STEPS     (the workload; run by the parent)
 #include <brickprof/brickprof.h>
@@ -39,6 +40,12 @@ int64_t now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// User + system CPU time, microseconds.
+int64_t cpu_us(const rusage& u) {
+  return (int64_t{u.ru_utime.tv_sec} + u.ru_stime.tv_sec) * 1'000'000 + u.ru_utime.tv_usec +
+         u.ru_stime.tv_usec;
 }
 
 // VmRSS of this process, kB.
@@ -100,7 +107,10 @@ int child(bool gpu_mode, long steps) {
   }
   if (gpu_mode) cuCtxSynchronize();
   // The parent's clock starts here: what follows is the agent's exit write.
-  std::fprintf(stderr, "%lld %ld\n", static_cast<long long>(now_ns()), resident_kb());
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  std::fprintf(stderr, "%lld %ld %lld\n", static_cast<long long>(now_ns()), resident_kb(),
+               static_cast<long long>(cpu_us(self)));
   return 0;
 }
 
@@ -162,14 +172,16 @@ int main(int argc, char** argv) {
   close(err[1]);
   std::string said;
   char buf[4096];
-  int64_t returned_ns = 0;
+  int64_t returned_ns = 0, recording_cpu_us = 0;
   long before_kb = -1;
   for (ssize_t got; (got = read(err[0], buf, sizeof buf)) > 0;) {
     said.append(buf, static_cast<size_t>(got));
-    long long t = 0;
+    long long t = 0, cpu = 0;
     if (returned_ns == 0 && said.find('\n') != std::string::npos &&
-        std::sscanf(said.c_str(), "%lld %ld", &t, &before_kb) == 2)
+        std::sscanf(said.c_str(), "%lld %ld %lld", &t, &before_kb, &cpu) == 3) {
       returned_ns = t;
+      recording_cpu_us = cpu;
+    }
   }
   int status = 0;
   rusage usage{};
@@ -181,6 +193,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double seconds = static_cast<double>(exited_ns - returned_ns) / 1e9;
+  const double cpu_seconds = static_cast<double>(cpu_us(usage) - recording_cpu_us) / 1e6;
   const std::string json = prefix + ".json";
   const double json_mb = static_cast<double>(file_size(json)) / 1e6;
   double all_mb = 0;
@@ -192,11 +205,16 @@ int main(int argc, char** argv) {
   std::printf("  resident before the write   %8.1f MB\n", static_cast<double>(before_kb) / 1024);
   std::printf("  peak resident (VmHWM)       %8.1f MB\n",
               static_cast<double>(usage.ru_maxrss) / 1024);
-  std::printf("  write time                  %8.2f s\n", seconds);
-  std::printf("  nodes written               %8ld  (%.2f M nodes/s)\n", nodes,
-              static_cast<double>(nodes) / seconds / 1e6);
-  std::printf("  JSON                        %8.1f MB  (%.1f MB/s)\n", json_mb, json_mb / seconds);
-  std::printf("  all outputs                 %8.1f MB  (%.1f MB/s)\n", all_mb, all_mb / seconds);
+  std::printf("  write time, wall            %8.2f s\n", seconds);
+  std::printf("  write time, CPU             %8.2f s  (user + system, every thread)\n",
+              cpu_seconds);
+  std::printf("  nodes written               %8ld  (%.2f M nodes/s wall, %.2f M/s CPU)\n", nodes,
+              static_cast<double>(nodes) / seconds / 1e6,
+              static_cast<double>(nodes) / cpu_seconds / 1e6);
+  std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n", json_mb,
+              json_mb / seconds, json_mb / cpu_seconds);
+  std::printf("  all outputs                 %8.1f MB  (%.1f MB/s wall)\n", all_mb,
+              all_mb / seconds);
   std::string cleanup = std::string("rm -rf ") + dir;
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir);
   return 0;

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "agent/cupti/staged_records.h"
 #include "agent/ptx/registry.h"
 #include "agent/replay.h"
+#include "agent/staged_records.h"
 #include "analysis/trace.h"
 
 namespace brickprof::agent {

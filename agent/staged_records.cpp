@@ -1,5 +1,5 @@
 // GPU records kept for the dump (see staged_records.h).
-#include "agent/cupti/staged_records.h"
+#include "agent/staged_records.h"
 
 namespace brickprof::agent {
 namespace {

@@ -45,9 +45,9 @@ class StagedRecords {
   StagedRecords(const StagedRecords&) = delete;
   StagedRecords& operator=(const StagedRecords&) = delete;
 
-  // Bytes charged per record: the record itself plus the two index slots
-  // the dump sorts by (correlation, graph node).
-  static constexpr uint64_t kBytesPerRecord = sizeof(StagedRecord) + 2 * sizeof(uint32_t);
+  // Bytes charged per record: the record itself plus the indexes the dump
+  // sorts it into (by correlation, by graph node twice, by parent).
+  static constexpr uint64_t kBytesPerRecord = sizeof(StagedRecord) + 40;
 
   void set_hooks(MemoryHooks hooks) { hooks_ = hooks; }
   // Appends; false (nothing kept) when the budget refuses.

@@ -111,6 +111,17 @@ std::string node_label(std::string_view name, const Node& node, const GpuDetail*
   return std::string(name);
 }
 
+ThreadLabels::ThreadLabels(const Trace& trace) {
+  for (const ThreadInfo& t : trace.threads)
+    if (!t.name.empty()) names_.emplace(t.tid, t.name);  // the first one stays
+}
+
+std::string ThreadLabels::operator()(uint32_t tid) const {
+  std::string s = "Thread " + std::to_string(tid);
+  if (auto it = names_.find(tid); it != names_.end()) s += " (" + std::string(it->second) + ")";
+  return s;
+}
+
 std::string thread_label(const Trace& trace, uint32_t tid) {
   std::string s = "Thread " + std::to_string(tid);
   for (const ThreadInfo& t : trace.threads) {

@@ -3,6 +3,7 @@
 //   memory_app names N      N distinct run-time scope names, each pushed once
 //   memory_app threads N    N short-lived threads, one after another, each one scope
 //   memory_app fill MB      about MB megabytes of push/pop records on one thread
+//   memory_app deep N       N scopes, each inside the one before
 // Prints "<VmRSS before> <VmRSS after>" in kB (after: just before main returns).
 #include <brickprof/brickprof.h>
 
@@ -49,11 +50,17 @@ void fill(long megabytes) {
   }
 }
 
+void deep(long n) {
+  for (long i = 0; i < n; ++i) brickprof_push_name(BRICKPROF_KIND_SCOPE, i % 2 ? "odd" : "even", 0);
+  BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 1);
+  for (long i = 0; i < n; ++i) brickprof_pop();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: memory_app names|threads|fill N\n");
+    std::fprintf(stderr, "usage: memory_app names|threads|fill|deep N\n");
     return 2;
   }
   const long n = std::atol(argv[2]);
@@ -65,6 +72,8 @@ int main(int argc, char** argv) {
     threads(n);
   else if (std::strcmp(argv[1], "fill") == 0)
     fill(n);
+  else if (std::strcmp(argv[1], "deep") == 0)
+    deep(n);
   else
     return 2;
   std::printf("%ld %ld\n", before, resident_kb());

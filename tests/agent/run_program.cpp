@@ -22,7 +22,7 @@ std::string slurp_fd(int fd) {
 }  // namespace
 
 Result run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-           bool wait_for_ready_then_term) {
+           bool wait_for_ready_then_term, uint64_t address_space_bytes) {
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) std::abort();
   pid_t pid = fork();
@@ -32,6 +32,10 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
     close(out_pipe[0]);
     close(err_pipe[0]);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    if (address_space_bytes) {
+      rlimit limit{address_space_bytes, address_space_bytes};
+      setrlimit(RLIMIT_AS, &limit);
+    }
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

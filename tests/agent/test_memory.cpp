@@ -5,6 +5,8 @@
 // each case measures tens of megabytes where the unbounded agent grew.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -84,6 +86,36 @@ TEST_F(MemoryTest, ExitWriteStaysWithinTheCapPlusAConstant) {
   brickprof::Trace t = brickprof::read_trace_file(json_path);  // too big for nlohmann
   EXPECT_GT(t.diagnostics.dropped_events, 0u);                 // it was full
   EXPECT_GT(t.nodes.size(), 500000u);
+}
+
+// A 10^5-deep chain through every format, within 4 GB of address space:
+// the folded export kept each entry's whole stack (a 20,000-deep trace
+// took 895 MB; 10^5 ran out of memory, and the file was not written).
+TEST_F(MemoryTest, DeepChainGoesThroughEveryFormatIn4GB) {
+  auto env = agent_env();
+  env["BRICKPROF_FORMATS"] = "json,tree,dot,chrome,folded";
+  Result r = run({BRICKPROF_MEMORY_APP, "deep", "100000"}, env, false, uint64_t{4} << 30);
+  ASSERT_EQ(r.exit_code(), 0) << r.err;
+  EXPECT_EQ(r.err, "");                    // no "could not write" warning
+  EXPECT_EQ(outputs(".json").size(), 2u);  // .json and .trace.json
+  for (const char* ext : {".tree.txt", ".dot", ".trace.json", ".folded"})
+    EXPECT_EQ(outputs(ext).size(), 1u) << ext;
+  auto folded = outputs(".folded");
+  ASSERT_EQ(folded.size(), 1u);
+  std::ifstream in(folded[0]);
+  std::string line, last;
+  size_t deepest = 0;
+  while (std::getline(in, line)) {
+    deepest = std::max<size_t>(deepest, 1 + std::count(line.begin(), line.end(), ';'));
+    last = line;
+  }
+  EXPECT_EQ(deepest, 128u);  // 127 frames, then one for the rest
+  EXPECT_NE(last.find("[deeper frames]"), std::string::npos) << last.substr(0, 200);
+  for (const auto& file : outputs(".json")) {
+    if (file.string().find(".trace.json") != std::string::npos) continue;
+    brickprof::Trace t = brickprof::read_trace_file(file.string());
+    EXPECT_EQ(t.nodes.size(), 100000u + 2);  // the chain, the brick, main
+  }
 }
 
 }  // namespace

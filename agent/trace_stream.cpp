@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <queue>
+#include <stdexcept>
 #include <unordered_map>
 
+#include "agent/budget.h"
 #include "agent/gpu_attribution.h"
 #include "agent/node_spill.h"
 #include "agent/replay.h"
@@ -74,6 +76,7 @@ struct TraceStream::Impl final : StreamedTrace {
         windows(std::move(w)),
         gpu(g),
         consume(consume_events) {}
+  ~Impl() override { budget::release(charged); }
 
   void plan();
   void walk();
@@ -90,11 +93,27 @@ struct TraceStream::Impl final : StreamedTrace {
   void visit_range(size_t i);
   std::string_view exemplar_text(StringId id) const { return exemplars.strings.view(id); }
 
+  // The aggregate's share of the budget: a new entry, and its folded trie
+  // node (as measured: the exemplar and its name, the entry, its index
+  // slot; the trie node and its text).
+  static constexpr uint64_t kEntryBytes = 352;
+  static constexpr uint64_t kFoldedEntryBytes = 192;
+  bool charge(uint64_t bytes);
+  uint32_t group(uint32_t tid);
+  void add_time(uint32_t agg, int64_t duration_ns, uint32_t cpu_parent_agg);
+  void aggregate_or_throw(const char* format) const;
+
   void write_json(std::ostream& out) override;
-  void write_tree(std::ostream& out) override { brickprof::write_tree(exemplars, tree, out); }
-  void write_dot(std::ostream& out) override { brickprof::write_dot(exemplars, tree, out); }
+  void write_tree(std::ostream& out) override {
+    aggregate_or_throw("tree");
+    brickprof::write_tree(exemplars, tree, out);
+  }
+  void write_dot(std::ostream& out) override {
+    aggregate_or_throw("dot");
+    brickprof::write_dot(exemplars, tree, out);
+  }
   void write_chrome(std::ostream& out) override;
-  void write_folded(std::ostream& out) override { brickprof::write_folded(exemplars, tree, out); }
+  void write_folded(std::ostream& out) override;
 
   std::vector<Recorder::ThreadEvents> threads;
   Clock clock;
@@ -115,8 +134,10 @@ struct TraceStream::Impl final : StreamedTrace {
   std::string note;
 
   // pass 2
-  const Trace* header = nullptr;
+  Trace header;  // as given, with what the walk found to say
   bool walked = false;
+  uint64_t charged = 0;         // taken from the budget for the aggregate
+  bool aggregate_full = false;  // the budget refused it: no tree, DOT, folded
   Trace exemplars;  // each aggregate entry's first member, names interned here
   AggregateBuilder builder;
   AggregateTree tree;
@@ -178,7 +199,7 @@ class TraceStream::Impl::ThreadEmitter {
     f.kind = n.kind;
     f.arg = o.arg;
     f.start_ns = o.start_ns;
-    f.agg = s_.enter_cpu(n, o, p ? p->agg : s_.builder.thread_group(tid_));
+    f.agg = s_.enter_cpu(n, o, p ? p->agg : s_.group(tid_));
     f.own_brick = -1;
     if (n.kind == NodeKind::kBrick) {
       f.own_brick = s_.brick_slot(o.site, n.name);
@@ -205,7 +226,7 @@ class TraceStream::Impl::ThreadEmitter {
     const Frame* p = frames_.empty() ? nullptr : &frames_.back();
     if (clamp) end_ns = std::max(end_ns, f.start_ns);
     const int64_t d = end_ns - f.start_ns;
-    s_.builder.add_time(f.agg, d, p ? p->agg : kNoAgg);  // a CPU child of a CPU node
+    s_.add_time(f.agg, d, p ? p->agg : kNoAgg);  // a CPU child of a CPU node
     if (f.own_brick >= 0) s_.stats_builder.add_brick(static_cast<size_t>(f.own_brick), d, f.arg);
     s_.spill.put(f.id, SpilledNode{f.start_ns, end_ns, f.arg, f.flops, f.bytes_moved, f.site,
                                    p ? p->id : kNoNode});
@@ -327,6 +348,7 @@ int32_t TraceStream::Impl::brick_slot(uint32_t site, StringId name) {
 }
 
 uint32_t TraceStream::Impl::enter_cpu(const Node& node, const Opened& o, uint32_t parent_agg) {
+  if (aggregate_full) return kNoAgg;
   const uint64_t layer = node.kind == NodeKind::kLayer ? o.arg : 0;
   const uint64_t h = (uint64_t{parent_agg} * 0x9E3779B97F4A7C15ull) ^
                      (o.site * 0xC2B2AE3D27D4EB4Full) ^ (layer * 0x165667B19E3779F9ull);
@@ -340,7 +362,43 @@ uint32_t TraceStream::Impl::enter_cpu(const Node& node, const Opened& o, uint32_
   return agg;
 }
 
+bool TraceStream::Impl::charge(uint64_t bytes) {
+  if (!budget::charge(bytes)) return false;
+  charged += bytes;
+  return true;
+}
+
+// Entries past the budget stop the aggregate (the JSON is written whole).
+uint32_t TraceStream::Impl::group(uint32_t tid) {
+  if (aggregate_full) return kNoAgg;
+  const size_t entries = builder.size();
+  const uint32_t agg = builder.thread_group(tid);
+  if (builder.size() != entries && !charge(kEntryBytes)) aggregate_full = true;
+  return aggregate_full ? kNoAgg : agg;
+}
+
+void TraceStream::Impl::add_time(uint32_t agg, int64_t duration_ns, uint32_t cpu_parent_agg) {
+  if (!aggregate_full) builder.add_time(agg, duration_ns, cpu_parent_agg);
+}
+
+void TraceStream::Impl::aggregate_or_throw(const char* format) const {
+  if (aggregate_full)
+    throw std::runtime_error(std::string(format) +
+                             ": not written, its aggregate tree did not fit BRICKPROF_BUFFER_MB "
+                             "(brickprof report writes it from the JSON trace)");
+}
+
+void TraceStream::Impl::write_folded(std::ostream& out) {
+  aggregate_or_throw("folded");
+  if (!charge(kFoldedEntryBytes * tree.nodes.size()))
+    throw std::runtime_error(
+        "folded: not written, its stacks did not fit BRICKPROF_BUFFER_MB (brickprof report "
+        "writes it from the JSON trace)");
+  brickprof::write_folded(exemplars, tree, out);
+}
+
 uint32_t TraceStream::Impl::enter(const Node& node, const GpuDetail* detail, uint32_t parent_agg) {
+  if (aggregate_full || parent_agg == kNoAgg) return kNoAgg;
   const size_t entries = builder.size();
   const auto first = static_cast<uint32_t>(exemplars.nodes.size());
   const uint32_t agg = builder.enter(node, detail, parent_agg, first);
@@ -349,6 +407,10 @@ uint32_t TraceStream::Impl::enter(const Node& node, const GpuDetail* detail, uin
       exemplars.add_gpu_node(node, *detail);
     else
       exemplars.add_node(node);
+    if (!charge(kEntryBytes)) {
+      aggregate_full = true;
+      return kNoAgg;
+    }
   }
   return agg;
 }
@@ -362,8 +424,8 @@ void TraceStream::Impl::visit_gpu(uint32_t record, const Frame* parent) {
     gpu_names[staged_name] = exemplars.strings.intern(gpu.name(r));
   n.name = gpu_names[staged_name];
   n.detail = kNoDetail;
-  const uint32_t agg = enter(n, &r.detail, parent ? parent->agg : builder.thread_group(n.thread));
-  builder.add_time(agg, n.duration_ns(), kNoAgg);
+  const uint32_t agg = enter(n, &r.detail, parent ? parent->agg : group(n.thread));
+  add_time(agg, n.duration_ns(), kNoAgg);
   if (parent && parent->nearest_brick >= 0)
     stats_builder.add_gpu(static_cast<size_t>(parent->nearest_brick), n.duration_ns());
 }
@@ -372,8 +434,8 @@ void TraceStream::Impl::visit_range(size_t i) {
   std::string_view unused;
   Node n = range_node(i, &unused);
   n.name = site_name(ranges[i].site);
-  const uint32_t agg = enter(n, nullptr, builder.thread_group(n.thread));
-  builder.add_time(agg, n.duration_ns(), kNoAgg);
+  const uint32_t agg = enter(n, nullptr, group(n.thread));
+  add_time(agg, n.duration_ns(), kNoAgg);
   if (n.kind == NodeKind::kBrick) {
     const size_t slot = stats_builder.slot(exemplar_text(n.name));
     stats_builder.seen(slot, static_cast<uint32_t>(cpu_count + i), n.category);
@@ -385,7 +447,7 @@ void TraceStream::Impl::visit_range(size_t i) {
 // (start, id) order.
 void TraceStream::Impl::walk() {
   walked = true;
-  exemplars.threads = header->threads;
+  exemplars.threads = header.threads;
   WalkCounts scratch;  // pass 1 counted
   std::vector<std::unique_ptr<ThreadState>> states;
   states.reserve(threads.size());
@@ -445,6 +507,11 @@ void TraceStream::Impl::walk() {
   spill.finish_writes();
   tree = builder.finish();
   stats = stats_builder.finish();
+  if (aggregate_full)
+    header.diagnostics.warnings.push_back(
+        "the aggregate tree (" + std::to_string(tree.nodes.size()) +
+        "+ distinct entries) did not fit BRICKPROF_BUFFER_MB: no tree, DOT or folded output "
+        "(brickprof report writes them from this trace)");
 }
 
 uint32_t TraceStream::Impl::thread_of(uint32_t id) const {
@@ -494,7 +561,7 @@ Node TraceStream::Impl::range_node(size_t i, std::string_view* name) {
 
 void TraceStream::Impl::write_json(std::ostream& out) {
   JsonWriter w(out);
-  write_trace_json_head(w, *header);
+  write_trace_json_head(w, header);
   w.key("nodes").begin_array();
   size_t thread = 0;  // the thread whose id block holds the current id
   spill.scan([&](uint32_t id, const SpilledNode& r) {
@@ -523,7 +590,7 @@ void TraceStream::Impl::write_json(std::ostream& out) {
       write_trace_json_edge(w, Edge{r.node.parent, r.id, EdgeType::kLaunches});
   }
   w.end_array();
-  write_trace_json_tail(w, header->ptx, stats);
+  write_trace_json_tail(w, header.ptx, stats);
 }
 
 void TraceStream::Impl::write_chrome(std::ostream& out) {
@@ -532,7 +599,7 @@ void TraceStream::Impl::write_chrome(std::ostream& out) {
     const StagedRecord& r = gpu.record(i);
     if (r.id != kNoNode) streams.emplace(r.detail.device, r.detail.stream);
   }
-  ChromeTraceWriter chrome(*header, out);
+  ChromeTraceWriter chrome(header, out);
   chrome.begin(node_threads, streams);
   size_t thread = 0;
   spill.scan([&](uint32_t id, const SpilledNode& r) {
@@ -591,8 +658,10 @@ std::vector<std::string> TraceStream::write(const Trace& header,
                                             const std::vector<std::string>& formats,
                                             OutputSink& sink) {
   try {
-    impl_->header = &header;
-    if (!impl_->walked) impl_->walk();
+    if (!impl_->walked) {
+      impl_->header = header;
+      impl_->walk();
+    }
     return write_outputs(*impl_, formats, sink);
   } catch (const std::exception& e) {
     return {std::string("could not write the trace: ") + e.what()};

@@ -88,6 +88,30 @@ TEST_F(MemoryTest, ExitWriteStaysWithinTheCapPlusAConstant) {
   EXPECT_GT(t.nodes.size(), 500000u);
 }
 
+// The exit write's aggregate tree (tree, DOT, folded) draws on the budget
+// like the events it is built from: 10^5 distinct names under a 16 MB cap
+// make one of 2 * 10^5 entries, which does not fit; the JSON is written
+// whole and says so, the other two are not written. Memory stays within
+// the cap (the previous write built both, and peaked 47 MB over the
+// program's resident memory).
+TEST_F(MemoryTest, AnAggregateTreePastTheCapIsLeftOutAndSaid) {
+  auto env = agent_env();
+  env["BRICKPROF_BUFFER_MB"] = "16";
+  env["BRICKPROF_FORMATS"] = "json,tree,dot";
+  Result r = run({BRICKPROF_MEMORY_APP, "names", "100000"}, env);
+  ASSERT_EQ(r.exit_code(), 0) << r.err;
+  Rss rss = rss_of(r);
+  EXPECT_LT(r.peak_rss_kb - rss.after_kb, 28 * 1024);
+  EXPECT_TRUE(outputs(".tree.txt").empty());
+  EXPECT_TRUE(outputs(".dot").empty());
+  EXPECT_NE(r.err.find("did not fit BRICKPROF_BUFFER_MB"), std::string::npos) << r.err;
+  json t = load_only_output();
+  bool warned = false;
+  for (const json& w : t["diagnostics"]["warnings"])
+    warned |= w.get<std::string>().find("aggregate tree") != std::string::npos;
+  EXPECT_TRUE(warned) << t["diagnostics"]["warnings"];
+}
+
 // A 10^5-deep chain through every format, within 4 GB of address space:
 // the folded export kept each entry's whole stack (a 20,000-deep trace
 // took 895 MB; 10^5 ran out of memory, and the file was not written).

@@ -5,8 +5,10 @@
 // times that write (from the child's last line to its exit: wall time, and
 // CPU time, which a loaded machine disturbs less), reads the child's peak
 // resident memory (wait4's ru_maxrss) and its resident memory just before
-// the write, and sizes the outputs.
-//   exit_write AGENT FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] [formats]
+// the write, and sizes the outputs. Several agents (comma-separated, e.g.
+// a build before and after a change) run in alternation, round after
+// round, and each one's medians are printed.
+//   exit_write AGENT[,AGENT...] FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] [formats] [rounds]
 //   exit_write --child cpu|gpu STEPS     (the workload; run by the parent)
 #include <brickprof/brickprof.h>
 #include <cuda.h>
@@ -16,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -77,6 +80,11 @@ struct Gpu {
   }
 };
 
+// Events a step asks the recorder for: the step's scope and NVTX range
+// (start, end), and per layer six push/pop pairs, plus a CUDA call per
+// launch in gpu mode.
+long events_per_step(bool gpu_mode) { return 4 + kLayers * (12 + (gpu_mode ? 2 : 0)); }
+
 int child(bool gpu_mode, long steps) {
   Gpu gpu;
   if (gpu_mode && !gpu.start()) {
@@ -109,8 +117,8 @@ int child(bool gpu_mode, long steps) {
   // The parent's clock starts here: what follows is the agent's exit write.
   rusage self{};
   getrusage(RUSAGE_SELF, &self);
-  std::fprintf(stderr, "%lld %ld %lld\n", static_cast<long long>(now_ns()), resident_kb(),
-               static_cast<long long>(cpu_us(self)));
+  std::fprintf(stderr, "%lld %ld %lld %ld\n", static_cast<long long>(now_ns()), resident_kb(),
+               static_cast<long long>(cpu_us(self)), steps * events_per_step(gpu_mode));
   return 0;
 }
 
@@ -134,26 +142,32 @@ long count_nodes(const std::string& path) {
   return count;
 }
 
-}  // namespace
+// diagnostics.dropped_events, from the head of the JSON trace.
+long dropped_events(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(1 << 16, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  size_t at = head.find("\"dropped_events\":");
+  return at == std::string::npos ? 0 : std::atol(head.c_str() + at + 17);
+}
 
-int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--child") == 0)
-    return child(std::strcmp(argv[2], "gpu") == 0, std::atol(argv[3]));
-  if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: exit_write AGENT FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] [formats]\n");
-    return 2;
-  }
-  const std::string agent = argv[1], fake = argv[2];
-  const std::string mode = argc > 3 ? argv[3] : "gpu";
-  const long steps = argc > 4 ? std::atol(argv[4]) : kDefaultSteps;
-  const std::string buffer_mb = argc > 5 ? argv[5] : "256";
-  const std::string formats = argc > 6 ? argv[6] : "json,tree,dot";
+struct Outcome {
+  double before_mb = 0, peak_mb = 0, wall_s = 0, cpu_s = 0, json_mb = 0, all_mb = 0;
+  long nodes = 0, events = 0;  // events: recorded (asked for, less the dropped)
+};
+
+struct Setup {
+  std::string self, fake, mode, buffer_mb, formats;
+  long steps;
+};
+
+// One child under `agent`; false (said on stderr) if it failed.
+bool run_once(const Setup& s, const std::string& agent, Outcome* o) {
   char dir[] = "/tmp/brickprof-exit-write-XXXXXX";
-  if (mkdtemp(dir) == nullptr) return 1;
+  if (mkdtemp(dir) == nullptr) return false;
   const std::string prefix = std::string(dir) + "/trace";
   int err[2];
-  if (pipe(err) != 0) return 1;
+  if (pipe(err) != 0) return false;
   pid_t pid = fork();
   if (pid == 0) {
     dup2(err[1], 2);
@@ -161,61 +175,116 @@ int main(int argc, char** argv) {
     setenv("LD_PRELOAD", agent.c_str(), 1);
     setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
     setenv("NVTX_INJECTION64_PATH", agent.c_str(), 1);
-    setenv("LD_LIBRARY_PATH", fake.c_str(), 1);
+    setenv("LD_LIBRARY_PATH", s.fake.c_str(), 1);
     setenv("BRICKPROF_OUTPUT", prefix.c_str(), 1);
-    setenv("BRICKPROF_FORMATS", formats.c_str(), 1);
-    setenv("BRICKPROF_BUFFER_MB", buffer_mb.c_str(), 1);
-    std::string n = std::to_string(steps);
-    execl(argv[0], argv[0], "--child", mode.c_str(), n.c_str(), static_cast<char*>(nullptr));
+    setenv("BRICKPROF_FORMATS", s.formats.c_str(), 1);
+    setenv("BRICKPROF_BUFFER_MB", s.buffer_mb.c_str(), 1);
+    std::string n = std::to_string(s.steps);
+    execl(s.self.c_str(), s.self.c_str(), "--child", s.mode.c_str(), n.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(err[1]);
   std::string said;
   char buf[4096];
-  int64_t returned_ns = 0, recording_cpu_us = 0;
-  long before_kb = -1;
+  long long returned_ns = 0, recording_cpu_us = 0;
+  long before_kb = -1, asked = 0;
   for (ssize_t got; (got = read(err[0], buf, sizeof buf)) > 0;) {
     said.append(buf, static_cast<size_t>(got));
-    long long t = 0, cpu = 0;
-    if (returned_ns == 0 && said.find('\n') != std::string::npos &&
-        std::sscanf(said.c_str(), "%lld %ld %lld", &t, &before_kb, &cpu) == 3) {
-      returned_ns = t;
-      recording_cpu_us = cpu;
-    }
+    if (returned_ns == 0 && said.find('\n') != std::string::npos)
+      std::sscanf(said.c_str(), "%lld %ld %lld %ld", &returned_ns, &before_kb, &recording_cpu_us,
+                  &asked);
   }
   int status = 0;
   rusage usage{};
   wait4(pid, &status, 0, &usage);
   const int64_t exited_ns = now_ns();
   close(err[0]);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || returned_ns == 0) {
-    std::fprintf(stderr, "exit_write: the child failed:\n%s", said.c_str());
-    return 1;
+  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && returned_ns != 0;
+  if (!ok) {
+    std::fprintf(stderr, "exit_write: the child under %s failed:\n%s", agent.c_str(),
+                 said.c_str());
+  } else {
+    o->wall_s = static_cast<double>(exited_ns - returned_ns) / 1e9;
+    o->cpu_s = static_cast<double>(cpu_us(usage) - recording_cpu_us) / 1e6;
+    o->before_mb = static_cast<double>(before_kb) / 1024;
+    o->peak_mb = static_cast<double>(usage.ru_maxrss) / 1024;
+    const std::string json = prefix + ".json";
+    o->json_mb = static_cast<double>(file_size(json)) / 1e6;
+    for (const char* ext : {".json", ".tree.txt", ".dot", ".trace.json", ".folded"})
+      o->all_mb += static_cast<double>(file_size(prefix + ext)) / 1e6;
+    o->nodes = count_nodes(json);
+    o->events = asked - dropped_events(json);
   }
-  const double seconds = static_cast<double>(exited_ns - returned_ns) / 1e9;
-  const double cpu_seconds = static_cast<double>(cpu_us(usage) - recording_cpu_us) / 1e6;
-  const std::string json = prefix + ".json";
-  const double json_mb = static_cast<double>(file_size(json)) / 1e6;
-  double all_mb = 0;
-  for (const char* ext : {".json", ".tree.txt", ".dot", ".trace.json", ".folded"})
-    all_mb += static_cast<double>(file_size(prefix + ext)) / 1e6;
-  const long nodes = count_nodes(json);
-  std::printf("exit write, %s mode, %ld steps, BRICKPROF_BUFFER_MB=%s, formats %s\n",
-              mode.c_str(), steps, buffer_mb.c_str(), formats.c_str());
-  std::printf("  resident before the write   %8.1f MB\n", static_cast<double>(before_kb) / 1024);
-  std::printf("  peak resident (VmHWM)       %8.1f MB\n",
-              static_cast<double>(usage.ru_maxrss) / 1024);
-  std::printf("  write time, wall            %8.2f s\n", seconds);
-  std::printf("  write time, CPU             %8.2f s  (user + system, every thread)\n",
-              cpu_seconds);
-  std::printf("  nodes written               %8ld  (%.2f M nodes/s wall, %.2f M/s CPU)\n", nodes,
-              static_cast<double>(nodes) / seconds / 1e6,
-              static_cast<double>(nodes) / cpu_seconds / 1e6);
-  std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n", json_mb,
-              json_mb / seconds, json_mb / cpu_seconds);
-  std::printf("  all outputs                 %8.1f MB  (%.1f MB/s wall)\n", all_mb,
-              all_mb / seconds);
   std::string cleanup = std::string("rm -rf ") + dir;
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir);
+  return ok;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::strcmp(argv[1], "--child") == 0)
+    return child(std::strcmp(argv[2], "gpu") == 0, std::atol(argv[3]));
+  if (argc < 3) {
+    std::fprintf(stderr,
+                 "usage: exit_write AGENT[,AGENT...] FAKE_CUDA_DIR [cpu|gpu] [steps] [buffer_mb] "
+                 "[formats] [rounds]\n");
+    return 2;
+  }
+  Setup s;
+  s.self = argv[0];
+  s.fake = argv[2];
+  s.mode = argc > 3 ? argv[3] : "gpu";
+  s.steps = argc > 4 ? std::atol(argv[4]) : kDefaultSteps;
+  s.buffer_mb = argc > 5 ? argv[5] : "256";
+  s.formats = argc > 6 ? argv[6] : "json,tree,dot";
+  const int rounds = argc > 7 ? std::atoi(argv[7]) : 1;
+  std::vector<std::string> agents;
+  for (std::string list = argv[1]; !list.empty();) {
+    size_t comma = list.find(',');
+    agents.push_back(list.substr(0, comma));
+    list = comma == std::string::npos ? "" : list.substr(comma + 1);
+  }
+  std::vector<std::vector<Outcome>> runs(agents.size());
+  for (int r = 0; r < rounds; ++r) {  // alternating: all see the same machine
+    for (size_t a = 0; a < agents.size(); ++a) {
+      Outcome o;
+      if (!run_once(s, agents[a], &o)) return 1;
+      runs[a].push_back(o);
+    }
+  }
+  std::printf("exit write, %s mode, %ld steps, BRICKPROF_BUFFER_MB=%s, formats %s; median of %d "
+              "round%s\n",
+              s.mode.c_str(), s.steps, s.buffer_mb.c_str(), s.formats.c_str(), rounds,
+              rounds == 1 ? "" : "s (agents alternating)");
+  for (size_t a = 0; a < agents.size(); ++a) {
+    auto m = [&](double Outcome::*f) {
+      std::vector<double> v;
+      for (const Outcome& o : runs[a]) v.push_back(o.*f);
+      return median(v);
+    };
+    const double wall = m(&Outcome::wall_s), cpu = m(&Outcome::cpu_s);
+    const double json = m(&Outcome::json_mb);
+    const double nodes = static_cast<double>(runs[a].back().nodes);
+    const double events = static_cast<double>(runs[a].back().events);
+    std::printf("%s\n", agents[a].c_str());
+    std::printf("  resident before the write   %8.1f MB\n", m(&Outcome::before_mb));
+    std::printf("  peak resident (VmHWM)       %8.1f MB\n", m(&Outcome::peak_mb));
+    std::printf("  write time, wall            %8.2f s\n", wall);
+    std::printf("  write time, CPU             %8.2f s  (user + system, every thread)\n", cpu);
+    std::printf("  events recorded             %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n", events,
+                events / wall / 1e6, events / cpu / 1e6);
+    std::printf("  nodes written               %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n", nodes,
+                nodes / wall / 1e6, nodes / cpu / 1e6);
+    std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n", json,
+                json / wall, json / cpu);
+    std::printf("  all outputs                 %8.1f MB\n", m(&Outcome::all_mb));
+  }
   return 0;
 }

@@ -18,7 +18,7 @@ GpuAttribution::GpuAttribution(GpuDump* dump)
     r.detail.api_start_ns = r.detail.api_end_ns = 0;
     r.id = r.captured_scope = r.captured_scope_raw = kNoNode;
     r.found = 0;
-    by_correlation_.push_back(static_cast<uint32_t>(i));
+    by_correlation_.emplace_back(r.detail.correlation, static_cast<uint32_t>(i));
     if (r.detail.graph_node != 0) {
       const uint64_t original = dump_->original_graph_node(r.detail.graph_node);
       by_graph_node_.push_back({original, static_cast<uint32_t>(i), false});
@@ -26,10 +26,7 @@ GpuAttribution::GpuAttribution(GpuDump* dump)
         by_graph_node_.push_back({r.detail.graph_node, static_cast<uint32_t>(i), true});
     }
   }
-  std::sort(by_correlation_.begin(), by_correlation_.end(), [&](uint32_t a, uint32_t b) {
-    uint64_t ca = (*records_)[a].detail.correlation, cb = (*records_)[b].detail.correlation;
-    return ca != cb ? ca < cb : a < b;
-  });
+  std::sort(by_correlation_.begin(), by_correlation_.end());
   std::sort(by_graph_node_.begin(), by_graph_node_.end(),
             [](const GraphKey& a, const GraphKey& b) { return a.node < b.node; });
 }
@@ -37,12 +34,10 @@ GpuAttribution::GpuAttribution(GpuDump* dump)
 void GpuAttribution::launch(uint64_t correlation, uint32_t scope, uint32_t tid,
                             int64_t api_start_ns, int64_t api_end_ns) {
   if (!records_) return;
-  auto first = std::lower_bound(
-      by_correlation_.begin(), by_correlation_.end(), correlation,
-      [&](uint32_t i, uint64_t c) { return (*records_)[i].detail.correlation < c; });
-  for (auto it = first;
-       it != by_correlation_.end() && (*records_)[*it].detail.correlation == correlation; ++it) {
-    StagedRecord& r = (*records_)[*it];
+  auto first = std::lower_bound(by_correlation_.begin(), by_correlation_.end(),
+                                std::make_pair(correlation, uint32_t{0}));
+  for (auto it = first; it != by_correlation_.end() && it->first == correlation; ++it) {
+    StagedRecord& r = (*records_)[it->second];
     r.node.parent = scope;
     r.node.thread = tid;
     r.detail.api_start_ns = api_start_ns;
@@ -67,11 +62,19 @@ void GpuAttribution::graph_node(uint64_t graph_node_id, uint32_t scope) {
 }
 
 void GpuAttribution::finish(uint32_t first_id) {
-  std::vector<uint32_t>().swap(by_correlation_);
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(by_correlation_);
   std::vector<GraphKey>().swap(by_graph_node_);
   if (!records_) return;
   const bool recorded_only = dump_->recorded_launches_only();
   uint32_t next = first_id;
+  struct ChildKey {  // sorted by parent, start, id; the record beside them
+    uint32_t parent;
+    int64_t start_ns;
+    uint32_t id;
+    uint32_t record;
+  };
+  std::vector<ChildKey> children;
+  children.reserve(records_->size());
   for (size_t i = 0; i < records_->size(); ++i) {
     StagedRecord& r = (*records_)[i];
     if (!(r.found & StagedRecord::kLaunchFound) && recorded_only) {
@@ -96,16 +99,16 @@ void GpuAttribution::finish(uint32_t first_id) {
     if (r.node.kind == NodeKind::kTransfer || r.node.kind == NodeKind::kMemset)
       dump_->fill_addresses(r.node.kind, r.detail);
     r.id = next++;
-    by_parent_.push_back(static_cast<uint32_t>(i));
+    children.push_back({r.node.parent, r.node.start_ns, r.id, static_cast<uint32_t>(i)});
   }
   count_ = next - first_id;
-  std::sort(by_parent_.begin(), by_parent_.end(), [&](uint32_t a, uint32_t b) {
-    const StagedRecord& x = (*records_)[a];
-    const StagedRecord& y = (*records_)[b];
-    if (x.node.parent != y.node.parent) return x.node.parent < y.node.parent;
-    if (x.node.start_ns != y.node.start_ns) return x.node.start_ns < y.node.start_ns;
+  std::sort(children.begin(), children.end(), [](const ChildKey& x, const ChildKey& y) {
+    if (x.parent != y.parent) return x.parent < y.parent;
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
     return x.id < y.id;
   });
+  by_parent_.reserve(children.size());
+  for (const ChildKey& k : children) by_parent_.push_back(k.record);
 }
 
 }  // namespace brickprof::agent

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "agent/gpu_source.h"
@@ -41,7 +42,9 @@ class GpuAttribution {
  private:
   GpuDump* dump_;
   StagedRecords* records_;
-  std::vector<uint32_t> by_correlation_;
+  // (correlation, record): the key beside the index, so sorting and
+  // searching read no record.
+  std::vector<std::pair<uint64_t, uint32_t>> by_correlation_;
   struct GraphKey {
     uint64_t node;
     uint32_t record;

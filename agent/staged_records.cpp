@@ -1,6 +1,8 @@
 // GPU records kept for the dump (see staged_records.h).
 #include "agent/staged_records.h"
 
+#include <new>
+
 namespace brickprof::agent {
 namespace {
 
@@ -17,12 +19,9 @@ bool StagedRecords::add(const Node& node, const GpuDetail& detail) {
     const uint64_t bytes = kBlock * kBytesPerRecord + sizeof(void*);
     if (!hooks_.take(bytes)) return false;
     charged_ += bytes;
-    blocks_.emplace_back(new StagedRecord[kBlock]);
+    blocks_.emplace_back(::operator new(kBlock * sizeof(StagedRecord)));
   }
-  StagedRecord& r = (*this)[size_];
-  r = StagedRecord{};
-  r.node = node;
-  r.detail = detail;
+  new (&block(size_ / kBlock)[size_ % kBlock]) StagedRecord{node, detail};
   ++size_;
   return true;
 }

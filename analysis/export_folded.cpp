@@ -27,10 +27,9 @@ namespace {
 constexpr std::string_view kDeeper = "[deeper frames]";
 
 // A frame name may hold anything but the stack separator and line breaks.
-std::string frame_text(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
-  return out;
+std::string frame_text(std::string text) {
+  for (char& c : text) c = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
+  return text;
 }
 
 struct TrieNode {
@@ -82,39 +81,40 @@ class Folder {
       for (uint32_t i = 1; i < nodes_.size(); ++i) kids[fill[nodes_[i].parent]++] = i;
     }
     // Depth first, each level's runs sorted; an explicit stack (a trace
-    // may nest 10^5 deep).
+    // may nest 10^5 deep). The levels' runs share one vector, a stack too.
     struct Level {
-      std::vector<Run> runs;
-      size_t next = 0;
+      size_t next;  // into runs
+      size_t end;
       size_t stack_length;  // of `stack` before this level's frames
     };
     std::vector<Level> levels;
+    std::vector<Run> runs;
     std::string stack, buf;
     auto open_level = [&](uint32_t node) {
-      Level level;
-      level.stack_length = stack.size();
+      const size_t first = runs.size();
       for (uint32_t k = begin[node]; k < begin[node + 1]; ++k) {
         const uint32_t c = kids[k];
-        if (nodes_[c].line) level.runs.push_back({texts_[c], c, false});
-        if (begin[c + 1] > begin[c]) level.runs.push_back({texts_[c], c, true});
+        if (nodes_[c].line) runs.push_back(run_of(c, false));
+        if (begin[c + 1] > begin[c]) runs.push_back(run_of(c, true));
       }
-      std::sort(level.runs.begin(), level.runs.end(),
+      std::sort(runs.begin() + static_cast<std::ptrdiff_t>(first), runs.end(),
                 [&](const Run& a, const Run& b) { return before(a, b); });
-      levels.push_back(std::move(level));
+      levels.push_back({first, runs.size(), stack.size()});
     };
     open_level(0);
     while (!levels.empty()) {
       Level& level = levels.back();
-      if (level.next == level.runs.size()) {
+      if (level.next == level.end) {
+        runs.resize(levels.size() > 1 ? levels[levels.size() - 2].end : 0);  // its runs go
         levels.pop_back();
         continue;
       }
-      const Run run = level.runs[level.next++];
+      const Run run = runs[level.next++];
       stack.resize(level.stack_length);
       if (!stack.empty()) stack.push_back(';');
-      stack += texts_[run.node];
+      stack += run.text;
       if (run.descendants) {
-        open_level(run.node);  // `level` may move
+        open_level(run.node);  // `level` and `runs` may move
         continue;
       }
       buf += stack;
@@ -130,12 +130,26 @@ class Folder {
   }
 
  private:
-  // A run of lines under a trie node: a child's own line, or its descendants'.
+  // A run of lines under a trie node: a child's own line, or its
+  // descendants'. `prefix` is the run's key's first 16 bytes, big-endian,
+  // zero past its end: most comparisons end there.
   struct Run {
+    uint64_t prefix[2];
     std::string_view text;  // the child's frame
     uint32_t node;
     bool descendants;
   };
+
+  Run run_of(uint32_t node, bool descendants) const {
+    Run r{{0, 0}, texts_[node], node, descendants};
+    unsigned char key[16] = {0};
+    const size_t n = std::min<size_t>(16, r.text.size());
+    std::memcpy(key, r.text.data(), n);
+    if (descendants && n < 16) key[n] = ';';
+    for (int w = 0; w < 2; ++w)
+      for (int b = 0; b < 8; ++b) r.prefix[w] = r.prefix[w] << 8 | key[8 * w + b];
+    return r;
+  }
 
   // The child of `parent` with frame `text`; past kMaxFoldedFrames frames,
   // the one marker child that stands for every deeper frame.
@@ -158,6 +172,10 @@ class Folder {
   // Whether run `a`'s lines come before run `b`'s: their keys ("X", or
   // "X;" for the descendants) compared bytewise, a prefix first.
   bool before(const Run& a, const Run& b) const {
+    // Unequal prefixes decide (a key's end is a zero, below every byte but
+    // a NUL in a name, which ties and goes on to the full comparison).
+    if (a.prefix[0] != b.prefix[0]) return a.prefix[0] < b.prefix[0];
+    if (a.prefix[1] != b.prefix[1]) return a.prefix[1] < b.prefix[1];
     const std::string_view x = a.text, y = b.text;
     const size_t n = std::min(x.size(), y.size());
     if (int c = std::memcmp(x.data(), y.data(), n); c != 0) return c < 0;

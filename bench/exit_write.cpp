@@ -153,7 +153,11 @@ long dropped_events(const std::string& path) {
 
 struct Outcome {
   double before_mb = 0, peak_mb = 0, wall_s = 0, cpu_s = 0, json_mb = 0, all_mb = 0;
-  long nodes = 0, events = 0;  // events: recorded (asked for, less the dropped)
+  double nodes = 0, events = 0;  // events: recorded (asked for, less the dropped)
+  // Per second of wall and of CPU time (taken per round: what is kept can
+  // differ from round to round when GPU records race events for the cap).
+  double events_wall = 0, events_cpu = 0, nodes_wall = 0, nodes_cpu = 0;
+  double json_wall = 0, json_cpu = 0;
 };
 
 struct Setup {
@@ -213,8 +217,14 @@ bool run_once(const Setup& s, const std::string& agent, Outcome* o) {
     o->json_mb = static_cast<double>(file_size(json)) / 1e6;
     for (const char* ext : {".json", ".tree.txt", ".dot", ".trace.json", ".folded"})
       o->all_mb += static_cast<double>(file_size(prefix + ext)) / 1e6;
-    o->nodes = count_nodes(json);
-    o->events = asked - dropped_events(json);
+    o->nodes = static_cast<double>(count_nodes(json));
+    o->events = static_cast<double>(asked - dropped_events(json));
+    o->events_wall = o->events / o->wall_s / 1e6;
+    o->events_cpu = o->events / o->cpu_s / 1e6;
+    o->nodes_wall = o->nodes / o->wall_s / 1e6;
+    o->nodes_cpu = o->nodes / o->cpu_s / 1e6;
+    o->json_wall = o->json_mb / o->wall_s;
+    o->json_cpu = o->json_mb / o->cpu_s;
   }
   std::string cleanup = std::string("rm -rf ") + dir;
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir);
@@ -269,21 +279,18 @@ int main(int argc, char** argv) {
       for (const Outcome& o : runs[a]) v.push_back(o.*f);
       return median(v);
     };
-    const double wall = m(&Outcome::wall_s), cpu = m(&Outcome::cpu_s);
-    const double json = m(&Outcome::json_mb);
-    const double nodes = static_cast<double>(runs[a].back().nodes);
-    const double events = static_cast<double>(runs[a].back().events);
     std::printf("%s\n", agents[a].c_str());
     std::printf("  resident before the write   %8.1f MB\n", m(&Outcome::before_mb));
     std::printf("  peak resident (VmHWM)       %8.1f MB\n", m(&Outcome::peak_mb));
-    std::printf("  write time, wall            %8.2f s\n", wall);
-    std::printf("  write time, CPU             %8.2f s  (user + system, every thread)\n", cpu);
-    std::printf("  events recorded             %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n", events,
-                events / wall / 1e6, events / cpu / 1e6);
-    std::printf("  nodes written               %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n", nodes,
-                nodes / wall / 1e6, nodes / cpu / 1e6);
-    std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n", json,
-                json / wall, json / cpu);
+    std::printf("  write time, wall            %8.2f s\n", m(&Outcome::wall_s));
+    std::printf("  write time, CPU             %8.2f s  (user + system, every thread)\n",
+                m(&Outcome::cpu_s));
+    std::printf("  events recorded             %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n",
+                m(&Outcome::events), m(&Outcome::events_wall), m(&Outcome::events_cpu));
+    std::printf("  nodes written               %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n",
+                m(&Outcome::nodes), m(&Outcome::nodes_wall), m(&Outcome::nodes_cpu));
+    std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n",
+                m(&Outcome::json_mb), m(&Outcome::json_wall), m(&Outcome::json_cpu));
     std::printf("  all outputs                 %8.1f MB\n", m(&Outcome::all_mb));
   }
   return 0;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/budget.h"
 #include "agent/gpu_attribution.h"
 #include "agent/node_spill.h"
 #include "agent/replay.h"
@@ -19,6 +20,7 @@
 
 namespace brickprof::agent {
 
+// An open CPU node during the walk.
 struct Frame {
   uint32_t id;
   uint32_t agg;

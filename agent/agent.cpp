@@ -26,7 +26,6 @@
 #include "agent/output.h"
 #include "agent/process_info.h"
 #include "agent/recorder.h"
-#include "agent/replay.h"
 #include "agent/trace_stream.h"
 #include "analysis/sink.h"
 

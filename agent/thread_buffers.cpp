@@ -25,6 +25,7 @@
 #include "agent/clock.h"
 #include "agent/critical_section.h"
 #include "agent/page_pool.h"
+#include "agent/recorder.h"
 
 namespace brickprof::agent::thread_buffers {
 
@@ -50,7 +51,10 @@ struct RetiredThread {
 // needs the budget's permission except to keep the compacted words.
 constexpr uint64_t kRegistrationBytes = sizeof(RetiredThread) + 2 * sizeof(ThreadBuffer*);
 constexpr size_t kRetiredBlock = 1024;        // entries per block
-constexpr size_t kArenaWords = 64 << 10;      // 512 KiB blocks of compacted words
+// Blocks of compacted words: 4 KiB first, doubling to 512 KiB (a small
+// cap must not go to one large block).
+constexpr size_t kFirstArenaWords = 512;
+constexpr size_t kArenaWords = 64 << 10;
 constexpr int64_t kGraveyardNs = 1000000000;  // a retired head's quarantine
 constexpr size_t kGraveyardKeep = 64;         // old heads kept for reuse, the rest freed
 
@@ -63,6 +67,7 @@ struct State {
   size_t retired_count = 0;
   uint64_t* arena = nullptr;
   size_t arena_left = 0;
+  size_t arena_block = kFirstArenaWords;   // the next block's words
   ThreadBuffer* graveyard_head = nullptr;  // oldest first
   ThreadBuffer* graveyard_tail = nullptr;
   size_t graveyard_size = 0;
@@ -120,19 +125,21 @@ ThreadBuffer* take_from_graveyard(State& s) {
 // Copies `count` words into the arena; nullptr if the budget refuses.
 const uint64_t* compact(State& s, const uint64_t* words, uint32_t count) {
   if (count > s.arena_left) {
-    size_t block_words = std::max<size_t>(kArenaWords, count);
+    const bool own = count > s.arena_block / 2;  // a big tail gets a block of its own
+    size_t block_words = own ? count : s.arena_block;
     if (!budget::charge(block_words * sizeof(uint64_t))) return nullptr;
     auto* block = static_cast<uint64_t*>(std::malloc(block_words * sizeof(uint64_t)));
     if (!block) {
       budget::release(block_words * sizeof(uint64_t));
       return nullptr;
     }
-    if (block_words > kArenaWords) {  // a block of its own, the current one stays
+    if (own) {  // the current block stays
       std::memcpy(block, words, count * sizeof(uint64_t));
       return block;
     }
     s.arena = block;
     s.arena_left = block_words;
+    s.arena_block = std::min(2 * s.arena_block, kArenaWords);
   }
   uint64_t* at = s.arena;
   std::memcpy(at, words, count * sizeof(uint64_t));
@@ -152,6 +159,22 @@ RetiredThread* new_retired_entry(State& s) {
       &s.retired_blocks[s.retired_count / kRetiredBlock][s.retired_count % kRetiredBlock];
   ++s.retired_count;
   return new (r) RetiredThread();
+}
+
+// Frees a thread's chunks, counting their records as dropped.
+void drop_chain(State& s, ThreadBuffer* tb) {
+  uint64_t records = 0;
+  const uint64_t* cur = tb->cur.load(std::memory_order_relaxed);
+  for (Chunk* c = tb->head; c;) {
+    const bool live = c == tb->tail;
+    const uint64_t* end = live ? cur : c->words + c->sealed_count.load(std::memory_order_relaxed);
+    for (const uint64_t* w = c->words; w < end; ++records)
+      w += reinterpret_cast<const Event*>(w)->words();
+    Chunk* next = live ? nullptr : c->next;
+    free_chunk(c);
+    c = next;
+  }
+  s.dropped_by_retired.fetch_add(records, std::memory_order_relaxed);
 }
 
 void unlink_live(State& s, ThreadBuffer* tb) {
@@ -176,6 +199,7 @@ void retire(void* arg) {
   bool kept = false;
   if (Chunk* tail = tb->tail) {
     RetiredThread* r = new_retired_entry(s);
+    if (!r) drop_chain(s, tb);  // no memory for its entry: its events are counted as dropped
     if (r) {
       kept = true;
       r->seq = tb->seq;

@@ -11,8 +11,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -28,9 +28,10 @@
 #include "agent/output.h"
 #include "agent/process_info.h"
 #include "agent/recorder.h"
-#include "agent/replay.h"
 #include "agent/signals.h"
+#include "agent/trace_stream.h"
 #include "analysis/atomic_file.h"
+#include "analysis/sink.h"
 
 namespace brickprof::agent {
 
@@ -80,11 +81,10 @@ struct DumpSignal {
   int number;
   const char* name;
 };
-constexpr DumpSignal kDumpSignals[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
-                                       {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"},
-                                       {SIGABRT, "SIGABRT"}, {SIGSEGV, "SIGSEGV"},
-                                       {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-                                       {SIGILL, "SIGILL"}};
+constexpr DumpSignal kDumpSignals[] = {
+    {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},
+    {SIGQUIT, "SIGQUIT"}, {SIGABRT, "SIGABRT"}, {SIGSEGV, "SIGSEGV"},
+    {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"}};
 
 // Raised by the faulting code itself: returning would run it again.
 bool is_crash(int sig) {
@@ -127,7 +127,7 @@ void on_dump_deadline(int) {
   sigemptyset(&unblock);
   sigaddset(&unblock, sig);
   pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);  // we run inside its handler
-  _exit(128 + sig);  // not reached: the default action terminates
+  _exit(128 + sig);                                 // not reached: the default action terminates
 }
 
 // The write runs in the handler, so it can block forever on a lock the
@@ -155,8 +155,10 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
   const struct sigaction program = signals::program_action(sig);
   if (!signals::is_default(program)) {
     if (program.sa_handler == SIG_IGN) return;
-    if (program.sa_flags & SA_SIGINFO) program.sa_sigaction(sig, info, context);
-    else program.sa_handler(sig);
+    if (program.sa_flags & SA_SIGINFO)
+      program.sa_sigaction(sig, info, context);
+    else
+      program.sa_handler(sig);
     return;
   }
   // Inside the agent's locks or a CUPTI callback the write would wait for
@@ -245,32 +247,24 @@ void start() {
   log_debug("started; clock " + std::string(Clock::uses_tsc() ? "tsc" : "clock_gettime"));
 }
 
-Trace build_trace() {
-  capture::freeze(true);  // the recorder is off from here
-  if (g_gpu) g_gpu->flush();
-  uint64_t end_ticks = Clock::ticks();
-  Clock clock = Clock::fit_now();
+// The trace's header: everything but the nodes, which `stream` writes.
+Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, uint64_t end_ticks,
+                   const std::vector<capture::Window>& windows) {
   Trace trace;
-  std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
-  const std::vector<capture::Window> windows = capture::windows();
-  ReplayResult replayed = replay(threads, clock, end_ticks, trace, windows);
-  std::map<uint32_t, std::string> noted_names;
-  for (const Recorder::ThreadEvents& t : threads) noted_names[t.tid] = t.name;
-  for (uint32_t lane = 0; lane < replayed.range_lanes; ++lane)
-    noted_names[kRangeLaneBase + lane] =
-        lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
-  fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names, the_config().cmdline);
+  trace.process = process_info(g_start_ns, clock.to_ns(end_ticks), the_config().cmdline);
+  trace.threads = thread_infos(stream.node_threads(), stream.noted_names());
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
   d.dropped_events = Recorder::dropped_events();
-  d.unbalanced_pops = replayed.unbalanced_pops;
-  d.open_scopes_at_exit = replayed.open_scopes_at_exit;
+  d.dropped_names = Recorder::dropped_names();
+  d.unbalanced_pops = stream.counts().unbalanced_pops;
+  d.open_scopes_at_exit = stream.counts().open_scopes_at_exit;
   d.capture = capture::describe(clock.ns_per_tick());
   for (const capture::Window& w : windows)  // a window open at exit ends there
     d.capture_windows.push_back(
         {clock.to_ns(w.start_tsc), clock.to_ns(w.end_tsc ? w.end_tsc : end_ticks)});
-  d.scopes_cut_by_capture = replayed.scopes_cut_by_capture;
+  d.scopes_cut_by_capture = stream.counts().scopes_cut_by_capture;
   d.warnings = the_config().warnings;
   if (std::string why = capture::why_nothing_was_recorded(); !why.empty())
     d.warnings.push_back(why);
@@ -284,9 +278,21 @@ Trace build_trace() {
   if (d.dropped_events)
     d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
                          std::to_string(d.dropped_events) + " events dropped");
-  if (g_gpu) g_gpu->contribute(trace, replayed.launches);  // sets devices[]: GPUs first
+  if (d.dropped_names)
+    d.warnings.push_back(
+        "name table full (BRICKPROF_BUFFER_MB): " + std::to_string(d.dropped_names) +
+        " scopes with run-time names recorded as \"(other)\"");
+  if (!stream.note().empty()) d.warnings.push_back(stream.note());
+  if (gpu) gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first
   add_host_device(trace);
   return trace;
+}
+
+// Where the node spill goes: the outputs' directory.
+std::string directory_of(const std::string& prefix) {
+  size_t slash = prefix.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : prefix.substr(0, slash);
 }
 
 // Takes the writer's place. With `wait`, waits for a write on another
@@ -322,11 +328,25 @@ std::string pre_exec_prefix(const std::string& prefix) {
 // a failed exec left under another name is removed once this one is out.
 void write_trace(const std::string& why, bool before_exec) {
   try {
-    Trace trace = build_trace();
-    if (!why.empty()) trace.diagnostics.warnings.push_back(why);
-    std::string prefix = output_prefix(the_config(), trace.process);
+    // Streamed (agent/trace_stream.h): the events are read, not copied
+    // into a Trace; before an exec, which may fail and record on, they are
+    // kept, else freed as they are read.
+    capture::freeze(true);    // the recorder is off from here
+    FileSizeSignalHeld held;  // the node spill and the outputs alike
+    if (g_gpu) g_gpu->flush();
+    const uint64_t end_ticks = Clock::ticks();
+    const Clock clock = Clock::fit_now();
+    const std::vector<capture::Window> windows = capture::windows();
+    std::string prefix = output_prefix(
+        the_config(), process_info(g_start_ns, clock.to_ns(end_ticks), the_config().cmdline));
     if (before_exec) prefix = pre_exec_prefix(prefix);
-    const WrittenOutputs written = write_outputs(trace, the_config().formats, prefix);
+    std::unique_ptr<GpuDump> gpu = g_gpu ? g_gpu->begin_dump() : nullptr;
+    TraceStream stream(Recorder::snapshot(), clock, end_ticks, windows, gpu.get(),
+                       /*consume=*/!before_exec, directory_of(prefix));
+    Trace header = build_header(stream, gpu.get(), clock, end_ticks, windows);
+    if (!why.empty()) header.diagnostics.warnings.push_back(why);
+    FileSink sink(prefix);
+    const WrittenOutputs written = stream.write(header, the_config().formats, sink);
     list_in_manifest(the_config().run_manifest, written.files);
     if (!written.failures.empty()) {
       std::string missing;
@@ -388,7 +408,8 @@ bool should_save_before_leaving(bool before_exec) {
          (Recorder::recorded_anything() || (g_started_process && !before_exec));
 }
 
-bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg) {
+bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up,
+                         const void* arg) {
   if (!take_writer(/*wait=*/false)) return false;
   bool wrote = !g_dumped.exchange(true);
   if (wrote) {
@@ -402,7 +423,8 @@ bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_u
 
 void resume_after_failed_exec() {
   if (!take_writer(/*wait=*/true)) return;
-  capture::freeze(false);  // records again as the program and the windows say
+  capture::freeze(false);         // records again as the program and the windows say
+  Recorder::resume_after_dump();  // exiting threads free their buffers again
   if (!g_recording_before_exec) Recorder::set_enabled(false);  // it had not started well
   g_dumped.store(false);
   g_writer.store(0);

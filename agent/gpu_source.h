@@ -1,5 +1,5 @@
 // What the agent core needs from a GPU event source (CUPTI): start it, flush
-// it at exit, and have it add its kernels, copies and syncs to the trace.
+// it at exit, and hand its kernels, copies and syncs to the trace.
 #pragma once
 
 #include <memory>
@@ -7,17 +7,40 @@
 
 #include "agent/config.h"
 #include "agent/replay.h"
+#include "agent/staged_records.h"
 #include "analysis/trace.h"
 
 namespace brickprof::agent {
+
+// The GPU records while the trace is written, under the source's locks
+// (released when this is destroyed).
+class GpuDump {
+ public:
+  virtual ~GpuDump() = default;
+  virtual StagedRecords& records() = 0;
+  // BRICKPROF_CAPTURE other than all: records whose launch was not
+  // recorded (outside every window) are left out.
+  virtual bool recorded_launches_only() const = 0;
+  // The graph node a replayed record was captured as (instantiation clones
+  // followed back).
+  virtual uint64_t original_graph_node(uint64_t graph_node) const = 0;
+  // Copy and memset addresses the API callbacks saw, into `detail`.
+  virtual void fill_addresses(NodeKind kind, GpuDetail& detail) const = 0;
+  // devices[], ptx[] and the source's diagnostics (dropped records,
+  // warnings); `left_out`: records the dump left out of the capture.
+  virtual void contribute_header(Trace& header, uint64_t left_out) = 0;
+};
 
 class GpuSource {
  public:
   virtual ~GpuSource() = default;
   // Forces out every buffered activity record (at exit, before device reset).
   virtual void flush() = 0;
+  // The streaming exit write's view of the records (trace_stream.h).
+  virtual std::unique_ptr<GpuDump> begin_dump() = 0;
   // Adds GPU nodes, parented to the scopes in `launches`, plus devices, ptx[]
-  // and diagnostics (dropped records, zero timestamps, status).
+  // and diagnostics (dropped records, zero timestamps, status): the
+  // whole-Trace path (replay.h).
   virtual void contribute(Trace& trace, const LaunchIndex& launches) = 0;
 };
 

@@ -7,47 +7,14 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 
+#include "analysis/atomic_file.h"
 #include "analysis/sink.h"
 
 namespace brickprof::agent {
 namespace {
-
-// A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the
-// process; the program never wrote that file. Held on the writing thread
-// while the agent writes, so its write fails with EFBIG instead, and the
-// signal that write raised is taken back (one sent to the process meanwhile
-// would be taken with it).
-class FileSizeSignalHeld {
- public:
-  FileSizeSignalHeld() {
-    sigemptyset(&xfsz_);
-    sigaddset(&xfsz_, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz_, &saved_mask_);
-    was_pending_ = pending();
-  }
-  ~FileSizeSignalHeld() {
-    if (!was_pending_ && pending()) {
-      const timespec now{0, 0};
-      sigtimedwait(&xfsz_, nullptr, &now);
-    }
-    pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
-  }
-  FileSizeSignalHeld(const FileSizeSignalHeld&) = delete;
-  FileSizeSignalHeld& operator=(const FileSizeSignalHeld&) = delete;
-
- private:
-  static bool pending() {
-    sigset_t set;
-    return sigpending(&set) == 0 && sigismember(&set, SIGXFSZ) == 1;
-  }
-
-  sigset_t xfsz_, saved_mask_;
-  bool was_pending_ = false;
-};
 
 template <typename Visit>
 void each_output_path(const std::vector<std::string>& formats, const std::string& prefix,
@@ -57,43 +24,33 @@ void each_output_path(const std::vector<std::string>& formats, const std::string
     if (std::unique_ptr<Exporter> exporter = make_exporter(name)) visit(sink.path_for(*exporter));
 }
 
+bool xfsz_pending() {
+  sigset_t set;
+  return sigpending(&set) == 0 && sigismember(&set, SIGXFSZ) == 1;
+}
+
 }  // namespace
+
+// The signal a failed write raised is taken back when the hold ends (one
+// sent to the process meanwhile would be taken with it).
+FileSizeSignalHeld::FileSizeSignalHeld() {
+  sigemptyset(&xfsz_);
+  sigaddset(&xfsz_, SIGXFSZ);
+  pthread_sigmask(SIG_BLOCK, &xfsz_, &saved_mask_);
+  was_pending_ = xfsz_pending();
+}
+
+FileSizeSignalHeld::~FileSizeSignalHeld() {
+  if (!was_pending_ && xfsz_pending()) {
+    const timespec now{0, 0};
+    sigtimedwait(&xfsz_, nullptr, &now);
+  }
+  pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
+}
 
 std::string output_prefix(const Config& config, const ProcessInfo& p) {
   return expand_output_prefix(config.output, static_cast<long>(p.pid), static_cast<long>(p.rank),
                               p.host, p.program);
-}
-
-WrittenOutputs write_outputs(const Trace& trace, const std::vector<std::string>& formats,
-                             const std::string& prefix) {
-  WrittenOutputs written;
-  try {
-    std::vector<std::string> ordered = formats;
-    std::stable_partition(ordered.begin(), ordered.end(), [](const std::string& name) {
-      return name == "json" || name == "json.gz";
-    });
-    FileSink sink(prefix);
-    FileSizeSignalHeld held;
-    for (const std::string& name : ordered) {
-      std::unique_ptr<Exporter> exporter = make_exporter(name);
-      if (!exporter) {
-        written.failures.push_back(prefix + ": unknown output format '" + name + "'");
-        continue;
-      }
-      std::string error = sink.emit(*exporter, trace);
-      if (error.empty())
-        written.files.push_back(sink.path_for(*exporter));
-      else
-        written.failures.push_back(std::move(error));
-    }
-  } catch (...) {
-    // Only allocation can fail here; keep whatever was reported so far.
-    try {
-      written.failures.push_back(prefix + ".*: out of memory while writing");
-    } catch (...) {
-    }
-  }
-  return written;
 }
 
 void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files) {
@@ -101,13 +58,8 @@ void list_in_manifest(const std::string& manifest, const std::vector<std::string
   std::string lines;
   for (const std::string& file : files) lines += file + '\n';
   int fd = ::open(manifest.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return;  // run is gone, or the name is not its file: nothing to tell
-  if (fd < 3) {        // never the program's stdio (run ignores lines it did not expect)
-    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    ::close(fd);
-    fd = moved;
-    if (fd < 0) return;
-  }
+  fd = move_above_stdio(fd);  // run ignores lines it did not expect, the program's stdio not
+  if (fd < 0) return;         // run is gone, or the name is not its file: nothing to tell
   ssize_t ignored = ::write(fd, lines.data(), lines.size());
   (void)ignored;
   ::close(fd);

@@ -2,6 +2,8 @@
 // them for `brickprof run`.
 #pragma once
 
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -13,15 +15,19 @@ namespace brickprof::agent {
 // BRICKPROF_OUTPUT with %p %r %h %n expanded.
 std::string output_prefix(const Config& config, const ProcessInfo& process);
 
-struct WrittenOutputs {
-  std::vector<std::string> files;     // the paths written, in order
-  std::vector<std::string> failures;  // one line per file not written, naming it
+// While one lives, a file this thread writes past RLIMIT_FSIZE fails with
+// EFBIG instead of its SIGXFSZ killing the host (which never wrote it).
+class FileSizeSignalHeld {
+ public:
+  FileSizeSignalHeld();
+  ~FileSizeSignalHeld();
+  FileSizeSignalHeld(const FileSizeSignalHeld&) = delete;
+  FileSizeSignalHeld& operator=(const FileSizeSignalHeld&) = delete;
+
+ private:
+  sigset_t xfsz_, saved_mask_;
+  bool was_pending_ = false;
 };
-// Writes each format to <prefix><extension>, atomically, the JSON first:
-// every command reads it, and on a disk about to fill it gets the room.
-// Never throws; a file past RLIMIT_FSIZE fails instead of killing the host.
-WrittenOutputs write_outputs(const Trace& trace, const std::vector<std::string>& formats,
-                             const std::string& prefix);
 // Appends `files`, a line each, to `brickprof run`'s manifest (one O_APPEND
 // write, so processes writing at once do not mix); nothing if there is none.
 void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files);

@@ -105,6 +105,8 @@ void* take_block() {
   return map_block();
 }
 
+void release_block(void* block) { munmap(block, kBlockBytes); }
+
 void reset_after_fork() {
   // Ready blocks were copied into the child and stay usable; only the thread
   // is gone (and another parent thread may have held the lock at fork).

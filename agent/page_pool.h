@@ -15,6 +15,9 @@ constexpr size_t kBlockBytes = 2u << 20;
 // A 2 MiB block, 2 MiB aligned and populated: a prepared one when the pool
 // has it, else one mapped on the spot. nullptr when the system has no memory.
 void* take_block();
+// Returns a block take_block() gave to the system (the dump frees event
+// memory as it consumes it).
+void release_block(void* block);
 
 // In a forked child: the pool's thread did not survive; start over.
 void reset_after_fork();

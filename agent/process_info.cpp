@@ -1,6 +1,7 @@
 // Process facts for the trace header (see process_info.h).
 #include "agent/process_info.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -56,6 +57,19 @@ bool maps_file(const std::string& maps, dev_t device, ino_t inode) {
   return false;
 }
 
+// The threads alive now: only they have a name to read (a trace may name
+// a hundred thousand that have exited).
+std::set<uint32_t> live_threads() {
+  std::set<uint32_t> tids;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(dir))
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+        tids.insert(static_cast<uint32_t>(std::strtoul(e->d_name, nullptr, 10)));
+    closedir(dir);
+  }
+  return tids;
+}
+
 }  // namespace
 
 bool is_started_process(long run_pid, const void* agent_code) {
@@ -68,8 +82,8 @@ bool is_started_process(long run_pid, const void* agent_code) {
 }
 
 int64_t detect_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
-                          "RANK", "MV2_COMM_WORLD_RANK"}) {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK",
+                          "MV2_COMM_WORLD_RANK"}) {
     const char* v = std::getenv(var);
     if (v && *v) {
       char* end = nullptr;
@@ -80,9 +94,8 @@ int64_t detect_rank() {
   return -1;
 }
 
-void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
-                       const std::map<uint32_t, std::string>& noted_names, CmdlineMode cmdline) {
-  ProcessInfo& p = trace.process;
+ProcessInfo process_info(int64_t start_ns, int64_t end_ns, CmdlineMode cmdline) {
+  ProcessInfo p;
   p.pid = getpid();
   p.ppid = getppid();
   p.program = program_invocation_short_name ? program_invocation_short_name : "";
@@ -92,19 +105,34 @@ void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
   p.rank = detect_rank();
   p.start_ns = start_ns;
   p.end_ns = end_ns;
+  return p;
+}
 
-  std::set<uint32_t> tids;
-  for (const Node& n : trace.nodes) tids.insert(n.thread);
+std::vector<ThreadInfo> thread_infos(const std::set<uint32_t>& tids,
+                                     const std::map<uint32_t, std::string>& noted_names) {
+  std::vector<ThreadInfo> threads;
+  const std::set<uint32_t> live = live_threads();
   for (uint32_t tid : tids) {
-    std::string name = trim_newline(
-        read_small_file("/proc/self/task/" + std::to_string(tid) + "/comm"));
+    std::string name;
+    if (live.count(tid))
+      name = trim_newline(read_small_file("/proc/self/task/" + std::to_string(tid) + "/comm"));
     if (name.empty()) {  // it has exited
       auto noted = noted_names.find(tid);
       name = noted != noted_names.end() && !noted->second.empty() ? noted->second
                                                                   : "thread " + std::to_string(tid);
     }
-    trace.threads.push_back(ThreadInfo{tid, name});
+    threads.push_back(ThreadInfo{tid, name});
   }
+  return threads;
+}
+
+void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
+                       const std::map<uint32_t, std::string>& noted_names, CmdlineMode cmdline) {
+  trace.process = process_info(start_ns, end_ns, cmdline);
+  std::set<uint32_t> tids;
+  for (const Node& n : trace.nodes) tids.insert(n.thread);
+  std::vector<ThreadInfo> threads = thread_infos(tids, noted_names);
+  trace.threads.insert(trace.threads.end(), threads.begin(), threads.end());
 }
 
 }  // namespace brickprof::agent

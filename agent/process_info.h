@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "agent/config.h"
 #include "analysis/trace.h"
@@ -18,6 +20,11 @@ int64_t detect_rank();
 // threads that have exited by now. `cmdline`: how much of it to keep.
 void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,
                        const std::map<uint32_t, std::string>& noted_names, CmdlineMode cmdline);
+// The same in two parts, for a trace whose nodes are not held: the
+// process, and the threads `tids` (the threads nodes are on).
+ProcessInfo process_info(int64_t start_ns, int64_t end_ns, CmdlineMode cmdline);
+std::vector<ThreadInfo> thread_infos(const std::set<uint32_t>& tids,
+                                     const std::map<uint32_t, std::string>& noted_names);
 
 // Whether this is the process the user started, which writes a trace even
 // if it recorded nothing: the one `brickprof run` started (`run_pid`; an

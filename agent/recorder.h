@@ -1,7 +1,8 @@
 // The recorder: per-thread, lock-free buffers of small event records.
 // Producers (scope API, NVTX injection, CUPTI callbacks) append on their own
 // thread with no lock and no allocation in steady state; at exit the dumper
-// replays every buffer into a Trace (see replay.h).
+// replays every buffer (see replay.h, trace_stream.h). Events, sites and
+// per-thread state are charged to one budget (budget.h).
 #pragma once
 
 #include <atomic>
@@ -10,17 +11,19 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/site_table.h"
+#include "agent/thread_buffers.h"
 #include "analysis/trace.h"
 
 namespace brickprof::agent {
 
 enum class EventType : uint8_t {
-  kPush,       // a = element count or layer index; site = what was opened
-  kPop,        //
-  kWork,       // a, b = FLOPs and bytes (double bits) for the innermost scope
-  kCudaApi,    // tsc = API enter, a = correlation id, b = API exit tsc, site = API name
-  kGraphNode,  // a = CUDA graph node id created under the current scope
-  kMark,       // an instant (NVTX mark); site = its name
+  kPush,        // a = element count or layer index; site = what was opened
+  kPop,         //
+  kWork,        // a, b = FLOPs and bytes (double bits) for the innermost scope
+  kCudaApi,     // tsc = API enter, a = correlation id, b = API exit tsc, site = API name
+  kGraphNode,   // a = CUDA graph node id created under the current scope
+  kMark,        // an instant (NVTX mark); site = its name
   kRangeStart,  // a = range id; site = its name (the range may end on another thread)
   kRangeEnd,    // a = range id
 };
@@ -52,24 +55,11 @@ struct Event {
   }
 };
 
-// What an interned site stands for, resolved once when first seen.
-struct SiteInfo {
-  StringId name = 0;  // Recorder::name(name)
-  NodeKind kind = NodeKind::kScope;
-  int16_t brick_id = -1;
-  Category category = Category::kNone;
-  bool opens_capture = false;  // named like BRICKPROF_CAPTURE=scope:NAME
-};
-
-struct Chunk;
-struct ThreadBuffer;
-
 class Recorder {
  public:
-  // Intern a site by kind, brick id and name (name may be empty for layers
-  // and well-known bricks). Names are mapped to layers/bricks as NVTX and
-  // BRICKPROF_BRICK_NAMED need: "Layer 3" -> layer, "Rope" -> RopeEmbedding.
-  // Thread-safe (takes a lock): call once per call site, then cache the id.
+  // Intern a site by kind, brick id and name (see sites::intern): call once
+  // per call site, then cache the id. Names that do not fit the budget
+  // become sites::kOther and are counted (dropped_names).
   static uint32_t intern_site(NodeKind kind, int brick_id, std::string_view name);
   // For NVTX and dynamic names: picks layer / brick / scope from the name.
   static uint32_t intern_named(std::string_view name, NodeKind default_kind);
@@ -107,26 +97,24 @@ class Recorder {
   static void set_clock_is_tsc(bool tsc);
   static void bind_fast_state(volatile uint32_t* word);  // the API table's word
   static void* thread_buffer();  // a brickprof__thread_buffer*; registers the thread
-  // Cap on event memory, bytes (BRICKPROF_BUFFER_MB); set before recording.
+  // The budget, bytes (BRICKPROF_BUFFER_MB); set before recording.
   static void set_capacity(uint64_t bytes);
 
-  // For the dumper: stop recording and visit every thread's events in order.
-  struct ThreadEvents {
-    uint32_t tid;
-    std::string name;  // as last seen by the thread itself (it may have exited)
-    std::vector<const uint64_t*> chunks;  // chunk starts
-    std::vector<uint32_t> counts;         // words of records in each chunk
-    bool truncated;                    // stopped recording at the cap
-  };
+  // For the dumper: every thread's events in order (recording should be
+  // off). Exited threads keep their buffers as they are until
+  // resume_after_dump() (after a dump that did not end the process).
+  using ThreadEvents = thread_buffers::ThreadEvents;
+  using Segment = thread_buffers::Segment;
   static std::vector<ThreadEvents> snapshot();
+  static void resume_after_dump();
+  // A destructive dump frees each segment once it is consumed.
+  static void release(const Segment& segment);
   static uint64_t dropped_events();
+  static uint64_t dropped_names();
   // Whether any event was recorded or dropped since start (or fork). Lock-free
   // and async-signal-safe, for the exec and _exit hooks.
   static bool recorded_anything();
   static SiteInfo site(uint32_t id);
-  // A copy, taken under the lock: other threads may still be interning
-  // new names while the trace is written.
-  static std::string name(StringId id);
   // Forget all events (after fork, in the child).
   static void reset_after_fork();
 };

@@ -3,29 +3,20 @@
 
 #include <algorithm>
 #include <iterator>
-#include <cstring>
 #include <queue>
 #include <string>
-#include <unordered_map>
 
 namespace brickprof::agent {
 namespace {
-
-double double_of(uint64_t bits) {
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
 
 // Node names are interned into the trace's own table, once per site.
 class NameCache {
  public:
   explicit NameCache(Trace& trace) : trace_(trace) {}
-  StringId site_name(const SiteInfo& info) {
-    auto it = by_recorder_id_.find(info.name);
-    if (it != by_recorder_id_.end()) return it->second;
-    StringId id = trace_.strings.intern(Recorder::name(info.name));
-    by_recorder_id_.emplace(info.name, id);
+  StringId site_name(uint32_t site) {
+    if (site >= by_site_.size()) by_site_.resize(site + 1, kUnset);
+    StringId& id = by_site_[site];
+    if (id == kUnset) id = trace_.strings.intern(Recorder::site(site).name);
     return id;
   }
   StringId layer_name(uint64_t index) {
@@ -37,190 +28,162 @@ class NameCache {
   }
 
  private:
+  static constexpr StringId kUnset = UINT32_MAX;
   Trace& trace_;
-  std::unordered_map<StringId, StringId> by_recorder_id_;
+  std::vector<StringId> by_site_;
   std::unordered_map<uint64_t, StringId> layers_;
 };
 
-struct RangeStart {
-  uint64_t id;
-  uint64_t tsc;
-  uint32_t site;
-  bool operator<(const RangeStart& o) const { return tsc < o.tsc; }
+// Builds Trace nodes and edges as the walk reads them.
+class TraceBuilder {
+ public:
+  TraceBuilder(Trace& trace, NameCache& names, ReplayResult& result, uint32_t tid)
+      : trace_(trace), names_(names), result_(result), tid_(tid) {}
+
+  void open(uint32_t id, uint32_t parent, const Opened& o) {
+    Node n;
+    n.kind = o.info.kind;
+    n.thread = tid_;
+    n.parent = parent;
+    n.start_ns = n.end_ns = o.start_ns;
+    if (o.info.kind == NodeKind::kLayer) {
+      n.layer_index = static_cast<int32_t>(o.arg);
+      n.name = names_.layer_name(o.arg);
+    } else {
+      n.name = names_.site_name(o.site);
+      n.elements = o.arg;
+    }
+    if (o.info.kind == NodeKind::kBrick) {
+      n.brick_id = o.info.brick_id;
+      n.category = o.info.category;
+    }
+    trace_.add_node(n);  // ids are dense: `id` is the next one
+    if (parent != kNoNode) trace_.add_edge(parent, id, EdgeType::kContains);
+  }
+  void close(uint32_t id, int64_t end_ns, bool clamp) {
+    Node& n = trace_.nodes[id];
+    n.end_ns = clamp ? std::max(end_ns, n.start_ns) : end_ns;
+  }
+  void work(uint32_t top, double flops, double bytes) {
+    trace_.nodes[top].flops += flops;
+    trace_.nodes[top].bytes_moved += bytes;
+  }
+  void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns) {
+    result_.launches.by_correlation[correlation] = LaunchPoint{top, tid_, api_start_ns, api_end_ns};
+  }
+  void graph_node(uint64_t graph_node_id, uint32_t top) {
+    result_.launches.scope_of_graph_node[graph_node_id] = top;
+  }
+  void range_start(uint64_t range_id, uint64_t tsc, uint32_t site) {
+    range_starts.push_back({range_id, tsc, site});
+  }
+  void range_end(uint64_t range_id, uint64_t tsc) { range_ends.emplace_back(range_id, tsc); }
+  void consumed(const Recorder::Segment&) {}
+
+  std::vector<RangeStart> range_starts;
+  RangeEnds range_ends;
+
+ private:
+  Trace& trace_;
+  NameCache& names_;
+  ReplayResult& result_;
+  uint32_t tid_;
 };
 
-// Start/end ranges become root nodes, each on the first range lane free at
-// its start (interval partitioning: as few lanes as ranges ever overlap).
 // The end of the closed capture window `tsc` lies in, or 0 (none, or open).
 uint64_t end_of_window_at(const std::vector<capture::Window>& windows, uint64_t tsc) {
-  auto after = std::upper_bound(windows.begin(), windows.end(), tsc,
-                                [](uint64_t t, const capture::Window& w) { return t < w.start_tsc; });
+  auto after =
+      std::upper_bound(windows.begin(), windows.end(), tsc,
+                       [](uint64_t t, const capture::Window& w) { return t < w.start_tsc; });
   return after == windows.begin() ? 0 : std::prev(after)->end_tsc;
 }
 
-void place_ranges(std::vector<RangeStart>& starts,
-                  const std::unordered_map<uint64_t, uint64_t>& ends, const Clock& clock,
-                  uint64_t end_tsc, const std::vector<capture::Window>& windows,
-                  NameCache& names, Trace& trace, ReplayResult& result) {
+}  // namespace
+
+std::vector<PlacedRange> place_ranges(std::vector<RangeStart>& starts, RangeEnds& ends,
+                                      const Clock& clock, uint64_t end_tsc,
+                                      const std::vector<capture::Window>& windows,
+                                      WalkCounts& counts, uint32_t* lanes_used) {
   std::sort(starts.begin(), starts.end());
+  // The last end read for each id (a map assigned in reading order).
+  std::stable_sort(ends.begin(), ends.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t kept = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    if (i + 1 < ends.size() && ends[i + 1].first == ends[i].first) continue;
+    ends[kept++] = ends[i];
+  }
+  ends.resize(kept);
+  auto find_end = [&](uint64_t id) {
+    auto it = std::lower_bound(ends.begin(), ends.end(), id,
+                               [](const auto& e, uint64_t v) { return e.first < v; });
+    return it != ends.end() && it->first == id ? it : ends.end();
+  };
+  std::vector<PlacedRange> placed;
+  placed.reserve(starts.size());
   using LaneEnd = std::pair<int64_t, uint32_t>;  // (busy until, lane)
   std::priority_queue<LaneEnd, std::vector<LaneEnd>, std::greater<LaneEnd>> lanes;
   size_t matched_ends = 0;
   for (const RangeStart& r : starts) {
-    auto end = ends.find(r.id);
+    auto end = find_end(r.id);
     // Never ended: open at exit, or its capture window closed first.
     uint64_t stop_tsc = end_tsc;
     if (end != ends.end()) {
       ++matched_ends;
       stop_tsc = end->second;
     } else if (uint64_t window_end = end_of_window_at(windows, r.tsc); window_end != 0) {
-      ++result.scopes_cut_by_capture;
+      ++counts.scopes_cut_by_capture;
       stop_tsc = window_end;
     } else {
-      ++result.open_scopes_at_exit;
+      ++counts.open_scopes_at_exit;
     }
-    SiteInfo info = Recorder::site(r.site);
-    Node n;
-    n.kind = info.kind == NodeKind::kBrick ? NodeKind::kBrick : NodeKind::kScope;
-    n.name = names.site_name(info);
-    n.brick_id = info.brick_id;
-    n.category = info.category;
-    n.start_ns = clock.to_ns(r.tsc);
-    n.end_ns = std::max(n.start_ns, clock.to_ns(stop_tsc));
-    uint32_t lane;
-    if (!lanes.empty() && lanes.top().first <= n.start_ns) {
-      lane = lanes.top().second;
+    PlacedRange p;
+    p.site = r.site;
+    p.start_ns = clock.to_ns(r.tsc);
+    p.end_ns = std::max(p.start_ns, clock.to_ns(stop_tsc));
+    if (!lanes.empty() && lanes.top().first <= p.start_ns) {
+      p.lane = lanes.top().second;
       lanes.pop();
     } else {
-      lane = result.range_lanes++;
+      p.lane = (*lanes_used)++;
     }
-    lanes.push({n.end_ns, lane});
-    n.thread = kRangeLaneBase + lane;
-    trace.add_node(n);
+    lanes.push({p.end_ns, p.lane});
+    placed.push_back(p);
   }
   // Ends of ranges never started: cut by a capture window, or unbalanced.
-  (windows.empty() ? result.unbalanced_pops : result.scopes_cut_by_capture) +=
+  (windows.empty() ? counts.unbalanced_pops : counts.scopes_cut_by_capture) +=
       ends.size() - matched_ends;
+  return placed;
 }
-
-// Ends every open scope at `close_ns` (never before its start).
-void close_all(std::vector<uint32_t>& open, int64_t close_ns, Trace& trace) {
-  for (uint32_t id : open) trace.nodes[id].end_ns = std::max(close_ns, trace.nodes[id].start_ns);
-  open.clear();
-}
-
-}  // namespace
 
 ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Clock& clock,
                     uint64_t end_tsc, Trace& trace, const std::vector<capture::Window>& windows) {
   ReplayResult result;
-  const bool windowed = !windows.empty();
   NameCache names(trace);
-  std::vector<uint32_t> open;
   std::vector<RangeStart> range_starts;
-  std::unordered_map<uint64_t, uint64_t> range_ends;  // id -> tsc
+  RangeEnds range_ends;
   for (const Recorder::ThreadEvents& te : threads) {
-    open.clear();
-    uint64_t last_tsc = 0;
-    size_t started = 0;  // windows opened at or before the current event
-    size_t pops_of_cut = 0;  // pops still to come of scopes ended at a window's edge
-    for (size_t c = 0; c < te.chunks.size(); ++c) {
-      const uint64_t* end = te.chunks[c] + te.counts[c];
-      for (const uint64_t* w = te.chunks[c]; w < end;) {
-        // Only the record's own words are read (Event is a view).
-        const Event& e = *reinterpret_cast<const Event*>(w);
-        w += e.words();
-        last_tsc = e.type() == EventType::kCudaApi ? e.b : e.tsc;
-        if (windowed) {
-          // By the call's end for CUDA calls: one that began before a
-          // window opened was recorded because it returned inside it.
-          size_t before = started;
-          while (started < windows.size() && windows[started].start_tsc <= last_tsc) ++started;
-          if (started != before && before > 0 && !open.empty()) {
-            // Open when window `before - 1` closed: they end there.
-            result.scopes_cut_by_capture += open.size();
-            pops_of_cut += open.size();
-            close_all(open, clock.to_ns(windows[before - 1].end_tsc), trace);
-          }
-        }
-        uint32_t top = open.empty() ? kNoNode : open.back();
-        switch (e.type()) {
-          case EventType::kPush:
-          case EventType::kMark: {
-            SiteInfo info = Recorder::site(e.site());
-            Node n;
-            n.kind = info.kind;
-            n.thread = te.tid;
-            n.parent = top;
-            n.start_ns = n.end_ns = clock.to_ns(e.tsc);
-            if (info.kind == NodeKind::kLayer) {
-              n.layer_index = static_cast<int32_t>(e.a);
-              n.name = names.layer_name(e.a);
-            } else {
-              n.name = names.site_name(info);
-              n.elements = e.type() == EventType::kPush ? e.a : 0;
-            }
-            if (info.kind == NodeKind::kBrick) {
-              n.brick_id = info.brick_id;
-              n.category = info.category;
-            }
-            uint32_t id = trace.add_node(n);
-            if (top != kNoNode) trace.add_edge(top, id, EdgeType::kContains);
-            if (e.type() == EventType::kPush) open.push_back(id);
-            break;
-          }
-          case EventType::kPop:
-            if (open.empty()) {
-              // Opened before its capture window, or ended at an earlier
-              // window's edge (counted then): the windows cut it.
-              if (!windowed)
-                ++result.unbalanced_pops;
-              else if (pops_of_cut > 0)
-                --pops_of_cut;
-              else
-                ++result.scopes_cut_by_capture;
-            } else {
-              trace.nodes[open.back()].end_ns = clock.to_ns(e.tsc);
-              open.pop_back();
-            }
-            break;
-          case EventType::kWork:
-            if (top != kNoNode) {
-              trace.nodes[top].flops += double_of(e.a);
-              trace.nodes[top].bytes_moved += double_of(e.b);
-            }
-            break;
-          case EventType::kCudaApi:
-            result.launches.by_correlation[e.a] =
-                LaunchPoint{top, te.tid, clock.to_ns(e.tsc), clock.to_ns(e.b)};
-            break;
-          case EventType::kGraphNode:
-            result.launches.scope_of_graph_node[e.a] = top;
-            break;
-          case EventType::kRangeStart:
-            range_starts.push_back({e.a, e.tsc, e.site()});
-            break;
-          case EventType::kRangeEnd:
-            range_ends[e.a] = e.tsc;
-            break;
-        }
-      }
-    }
-    // A thread cut off at the memory cap ends where its record ends; scopes
-    // open at exit end at exit, and those open when the last window closed
-    // end there. Only the middle ones are "open at exit".
-    uint64_t close_tsc = end_tsc;
-    if (te.truncated) {
-      close_tsc = last_tsc;
-    } else if (started > 0 && windows[started - 1].end_tsc != 0) {
-      close_tsc = windows[started - 1].end_tsc;
-      result.scopes_cut_by_capture += open.size();
-    } else {
-      result.open_scopes_at_exit += open.size();
-    }
-    close_all(open, clock.to_ns(close_tsc), trace);
+    TraceBuilder builder(trace, names, result, te.tid);
+    ThreadWalk<TraceBuilder> walk(te, static_cast<uint32_t>(trace.nodes.size()), clock, end_tsc,
+                                  windows, result);
+    walk.run(builder);
+    range_starts.insert(range_starts.end(), builder.range_starts.begin(),
+                        builder.range_starts.end());
+    range_ends.insert(range_ends.end(), builder.range_ends.begin(), builder.range_ends.end());
   }
-  place_ranges(range_starts, range_ends, clock, end_tsc, windows, names, trace, result);
+  for (const PlacedRange& p : place_ranges(range_starts, range_ends, clock, end_tsc, windows,
+                                           result, &result.range_lanes)) {
+    SiteInfo info = Recorder::site(p.site);
+    Node n;
+    n.kind = info.kind == NodeKind::kBrick ? NodeKind::kBrick : NodeKind::kScope;
+    n.name = names.site_name(p.site);
+    n.brick_id = info.brick_id;
+    n.category = info.category;
+    n.start_ns = p.start_ns;
+    n.end_ns = p.end_ns;
+    n.thread = kRangeLaneBase + p.lane;
+    trace.add_node(n);
+  }
   return result;
 }
 

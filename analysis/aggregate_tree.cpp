@@ -43,12 +43,11 @@ struct KeyHash {
   }
 };
 
-Key key_of(const Trace& trace, const Node& node, uint32_t parent_agg) {
+Key key_of(const Node& node, const GpuDetail* g, uint32_t parent_agg) {
   Key k;
   k.parent = parent_agg;
   k.kind = node.kind;
   k.name = node.name;
-  const GpuDetail* g = trace.detail(node);
   switch (node.kind) {
     case NodeKind::kLayer:
       k.index = node.layer_index;
@@ -77,93 +76,36 @@ Key key_of(const Trace& trace, const Node& node, uint32_t parent_agg) {
   return k;
 }
 
-class Builder {
- public:
-  explicit Builder(const Trace& trace) : trace_(trace) {}
-
-  AggregateTree build() {
-    const size_t n = trace_.nodes.size();
-    tree_.nodes.reserve(64);
-    tree_.nodes.push_back(AggregateNode{});  // the top
-    tree_.of_trace_node.assign(n, kNoAgg);
-    ChildIndex index(trace_);
-    std::vector<uint32_t> stack;
-    // Roots in start order; each subtree depth-first, children in order.
-    for (uint32_t root : index.roots()) {
-      stack.push_back(root);
-      while (!stack.empty()) {
-        uint32_t id = stack.back();
-        stack.pop_back();
-        const Node& node = trace_.nodes[id];
-        uint32_t parent_agg =
-            node.parent < n ? tree_.of_trace_node[node.parent] : thread_group(node.thread);
-        uint32_t agg = merge(id, parent_agg);
-        tree_.of_trace_node[id] = agg;
-        auto kids = index.children(id);
-        for (size_t i = kids.size(); i-- > 0;) stack.push_back(kids[i]);
-      }
+// Walks the trace depth-first (roots in start order, children in order)
+// and enters each node into the builder.
+AggregateTree build(const Trace& trace) {
+  const size_t n = trace.nodes.size();
+  AggregateBuilder b;
+  std::vector<uint32_t> of_trace_node(n, kNoAgg);
+  ChildIndex index(trace);
+  std::vector<uint32_t> stack;
+  for (uint32_t root : index.roots()) {
+    stack.push_back(root);
+    while (!stack.empty()) {
+      uint32_t id = stack.back();
+      stack.pop_back();
+      const Node& node = trace.nodes[id];
+      const bool has_parent = node.parent < n;
+      uint32_t parent_agg = has_parent ? of_trace_node[node.parent] : b.thread_group(node.thread);
+      uint32_t agg = b.enter(node, trace.detail(node), parent_agg, id);
+      of_trace_node[id] = agg;
+      // A CPU child's time is not its CPU parent's self time.
+      const bool cpu_in_cpu =
+          is_cpu_kind(node.kind) && has_parent && is_cpu_kind(trace.nodes[node.parent].kind);
+      b.add_time(agg, node.duration_ns(), cpu_in_cpu ? parent_agg : kNoAgg);
+      auto kids = index.children(id);
+      for (size_t i = kids.size(); i-- > 0;) stack.push_back(kids[i]);
     }
-    finish_self_times();
-    return std::move(tree_);
   }
-
- private:
-  uint32_t add_child(uint32_t parent, AggregateNode node) {
-    auto id = static_cast<uint32_t>(tree_.nodes.size());
-    node.parent = parent;
-    node.depth = tree_.nodes[parent].depth + 1;
-    AggregateNode& p = tree_.nodes[parent];
-    if (p.last_child == kNoAgg)
-      p.first_child = id;
-    else
-      tree_.nodes[p.last_child].next_sibling = id;
-    p.last_child = id;
-    p.child_count++;
-    tree_.nodes.push_back(node);
-    return id;
-  }
-
-  uint32_t thread_group(uint32_t tid) {
-    auto [it, inserted] = groups_.emplace(tid, 0);
-    if (inserted) {
-      AggregateNode g;
-      g.thread = tid;
-      it->second = add_child(0, g);
-    }
-    return it->second;
-  }
-
-  uint32_t merge(uint32_t id, uint32_t parent_agg) {
-    const Node& node = trace_.nodes[id];
-    auto [it, inserted] = index_.emplace(key_of(trace_, node, parent_agg), 0);
-    if (inserted) {
-      AggregateNode a;
-      a.first = id;
-      it->second = add_child(parent_agg, a);
-    }
-    AggregateNode& a = tree_.nodes[it->second];
-    int64_t d = node.duration_ns();
-    a.count++;
-    a.total_ns += d;
-    a.self_ns += d;
-    a.elements += node.elements;
-    if (const GpuDetail* g = trace_.detail(node)) a.bytes += g->bytes;
-    // A CPU child's time is not its CPU parent's self time.
-    if (is_cpu_kind(node.kind) && node.parent < trace_.nodes.size() &&
-        is_cpu_kind(trace_.nodes[node.parent].kind))
-      tree_.nodes[parent_agg].self_ns -= d;
-    return it->second;
-  }
-
-  void finish_self_times() {
-    for (AggregateNode& a : tree_.nodes) a.self_ns = std::max<int64_t>(a.self_ns, 0);
-  }
-
-  const Trace& trace_;
-  AggregateTree tree_;
-  std::unordered_map<Key, uint32_t, KeyHash> index_;
-  std::unordered_map<uint32_t, uint32_t> groups_;
-};
+  AggregateTree tree = b.finish();
+  tree.of_trace_node = std::move(of_trace_node);
+  return tree;
+}
 
 }  // namespace
 
@@ -173,6 +115,68 @@ void AggregateTree::children(uint32_t agg, std::vector<uint32_t>& out) const {
     out.push_back(c);
 }
 
-AggregateTree build_aggregate_tree(const Trace& trace) { return Builder(trace).build(); }
+AggregateTree build_aggregate_tree(const Trace& trace) { return build(trace); }
+
+struct AggregateBuilder::Index {
+  std::unordered_map<Key, uint32_t, KeyHash> map;
+};
+
+AggregateBuilder::AggregateBuilder() : index_(std::make_unique<Index>()) {
+  tree_.nodes.reserve(64);
+  tree_.nodes.push_back(AggregateNode{});  // the top
+}
+
+AggregateBuilder::~AggregateBuilder() = default;
+
+uint32_t AggregateBuilder::add_child(uint32_t parent, AggregateNode node) {
+  auto id = static_cast<uint32_t>(tree_.nodes.size());
+  node.parent = parent;
+  node.depth = tree_.nodes[parent].depth + 1;
+  AggregateNode& p = tree_.nodes[parent];
+  if (p.last_child == kNoAgg)
+    p.first_child = id;
+  else
+    tree_.nodes[p.last_child].next_sibling = id;
+  p.last_child = id;
+  p.child_count++;
+  tree_.nodes.push_back(node);
+  return id;
+}
+
+uint32_t AggregateBuilder::thread_group(uint32_t tid) {
+  auto [it, inserted] = groups_.emplace(tid, 0);
+  if (inserted) {
+    AggregateNode g;
+    g.thread = tid;
+    it->second = add_child(0, g);
+  }
+  return it->second;
+}
+
+uint32_t AggregateBuilder::enter(const Node& node, const GpuDetail* detail, uint32_t parent_agg,
+                                 uint32_t first) {
+  auto [it, inserted] = index_->map.emplace(key_of(node, detail, parent_agg), 0);
+  if (inserted) {
+    AggregateNode a;
+    a.first = first;
+    it->second = add_child(parent_agg, a);
+  }
+  enter_again(it->second, node, detail);
+  return it->second;
+}
+
+void AggregateBuilder::add_time(uint32_t agg, int64_t d, uint32_t cpu_parent_agg) {
+  AggregateNode& a = tree_.nodes[agg];
+  a.total_ns += d;
+  a.self_ns += d;
+  if (cpu_parent_agg != kNoAgg) tree_.nodes[cpu_parent_agg].self_ns -= d;
+}
+
+AggregateTree AggregateBuilder::finish() {
+  for (AggregateNode& a : tree_.nodes) a.self_ns = std::max<int64_t>(a.self_ns, 0);
+  index_->map.clear();
+  groups_.clear();
+  return std::move(tree_);
+}
 
 }  // namespace brickprof

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/trace.h"
@@ -55,5 +57,45 @@ struct AggregateTree {
 // prints it, and the same direction for transfers. Unnamed layers and bricks
 // are told apart by layer index and brick id. Linear in the trace size.
 AggregateTree build_aggregate_tree(const Trace& trace);
+
+// build_aggregate_tree one node at a time, for writers that visit the
+// trace's nodes in its depth-first order without holding them (the agent's
+// streaming write): numbering and sibling order are order of enter().
+class AggregateBuilder {
+ public:
+  AggregateBuilder();
+  ~AggregateBuilder();
+  AggregateBuilder(const AggregateBuilder&) = delete;
+  AggregateBuilder& operator=(const AggregateBuilder&) = delete;
+  // The entry grouping the roots of one OS thread.
+  uint32_t thread_group(uint32_t tid);
+  // Merges a node into the children of `parent_agg` (counting it, with its
+  // elements and bytes); `first` is recorded as the entry's first member
+  // when the entry is new. `name` is compared as an id: equal texts must
+  // have equal ids. Returns the entry.
+  uint32_t enter(const Node& node, const GpuDetail* detail, uint32_t parent_agg, uint32_t first);
+  // The same for a node known to merge into `agg` (a caller's cache of
+  // what enter() returned for an equal node under the same parent).
+  void enter_again(uint32_t agg, const Node& node, const GpuDetail* detail) {
+    AggregateNode& a = tree_.nodes[agg];
+    a.count++;
+    a.elements += node.elements;
+    if (detail) a.bytes += detail->bytes;
+  }
+  // The node's duration: added to its entry's total and self time, and
+  // taken off `cpu_parent_agg`'s self time (kNoAgg unless a CPU node's
+  // parent is a CPU node).
+  void add_time(uint32_t agg, int64_t duration_ns, uint32_t cpu_parent_agg);
+  size_t size() const { return tree_.nodes.size(); }
+  const AggregateNode& entry(uint32_t agg) const { return tree_.nodes[agg]; }
+  AggregateTree finish();
+
+ private:
+  struct Index;  // (parent entry, kind, name, ...) -> entry
+  uint32_t add_child(uint32_t parent, AggregateNode node);
+  AggregateTree tree_;
+  std::unique_ptr<Index> index_;
+  std::unordered_map<uint32_t, uint32_t> groups_;
+};
 
 }  // namespace brickprof

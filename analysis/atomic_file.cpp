@@ -91,17 +91,22 @@ PendingFile::PendingFile(const std::string& path) : path_(path) {
   }
   slot_ = list_unfinished(temp_);
   if (fd_ < 3) {
-    // Descriptor 0, 1 or 2 was closed: move up. Whatever another thread
-    // wrote to it in the meantime is cut off again.
-    int moved = ::fcntl(fd_, F_DUPFD_CLOEXEC, 3);
-    int err = errno;
-    ::close(fd_);
-    fd_ = moved;
+    // Whatever another thread wrote to it before the move is cut off again.
+    fd_ = move_above_stdio(fd_);
     if (fd_ < 0 || ::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
-      error_ = path + ": cannot create: " + errno_text(fd_ < 0 ? err : errno);
+      error_ = path + ": cannot create: " + errno_text(errno);
       discard();
     }
   }
+}
+
+int move_above_stdio(int fd) {
+  if (fd < 0 || fd >= 3) return fd;
+  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  int err = errno;
+  ::close(fd);
+  errno = err;
+  return moved;
 }
 
 PendingFile::~PendingFile() { discard(); }

@@ -43,6 +43,11 @@ class PendingFile {
 // rename.
 void remove_unfinished_files();
 
+// `fd` itself when it is 3 or more; else a copy at 3 or above, `fd` closed
+// (-1 and errno when no copy can be made). A program whose stdout or stderr
+// is closed writes to 1 or 2 at any moment: a file of ours must not be there.
+int move_above_stdio(int fd);
+
 // Writes to a descriptor with write(2) in blocks of 1 MiB (larger pieces go
 // straight through), retrying short and interrupted writes. After a failed
 // write every later one fails too, and error() holds its errno.

@@ -45,7 +45,7 @@ void write_dims(JsonWriter& w, std::string_view key, const uint32_t (&d)[3]) {
   w.key(key).begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
 }
 
-void write_args(JsonWriter& w, const Trace& trace, uint32_t id, const Node& node) {
+void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g) {
   w.key("args").begin_object();
   w.field("node", id);
   switch (node.kind) {
@@ -62,7 +62,7 @@ void write_args(JsonWriter& w, const Trace& trace, uint32_t id, const Node& node
   if (node.elements) w.field("elements", node.elements);
   if (node.flops > 0) w.field("flops", node.flops);
   if (node.bytes_moved > 0) w.field("bytes_moved", node.bytes_moved);
-  if (const GpuDetail* g = trace.detail(node)) {
+  if (g) {
     w.field("device", g->device).field("stream", g->stream).field("correlation", g->correlation);
     switch (node.kind) {
       case NodeKind::kKernel:
@@ -136,22 +136,30 @@ void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows,
 
 }  // namespace
 
-void write_chrome_trace(const Trace& trace, std::ostream& out) {
-  const CpuProcesses cpu(trace);
-  const int64_t pid = trace.process.pid;
-  const size_t n = trace.nodes.size();
-  // Tracks that need names: CPU threads, and (device, stream) pairs.
-  std::set<uint32_t> threads;
-  std::set<std::pair<uint32_t, uint32_t>> streams;
-  for (const Node& node : trace.nodes) {
-    if (const GpuDetail* g = trace.detail(node); g && is_gpu_kind(node.kind))
-      streams.emplace(g->device, g->stream);
-    else
-      threads.insert(node.thread);
-  }
-  for (const ThreadInfo& t : trace.threads) threads.insert(t.tid);
+struct ChromeTraceWriter::State {
+  State(const Trace& h, std::ostream& out) : header(h), cpu(h), w(out) {}
+  const Trace& header;
+  const CpuProcesses cpu;
+  JsonWriter w;
+};
 
-  JsonWriter w(out);
+ChromeTraceWriter::ChromeTraceWriter(const Trace& header, std::ostream& out)
+    : s_(std::make_unique<State>(header, out)) {}
+
+ChromeTraceWriter::~ChromeTraceWriter() = default;
+
+void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
+                              const std::set<std::pair<uint32_t, uint32_t>>& streams) {
+  const Trace& trace = s_->header;
+  const CpuProcesses& cpu = s_->cpu;
+  JsonWriter& w = s_->w;
+  std::set<uint32_t> threads = node_threads;
+  // A thread's name: the last non-empty one the trace lists for it.
+  std::map<uint32_t, std::string_view> names;
+  for (const ThreadInfo& t : trace.threads) {
+    threads.insert(t.tid);
+    if (!t.name.empty()) names[t.tid] = t.name;
+  }
   w.begin_object();
   w.key("traceEvents").begin_array();
   for (size_t i = 0; i < cpu.processes.size(); ++i) {
@@ -161,9 +169,9 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
                      static_cast<int64_t>(i) - static_cast<int64_t>(cpu.processes.size() - 1));
   }
   for (uint32_t tid : threads) {
-    std::string name = "Thread " + std::to_string(tid);
-    for (const ThreadInfo& t : trace.threads)
-      if (t.tid == tid && !t.name.empty()) name = t.name;
+    auto named = names.find(tid);
+    std::string name =
+        named != names.end() ? std::string(named->second) : "Thread " + std::to_string(tid);
     write_metadata(w, "thread_name", cpu.pid_of(tid), tid, name);
   }
   uint32_t last_device = UINT32_MAX;
@@ -180,53 +188,79 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
     write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
   }
   write_capture_windows(w, trace.diagnostics.capture_windows, cpu.processes.front().pid);
+}
 
-  for (uint32_t id = 0; id < n; ++id) {
-    const Node& node = trace.nodes[id];
-    const GpuDetail* g = trace.detail(node);
-    const bool gpu = g && is_gpu_kind(node.kind);
-    const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.pid_of(node.thread);
-    const int64_t etid = gpu ? g->stream : node.thread;
-    w.newline().begin_object();
-    // node_label allocates; most nodes carry their name as is.
-    std::string_view name = trace.name(node);
-    std::string label;
-    if (name.empty() || node.kind == NodeKind::kTransfer || node.kind == NodeKind::kMemset) {
-      label = node_label(trace, node);
-      name = label;
-    }
-    w.field("ph", "X").field("name", name).field("cat", to_string(node.kind));
-    w.field("pid", epid).field("tid", etid);
-    write_us(w, "ts", node.start_ns);
-    write_us(w, "dur", node.duration_ns());
-    write_args(w, trace, id, node);
-    w.end_object();
-    if (!gpu || node.parent >= n) continue;
-    // A flow from the launching scope (at the API call, held inside the
-    // scope so the arrow binds to it) to the GPU slice.
-    const Node& parent = trace.nodes[node.parent];
-    if (!is_cpu_kind(parent.kind)) continue;
-    // Without a correlation id, one far above CUPTI's 32-bit counters.
-    uint64_t flow_id = g->correlation ? g->correlation : (uint64_t{1} << 40) + id;
-    int64_t at = g->api_start_ns ? g->api_start_ns : parent.start_ns;
-    at = std::clamp(at, parent.start_ns, parent.end_ns);
-    w.newline().begin_object();
-    w.field("ph", "s").field("name", "launch").field("cat", "launch").field("id", flow_id);
-    w.field("pid", cpu.pid_of(parent.thread)).field("tid", parent.thread);
-    write_us(w, "ts", at);
-    w.end_object();
-    w.newline().begin_object();
-    w.field("ph", "f").field("bp", "e").field("name", "launch").field("cat", "launch");
-    w.field("id", flow_id).field("pid", epid).field("tid", etid);
-    write_us(w, "ts", node.start_ns);
-    w.end_object();
+void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view name,
+                             const GpuDetail* g, const Node* parent) {
+  const CpuProcesses& cpu = s_->cpu;
+  JsonWriter& w = s_->w;
+  const bool gpu = g && is_gpu_kind(node.kind);
+  const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.pid_of(node.thread);
+  const int64_t etid = gpu ? g->stream : node.thread;
+  w.newline().begin_object();
+  // node_label allocates; most nodes carry their name as is.
+  std::string label;
+  if (name.empty() || node.kind == NodeKind::kTransfer || node.kind == NodeKind::kMemset) {
+    label = node_label(name, node, g);
+    name = label;
   }
+  w.field("ph", "X").field("name", name).field("cat", to_string(node.kind));
+  w.field("pid", epid).field("tid", etid);
+  write_us(w, "ts", node.start_ns);
+  write_us(w, "dur", node.duration_ns());
+  write_args(w, id, node, g);
+  w.end_object();
+  if (!gpu || !parent) return;
+  // A flow from the launching scope (at the API call, held inside the
+  // scope so the arrow binds to it) to the GPU slice.
+  if (!is_cpu_kind(parent->kind)) return;
+  // Without a correlation id, one far above CUPTI's 32-bit counters.
+  uint64_t flow_id = g->correlation ? g->correlation : (uint64_t{1} << 40) + id;
+  int64_t at = g->api_start_ns ? g->api_start_ns : parent->start_ns;
+  at = std::clamp(at, parent->start_ns, parent->end_ns);
+  w.newline().begin_object();
+  w.field("ph", "s").field("name", "launch").field("cat", "launch").field("id", flow_id);
+  w.field("pid", cpu.pid_of(parent->thread)).field("tid", parent->thread);
+  write_us(w, "ts", at);
+  w.end_object();
+  w.newline().begin_object();
+  w.field("ph", "f").field("bp", "e").field("name", "launch").field("cat", "launch");
+  w.field("id", flow_id).field("pid", epid).field("tid", etid);
+  write_us(w, "ts", node.start_ns);
+  w.end_object();
+}
+
+void ChromeTraceWriter::end() {
+  const Trace& trace = s_->header;
+  JsonWriter& w = s_->w;
   w.end_array();
   w.field("displayTimeUnit", "ns");
   w.key("otherData").begin_object();
-  w.field("clock", trace.process.clock).field("pid", pid).field("host", trace.process.host);
+  w.field("clock", trace.process.clock).field("pid", trace.process.pid);
+  w.field("host", trace.process.host);
   w.end_object();
   w.end_object().newline();
+}
+
+void write_chrome_trace(const Trace& trace, std::ostream& out) {
+  const size_t n = trace.nodes.size();
+  // Tracks that need names: CPU threads, and (device, stream) pairs.
+  std::set<uint32_t> threads;
+  std::set<std::pair<uint32_t, uint32_t>> streams;
+  for (const Node& node : trace.nodes) {
+    if (const GpuDetail* g = trace.detail(node); g && is_gpu_kind(node.kind))
+      streams.emplace(g->device, g->stream);
+    else
+      threads.insert(node.thread);
+  }
+  ChromeTraceWriter writer(trace, out);
+  writer.begin(threads, streams);
+  for (uint32_t id = 0; id < n; ++id) {
+    const Node& node = trace.nodes[id];
+    writer.node(id, node, trace.name(node), trace.detail(node),
+                node.parent < n ? &trace.nodes[node.parent] : nullptr);
+  }
+  writer.end();
 }
 
 }  // namespace brickprof

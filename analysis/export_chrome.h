@@ -5,7 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
+#include <set>
+#include <string_view>
+#include <utility>
 
 #include "analysis/trace.h"
 
@@ -21,5 +25,31 @@ inline constexpr int64_t kSourcePidBase = int64_t{1} << 23;
 inline constexpr int64_t kCaptureTid = int64_t{kRangeLaneBase} - 1;
 
 void write_chrome_trace(const Trace& trace, std::ostream& out);
+
+// write_chrome_trace in pieces, for writers that stream nodes in id order
+// instead of holding them (the agent's exit write).
+class ChromeTraceWriter {
+ public:
+  // `header`: process, sources, threads, devices, capture windows (its
+  // nodes are not read; it must outlive the writer).
+  ChromeTraceWriter(const Trace& header, std::ostream& out);
+  ~ChromeTraceWriter();
+  ChromeTraceWriter(const ChromeTraceWriter&) = delete;
+  ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
+
+  // The metadata: names of the processes, of every CPU thread in `threads`
+  // (and the header's), and of every (device, stream) in `streams`.
+  void begin(const std::set<uint32_t>& threads,
+             const std::set<std::pair<uint32_t, uint32_t>>& streams);
+  // One node, in id order: `name` as the trace names it; `parent` is the
+  // node's parent (for the launch flow of GPU work), null for a root.
+  void node(uint32_t id, const Node& node, std::string_view name, const GpuDetail* detail,
+            const Node* parent);
+  void end();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace brickprof

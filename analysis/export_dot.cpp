@@ -30,11 +30,12 @@ const char* fill_for(Category c) {
 void append_id(std::string& s, uint32_t agg) { s += "n" + std::to_string(agg); }
 
 // The label lines of one entry, already escaped ("\n" separates lines).
-std::string label_of(const Trace& trace, const AggregateTree& tree, uint32_t agg) {
+std::string label_of(const Trace& trace, const ThreadLabels& threads, const AggregateTree& tree,
+                     uint32_t agg) {
   const AggregateNode& a = tree.nodes[agg];
   std::string s;
   if (a.first == kNoNode) {
-    append_dot_escaped(s, thread_label(trace, a.thread));
+    append_dot_escaped(s, threads(a.thread));
     return s;
   }
   const Node& node = trace.nodes[a.first];
@@ -66,11 +67,12 @@ std::string label_of(const Trace& trace, const AggregateTree& tree, uint32_t agg
   return s;
 }
 
-void append_node(std::string& s, const Trace& trace, const AggregateTree& tree, uint32_t agg) {
+void append_node(std::string& s, const Trace& trace, const ThreadLabels& threads,
+                 const AggregateTree& tree, uint32_t agg) {
   const AggregateNode& a = tree.nodes[agg];
   s += "  ";
   append_id(s, agg);
-  s += " [label=\"" + label_of(trace, tree, agg) + "\"";
+  s += " [label=\"" + label_of(trace, threads, tree, agg) + "\"";
   if (a.first == kNoNode) {
     s += ", shape=folder";
   } else {
@@ -144,9 +146,10 @@ void write_dot(const Trace& trace, const AggregateTree& tree, std::ostream& out,
     return agg != 0 && agg != kNoAgg && agg <= drawn &&
            (tree.multi_thread() || !tree.is_thread_group(agg));
   };
+  const ThreadLabels threads(trace);
   for (uint32_t agg = 1; agg <= drawn; ++agg) {
     if (!visible(agg)) continue;
-    append_node(s, trace, tree, agg);
+    append_node(s, trace, threads, tree, agg);
     flush();
   }
   if (drawn < total) {

@@ -4,17 +4,31 @@
 #include <stdexcept>
 
 #include "analysis/gzip_stream.h"
+#include "analysis/sink.h"
 #include "analysis/trace_json.h"
 
 namespace brickprof {
+namespace {
 
-void write_trace_json_gz(const Trace& trace, std::ostream& out) {
+// What `write_json` streams, compressed onto `out`.
+template <typename WriteJson>
+void gzip_json(std::ostream& out, WriteJson write_json) {
   GzipStreamBuf gzip(out.rdbuf());
   std::ostream compressed(&gzip);
-  write_trace_json(trace, compressed);
+  write_json(compressed);
   compressed.flush();
   if (!compressed) throw std::runtime_error("write failed");
   gzip.finish();
+}
+
+}  // namespace
+
+void write_trace_json_gz(const Trace& trace, std::ostream& out) {
+  gzip_json(out, [&](std::ostream& json) { write_trace_json(trace, json); });
+}
+
+void StreamedTrace::write_json_gz(std::ostream& out) {
+  gzip_json(out, [&](std::ostream& json) { write_json(json); });
 }
 
 }  // namespace brickprof

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -10,9 +12,17 @@
 
 namespace brickprof {
 
+// Appends `text` to `out` as a quoted, escaped JSON string.
+void append_json_string(std::string& out, std::string_view text);
+// The same at `out`, which has room for json_string_bytes(text) bytes;
+// returns the end of what was written.
+inline size_t json_string_bytes(std::string_view text) { return 2 + 6 * text.size(); }
+char* write_json_string(char* out, std::string_view text);
+
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) { buffer_.reserve(kFlushAt + 4096); }
+  explicit JsonWriter(std::ostream& out)
+      : out_(out), buffer_(new char[kFlushAt + 4096]), capacity_(kFlushAt + 4096) {}
   ~JsonWriter() { flush(); }
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
@@ -45,22 +55,47 @@ class JsonWriter {
   JsonWriter& newline();
   void flush();
 
+  // For writers of millions of small elements (the trace's nodes): room
+  // for at most `max_bytes` of one element of the current array, after its
+  // separator, for the caller to write valid JSON into; end_raw_element()
+  // takes the end of what it wrote.
+  char* begin_raw_element(size_t max_bytes);
+  void end_raw_element(const char* end);
+
  private:
   void separate();
   template <typename Number>
   JsonWriter& number(Number v);
   void maybe_flush() {
-    if (buffer_.size() >= kFlushAt) flush();
+    if (size_ >= kFlushAt) flush();
+  }
+  // Room for `n` more bytes at buffer_ + size_ (grows only for an element
+  // larger than the slack above kFlushAt: a huge name).
+  char* room(size_t n) {
+    if (size_ + n > capacity_) grow(n);
+    return buffer_.get() + size_;
+  }
+  void grow(size_t n);
+  void put(char c) {
+    *room(1) = c;
+    ++size_;
+  }
+  void put(std::string_view text) {
+    std::memcpy(room(text.size()), text.data(), text.size());
+    size_ += text.size();
+  }
+  void put_string(std::string_view text) {
+    size_ =
+        static_cast<size_t>(write_json_string(room(json_string_bytes(text)), text) - buffer_.get());
   }
 
   static constexpr size_t kFlushAt = 1 << 20;
   std::ostream& out_;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  size_t size_ = 0;
+  size_t capacity_;
   std::vector<uint8_t> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };
-
-// Appends `text` to `out` as a quoted, escaped JSON string.
-void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace brickprof

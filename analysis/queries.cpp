@@ -79,7 +79,10 @@ bool is_scope_balanced(const Trace& trace) {
 }
 
 std::string node_label(const Trace& trace, const Node& node) {
-  std::string_view name = trace.name(node);
+  return node_label(trace.name(node), node, trace.detail(node));
+}
+
+std::string node_label(std::string_view name, const Node& node, const GpuDetail* g) {
   switch (node.kind) {
     case NodeKind::kLayer:
       if (name.empty()) return "Layer " + std::to_string(node.layer_index);
@@ -91,7 +94,6 @@ std::string node_label(const Trace& trace, const Node& node) {
       }
       break;
     case NodeKind::kTransfer: {
-      const GpuDetail* g = trace.detail(node);
       if (!g || g->direction == Direction::kUnknown) return "memcpy";
       return std::string(to_string(g->direction));
     }
@@ -99,7 +101,6 @@ std::string node_label(const Trace& trace, const Node& node) {
       return "memset";
     case NodeKind::kSync:
       if (name.empty()) {
-        const GpuDetail* g = trace.detail(node);
         return "sync " + std::string(to_string(g ? g->sync : SyncKind::kUnknown));
       }
       break;
@@ -108,6 +109,17 @@ std::string node_label(const Trace& trace, const Node& node) {
       break;
   }
   return std::string(name);
+}
+
+ThreadLabels::ThreadLabels(const Trace& trace) {
+  for (const ThreadInfo& t : trace.threads)
+    if (!t.name.empty()) names_.emplace(t.tid, t.name);  // the first one stays
+}
+
+std::string ThreadLabels::operator()(uint32_t tid) const {
+  std::string s = "Thread " + std::to_string(tid);
+  if (auto it = names_.find(tid); it != names_.end()) s += " (" + std::string(it->second) + ")";
+  return s;
 }
 
 std::string thread_label(const Trace& trace, uint32_t tid) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/trace.h"
@@ -52,8 +54,20 @@ bool is_scope_balanced(const Trace& trace);
 // "Layer <index>", unnamed bricks their well-known name, transfers their
 // direction ("H2D"), memsets "memset", unnamed syncs "sync <kind>".
 std::string node_label(const Trace& trace, const Node& node);
+// The same from the node's name and details (for writers without a Trace).
+std::string node_label(std::string_view name, const Node& node, const GpuDetail* detail);
 
 // Thread line label: "Thread <tid> (<name>)", or "Thread <tid>" unnamed.
 std::string thread_label(const Trace& trace, uint32_t tid);
+// The same for many threads: an index built once (thread_label reads the
+// whole thread list, and a trace may list 10^5 threads).
+class ThreadLabels {
+ public:
+  explicit ThreadLabels(const Trace& trace);
+  std::string operator()(uint32_t tid) const;
+
+ private:
+  std::unordered_map<uint32_t, std::string_view> names_;  // the first non-empty name
+};
 
 }  // namespace brickprof

@@ -1,6 +1,7 @@
 // The exporter registry and the file and memory sinks (see sink.h).
 #include "analysis/sink.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -18,10 +19,13 @@ namespace {
 
 using WriteFn = void (*)(const Trace&, std::ostream&);
 
+using StreamedFn = void (StreamedTrace::*)(std::ostream&);
+
 struct Format {
   std::string_view name;
   std::string_view extension;
   WriteFn write;
+  StreamedFn streamed;
 };
 
 void write_tree_default(const Trace& t, std::ostream& out) { write_tree(t, out); }
@@ -29,11 +33,21 @@ void write_dot_default(const Trace& t, std::ostream& out) { write_dot(t, out); }
 
 // The one table of formats: adding a format is one line here.
 constexpr Format kFormats[] = {
-    {"json", ".json", &write_trace_json}, {"tree", ".tree.txt", &write_tree_default},
-    {"dot", ".dot", &write_dot_default},  {"chrome", ".trace.json", &write_chrome_trace},
-    {"folded", ".folded", &write_folded}, {"json.gz", ".json.gz", &write_trace_json_gz},
-    {"perfetto", ".pftrace", &write_perfetto_trace},
+    {"json", ".json", &write_trace_json, &StreamedTrace::write_json},
+    {"tree", ".tree.txt", &write_tree_default, &StreamedTrace::write_tree},
+    {"dot", ".dot", &write_dot_default, &StreamedTrace::write_dot},
+    {"chrome", ".trace.json", &write_chrome_trace, &StreamedTrace::write_chrome},
+    {"folded", ".folded", &write_folded, &StreamedTrace::write_folded},
+    {"json.gz", ".json.gz", &write_trace_json_gz, &StreamedTrace::write_json_gz},
+    // Not streamed yet: the agent says so and writes the others.
+    {"perfetto", ".pftrace", &write_perfetto_trace, nullptr},
 };
+
+const Format* find_format(std::string_view name) {
+  for (const Format& f : kFormats)
+    if (f.name == name) return &f;
+  return nullptr;
+}
 
 class TableExporter : public Exporter {
  public:
@@ -51,9 +65,8 @@ std::string errno_text(int err) { return std::strerror(err); }
 }  // namespace
 
 std::unique_ptr<Exporter> make_exporter(std::string_view name) {
-  for (const Format& f : kFormats)
-    if (f.name == name) return std::make_unique<TableExporter>(f);
-  return nullptr;
+  const Format* f = find_format(name);
+  return f ? std::make_unique<TableExporter>(*f) : nullptr;
 }
 
 const std::vector<std::string_view>& exporter_names() {
@@ -98,28 +111,33 @@ std::string write_file_atomically(const std::string& path,
 }
 
 std::string FileSink::path_for(const Exporter& exporter) const {
-  return prefix_ + std::string(exporter.extension());
+  return where(exporter.name(), exporter.extension());
 }
 
-std::string FileSink::emit(const Exporter& exporter, const Trace& trace) {
+std::string FileSink::where(std::string_view, std::string_view extension) const {
+  return prefix_ + std::string(extension);
+}
+
+std::string FileSink::emit(std::string_view format, std::string_view extension,
+                           const std::function<void(std::ostream&)>& fill) {
   try {
-    return write_file_atomically(path_for(exporter),
-                                 [&](std::ostream& out) { exporter.write(trace, out); });
+    return write_file_atomically(prefix_ + std::string(extension), fill);
   } catch (...) {
-    return std::string(exporter.name()) + ": out of memory";
+    return std::string(format) + ": out of memory";
   }
 }
 
-std::string MemorySink::emit(const Exporter& exporter, const Trace& trace) {
+std::string MemorySink::emit(std::string_view format, std::string_view,
+                             const std::function<void(std::ostream&)>& fill) {
   try {
     std::ostringstream out;
-    exporter.write(trace, out);
-    outputs_[std::string(exporter.name())] = std::move(out).str();
+    fill(out);
+    outputs_[std::string(format)] = std::move(out).str();
     return {};
   } catch (const std::exception& e) {
-    return std::string(exporter.name()) + ": " + e.what();
+    return std::string(format) + ": " + e.what();
   } catch (...) {
-    return std::string(exporter.name()) + ": unknown error";
+    return std::string(format) + ": unknown error";
   }
 }
 
@@ -129,27 +147,54 @@ const std::string& MemorySink::text(std::string_view format) const {
   return it == outputs_.end() ? empty : it->second;
 }
 
-std::vector<std::string> write_outputs(const Trace& trace, const std::vector<std::string>& formats,
-                                       OutputSink& sink) {
-  std::vector<std::string> errors;
+namespace {
+
+// JSON first (see write_outputs); `emit` writes one format, returning ""
+// or its error line.
+template <typename Emit>
+WrittenOutputs write_each(const std::vector<std::string>& formats, OutputSink& sink, Emit emit) {
+  WrittenOutputs written;
   try {
-    for (const std::string& name : formats) {
-      std::unique_ptr<Exporter> exporter = make_exporter(name);
-      if (!exporter) {
-        errors.push_back("unknown output format '" + name + "'");
-        continue;
-      }
-      std::string error = sink.emit(*exporter, trace);
-      if (!error.empty()) errors.push_back(std::move(error));
+    std::vector<std::string> ordered = formats;
+    std::stable_partition(ordered.begin(), ordered.end(), [](const std::string& name) {
+      return name == "json" || name == "json.gz";
+    });
+    for (const std::string& name : ordered) {
+      const Format* f = find_format(name);
+      std::string error = f ? emit(*f) : "unknown output format '" + name + "'";
+      if (error.empty())
+        written.files.push_back(sink.where(f->name, f->extension));
+      else
+        written.failures.push_back(std::move(error));
     }
   } catch (...) {
     // Only allocation can fail here; keep whatever was reported so far.
     try {
-      errors.emplace_back("out of memory while writing outputs");
+      written.failures.emplace_back("out of memory while writing outputs");
     } catch (...) {
     }
   }
-  return errors;
+  return written;
+}
+
+}  // namespace
+
+WrittenOutputs write_outputs(const Trace& trace, const std::vector<std::string>& formats,
+                             OutputSink& sink) {
+  return write_each(formats, sink, [&](const Format& f) {
+    return sink.emit(f.name, f.extension, [&](std::ostream& out) { f.write(trace, out); });
+  });
+}
+
+WrittenOutputs write_outputs(StreamedTrace& trace, const std::vector<std::string>& formats,
+                             OutputSink& sink) {
+  return write_each(formats, sink, [&](const Format& f) -> std::string {
+    if (!f.streamed)
+      return std::string(f.name) +
+             ": not written at exit (write it from the JSON: brickprof report --" +
+             std::string(f.name) + ")";
+    return sink.emit(f.name, f.extension, [&](std::ostream& out) { (trace.*(f.streamed))(out); });
+  });
 }
 
 }  // namespace brickprof

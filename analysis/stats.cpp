@@ -39,39 +39,52 @@ std::vector<uint32_t> nearest_brick(const Trace& trace) {
   return nearest_of_kind(trace, NodeKind::kBrick);
 }
 
-TraceStats compute_stats(const Trace& trace) {
-  TraceStats stats;
-  std::unordered_map<std::string_view, size_t> index;
-  std::vector<size_t> brick_slot(trace.nodes.size(), SIZE_MAX);
-  for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    const Node& node = trace.nodes[i];
-    if (node.kind != NodeKind::kBrick) continue;
-    std::string_view name = trace.name(node);
-    auto [it, inserted] = index.emplace(name, stats.bricks.size());
-    if (inserted) {
-      BrickStat s;
-      s.name = std::string(name);
-      s.category = node.category == Category::kNone ? Category::kOther : node.category;
-      s.min_ns = node.duration_ns();
-      s.max_ns = node.duration_ns();
-      stats.bricks.push_back(std::move(s));
-    }
-    BrickStat& s = stats.bricks[it->second];
-    int64_t d = node.duration_ns();
-    s.count++;
-    s.total_ns += d;
-    s.min_ns = std::min(s.min_ns, d);
-    s.max_ns = std::max(s.max_ns, d);
-    s.elements += node.elements;
-    brick_slot[i] = it->second;
+size_t StatsBuilder::slot(std::string_view name) {
+  auto [it, inserted] = index_.emplace(name, bricks_.size());
+  if (inserted) {
+    BrickStat s;
+    s.name = std::string(name);
+    s.min_ns = INT64_MAX;
+    s.max_ns = INT64_MIN;
+    bricks_.push_back(std::move(s));
+    first_id_.push_back(UINT32_MAX);
   }
-  std::vector<uint32_t> owner = nearest_brick(trace);
-  for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    const Node& node = trace.nodes[i];
-    if (!is_gpu_kind(node.kind) || owner[i] == kNoNode) continue;
-    BrickStat& s = stats.bricks[brick_slot[owner[i]]];
-    s.gpu_ns += node.duration_ns();
-    s.kernels++;
+  return it->second;
+}
+
+void StatsBuilder::seen(size_t slot, uint32_t id, Category category) {
+  if (id < first_id_[slot]) {
+    first_id_[slot] = id;
+    bricks_[slot].category = category == Category::kNone ? Category::kOther : category;
+  }
+}
+
+void StatsBuilder::add_brick(size_t slot, int64_t d, uint64_t elements) {
+  BrickStat& s = bricks_[slot];
+  s.count++;
+  s.total_ns += d;
+  s.min_ns = std::min(s.min_ns, d);
+  s.max_ns = std::max(s.max_ns, d);
+  s.elements += elements;
+}
+
+void StatsBuilder::add_gpu(size_t slot, int64_t d) {
+  BrickStat& s = bricks_[slot];
+  s.gpu_ns += d;
+  s.kernels++;
+}
+
+TraceStats StatsBuilder::finish() {
+  TraceStats stats;
+  std::vector<size_t> order(bricks_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return first_id_[a] < first_id_[b]; });
+  stats.bricks.reserve(bricks_.size());
+  for (size_t i : order) {
+    BrickStat& s = bricks_[i];
+    if (s.count == 0) s.min_ns = s.max_ns = 0;
+    stats.bricks.push_back(std::move(s));
   }
   for (Category c : {Category::kNorm, Category::kAttention, Category::kFfn, Category::kOther})
     stats.categories.push_back(CategoryStat{c, 0, 0, 0});
@@ -85,7 +98,29 @@ TraceStats compute_stats(const Trace& trace) {
     c.pct = stats.brick_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
                                            static_cast<double>(stats.brick_total_ns)
                                      : 0;
+  index_.clear();
+  bricks_.clear();
+  first_id_.clear();
   return stats;
+}
+
+TraceStats compute_stats(const Trace& trace) {
+  StatsBuilder builder;
+  std::vector<size_t> brick_slot(trace.nodes.size(), SIZE_MAX);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node& node = trace.nodes[i];
+    if (node.kind != NodeKind::kBrick) continue;
+    brick_slot[i] = builder.slot(trace.name(node));
+    builder.seen(brick_slot[i], static_cast<uint32_t>(i), node.category);
+    builder.add_brick(brick_slot[i], node.duration_ns(), node.elements);
+  }
+  std::vector<uint32_t> owner = nearest_brick(trace);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node& node = trace.nodes[i];
+    if (!is_gpu_kind(node.kind) || owner[i] == kNoNode) continue;
+    builder.add_gpu(brick_slot[owner[i]], node.duration_ns());
+  }
+  return builder.finish();
 }
 
 TraceSummary summarize_trace(const Trace& trace) {

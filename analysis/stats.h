@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/queries.h"
@@ -43,6 +45,29 @@ struct TraceStats {
 };
 
 TraceStats compute_stats(const Trace& trace);
+
+// compute_stats one node at a time, in any order (the agent's streaming
+// write visits nodes out of id order): bricks are listed by the id of their
+// first node, whose category the brick takes. Names are views the caller
+// keeps alive until finish().
+class StatsBuilder {
+ public:
+  // The slot of the bricks named `name` (callers may cache it per name).
+  size_t slot(std::string_view name);
+  // A brick node `id` of that name: the brick takes the category of its
+  // lowest id, and is listed in that order.
+  void seen(size_t slot, uint32_t id, Category category);
+  // The brick node's own time and elements.
+  void add_brick(size_t slot, int64_t duration_ns, uint64_t elements);
+  // GPU work whose nearest brick ancestor counts towards `slot`.
+  void add_gpu(size_t slot, int64_t duration_ns);
+  TraceStats finish();
+
+ private:
+  std::unordered_map<std::string_view, size_t> index_;
+  std::vector<BrickStat> bricks_;
+  std::vector<uint32_t> first_id_;
+};
 
 // The figures of `report --summary` beyond what the trace states itself
 // (process, sources, diagnostics): the brick and category tables, counts,

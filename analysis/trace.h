@@ -130,6 +130,9 @@ struct Diagnostics {
   std::string cupti = "not started";
   std::string nvtx = "not started";
   uint64_t dropped_events = 0;
+  // Run-time names (NVTX, brickprof_push_name) recorded as "(other)":
+  // the name table was full.
+  uint64_t dropped_names = 0;
   uint64_t dropped_activity_records = 0;
   uint64_t zero_timestamp_records = 0;
   uint64_t unbalanced_pops = 0;

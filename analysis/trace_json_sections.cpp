@@ -136,6 +136,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.nvtx = get_string(v, c);
     else if (k == "dropped_events")
       d.dropped_events = get_uint(v, c);
+    else if (k == "dropped_names")
+      d.dropped_names = get_uint(v, c);
     else if (k == "dropped_activity_records")
       d.dropped_activity_records = get_uint(v, c);
     else if (k == "zero_timestamp_records")

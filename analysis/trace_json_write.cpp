@@ -1,9 +1,13 @@
 // Writes the JSON trace (see trace_json.h for the format's entry points).
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
 
 #include "analysis/json_writer.h"
 #include "analysis/stats.h"
 #include "analysis/trace_json.h"
+#include "analysis/trace_json_parts.h"
 
 namespace brickprof {
 namespace {
@@ -51,6 +55,7 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.key("diagnostics").begin_object();
   w.field("cupti", d.cupti).field("nvtx", d.nvtx);
   w.field("dropped_events", d.dropped_events);
+  w.field("dropped_names", d.dropped_names);
   w.field("dropped_activity_records", d.dropped_activity_records);
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops);
@@ -82,58 +87,155 @@ void write_devices(JsonWriter& w, const std::vector<Device>& devices) {
   w.end_array();
 }
 
-void write_dims(JsonWriter& w, std::string_view key, const uint32_t (&dims)[3]) {
-  w.key(key).begin_array().value(dims[0]).value(dims[1]).value(dims[2]).end_array();
+// The node and edge elements are written straight into the writer's
+// buffer: they are most of a trace, and field-by-field writing (a
+// separator check, a key escape and a copy per field) was most of the time
+// to write one. Byte for byte what the JsonWriter calls would write.
+char* put(char* p, std::string_view text) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
 }
 
-void write_gpu_detail(JsonWriter& w, NodeKind kind, const GpuDetail& g) {
-  w.field("device", g.device).field("context", g.context).field("stream", g.stream);
-  w.field("correlation", g.correlation);
-  if (g.graph_node) w.field("graph_node", g.graph_node);  // replayed from a CUDA graph
-  if (g.graph_id) w.field("graph_id", g.graph_id);        // a whole graph replay
-  if (g.api_start_ns) w.field("api_start_ns", g.api_start_ns).field("api_end_ns", g.api_end_ns);
+template <typename Int>
+char* put_int(char* p, Int v) {
+  return std::to_chars(p, p + 24, v).ptr;
+}
+
+char* put_double(char* p, double v) {
+  if (!std::isfinite(v)) return put(p, "null");  // as JsonWriter::value(double)
+  return std::to_chars(p, p + 32, v).ptr;
+}
+
+char* put_quoted(char* p, std::string_view plain) {  // enum names: nothing to escape
+  *p++ = '"';
+  p = put(p, plain);
+  *p++ = '"';
+  return p;
+}
+
+char* put_hex(char* p, uint64_t v) {
+  char tmp[] = "\"0x0000000000000000\"";
+  for (int i = 0; i < 16; ++i) tmp[18 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
+  return put(p, std::string_view(tmp, sizeof tmp - 1));
+}
+
+char* put_dims(char* p, std::string_view key, const uint32_t (&d)[3]) {
+  p = put(p, key);
+  *p++ = '[';
+  p = put_int(p, d[0]);
+  *p++ = ',';
+  p = put_int(p, d[1]);
+  *p++ = ',';
+  p = put_int(p, d[2]);
+  *p++ = ']';
+  return p;
+}
+
+char* put_gpu_detail(char* p, NodeKind kind, const GpuDetail& g) {
+  p = put_int(put(p, ",\"device\":"), g.device);
+  p = put_int(put(p, ",\"context\":"), g.context);
+  p = put_int(put(p, ",\"stream\":"), g.stream);
+  p = put_int(put(p, ",\"correlation\":"), g.correlation);
+  if (g.graph_node) p = put_int(put(p, ",\"graph_node\":"), g.graph_node);  // replayed from a graph
+  if (g.graph_id) p = put_int(put(p, ",\"graph_id\":"), g.graph_id);        // a whole graph replay
+  if (g.api_start_ns) {
+    p = put_int(put(p, ",\"api_start_ns\":"), g.api_start_ns);
+    p = put_int(put(p, ",\"api_end_ns\":"), g.api_end_ns);
+  }
   switch (kind) {
     case NodeKind::kKernel:
-      write_dims(w, "grid", g.grid);
-      write_dims(w, "block", g.block);
-      w.field("smem", g.smem).field("registers", g.registers);
-      w.key("ptx_hash").hex(g.ptx_hash);
+      p = put_dims(p, ",\"grid\":", g.grid);
+      p = put_dims(p, ",\"block\":", g.block);
+      p = put_int(put(p, ",\"smem\":"), g.smem);
+      p = put_int(put(p, ",\"registers\":"), g.registers);
+      p = put_hex(put(p, ",\"ptx_hash\":"), g.ptx_hash);
       break;
     case NodeKind::kTransfer:
     case NodeKind::kMemset:
-      w.field("bytes", g.bytes).field("direction", to_string(g.direction));
-      w.field("src_kind", to_string(g.src_kind)).field("dst_kind", to_string(g.dst_kind));
-      w.field("src_addr", g.src_addr).field("dst_addr", g.dst_addr);
+      p = put_int(put(p, ",\"bytes\":"), g.bytes);
+      p = put_quoted(put(p, ",\"direction\":"), to_string(g.direction));
+      p = put_quoted(put(p, ",\"src_kind\":"), to_string(g.src_kind));
+      p = put_quoted(put(p, ",\"dst_kind\":"), to_string(g.dst_kind));
+      p = put_int(put(p, ",\"src_addr\":"), g.src_addr);
+      p = put_int(put(p, ",\"dst_addr\":"), g.dst_addr);
       break;
     case NodeKind::kSync:
-      w.field("sync", to_string(g.sync)).field("event", g.event);
+      p = put_quoted(put(p, ",\"sync\":"), to_string(g.sync));
+      p = put_int(put(p, ",\"event\":"), g.event);
       break;
     default:
       break;
   }
+  return p;
 }
 
-void write_node(JsonWriter& w, const Trace& t, uint32_t id) {
-  const Node& n = t.nodes[id];
-  w.newline().begin_object();
-  w.field("id", id).field("kind", to_string(n.kind)).field("name", t.name(n));
-  w.key("parent");
-  if (n.parent == kNoNode) w.null(); else w.value(n.parent);
-  w.field("thread", n.thread).field("start_ns", n.start_ns).field("end_ns", n.end_ns);
-  if (n.kind == NodeKind::kLayer) w.field("index", n.layer_index);
+// Room for every field but the name (numbers of at most 24 characters).
+constexpr size_t kNodeBytes = 1024;
+
+}  // namespace
+
+void write_trace_json_node(JsonWriter& w, uint32_t id, const Node& n, std::string_view name,
+                           const GpuDetail* g) {
+  w.newline();
+  char* p = w.begin_raw_element(kNodeBytes + json_string_bytes(name));
+  p = put_int(put(p, "{\"id\":"), id);
+  p = put_quoted(put(p, ",\"kind\":"), to_string(n.kind));
+  p = write_json_string(put(p, ",\"name\":"), name);
+  p = put(p, ",\"parent\":");
+  p = n.parent == kNoNode ? put(p, "null") : put_int(p, n.parent);
+  p = put_int(put(p, ",\"thread\":"), n.thread);
+  p = put_int(put(p, ",\"start_ns\":"), n.start_ns);
+  p = put_int(put(p, ",\"end_ns\":"), n.end_ns);
+  if (n.kind == NodeKind::kLayer) p = put_int(put(p, ",\"index\":"), n.layer_index);
   if (n.kind == NodeKind::kBrick) {
-    w.field("brick_id", static_cast<int>(n.brick_id));
-    w.field("category", to_string(n.category));
+    p = put_int(put(p, ",\"brick_id\":"), static_cast<int>(n.brick_id));
+    p = put_quoted(put(p, ",\"category\":"), to_string(n.category));
   }
-  if (n.elements) w.field("elements", n.elements);
-  if (n.flops > 0) w.field("flops", n.flops);
-  if (n.bytes_moved > 0) w.field("bytes_moved", n.bytes_moved);
-  if (const GpuDetail* g = t.detail(n)) write_gpu_detail(w, n.kind, *g);
-  w.end_object();
+  if (n.elements) p = put_int(put(p, ",\"elements\":"), n.elements);
+  if (n.flops > 0) p = put_double(put(p, ",\"flops\":"), n.flops);
+  if (n.bytes_moved > 0) p = put_double(put(p, ",\"bytes_moved\":"), n.bytes_moved);
+  if (g) p = put_gpu_detail(p, n.kind, *g);
+  *p++ = '}';
+  w.end_raw_element(p);
 }
 
-void write_derived(JsonWriter& w, const Trace& t) {
-  TraceStats stats = compute_stats(t);
+void write_trace_json_edge(JsonWriter& w, const Edge& e) {
+  w.newline();
+  char* p = w.begin_raw_element(128);
+  p = put_int(put(p, "{\"src\":"), e.src);
+  p = put_int(put(p, ",\"dst\":"), e.dst);
+  p = put_quoted(put(p, ",\"type\":"), to_string(e.type));
+  *p++ = '}';
+  w.end_raw_element(p);
+}
+
+void write_trace_json_head(JsonWriter& w, const Trace& t) {
+  w.begin_object();
+  w.field("schema", kSchema);
+  write_process(w, t.process);
+  write_sources(w, t.sources);
+  write_diagnostics(w, t.diagnostics);
+  write_devices(w, t.devices);
+  w.key("threads").begin_array();
+  for (const ThreadInfo& th : t.threads)
+    w.begin_object().field("tid", th.tid).field("name", th.name).end_object();
+  w.end_array();
+}
+
+void write_trace_json_tail(JsonWriter& w, const std::vector<PtxModule>& ptx,
+                           const TraceStats& stats) {
+  w.key("ptx").begin_array();
+  for (const PtxModule& m : ptx) {
+    w.newline().begin_object();
+    w.key("hash").hex(m.hash);
+    w.field("kind", m.kind).field("bytes", m.bytes);
+    w.key("kernels").begin_array();
+    for (const std::string& k : m.kernels) w.value(k);
+    w.end_array();
+    if (!m.source.empty()) w.field("source", m.source);
+    w.end_object();
+  }
+  w.end_array();
   w.key("bricks").begin_array();
   for (const BrickStat& b : stats.bricks) {
     w.newline().begin_object();
@@ -153,46 +255,22 @@ void write_derived(JsonWriter& w, const Trace& t) {
     w.end_object();
   }
   w.end_array();
+  w.end_object().newline();
 }
-
-}  // namespace
 
 void write_trace_json(const Trace& t, std::ostream& out) {
   JsonWriter w(out);
-  w.begin_object();
-  w.field("schema", kSchema);
-  write_process(w, t.process);
-  write_sources(w, t.sources);
-  write_diagnostics(w, t.diagnostics);
-  write_devices(w, t.devices);
-  w.key("threads").begin_array();
-  for (const ThreadInfo& th : t.threads)
-    w.begin_object().field("tid", th.tid).field("name", th.name).end_object();
-  w.end_array();
+  write_trace_json_head(w, t);
   w.key("nodes").begin_array();
-  for (uint32_t i = 0; i < t.nodes.size(); ++i) write_node(w, t, i);
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    const Node& n = t.nodes[i];
+    write_trace_json_node(w, i, n, t.name(n), t.detail(n));
+  }
   w.end_array();
   w.key("edges").begin_array();
-  for (const Edge& e : t.edges) {
-    w.newline().begin_object();
-    w.field("src", e.src).field("dst", e.dst).field("type", to_string(e.type));
-    w.end_object();
-  }
+  for (const Edge& e : t.edges) write_trace_json_edge(w, e);
   w.end_array();
-  w.key("ptx").begin_array();
-  for (const PtxModule& m : t.ptx) {
-    w.newline().begin_object();
-    w.key("hash").hex(m.hash);
-    w.field("kind", m.kind).field("bytes", m.bytes);
-    w.key("kernels").begin_array();
-    for (const std::string& k : m.kernels) w.value(k);
-    w.end_array();
-    if (!m.source.empty()) w.field("source", m.source);
-    w.end_object();
-  }
-  w.end_array();
-  write_derived(w, t);
-  w.end_object().newline();
+  write_trace_json_tail(w, t.ptx, compute_stats(t));
 }
 
 }  // namespace brickprof

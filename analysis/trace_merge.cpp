@@ -164,6 +164,7 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
 
     const Diagnostics& dg = t.diagnostics;
     out.diagnostics.dropped_events += dg.dropped_events;
+    out.diagnostics.dropped_names += dg.dropped_names;
     out.diagnostics.dropped_activity_records += dg.dropped_activity_records;
     out.diagnostics.zero_timestamp_records += dg.zero_timestamp_records;
     out.diagnostics.unbalanced_pops += dg.unbalanced_pops;

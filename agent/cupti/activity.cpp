@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "agent/budget.h"
 #include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/critical_section.h"
@@ -64,10 +65,14 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
 
 }  // namespace
 
-BufferPool::BufferPool(size_t count, size_t bytes) : bytes_(bytes) {
-  for (size_t i = 0; i < count; ++i) {
+BufferPool::BufferPool(size_t count, size_t bytes, MemoryHooks hooks)
+    : bytes_(bytes), hooks_(hooks) {
+  for (size_t i = 0; i < count && hooks_.take(bytes); ++i) {
     auto* b = static_cast<uint8_t*>(std::aligned_alloc(kAlign, bytes));
-    if (b == nullptr) break;
+    if (b == nullptr) {
+      hooks_.give(bytes);
+      break;
+    }
     all_.push_back(b);
   }
   free_ = all_;
@@ -75,6 +80,7 @@ BufferPool::BufferPool(size_t count, size_t bytes) : bytes_(bytes) {
 
 BufferPool::~BufferPool() {
   for (uint8_t* b : all_) std::free(b);
+  hooks_.give(all_.size() * bytes_);
 }
 
 uint8_t* BufferPool::take() {
@@ -95,8 +101,15 @@ size_t BufferPool::available() const {
   return free_.size();
 }
 
+size_t activity_buffer_bytes(uint64_t buffer_bytes) {
+  uint64_t b = buffer_bytes / 32;
+  if (b < kMinActivityBufferBytes) b = kMinActivityBufferBytes;
+  if (b > kActivityBufferBytes) b = kActivityBufferBytes;
+  return static_cast<size_t>(b);
+}
+
 size_t activity_buffer_count(uint64_t buffer_bytes) {
-  uint64_t n = buffer_bytes / 8 / kActivityBufferBytes;
+  uint64_t n = buffer_bytes / 8 / activity_buffer_bytes(buffer_bytes);
   if (n < 4) n = 4;
   if (n > 64) n = 64;
   return static_cast<size_t>(n);
@@ -104,10 +117,16 @@ size_t activity_buffer_count(uint64_t buffer_bytes) {
 
 bool start_activity(GpuState& s, std::string* why) {
   const Cupti& c = s.cupti;
-  if (g_pool == nullptr)
-    g_pool = new BufferPool(activity_buffer_count(s.config.buffer_bytes), kActivityBufferBytes);
-  // Staged nodes are bounded like the recorder's events (about 200 bytes each).
-  s.translation.max_nodes = s.config.buffer_bytes / 256;
+  const MemoryHooks charged{budget::charge, budget::release};
+  if (g_pool == nullptr) {
+    const size_t wanted = activity_buffer_count(s.config.buffer_bytes);
+    g_pool = new BufferPool(wanted, activity_buffer_bytes(s.config.buffer_bytes), charged);
+    if (g_pool->count() < wanted)
+      s.warnings.push_back("BRICKPROF_BUFFER_MB left room for " + std::to_string(g_pool->count()) +
+                           " of " + std::to_string(wanted) + " CUPTI activity buffers");
+  }
+  // Staged records share the budget with the recorder's events.
+  s.translation.staged.set_hooks(charged);
   s.translation.registry = &s.registry;
   // One timeline: CUPTI stamps GPU records with our CLOCK_MONOTONIC ns.
   if (c.register_timestamp == nullptr || c.register_timestamp(timestamp_now) != CUPTI_SUCCESS)

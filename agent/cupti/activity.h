@@ -11,10 +11,12 @@
 namespace brickprof::agent {
 
 // A fixed set of equally sized buffers; take() returns null when all are
-// with CUPTI. Thread-safe. Exposed for tests.
+// with CUPTI. Each buffer is charged through `hooks` (the memory budget):
+// the pool holds as many as it was allowed, up to `count`. Thread-safe.
+// Exposed for tests.
 class BufferPool {
  public:
-  BufferPool(size_t count, size_t bytes);
+  BufferPool(size_t count, size_t bytes, MemoryHooks hooks = {});
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -22,18 +24,23 @@ class BufferPool {
   void give_back(uint8_t* buffer);
   size_t buffer_bytes() const { return bytes_; }
   size_t available() const;
+  size_t count() const { return all_.size(); }
 
  private:
   std::vector<uint8_t*> free_;
   std::vector<uint8_t*> all_;
   size_t bytes_;
+  MemoryHooks hooks_;
   mutable std::mutex mu_;
 };
 
-// Pool size from BRICKPROF_BUFFER_MB: an eighth of the cap, in 4 MiB
-// buffers, at least 4 and at most 64 of them.
+// Pool size from BRICKPROF_BUFFER_MB: an eighth of the cap, in buffers of
+// a thirty-second of it (64 KiB to 4 MiB), at least 4 and at most 64 of
+// them; all charged to the cap.
 size_t activity_buffer_count(uint64_t buffer_bytes);
-inline constexpr size_t kActivityBufferBytes = 4u << 20;
+size_t activity_buffer_bytes(uint64_t buffer_bytes);
+inline constexpr size_t kActivityBufferBytes = 4u << 20;  // the largest
+inline constexpr size_t kMinActivityBufferBytes = 64u << 10;
 
 // Registers the buffer callbacks and the timestamp source, enables the
 // activity kinds. False with a reason if CUPTI refuses.

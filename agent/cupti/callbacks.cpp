@@ -3,6 +3,7 @@
 // Recorder::cuda_api append. No lock and no allocation in steady state.
 #include "agent/cupti/callbacks.h"
 
+#include "agent/budget.h"
 #include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/critical_section.h"
@@ -15,6 +16,9 @@ namespace {
 
 constexpr uint32_t kMaxDepth = 8;
 constexpr size_t kMaxAddresses = 1u << 20;
+// What an entry of the side tables below costs (hash node, bucket, the
+// allocator's rounding), charged to the memory budget.
+constexpr uint64_t kMapEntryBytes = 64;
 
 // Per-thread API nesting: cudaMemcpy calls cuMemcpy inside it, both fire.
 struct ThreadFrames {
@@ -49,11 +53,13 @@ uint32_t api_site(CbidSlot& slot, CUpti_CallbackDomain domain, const char* funct
 
 void store_addresses(GpuState& s, uint64_t correlation, const ParamRange& r) {
   AgentLock lock(s.addresses_mu);
-  if (s.addresses.size() >= kMaxAddresses) {
+  if (s.addresses.size() >= kMaxAddresses || !budget::charge(kMapEntryBytes)) {
     ++s.addresses_dropped;
     return;
   }
-  s.addresses[correlation] = {r.src, r.dst, r.bytes};
+  auto [it, added] = s.addresses.emplace(correlation, TransferAddresses{});
+  if (!added) budget::release(kMapEntryBytes);  // the runtime call's driver call: replaces it
+  it->second = {r.src, r.dst, r.bytes};
 }
 
 void register_image(GpuState& s, const void* image, size_t size) {
@@ -192,8 +198,11 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       const ThreadFrames& f = t_frames;
       if (has_addresses && f.depth > 0 && f.depth <= kMaxDepth) {
         AgentLock lock(s.graph_mu);
-        if (s.node_correlation.size() < kMaxAddresses)
-          s.node_correlation[id] = f.correlation[f.depth - 1];
+        if (s.node_correlation.size() < kMaxAddresses && budget::charge(kMapEntryBytes)) {
+          auto [it, added] = s.node_correlation.emplace(id, 0);
+          if (!added) budget::release(kMapEntryBytes);
+          it->second = f.correlation[f.depth - 1];
+        }
       }
       break;
     }
@@ -204,7 +213,13 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       uint64_t original = graph_node_id(s, g->originalNode);
       if (clone != 0 && original != 0 && clone != original) {
         AgentLock lock(s.graph_mu);
-        s.graph_node_origin[clone] = original;
+        auto it = s.graph_node_origin.find(clone);
+        if (it != s.graph_node_origin.end())
+          it->second = original;
+        else if (budget::charge(kMapEntryBytes))
+          s.graph_node_origin.emplace(clone, original);
+        else
+          ++s.graph_nodes_dropped;
       }
       break;
     }

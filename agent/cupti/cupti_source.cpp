@@ -3,6 +3,9 @@
 // Any failure leaves the process untouched and says why in the status.
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "agent/capture.h"
 #include "agent/critical_section.h"
@@ -39,47 +42,104 @@ void sync_at_scope_end(NodeKind closed) {
     s->driver.ctx_synchronize();
 }
 
+// devices[] (sorted by id); queried outside the record locks (the query
+// takes one of them).
+void add_devices(GpuState& s, Trace& trace) {
+  query_used_devices(s);
+  {
+    AgentLock lock(s.devices_mu);
+    trace.devices = s.devices;
+  }
+  std::sort(trace.devices.begin(), trace.devices.end(),
+            [](const Device& a, const Device& b) { return a.id < b.id; });
+}
+
+// ptx[] and the source's diagnostics; `left_out`: records attribution left
+// out of the capture. Caller holds the record locks.
+void add_ptx_and_diagnostics(GpuState& s, Trace& trace, uint64_t left_out) {
+  trace.ptx = s.registry.export_modules();
+  Diagnostics& d = trace.diagnostics;
+  d.dropped_activity_records += s.dropped_records.load() + s.translation.dropped_over_cap;
+  d.zero_timestamp_records += s.translation.zero_timestamp_records;
+  d.records_outside_capture += s.translation.outside_capture + left_out;
+  for (const std::string& w : s.warnings) d.warnings.push_back(w);
+  auto note = [&d](uint64_t n, const std::string& what) {
+    if (n != 0) d.warnings.push_back(std::to_string(n) + " " + what);
+  };
+  note(s.buffers_refused.load(), "CUPTI buffer requests refused (pool empty; records dropped)");
+  note(s.unreadable_buffers.load(),
+       "activity buffers whose remaining records could not be read (lost)");
+  note(s.syncs_skipped_in_capture.load(),
+       "scope-end syncs skipped while a stream was being captured (BRICKPROF_SYNC)");
+  note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");
+  note(s.module_parse_errors.load(), "module images the PTX registry could not read");
+  note(s.addresses_dropped, "copy address records dropped at the cap");
+  note(s.graph_nodes_dropped,
+       "CUDA graph node clones not mapped at the cap (their records land under the launch)");
+  note(s.translation.unhandled_records, "activity records of kinds not translated");
+}
+
+AttributionInputs inputs_of(GpuState& s) {
+  AttributionInputs in;
+  in.addresses = &s.addresses;
+  in.graph_node_origin = &s.graph_node_origin;
+  in.node_correlation = &s.node_correlation;
+  in.recorded_launches_only = s.config.capture != capture::Mode::kAll;
+  return in;
+}
+
+class CuptiDump final : public GpuDump {
+ public:
+  // `devices`: queried before the locks are taken (add_devices).
+  CuptiDump(GpuState& s, std::vector<Device> devices)
+      : s_(s),
+        devices_(std::move(devices)),
+        lock_(s.translate_mu, s.addresses_mu, s.graph_mu),
+        in_(inputs_of(s)) {}
+
+  StagedRecords& records() override { return s_.translation.staged; }
+  bool recorded_launches_only() const override { return in_.recorded_launches_only; }
+  uint64_t original_graph_node(uint64_t graph_node) const override {
+    return brickprof::agent::original_graph_node(in_, graph_node);
+  }
+  void fill_addresses(NodeKind, GpuDetail& d) const override {
+    if (const TransferAddresses* a = addresses_of(in_, d)) {
+      d.src_addr = a->src;
+      d.dst_addr = a->dst;
+    }
+  }
+  void contribute_header(Trace& header, uint64_t left_out) override {
+    header.devices = devices_;
+    add_ptx_and_diagnostics(s_, header, left_out);
+  }
+
+ private:
+  GpuState& s_;
+  std::vector<Device> devices_;
+  std::scoped_lock<std::mutex, std::mutex, std::mutex> lock_;
+  AttributionInputs in_;
+};
+
 class CuptiSource final : public GpuSource {
  public:
   explicit CuptiSource(GpuState* s) : s_(s) {}
 
   void flush() override { flush_activity(*s_); }
 
+  std::unique_ptr<GpuDump> begin_dump() override {
+    Trace devices;
+    add_devices(*s_, devices);
+    return std::make_unique<CuptiDump>(*s_, std::move(devices.devices));
+  }
+
   void contribute(Trace& trace, const LaunchIndex& launches) override {
     GpuState& s = *s_;
-    query_used_devices(s);
-    {
-      AgentLock lock(s.devices_mu);
-      trace.devices = s.devices;
-    }
-    std::sort(trace.devices.begin(), trace.devices.end(),
-              [](const Device& a, const Device& b) { return a.id < b.id; });
+    add_devices(s, trace);
     std::scoped_lock lock(s.translate_mu, s.addresses_mu, s.graph_mu);
-    AttributionInputs in;
+    AttributionInputs in = inputs_of(s);
     in.launches = &launches;
-    in.addresses = &s.addresses;
-    in.graph_node_origin = &s.graph_node_origin;
-    in.node_correlation = &s.node_correlation;
-    in.recorded_launches_only = s.config.capture != capture::Mode::kAll;
     Attribution attributed = attribute(s.translation.staged, in, trace);
-    trace.ptx = s.registry.export_modules();
-    Diagnostics& d = trace.diagnostics;
-    d.dropped_activity_records += s.dropped_records.load() + s.translation.dropped_over_cap;
-    d.zero_timestamp_records += s.translation.zero_timestamp_records;
-    d.records_outside_capture += s.translation.outside_capture + attributed.outside_capture;
-    for (const std::string& w : s.warnings) d.warnings.push_back(w);
-    auto note = [&d](uint64_t n, const std::string& what) {
-      if (n != 0) d.warnings.push_back(std::to_string(n) + " " + what);
-    };
-    note(s.buffers_refused.load(), "CUPTI buffer requests refused (pool empty; records dropped)");
-    note(s.unreadable_buffers.load(),
-         "activity buffers whose remaining records could not be read (lost)");
-    note(s.syncs_skipped_in_capture.load(),
-         "scope-end syncs skipped while a stream was being captured (BRICKPROF_SYNC)");
-    note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");
-    note(s.module_parse_errors.load(), "module images the PTX registry could not read");
-    note(s.addresses_dropped, "copy address records dropped at the cap");
-    note(s.translation.unhandled_records, "activity records of kinds not translated");
+    add_ptx_and_diagnostics(s, trace, attributed.outside_capture);
   }
 
  private:

@@ -101,7 +101,8 @@ void query_used_devices(GpuState& s) {
   std::set<uint32_t> used;
   {
     AgentLock lock(s.translate_mu);
-    for (const GpuDetail& d : s.translation.staged.gpu) used.insert(d.device);
+    const StagedRecords& staged = s.translation.staged;
+    for (size_t i = 0; i < staged.size(); ++i) used.insert(staged[i].detail.device);
   }
   for (uint32_t id : used) query_device(s, static_cast<int>(id));
   bool none;

@@ -52,6 +52,7 @@ struct GpuState {
   // Graph node clones (instantiation) -> original node ids.
   std::mutex graph_mu;
   std::unordered_map<uint64_t, uint64_t> graph_node_origin;
+  uint64_t graph_nodes_dropped = 0;  // clones not mapped: the budget was full
   // Captured node id -> correlation of the API call that created it, so a
   // replayed copy finds the addresses stored at capture time. Bounded.
   std::unordered_map<uint64_t, uint32_t> node_correlation;

@@ -78,12 +78,21 @@ bool stage(TranslationContext& ctx, Node node, const GpuDetail& detail) {
     ++ctx.outside_capture;
     return false;
   }
-  if (ctx.staged.nodes.size() >= ctx.max_nodes) {
+  if (ctx.staged.size() >= ctx.max_nodes || !ctx.staged.add(node, detail)) {
     ++ctx.dropped_over_cap;
     return false;
   }
-  ctx.staged.add_gpu_node(node, detail);
   return true;
+}
+
+// A name for a staged node; kNoName (counted as dropped) when the budget
+// refuses it.
+constexpr StringId kNoName = UINT32_MAX;
+StringId name_for(TranslationContext& ctx, std::string_view text) {
+  StringId id;
+  if (ctx.staged.intern(text, &id)) return id;
+  ++ctx.dropped_over_cap;
+  return kNoName;
 }
 
 // What every device-side record (kernel, copy, memset) says about where it
@@ -116,7 +125,10 @@ bool translate_kernel(const KernelRecord& k, TranslationContext& ctx) {
   auto it = ctx.names.find(k.name);
   if (it == ctx.names.end()) {
     TranslationContext::NameInfo info;
-    info.name = ctx.staged.strings.intern(k.name ? demangle(k.name) : std::string("<unnamed>"));
+    if (!ctx.staged.intern(k.name ? demangle(k.name) : std::string("<unnamed>"), &info.name)) {
+      ++ctx.dropped_over_cap;
+      return false;
+    }
     info.ptx_hash = (ctx.registry && k.name) ? ctx.registry->hash_for_kernel(k.name) : 0;
     it = ctx.names.emplace(k.name, info).first;
   }
@@ -154,8 +166,8 @@ bool translate_copy(const Record& m, Direction direction, TranslationContext& ct
   d.src_kind = memory_kind_of(m.srcKind);
   d.dst_kind = memory_kind_of(m.dstKind);
   d.bytes = m.bytes;
-  return stage_record(ctx, m, NodeKind::kTransfer,
-                      ctx.staged.strings.intern(direction_label(direction)), d);
+  StringId name = name_for(ctx, direction_label(direction));
+  return name != kNoName && stage_record(ctx, m, NodeKind::kTransfer, name, d);
 }
 
 bool translate_memcpy(const CUpti_ActivityMemcpy6& m, TranslationContext& ctx) {
@@ -173,7 +185,8 @@ bool translate_memset(const CUpti_ActivityMemset4& m, TranslationContext& ctx) {
   GpuDetail d = device_detail(m);
   d.bytes = m.bytes;
   d.dst_kind = memory_kind_of(m.memoryKind);
-  return stage_record(ctx, m, NodeKind::kMemset, ctx.staged.strings.intern("memset"), d);
+  StringId name = name_for(ctx, "memset");
+  return name != kNoName && stage_record(ctx, m, NodeKind::kMemset, name, d);
 }
 
 bool translate_sync(const CUpti_ActivitySynchronization2& s, TranslationContext& ctx) {
@@ -185,8 +198,8 @@ bool translate_sync(const CUpti_ActivitySynchronization2& s, TranslationContext&
   d.stream = s.streamId == UINT32_MAX ? 0 : s.streamId;
   d.correlation = s.correlationId;
   d.event = s.cudaEventId == UINT32_MAX ? 0 : s.cudaEventId;
-  return stage_record(ctx, s, NodeKind::kSync,
-                      ctx.staged.strings.intern("sync " + std::string(to_string(d.sync))), d);
+  StringId name = name_for(ctx, "sync " + std::string(to_string(d.sync)));
+  return name != kNoName && stage_record(ctx, s, NodeKind::kSync, name, d);
 }
 
 // BRICKPROF_CUDA_GRAPH_TRACE=graph: a whole graph replay, one GPU interval
@@ -202,8 +215,8 @@ bool translate_graph(const CUpti_ActivityGraphTrace2& g, TranslationContext& ctx
   d.stream = g.streamId;
   d.correlation = g.correlationId;
   d.graph_id = g.graphId;
-  return stage_record(ctx, g, NodeKind::kKernel,
-                      ctx.staged.strings.intern("CUDA graph " + std::to_string(g.graphId)), d);
+  StringId name = name_for(ctx, "CUDA graph " + std::to_string(g.graphId));
+  return name != kNoName && stage_record(ctx, g, NodeKind::kKernel, name, d);
 }
 
 }  // namespace
@@ -230,10 +243,7 @@ bool translate(const CUpti_Activity* record, TranslationContext& ctx) {
   }
 }
 
-namespace {
-
-// Instantiation clones nodes: follows a clone back to the captured node.
-uint64_t original_node(const AttributionInputs& in, uint64_t id) {
+uint64_t original_graph_node(const AttributionInputs& in, uint64_t id) {
   if (in.graph_node_origin == nullptr) return id;
   for (int hops = 0; hops < 8; ++hops) {
     auto o = in.graph_node_origin->find(id);
@@ -243,13 +253,24 @@ uint64_t original_node(const AttributionInputs& in, uint64_t id) {
   return id;
 }
 
-}  // namespace
+const TransferAddresses* addresses_of(const AttributionInputs& in, const GpuDetail& d) {
+  if (!in.addresses) return nullptr;
+  auto a = in.addresses->find(d.correlation);
+  // A replayed copy carries the graph launch's correlation; its addresses
+  // were stored under the call that captured its node.
+  if (a == in.addresses->end() && d.graph_node != 0 && in.node_correlation) {
+    auto c = in.node_correlation->find(original_graph_node(in, d.graph_node));
+    if (c != in.node_correlation->end()) a = in.addresses->find(c->second);
+  }
+  return a == in.addresses->end() ? nullptr : &a->second;
+}
 
-Attribution attribute(const Trace& staged, const AttributionInputs& in, Trace& trace) {
+Attribution attribute(const StagedRecords& staged, const AttributionInputs& in, Trace& trace) {
   Attribution result;
-  for (const Node& src : staged.nodes) {
-    Node n = src;
-    GpuDetail d = staged.gpu[src.detail];
+  for (size_t i = 0; i < staged.size(); ++i) {
+    const StagedRecord& src = staged[i];
+    Node n = src.node;
+    GpuDetail d = src.detail;
     n.parent = kNoNode;
     if (in.launches) {
       auto launch = in.launches->by_correlation.find(d.correlation);
@@ -266,7 +287,7 @@ Attribution attribute(const Trace& staged, const AttributionInputs& in, Trace& t
       // Graph replays: the scope that captured the node beats the scope
       // around cudaGraphLaunch (often none, or a whole step).
       if (d.graph_node != 0) {
-        uint64_t id = original_node(in, d.graph_node);
+        uint64_t id = original_graph_node(in, d.graph_node);
         auto captured = in.launches->scope_of_graph_node.find(id);
         if (captured == in.launches->scope_of_graph_node.end())
           captured = in.launches->scope_of_graph_node.find(d.graph_node);
@@ -274,20 +295,13 @@ Attribution attribute(const Trace& staged, const AttributionInputs& in, Trace& t
           n.parent = captured->second;
       }
     }
-    if (in.addresses && (n.kind == NodeKind::kTransfer || n.kind == NodeKind::kMemset)) {
-      auto a = in.addresses->find(d.correlation);
-      // A replayed copy carries the graph launch's correlation; its
-      // addresses were stored under the call that captured its node.
-      if (a == in.addresses->end() && d.graph_node != 0 && in.node_correlation) {
-        auto c = in.node_correlation->find(original_node(in, d.graph_node));
-        if (c != in.node_correlation->end()) a = in.addresses->find(c->second);
-      }
-      if (a != in.addresses->end()) {
-        d.src_addr = a->second.src;
-        d.dst_addr = a->second.dst;
+    if (n.kind == NodeKind::kTransfer || n.kind == NodeKind::kMemset) {
+      if (const TransferAddresses* a = addresses_of(in, d)) {
+        d.src_addr = a->src;
+        d.dst_addr = a->dst;
       }
     }
-    n.name = trace.strings.intern(staged.strings.view(src.name));
+    n.name = trace.strings.intern(staged.name(src));
     uint32_t id = trace.add_gpu_node(n, d);
     if (n.parent != kNoNode) {
       trace.add_edge(n.parent, id, EdgeType::kLaunches);

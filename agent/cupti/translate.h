@@ -12,6 +12,7 @@
 
 #include "agent/ptx/registry.h"
 #include "agent/replay.h"
+#include "agent/staged_records.h"
 #include "analysis/trace.h"
 
 namespace brickprof::agent {
@@ -32,11 +33,11 @@ struct TransferAddresses {
 };
 
 struct TranslationContext {
-  Trace staged;                             // nodes without parents yet
+  StagedRecords staged;                     // nodes without parents yet
   const PtxRegistry* registry = nullptr;    // kernel -> module hash
   uint64_t zero_timestamp_records = 0;      // dropped: no usable time
   uint64_t unhandled_records = 0;           // kinds we do not translate
-  uint64_t max_nodes = UINT64_MAX;          // memory cap; beyond it, count drops
+  uint64_t max_nodes = UINT64_MAX;          // beyond it (or the budget), count drops
   uint64_t dropped_over_cap = 0;
   // BRICKPROF_CAPTURE: records of later calls were launched outside every
   // window (correlation ids grow with each call): counted, not staged.
@@ -71,9 +72,14 @@ struct Attribution {
   uint64_t outside_capture = 0;  // left out: launched outside the capture windows
 };
 
-// Moves the staged nodes into `trace`: parent = the scope that launched the
+// Copies the staged nodes into `trace`: parent = the scope that launched the
 // work (for graph replays: the scope open when the graph node was captured),
 // thread and API times from the launch, a `launches` edge from that scope.
-Attribution attribute(const Trace& staged, const AttributionInputs& in, Trace& trace);
+Attribution attribute(const StagedRecords& staged, const AttributionInputs& in, Trace& trace);
+
+// The addresses a copy or memset's API call stored (see attribute()).
+const TransferAddresses* addresses_of(const AttributionInputs& in, const GpuDetail& d);
+// Instantiation clones nodes: follows a clone back to the captured node.
+uint64_t original_graph_node(const AttributionInputs& in, uint64_t id);
 
 }  // namespace brickprof::agent

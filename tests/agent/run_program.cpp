@@ -2,6 +2,7 @@
 #include "run_program.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -21,7 +22,7 @@ std::string slurp_fd(int fd) {
 }  // namespace
 
 Result run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-           bool wait_for_ready_then_term) {
+           bool wait_for_ready_then_term, uint64_t address_space_bytes) {
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) std::abort();
   pid_t pid = fork();
@@ -31,6 +32,10 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
     close(out_pipe[0]);
     close(err_pipe[0]);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    if (address_space_bytes) {
+      rlimit limit{address_space_bytes, address_space_bytes};
+      setrlimit(RLIMIT_AS, &limit);
+    }
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -53,7 +58,9 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
   std::thread err_reader([&] { r.err = slurp_fd(err_pipe[0]); });
   r.out += slurp_fd(out_pipe[0]);
   err_reader.join();
-  waitpid(pid, &r.status, 0);
+  rusage usage{};
+  wait4(pid, &r.status, 0, &usage);
+  r.peak_rss_kb = usage.ru_maxrss;
   close(out_pipe[0]);
   close(err_pipe[0]);
   return r;

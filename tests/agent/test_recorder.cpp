@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/budget.h"
 #include "agent/clock.h"
 #include "agent/recorder.h"
 #include "agent/replay.h"
@@ -189,6 +190,30 @@ TEST_F(RecorderTest, CudaCallsRememberTheirScope) {
   EXPECT_LE(r.launches.by_correlation[42].api_start_ns, r.launches.by_correlation[42].api_end_ns);
   EXPECT_EQ(r.launches.by_correlation[43].scope, kNoNode);
   EXPECT_EQ(r.launches.scope_of_graph_node[7], 0u);
+}
+
+// A thread that exits is retired by its key's destructor: its events stay
+// (a short-lived thread's few words copied out of its 8 KiB chunk), a
+// thread that recorded nothing leaves no entry, and its budget is given back.
+TEST_F(RecorderTest, ExitedThreadsAreRetiredWithTheirEvents) {
+  uint32_t s = Recorder::intern_site(NodeKind::kScope, -1, "short");
+  const uint64_t before = thread_buffers::retired_count();
+  for (int i = 0; i < 100; ++i) {
+    std::thread([&] {
+      Recorder::push(s, static_cast<uint64_t>(i));
+      Recorder::pop();
+    }).join();
+  }
+  std::thread([] { Recorder::thread_buffer(); }).join();  // registered, recorded nothing
+  EXPECT_EQ(thread_buffers::retired_count() - before, 100u);
+  // 100 threads' state now weighs their entries and their words, not 8 KiB each.
+  EXPECT_LT(budget::used(), sites::bytes_held() + 100 * 1024 + (64 << 10));
+  Trace t = replay_all();
+  ASSERT_EQ(t.nodes.size(), 100u);
+  uint64_t sum = 0;
+  for (const Node& n : t.nodes) sum += n.elements;
+  EXPECT_EQ(sum, 99u * 100 / 2);  // each thread's own scope, in thread order
+  EXPECT_EQ(t.nodes[99].elements, 99u);
 }
 
 TEST(ClockTest, TicksConvertToMonotonicNanoseconds) {

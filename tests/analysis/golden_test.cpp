@@ -21,7 +21,7 @@ TEST_P(GoldenTest, MatchesExactly) {
   const Golden& g = GetParam();
   Trace trace = read_trace_file(test::data_path(g.trace));
   MemorySink sink;
-  ASSERT_TRUE(write_outputs(trace, {g.format}, sink).empty());
+  ASSERT_TRUE(write_outputs(trace, {g.format}, sink).failures.empty());
   EXPECT_EQ(sink.text(g.format), test::read_text(test::data_path(g.expected)));
 }
 

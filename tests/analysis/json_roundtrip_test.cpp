@@ -52,6 +52,7 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(da.cupti, db.cupti);
   EXPECT_EQ(da.nvtx, db.nvtx);
   EXPECT_EQ(da.dropped_events, db.dropped_events);
+  EXPECT_EQ(da.dropped_names, db.dropped_names);
   EXPECT_EQ(da.dropped_activity_records, db.dropped_activity_records);
   EXPECT_EQ(da.zero_timestamp_records, db.zero_timestamp_records);
   EXPECT_EQ(da.unbalanced_pops, db.unbalanced_pops);
@@ -119,7 +120,7 @@ void expect_same(const Trace& a, const Trace& b) {
 TEST(JsonExport, RoundTripsEveryField) {
   Trace original = test::full_trace();
   MemorySink sink;
-  ASSERT_TRUE(write_outputs(original, {"json"}, sink).empty());
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
   Trace back = parse_trace_json(sink.text("json"));
   expect_same(original, back);
 }
@@ -127,12 +128,12 @@ TEST(JsonExport, RoundTripsEveryField) {
 TEST(JsonExport, RoundTripsTheFixture) {
   Trace original = test::small_trace();
   MemorySink sink;
-  ASSERT_TRUE(write_outputs(original, {"json"}, sink).empty());
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
   Trace back = parse_trace_json(sink.text("json"));
   expect_same(original, back);
   // And a second trip is byte-identical.
   MemorySink again;
-  ASSERT_TRUE(write_outputs(back, {"json"}, again).empty());
+  ASSERT_TRUE(write_outputs(back, {"json"}, again).failures.empty());
   EXPECT_EQ(sink.text("json"), again.text("json"));
 }
 
@@ -142,12 +143,12 @@ TEST(JsonExport, StringsStayValidUtf8) {
     append_json_string(out, text);
     return out;
   };
-  EXPECT_EQ(quoted("µs × 中 😀"), "\"µs × 中 😀\"");  // well-formed: kept as is
-  EXPECT_EQ(quoted("caf\xe9"), "\"caf\\ufffd\"");   // Latin-1 é
-  EXPECT_EQ(quoted("\xc0\xaf"), "\"\\ufffd\\ufffd\"");  // overlong '/'
+  EXPECT_EQ(quoted("µs × 中 😀"), "\"µs × 中 😀\"");                 // well-formed: kept as is
+  EXPECT_EQ(quoted("caf\xe9"), "\"caf\\ufffd\"");                  // Latin-1 é
+  EXPECT_EQ(quoted("\xc0\xaf"), "\"\\ufffd\\ufffd\"");             // overlong '/'
   EXPECT_EQ(quoted("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
   EXPECT_EQ(quoted("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // > U+10FFFF
-  EXPECT_EQ(quoted("a\xe4\xb8"), "\"a\\ufffd\\ufffd\"");  // cut short
+  EXPECT_EQ(quoted("a\xe4\xb8"), "\"a\\ufffd\\ufffd\"");                      // cut short
   EXPECT_EQ(quoted("\x01\"\\"), "\"\\u0001\\\"\\\\\"");
 }
 
@@ -158,7 +159,7 @@ TEST(JsonExport, NamesThatAreNotUtf8ReadBack) {
   original.process.cmdline = "app --name caf\xe9";
   original.nodes[0].name = original.strings.intern("scope \xff\xfe");
   MemorySink sink;
-  ASSERT_TRUE(write_outputs(original, {"json"}, sink).empty());
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
   Trace back = parse_trace_json(sink.text("json"));
   EXPECT_EQ(back.process.cmdline, "app --name caf\uFFFD");
   EXPECT_EQ(back.name(back.nodes[0]), "scope \uFFFD\uFFFD");

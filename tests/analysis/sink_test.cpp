@@ -25,13 +25,10 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 TEST(Registry, KnowsEveryFormatAndExtension) {
-  const std::pair<const char*, const char*> expected[] = {{"json", ".json"},
-                                                          {"tree", ".tree.txt"},
-                                                          {"dot", ".dot"},
-                                                          {"chrome", ".trace.json"},
-                                                          {"folded", ".folded"},
-                                                          {"json.gz", ".json.gz"},
-                                                          {"perfetto", ".pftrace"}};
+  const std::pair<const char*, const char*> expected[] = {
+      {"json", ".json"},         {"tree", ".tree.txt"}, {"dot", ".dot"},
+      {"chrome", ".trace.json"}, {"folded", ".folded"}, {"json.gz", ".json.gz"},
+      {"perfetto", ".pftrace"}};
   ASSERT_EQ(exporter_names().size(), std::size(expected));
   for (auto [name, ext] : expected) {
     auto e = make_exporter(name);
@@ -49,8 +46,8 @@ TEST(FileSink, WritesEveryFormatNextToThePrefix) {
   FileSink files((dir / "run").string());
   MemorySink memory;
   std::vector<std::string> all(exporter_names().begin(), exporter_names().end());
-  EXPECT_TRUE(write_outputs(t, all, files).empty());
-  EXPECT_TRUE(write_outputs(t, all, memory).empty());
+  EXPECT_TRUE(write_outputs(t, all, files).failures.empty());
+  EXPECT_TRUE(write_outputs(t, all, memory).failures.empty());
   for (const std::string& name : all) {
     auto e = make_exporter(name);
     fs::path path = dir / ("run" + std::string(e->extension()));
@@ -68,14 +65,14 @@ TEST(FileSink, ReplacesAnOldFileWhole) {
   std::string path = (dir / "run.tree.txt").string();
   std::ofstream(path) << std::string(100000, 'x');
   FileSink files((dir / "run").string());
-  EXPECT_TRUE(write_outputs(t, {"tree"}, files).empty());
+  EXPECT_TRUE(write_outputs(t, {"tree"}, files).failures.empty());
   EXPECT_EQ(test::read_text(path), test::read_text(test::data_path("tree_small.tree.txt")));
 }
 
 TEST(FileSink, MissingDirectoryIsAnErrorLineNotACrash) {
   Trace t = test::small_trace();
   FileSink files("/nonexistent-brickprof-dir/sub/run");
-  auto errors = write_outputs(t, {"json", "tree"}, files);
+  auto errors = write_outputs(t, {"json", "tree"}, files).failures;
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_NE(errors[0].find("/nonexistent-brickprof-dir/sub/run.json"), std::string::npos);
   EXPECT_NE(errors[0].find("cannot create"), std::string::npos);
@@ -86,7 +83,7 @@ TEST(FileSink, UnwritableDirectoryIsAnErrorLine) {
   fs::path dir = fresh_dir("readonly");
   fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
   FileSink files((dir / "run").string());
-  auto errors = write_outputs(test::small_trace(), {"dot"}, files);
+  auto errors = write_outputs(test::small_trace(), {"dot"}, files).failures;
   fs::permissions(dir, fs::perms::owner_all);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("Permission denied"), std::string::npos) << errors[0];
@@ -113,8 +110,8 @@ TEST(WriteFileAtomically, PlantedSymlinksNeitherBlockNorAreFollowed) {
   std::ofstream(victim) << "precious";
   std::string path = (dir / "out.json").string();
   for (int n = 0; n < 1000; ++n)
-    fs::create_symlink(victim, path + ".tmp." + std::to_string(::getpid()) + "." +
-                                   std::to_string(n));
+    fs::create_symlink(victim,
+                       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
   EXPECT_EQ(write_file_atomically(path, [](std::ostream& out) { out << "new"; }), "");
   EXPECT_EQ(test::read_text(path), "new");
   EXPECT_EQ(test::read_text(victim.string()), "precious");
@@ -154,8 +151,9 @@ TEST(WriteFileAtomically, TemporaryNamesAreRandom) {
   std::string path = (dir / "out.json").string();
   std::vector<std::string> names;
   for (int i = 0; i < 2; ++i)
-    EXPECT_EQ(write_file_atomically(path, [&](std::ostream&) { names.push_back(temp_file_in(dir)); }),
-              "");
+    EXPECT_EQ(
+        write_file_atomically(path, [&](std::ostream&) { names.push_back(temp_file_in(dir)); }),
+        "");
   ASSERT_EQ(names.size(), 2u);
   const std::string stem = path + ".tmp.";
   for (const std::string& name : names) {
@@ -206,7 +204,7 @@ TEST(WriteFileAtomically, UnfinishedFilesCanBeRemovedMidWrite) {
 
 TEST(WriteOutputs, UnknownFormatIsReportedAndOthersStillWritten) {
   MemorySink sink;
-  auto errors = write_outputs(test::small_trace(), {"tree", "pdf", "folded"}, sink);
+  auto errors = write_outputs(test::small_trace(), {"tree", "pdf", "folded"}, sink).failures;
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0], "unknown output format 'pdf'");
   EXPECT_FALSE(sink.text("tree").empty());

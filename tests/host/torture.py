@@ -42,12 +42,7 @@ from case import MAXRSS_FILE, Context, expand  # noqa: E402
 # Cases that fail because of a known defect of the agent, with the defect's
 # short name. They are reported apart and do not fail the suite; remove a
 # line once its defect is fixed (the suite then says "fixed — unmark it").
-KNOWN = {
-    # Interned names and exited threads' bookkeeping are not held to
-    # BRICKPROF_BUFFER_MB.
-    "long-distinct-names-cap": "names-threads-memory",
-    "long-short-threads-cap": "names-threads-memory",
-}
+KNOWN: dict[str, str] = {}
 
 GROUPS = (cases_process.CASES + cases_signals.CASES + cases_python.CASES + cases_env.CASES)
 

@@ -33,12 +33,7 @@ UNDER = {"deep": "nest 1", "names": "all", "huge": "k"}
 # code (analysis/export_*.cpp): a failure there is reported to their owner
 # and listed here until fixed; an unexpected pass fails the test so this
 # list stays true.
-KNOWN_FAILURES = {
-    # The folded export writes each distinct stack's full frame path: on a
-    # chain of 10^5 nested scopes that is O(depth^2) text (the GPU work at
-    # the bottom adds one stack per level), far past 4 GiB.
-    ("deep", "--folded"): "export_folded: O(depth^2) stacks on a deep chain",
-}
+KNOWN_FAILURES = {}
 
 
 def limit_memory():

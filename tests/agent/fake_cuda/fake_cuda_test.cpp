@@ -296,6 +296,27 @@ TEST_F(FakeCudaTest, BuffersFilledMidRunAreAllTranslated) {
   EXPECT_EQ(correlations.size(), kLaunches);
 }
 
+// GPU records count against BRICKPROF_BUFFER_MB with the events (they had
+// a cap of their own, a sixteenth as many records as the cap has bytes,
+// and the activity buffers another eighth of it): with a 16 MB cap,
+// 400,000 launches grew the process by 108 MB; now by the cap and the
+// agent's fixed costs (its code, the page thread's 8 MiB of ready pages).
+TEST_F(FakeCudaTest, GpuRecordsShareTheMemoryCapWithEvents) {
+  constexpr uint64_t kCapMb = 16;
+  const std::vector<std::string> argv = {FAKE_GPU_APP, fake_gpu_app::kMany, "400000"};
+  Result plain = run(argv, fake_env());
+  ASSERT_EQ(plain.exit_code(), 0) << plain.err;
+  auto env = agent_env();
+  env["BRICKPROF_BUFFER_MB"] = std::to_string(kCapMb);
+  Result traced = run(argv, env);
+  ASSERT_EQ(traced.exit_code(), 0) << traced.err;
+  EXPECT_LT(traced.peak_rss_kb - plain.peak_rss_kb, long{2 * kCapMb + 8} << 10)
+      << "peak " << traced.peak_rss_kb << " kB, " << plain.peak_rss_kb << " kB without the agent";
+  json t = load_trace();
+  EXPECT_GT(t["diagnostics"]["dropped_activity_records"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(of_kind(t, "kernel").empty());
+}
+
 // A buffer whose walk fails part-way: the records before it are kept, the
 // loss is reported in the trace, and the program is untouched.
 TEST_F(FakeCudaTest, UnreadableRecordIsReportedNotHidden) {

@@ -151,6 +151,28 @@ TEST(ActivityPool, FixedBuffersNoGrowth) {
   EXPECT_EQ(activity_buffer_count(256ull << 20), 8u);
   EXPECT_EQ(activity_buffer_count(1ull << 20), 4u);
   EXPECT_EQ(activity_buffer_count(1ull << 40), 64u);
+  // A thirty-second of the cap each, within 64 KiB..4 MiB.
+  EXPECT_EQ(activity_buffer_bytes(256ull << 20), 4u << 20);
+  EXPECT_EQ(activity_buffer_bytes(1ull << 20), 64u << 10);
+  EXPECT_EQ(activity_buffer_bytes(16ull << 20), 512u << 10);
+}
+
+uint64_t g_pool_allowance = 0;
+bool take_pool(uint64_t bytes) {
+  if (bytes > g_pool_allowance) return false;
+  g_pool_allowance -= bytes;
+  return true;
+}
+void give_pool(uint64_t bytes) { g_pool_allowance += bytes; }
+
+TEST(ActivityPool, BuffersAreChargedToTheBudget) {
+  g_pool_allowance = 2 * 4096 + 100;
+  {
+    BufferPool pool(4, 4096, {take_pool, give_pool});
+    EXPECT_EQ(pool.count(), 2u);  // what the budget allowed
+    EXPECT_EQ(g_pool_allowance, 100u);
+  }
+  EXPECT_EQ(g_pool_allowance, 2 * 4096 + 100u);  // given back with the pool
 }
 
 TEST(Libraries, CuptiSearchOrder) {

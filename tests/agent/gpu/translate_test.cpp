@@ -66,7 +66,7 @@ TEST(Translate, WorkLaunchedOutsideCaptureWindowsIsCountedNotKept) {
   EXPECT_TRUE(translate(as_record(&before), ctx));
   EXPECT_FALSE(translate(as_record(&after), ctx));
   EXPECT_EQ(ctx.outside_capture, 1u);
-  ASSERT_EQ(ctx.staged.nodes.size(), 2u);
+  ASSERT_EQ(ctx.staged.size(), 2u);
 
   Scopes s;
   s.launches.by_correlation[9] = {s.brick, 777, 900, 950};
@@ -91,7 +91,7 @@ TEST(Translate, KernelBecomesChildOfLaunchingBrick) {
   ctx.registry = &registry;
   KernelRecord k = kernel(42, 1000, 51000, "_Z14rmsnorm_kernelPfi");
   ASSERT_TRUE(translate(as_record(&k), ctx));
-  ASSERT_EQ(ctx.staged.nodes.size(), 1u);
+  ASSERT_EQ(ctx.staged.size(), 1u);
 
   Scopes s;
   s.launches.by_correlation[42] = {s.brick, 777, 900, 950};
@@ -132,7 +132,7 @@ TEST(Translate, NamesAreDemangledOncePerFunction) {
     ASSERT_TRUE(translate(as_record(&k), ctx));
   }
   EXPECT_EQ(ctx.names.size(), 1u);
-  EXPECT_EQ(ctx.staged.name(ctx.staged.nodes[2]), "void demo::scale<float>(float*, float, int)");
+  EXPECT_EQ(ctx.staged.name(ctx.staged[2]), "void demo::scale<float>(float*, float, int)");
 }
 
 TEST(Translate, GraphReplayGoesToCaptureScope) {
@@ -276,15 +276,15 @@ TEST(Translate, MemsetAndSync) {
   s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
   s.streamId = UINT32_MAX;
   ASSERT_TRUE(translate(as_record(&s), ctx));
-  ASSERT_EQ(ctx.staged.nodes.size(), 3u);
-  EXPECT_EQ(ctx.staged.nodes[0].kind, NodeKind::kMemset);
-  EXPECT_EQ(ctx.staged.detail(ctx.staged.nodes[0])->bytes, 256u);
-  EXPECT_EQ(ctx.staged.nodes[1].kind, NodeKind::kSync);
-  EXPECT_EQ(ctx.staged.detail(ctx.staged.nodes[1])->sync, SyncKind::kStream);
-  EXPECT_EQ(ctx.staged.detail(ctx.staged.nodes[1])->stream, 7u);
-  EXPECT_EQ(ctx.staged.detail(ctx.staged.nodes[1])->event, 0u);
-  EXPECT_EQ(ctx.staged.detail(ctx.staged.nodes[2])->sync, SyncKind::kContext);
-  EXPECT_EQ(ctx.staged.detail(ctx.staged.nodes[2])->stream, 0u);
+  ASSERT_EQ(ctx.staged.size(), 3u);
+  EXPECT_EQ(ctx.staged[0].node.kind, NodeKind::kMemset);
+  EXPECT_EQ(ctx.staged[0].detail.bytes, 256u);
+  EXPECT_EQ(ctx.staged[1].node.kind, NodeKind::kSync);
+  EXPECT_EQ(ctx.staged[1].detail.sync, SyncKind::kStream);
+  EXPECT_EQ(ctx.staged[1].detail.stream, 7u);
+  EXPECT_EQ(ctx.staged[1].detail.event, 0u);
+  EXPECT_EQ(ctx.staged[2].detail.sync, SyncKind::kContext);
+  EXPECT_EQ(ctx.staged[2].detail.stream, 0u);
 }
 
 TEST(Translate, ZeroTimestampsAreCountedNotKept) {
@@ -296,7 +296,7 @@ TEST(Translate, ZeroTimestampsAreCountedNotKept) {
   k = kernel(3, 200, 100, "k");  // ends before it starts
   EXPECT_FALSE(translate(as_record(&k), ctx));
   EXPECT_EQ(ctx.zero_timestamp_records, 3u);
-  EXPECT_TRUE(ctx.staged.nodes.empty());
+  EXPECT_TRUE(ctx.staged.empty());
 }
 
 TEST(Translate, CapAndUnknownKindsAreCounted) {
@@ -306,13 +306,40 @@ TEST(Translate, CapAndUnknownKindsAreCounted) {
     KernelRecord k = kernel(i, 10, 20, "k");
     translate(as_record(&k), ctx);
   }
-  EXPECT_EQ(ctx.staged.nodes.size(), 2u);
+  EXPECT_EQ(ctx.staged.size(), 2u);
   EXPECT_EQ(ctx.dropped_over_cap, 3u);
   CUpti_ActivityDevice5 dev;
   std::memset(&dev, 0, sizeof dev);
   dev.kind = CUPTI_ACTIVITY_KIND_DEVICE;
   EXPECT_FALSE(translate(as_record(&dev), ctx));
   EXPECT_EQ(ctx.unhandled_records, 1u);
+}
+
+// The staged records are charged to the memory budget (BRICKPROF_BUFFER_MB)
+// with the events: when it refuses, records are dropped and counted.
+uint64_t g_allowance = 0;
+bool take_allowance(uint64_t bytes) {
+  if (bytes > g_allowance) return false;
+  g_allowance -= bytes;
+  return true;
+}
+void give_allowance(uint64_t bytes) { g_allowance += bytes; }
+
+TEST(Translate, RecordsPastTheBudgetAreDroppedAndCounted) {
+  TranslationContext ctx;
+  // Room for the name and one block of records, not two.
+  g_allowance = 600 * StagedRecords::kBytesPerRecord;
+  ctx.staged.set_hooks({take_allowance, give_allowance});
+  for (uint32_t i = 0; i < 1000; ++i) {
+    KernelRecord k = kernel(i, 10, 20, "k");
+    translate(as_record(&k), ctx);
+  }
+  EXPECT_GT(ctx.staged.size(), 0u);
+  EXPECT_LT(ctx.staged.size(), 1000u);
+  EXPECT_EQ(ctx.staged.size() + ctx.dropped_over_cap, 1000u);
+  EXPECT_LE(ctx.staged.bytes(), 600 * StagedRecords::kBytesPerRecord);
+  const uint64_t held = ctx.staged.bytes();
+  EXPECT_EQ(g_allowance + held, 600 * StagedRecords::kBytesPerRecord);
 }
 
 }  // namespace

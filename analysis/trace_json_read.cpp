@@ -427,11 +427,17 @@ void Reader::link() {
 
 Trace parse_trace_json(std::string_view json) { return Reader().read(json, nullptr); }
 
-Trace read_trace_file(const std::string& path) {
+Trace read_trace_file(const std::string& path) { return read_trace_file(path, nullptr); }
+
+Trace read_trace_file(const std::string& path, const ReadProgress& progress) {
   MappedFile file(path);
   if (file.text().empty()) throw TraceError(path + ": empty file");
+  const uint64_t size = file.text().size();
   try {
-    return Reader().read(file.text(), [&](size_t offset) { file.release(offset); });
+    return Reader().read(file.text(), [&](size_t offset) {
+      file.release(offset);
+      if (progress) progress(offset, size);
+    });
   } catch (const TraceError& e) {
     throw TraceError(path + ": " + e.what());
   }

@@ -19,6 +19,7 @@
 #include "analysis/views.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
+#include "tools/progress.h"
 
 namespace brickprof::cli {
 namespace {
@@ -31,6 +32,7 @@ struct ReportOptions {
   std::map<std::string, std::vector<std::string>> values;  // views taking values, by name
   std::string under;                                       // empty: the whole trace
   PeakOptionText peaks;
+  bool quiet = false;
 };
 
 // What --under kept, said before the views so no figure is mistaken for
@@ -119,22 +121,33 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   Trace trace;
   std::optional<UnderNote> under;
   std::vector<ViewModel> models;
+  Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
-    trace = read_trace_file(o.file);
+    trace = read_trace_file(o.file, progress.reading(o.file));
     if (!o.under.empty()) {
       Subset subset = subtrees_named(trace, o.under);
-      if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+      if (subset.roots == 0) {
+        progress.done();
+        return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+      }
       under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
       trace = std::move(subset.trace);
     }
-    for (const View* v : views) models.push_back(compute_view(*v, trace, settings));
+    for (const View* v : views) {
+      progress.step(std::string("computing --") + v->name);
+      models.push_back(compute_view(*v, trace, settings));
+    }
   } catch (const TraceError& e) {
+    progress.done();
     return fail(e.what());  // already "FILE: problem"
   } catch (const GraphError& e) {
+    progress.done();
     return fail(o.file + ": " + e.what());
   } catch (const std::bad_alloc&) {
+    progress.done();
     return fail(out_of_memory);
   }
+  progress.done();  // before the output, which may go to the same terminal
   auto write = [&](std::ostream& out) {
     const UnderNote* note = under ? &*under : nullptr;
     try {
@@ -188,6 +201,7 @@ Command add_report_command(CLI::App& parent) {
                 "Print the views as one JSON object, one key per view (not --dot, --chrome, "
                 "--folded)");
   sub->add_option("-o,--out", o->out, "Write to this file (atomically) instead of stdout");
+  add_quiet_flag(*sub, o->quiet);
   sub->footer(
       "With no view flag (and no --what-if): --summary --tree. Exit code 2 on usage errors or "
       "bad input.");

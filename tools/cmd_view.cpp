@@ -6,6 +6,7 @@
 // and exit 2, with the terminal untouched.
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -22,6 +23,11 @@
 
 namespace brickprof::cli {
 namespace {
+
+// A tree built in this time is shown on the first screen; a longer build
+// shows the summary first (Session::start_tree).
+constexpr auto kTreeGrace = std::chrono::milliseconds(50);
+constexpr int kTreePollMs = 100;
 
 struct ViewOptions {
   std::string file;
@@ -49,10 +55,12 @@ void browse(view::Session& session, bool ascii) {
   };
   frame();
   while (!browser.done()) {
-    const int key = terminal.read_key();
+    // While the tree is built, look every so often whether it is there.
+    const bool waiting = !session.tree_ready();
+    const int key = terminal.read_key(waiting ? kTreePollMs : -1);
     if (key == view::key::kCtrlL) terminal.repaint();
     browser.key(key);
-    if (!browser.done()) frame();
+    if (!browser.done() && (key != view::key::kNone || waiting)) frame();
   }
 }
 
@@ -74,14 +82,14 @@ int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
       Trace trace = read_trace_file(o.file, progress.reading(o.file, two ? "1 of 2" : ""));
       std::optional<Trace> base;
       if (two) base = read_trace_file(o.base, progress.reading(o.base, "2 of 2"));
-      progress.step("building the tree");
       session.emplace(std::move(trace), o.file, std::move(base), o.base);
       session->set_peaks(peaks);
       if (!o.under.empty() && !session->set_under(o.under)) {
         progress.done();
         return fail(o.file + ": no scope named '" + o.under + "' (--under)");
       }
-      session->tree();  // the first screen's model, before the screen
+      session->start_tree();
+      session->wait_tree(kTreeGrace);
     } catch (const TraceError& e) {
       progress.done();
       return fail(e.what());  // already "FILE: problem"

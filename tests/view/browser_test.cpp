@@ -35,6 +35,28 @@ TEST(Browser, FirstScreen) {
   EXPECT_TRUE(c.at(0, 3).selected);  // the first row is selected
 }
 
+// start_tree() builds on another thread: until it is done the tree tab
+// shows the summary and keys that need the tree say so; then the tree.
+TEST(Browser, TreeBuiltOnItsOwnThread) {
+  Session session(read_trace_file(data(kGpu)), kGpu);
+  session.start_tree();
+  Browser browser(session, 120, 40);
+  Canvas first(120, 40, false);
+  browser.draw(first);
+  const std::string text = first.text();
+  EXPECT_TRUE(contains(text, "Building the tree of 391 nodes") || contains(text, "▾ decode token"))
+      << text;
+  if (contains(text, "Building the tree")) {
+    EXPECT_TRUE(contains(text, "Per-brick timing:"));
+    browser.key('j');
+    EXPECT_EQ(browser.message(), "the tree is still being built: a moment");
+  }
+  ASSERT_TRUE(session.wait_tree(std::chrono::seconds(60)));
+  Canvas then(120, 40, false);
+  browser.draw(then);
+  EXPECT_TRUE(contains(then.text(), "▾ decode token")) << then.text();
+}
+
 TEST(Browser, MovesExpandsAndCollapsesWithViKeysAndArrows) {
   Screen s("tree_small.json");  // small enough to open whole
   EXPECT_TRUE(contains(s.selected(), "▾ Layer 0"));

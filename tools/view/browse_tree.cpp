@@ -23,15 +23,18 @@ BrowseTree::BrowseTree(const Trace& trace, AggregateTree tree)
   roll_up_gpu();
   expanded_.assign(size(), false);
   expanded_[root_] = true;
-  run_ns_ = trace_.process.end_ns - trace_.process.start_ns;
-  if (run_ns_ <= 0 && !trace_.nodes.empty()) {
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    for (const Node& n : trace_.nodes) {
-      first = std::min(first, n.start_ns);
-      last = std::max(last, n.end_ns);
-    }
-    run_ns_ = last - first;
+  run_ns_ = run_span_ns(trace_);
+}
+
+int64_t run_span_ns(const Trace& trace) {
+  const int64_t run = trace.process.end_ns - trace.process.start_ns;
+  if (run > 0 || trace.nodes.empty()) return std::max<int64_t>(run, 0);
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const Node& n : trace.nodes) {
+    first = std::min(first, n.start_ns);
+    last = std::max(last, n.end_ns);
   }
+  return last - first;
 }
 
 // One PTX row per (kernel entry, PTX hash) its launches used: almost always

@@ -20,6 +20,10 @@ namespace brickprof::view {
 
 inline constexpr uint32_t kNoRow = UINT32_MAX;
 
+// The run's length, which shares of the run divide by: the process's start
+// to end, or the nodes' span when the trace has no process times.
+int64_t run_span_ns(const Trace& trace);
+
 // What the tree can be ordered by: tree order (first appearance), or a
 // column. kChange is the diff's change, given by the caller.
 enum class SortKey : uint8_t { kTree, kTotal, kAvg, kCount, kGpu, kName, kChange };
@@ -56,8 +60,7 @@ class BrowseTree {
   std::string label(uint32_t row) const;
   // The trace nodes merged into an aggregate entry (built on first use).
   std::span<const uint32_t> members(uint32_t entry);
-  // The run's length, which the share column divides by: the process's
-  // start to end, or the nodes' span when the trace has no process times.
+  // run_span_ns of its trace.
   int64_t run_ns() const { return run_ns_; }
   // The row of a trace node's aggregate entry.
   uint32_t row_of_node(uint32_t node) const { return tree_.of_trace_node[node]; }

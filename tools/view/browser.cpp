@@ -28,7 +28,20 @@ Browser::Browser(Session& session, int width, int height) : session_(session) {
   if (session_.has_base()) tabs_.push_back({Tab::Kind::kDiff, "Diff", "Diff"});
   if (session_.rank_count() > 0) tabs_.push_back({Tab::Kind::kRanks, "Ranks", "Ranks"});
   layout_ = layout_for(width, height, false);
+  fit_tree();
+}
+
+// The first screen of a tree shows as much of it as fits.
+void Browser::fit_tree() {
+  if (tree_fitted_ || !session_.tree_ready()) return;
   session_.tree().expand_to_fit(static_cast<size_t>(std::max(1, layout_.main.h - 1)));
+  tree_fitted_ = true;
+}
+
+bool Browser::tree_at_hand() {
+  if (session_.tree_ready()) return true;
+  message_ = "the tree is still being built: a moment";
+  return false;
 }
 
 std::vector<KeyScope> Browser::scopes() const {
@@ -205,7 +218,7 @@ void Browser::move(Action a) {
                                               : (1L << 40);
   switch (current().kind) {
     case Tab::Kind::kTree:
-      tree_cursor_.move(delta, session_.tree().visible().size());
+      if (tree_at_hand()) tree_cursor_.move(delta, session_.tree().visible().size());
       break;
     case Tab::Kind::kPath:
       if (const CriticalPathReport* cp = session_.critical_path())
@@ -234,9 +247,9 @@ void Browser::reset_after_change() {
   detail_cursor_ = {};
   path_step_ = SIZE_MAX;
   // The whole trace's tree comes back as it was left: sorted, expanded.
-  BrowseTree& tree = session_.tree();
-  sort_ = sort_position(tree.sort_key());
-  tree.expand_to_fit(static_cast<size_t>(std::max(1, layout_.main.h - 1)));
+  sort_ = sort_position(session_.tree().sort_key());
+  tree_fitted_ = false;
+  fit_tree();
 }
 
 }  // namespace brickprof::view

@@ -66,6 +66,9 @@ class Browser {
   void reset_after_change();
   uint32_t selected_row();
   const Tab& current() const { return tabs_[tab_]; }
+  // False, and a message says so, while the tree is built on its thread.
+  bool tree_at_hand();
+  void fit_tree();
   static int sort_position(SortKey key);  // in the cycle of `s`
   size_t page() const;
 
@@ -109,6 +112,7 @@ class Browser {
   std::string what_if_target_;
   size_t path_step_ = SIZE_MAX;  // the step c / C last went to
   int sort_ = 0;                 // index into the sort cycle
+  bool tree_fitted_ = false;     // expand_to_fit done for this tree
 };
 
 }  // namespace brickprof::view

@@ -28,7 +28,7 @@ int Browser::sort_position(SortKey key) {
 }
 
 void Browser::tree_key(Action a) {
-  if (current().kind != Tab::Kind::kTree) return;
+  if (current().kind != Tab::Kind::kTree || !tree_at_hand()) return;
   BrowseTree& tree = session_.tree();
   const std::vector<uint32_t>& rows = tree.visible();
   if (rows.empty()) return;
@@ -88,6 +88,7 @@ void Browser::tree_key(Action a) {
 }
 
 uint32_t Browser::selected_row() {
+  if (!session_.tree_ready()) return kNoRow;
   switch (current().kind) {
     case Tab::Kind::kTree: {
       const std::vector<uint32_t>& rows = session_.tree().visible();
@@ -113,7 +114,7 @@ void Browser::go_to_row(uint32_t row) {
 
 void Browser::slowest() {
   const ViewModel* m = session_.model("summary");
-  if (!m) return;
+  if (!m || !tree_at_hand()) return;
   const TraceSummary& s = std::any_cast<const TraceSummary&>(*m);
   BrowseTree& tree = session_.tree();
   const Trace& t = session_.trace();
@@ -147,6 +148,7 @@ void Browser::next_on_path(bool forward) {
     message_style_ = Style::kWarning;
     return;
   }
+  if (!tree_at_hand()) return;
   const std::vector<PathStep>& steps = cp->path.steps;
   BrowseTree& tree = session_.tree();
   const uint32_t here = selected_row();
@@ -175,6 +177,7 @@ void Browser::search(bool forward, bool from_here) {
   size_t found = SIZE_MAX;
   switch (current().kind) {
     case Tab::Kind::kTree: {
+      if (!tree_at_hand()) return;
       BrowseTree& tree = session_.tree();
       const std::vector<uint32_t>& order = tree.preorder();
       const uint32_t here = selected_row();
@@ -219,23 +222,24 @@ void Browser::search(bool forward, bool from_here) {
 
 void Browser::start_under() {
   std::string initial;
-  const uint32_t row = selected_row();
-  BrowseTree& tree = session_.tree();
-  if (row != kNoRow && !tree.is_ptx(row) && tree.aggregate().nodes[row].first != kNoNode &&
-      is_cpu_kind(session_.trace().nodes[tree.aggregate().nodes[row].first].kind))
-    initial = std::string(
-        session_.trace().name(session_.trace().nodes[tree.aggregate().nodes[row].first]));
+  // The selected scope's name, to accept with Enter.
+  if (const uint32_t row = selected_row(); row != kNoRow) {
+    const BrowseTree& tree = session_.tree();
+    const uint32_t first = tree.is_ptx(row) ? kNoNode : tree.aggregate().nodes[row].first;
+    const Trace& t = session_.trace();
+    if (first != kNoNode && is_cpu_kind(t.nodes[first].kind)) initial = t.name(t.nodes[first]);
+  }
   prompt_.open(Prompt::Purpose::kUnder, "under scopes named: ", initial, &session_.scope_names());
 }
 
 void Browser::start_what_if() {
   const uint32_t row = selected_row();
-  BrowseTree& tree = session_.tree();
-  if (row == kNoRow || tree.is_ptx(row) || tree.aggregate().nodes[row].first == kNoNode) {
+  if (row == kNoRow || session_.tree().is_ptx(row) ||
+      session_.tree().aggregate().nodes[row].first == kNoNode) {
     message_ = "select a brick, scope or kernel first (in the tree or the critical path)";
     return;
   }
-  const Node& n = session_.trace().nodes[tree.aggregate().nodes[row].first];
+  const Node& n = session_.trace().nodes[session_.tree().aggregate().nodes[row].first];
   what_if_target_ = std::string(session_.trace().name(n));
   if (what_if_target_.empty()) {
     message_ = "what-if needs a named brick, scope or kernel";

@@ -37,7 +37,7 @@ constexpr int kDetailIndent = 14;  // wrapped detail lines go on past the labels
 
 // What the main pane waits for, or "".
 std::string Browser::main_pending() const {
-  if (!session_.tree_built()) return "the tree";
+  if (!session_.tree_built() && session_.tree_ready()) return "the tree";
   const Tab& t = current();
   switch (t.kind) {
     case Tab::Kind::kReport:
@@ -81,6 +81,7 @@ void Browser::draw(Canvas& canvas, bool compute) {
   const bool detail_here =
       detail_ && (current().kind == Tab::Kind::kTree || current().kind == Tab::Kind::kPath);
   layout_ = layout_for(canvas.width(), canvas.height(), detail_here);
+  if (compute) fit_tree();  // a tree built on its thread since the last frame
   for (int y = 0; y < canvas.height(); ++y) canvas.fill(0, y, canvas.width(), Style::kNormal);
   if (layout_.too_small) {
     draw_too_small(canvas);
@@ -112,8 +113,8 @@ void Browser::draw_title(Canvas& canvas, Rect r) {
     text += " (pid " + std::to_string(p.pid) + (p.host.empty() ? "" : " on " + p.host) + ")";
   else
     text += " (" + std::to_string(t.sources.size()) + " ranks merged)";
-  text += "  " + format_duration(session_.tree().run_ns()) + "  " + std::to_string(t.nodes.size()) +
-          " nodes";
+  text +=
+      "  " + format_duration(session_.run_ns()) + "  " + std::to_string(t.nodes.size()) + " nodes";
   // What the panes are restricted to, at the right, where it is seen.
   std::string scope;
   if (session_.rank() >= 0) scope += "[" + session_.rank_label() + "] ";
@@ -199,6 +200,16 @@ void Browser::draw_main(Canvas& canvas, Rect r, bool compute) {
   }
   switch (tab.kind) {
     case Tab::Kind::kTree:
+      if (!session_.tree_ready()) {
+        // The summary meanwhile, which is at hand.
+        canvas.put(r.x + 1, r.y,
+                   "Building the tree of " + std::to_string(session_.trace().nodes.size()) +
+                       " nodes... the other views are ready (Tab)",
+                   Style::kWarning, r.w - 2);
+        draw_lines(canvas, Rect{r.x, r.y + 2, r.w, r.h - 2}, report_lines(session_.text("summary")),
+                   0);
+        return;
+      }
       if (session_.tree().empty()) {
         placeholder("The trace has no nodes.");
         return;
@@ -250,7 +261,8 @@ void Browser::draw_detail(Canvas& canvas, Rect r, bool compute) {
   const uint32_t row = selected_row();
   if (row == kNoRow) {
     canvas.put(r.x + 2, body.y,
-               current().kind == Tab::Kind::kPath
+               !session_.tree_ready() ? "Building the tree..."
+               : current().kind == Tab::Kind::kPath
                    ? "Untracked CPU time: on a thread, outside every scope."
                    : "Nothing selected.",
                Style::kDim);
@@ -280,7 +292,8 @@ void Browser::draw_status(Canvas& canvas, Rect r) {
   }
   // Where the selection is, at the right.
   std::string where;
-  if (current().kind == Tab::Kind::kTree && !session_.tree().visible().empty())
+  if (current().kind == Tab::Kind::kTree && session_.tree_ready() &&
+      !session_.tree().visible().empty())
     where = std::to_string(tree_cursor_.selected + 1) + "/" +
             std::to_string(session_.tree().visible().size());
   const int where_w = static_cast<int>(where.size());

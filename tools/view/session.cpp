@@ -16,7 +16,29 @@ Session::Session(Trace trace, std::string file, std::optional<Trace> base, std::
     : whole_(std::move(trace)),
       file_(std::move(file)),
       base_(std::move(base)),
-      base_file_(std::move(base_file)) {}
+      base_file_(std::move(base_file)),
+      run_ns_(run_span_ns(whole_)) {}
+
+Session::~Session() {
+  if (building_.valid()) building_.wait();  // it reads whole_
+}
+
+void Session::start_tree() {
+  if (c_.tree || building_.valid()) return;
+  // Only reads the trace, as every model computed meanwhile does.
+  building_ = std::async(std::launch::async, [this] {
+    return std::make_unique<BrowseTree>(trace(), build_aggregate_tree(trace()));
+  });
+}
+
+bool Session::tree_ready() const {
+  return !building_.valid() ||
+         building_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+bool Session::wait_tree(std::chrono::milliseconds patience) {
+  return !building_.valid() || building_.wait_for(patience) == std::future_status::ready;
+}
 
 std::string Session::rank_label() const {
   return rank_ < 0 ? std::string() : whole_.sources[static_cast<size_t>(rank_)].label;
@@ -48,6 +70,7 @@ bool Session::set_under(const std::string& name) {
 }
 
 void Session::set_peaks(const PeakOverrides& peaks) {
+  if (building_.valid()) tree();
   settings_.peaks = peaks;
   c_ = {};
   whole_computed_.reset();
@@ -67,6 +90,7 @@ std::optional<Trace> Session::make_part(size_t* scopes) const {
 }
 
 void Session::show(std::optional<Trace> part, size_t scopes) {
+  if (building_.valid()) tree();  // the whole trace's tree, kept below
   under_scopes_ = scopes;
   const bool was_whole = !part_, now_whole = !part;
   if (was_whole) whole_computed_ = std::move(c_);
@@ -103,6 +127,7 @@ const std::vector<std::string>& Session::scope_names() {
 }
 
 BrowseTree& Session::tree() {
+  if (building_.valid()) c_.tree = building_.get();
   if (!c_.tree) c_.tree = std::make_unique<BrowseTree>(trace(), build_aggregate_tree(trace()));
   return *c_.tree;
 }

@@ -6,6 +6,8 @@
 // so every figure on the screen is the one `brickprof report` prints.
 #pragma once
 
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +27,9 @@ class Session {
  public:
   Session(Trace trace, std::string file, std::optional<Trace> base = {},
           std::string base_file = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   const std::string& file() const { return file_; }
   const std::string& base_file() const { return base_file_; }
@@ -48,8 +53,20 @@ class Session {
   // `u` completes.
   const std::vector<std::string>& scope_names();
 
+  // The tree of the trace shown; built on first use, or waited for when
+  // start_tree() is building it.
   BrowseTree& tree();
   bool tree_built() const { return c_.tree != nullptr; }
+  // Builds the whole trace's tree on another thread, so the first screen
+  // need not wait for it (on a 10^6-node trace where nothing repeats it
+  // takes longer than reading); every other model is computed meanwhile.
+  void start_tree();
+  // False while start_tree()'s build runs.
+  bool tree_ready() const;
+  // Waits up to `patience` for that build; true when the tree is ready.
+  bool wait_tree(std::chrono::milliseconds patience);
+  // The run's length (run_span_ns of the whole trace).
+  int64_t run_ns() const { return run_ns_; }
   bool diff_computed() const { return diff_.has_value(); }
   bool rank_summaries_computed() const { return rank_summaries_.has_value(); }
 
@@ -122,7 +139,9 @@ class Session {
   std::vector<std::string> scope_names_;
 
   Computed c_;
-  std::optional<Computed> whole_computed_;  // while a part is shown
+  std::optional<Computed> whole_computed_;             // while a part is shown
+  std::future<std::unique_ptr<BrowseTree>> building_;  // start_tree()'s
+  int64_t run_ns_ = 0;
   std::vector<WhatIf> what_ifs_;
   std::optional<TraceDiff> diff_;
   std::optional<Trace> base_part_;

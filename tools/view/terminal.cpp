@@ -244,7 +244,8 @@ void Terminal::draw(const Canvas& canvas) {
   refresh();
 }
 
-int Terminal::read_key() {
+int Terminal::read_key(int timeout_ms) {
+  timeout(timeout_ms);
   const int c = getch();
   switch (c) {
     case ERR:

@@ -32,8 +32,9 @@ class Terminal {
   bool ascii() const { return ascii_; }
   // Copies the canvas to the screen (only what changed is sent).
   void draw(const Canvas& canvas);
-  // The next key (blocks); key::kResize after a resize.
-  int read_key();
+  // The next key; key::kResize after a resize. Waits at most `timeout_ms`
+  // (then key::kNone), or for ever when it is negative.
+  int read_key(int timeout_ms = -1);
   // Repaints everything on the next draw (Ctrl-L).
   void repaint();
 

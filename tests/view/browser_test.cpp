@@ -113,6 +113,23 @@ TEST(Browser, SearchFindsInsideCollapsedSubtreesAndWraps) {
   EXPECT_EQ(s.browser->message(), "no match for 'no such thing'");
 }
 
+TEST(Browser, EscapeCancelsASearchWhereItStarted) {
+  Screen s("tree_small.json");
+  s.keys("j");
+  const std::string before = s.selected();
+  s.keys("/attention");  // moves as typed
+  EXPECT_TRUE(contains(s.selected(), "attention<float, 128>"));
+  s.key(key::kEscape);
+  EXPECT_EQ(s.selected(), before);
+}
+
+TEST(Browser, NamesTooLongForTheColumnEndInAnEllipsis) {
+  Screen s("tree_small.json", 60, 20);
+  const int y = s.row_with("attention");
+  ASSERT_GT(y, 0) << s.text();
+  EXPECT_TRUE(contains(s.draw().row(y), "…")) << s.draw().row(y);
+}
+
 TEST(Browser, SortCyclesColumnsAndSaysSo) {
   Screen s("tree_small.json");
   s.keys("s");

@@ -70,7 +70,15 @@ void Browser::key(int k) {
     const Prompt::Purpose purpose = prompt_.purpose();
     const Prompt::Result r = prompt_.key(k);
     if (r == Prompt::Result::kDone) prompt_done();
-    if (r == Prompt::Result::kCancelled) message_.clear();
+    if (r == Prompt::Result::kCancelled) {
+      message_.clear();
+      if (purpose == Prompt::Purpose::kSearch) {  // back where the search started, as in vim
+        match_ = Matcher(last_search_);
+        tree_cursor_ = search_origin_.tree;
+        path_.cursor() = search_origin_.path;
+        text_cursors_[tab_] = search_origin_.text;
+      }
+    }
     if (purpose == Prompt::Purpose::kSearch && r == Prompt::Result::kEditing) {
       match_ = Matcher(prompt_.text());  // matches show as you type
       search(true, true);
@@ -121,6 +129,7 @@ void Browser::act(Action a, int k) {
       move(a);
       return;
     case Action::kSearch:
+      search_origin_ = {tree_cursor_, path_.cursor(), text_cursors_[tab_]};
       prompt_.open(Prompt::Purpose::kSearch, "/", "");
       return;
     case Action::kNextMatch:

@@ -107,6 +107,9 @@ class Browser {
   Prompt prompt_;
   Matcher match_;
   std::string last_search_;
+  struct {
+    ListCursor tree, path, text;
+  } search_origin_;  // where a search started: Esc goes back there
   std::string message_;
   Style message_style_ = Style::kStatus;
   std::string what_if_target_;

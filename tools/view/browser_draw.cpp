@@ -344,7 +344,7 @@ void Browser::draw_help(Canvas& canvas) {
       .add("transfer ", Style::kTransfer)
       .add("sync ", Style::kSync)
       .add("PTX", Style::kPtx);
-  const int w = std::min(canvas.width() - 4, 84);
+  const int w = std::min(canvas.width() - 4, 86);
   const int h = std::min(canvas.height() - 2, static_cast<int>(lines.size()) + 2);
   const Rect box{(canvas.width() - w) / 2, (canvas.height() - h) / 2, w, h};
   help_lines_ = lines.size();
@@ -353,8 +353,17 @@ void Browser::draw_help(Canvas& canvas) {
   canvas.fill(box.x, box.y, box.w, Style::kTitle);
   canvas.put(box.x + 1, box.y, "brickprof view: keys", Style::kTitle);
   canvas.put_right(box.x, box.y, box.w - 1, "j/k scroll, any other key closes", Style::kTitle);
-  draw_lines(canvas, Rect{box.x, box.y + 1, box.w, box.h - 2}, lines, help_cursor_.top);
+  // A frame of one column on each side, in the title's colour.
+  for (int y = box.y + 1; y < box.bottom() - 1; ++y) {
+    canvas.fill(box.x, y, 1, Style::kTitle);
+    canvas.fill(box.right() - 1, y, 1, Style::kTitle);
+  }
+  draw_lines(canvas, Rect{box.x + 1, box.y + 1, box.w - 2, box.h - 2}, lines, help_cursor_.top);
   canvas.fill(box.x, box.bottom() - 1, box.w, Style::kTitle);
+  const size_t shown_to =
+      std::min(help_lines_, help_cursor_.top + static_cast<size_t>(help_height_));
+  canvas.put_right(box.x, box.bottom() - 1, box.w - 1,
+                   std::to_string(shown_to) + "/" + std::to_string(help_lines_), Style::kTitle);
 }
 
 void Browser::draw_too_small(Canvas& canvas) {

@@ -153,7 +153,13 @@ void draw_tree(Canvas& canvas, Rect r, Session& session, ListCursor& cursor, con
     int cx = r.x + canvas.put(r.x, y, prefix, Style::kDim, name_w - 1);
     const std::string label = tree.label(row);
     const int label_x = cx;
-    cx += canvas.put(cx, y, label, row_style(tree, row), r.x + name_w - 1 - cx);
+    const int room = r.x + name_w - 1 - cx;
+    if (display_width(label, canvas.ascii()) > room && room > 1) {  // cut: say so
+      cx += canvas.put(cx, y, label, row_style(tree, row), room - 1);
+      cx += canvas.put(cx, y, "…", Style::kDim);
+    } else {
+      cx += canvas.put(cx, y, label, row_style(tree, row), room);
+    }
     if (const size_t m = match.find(label); m != std::string::npos) {
       const std::string_view text = label;
       const int from = label_x + display_width(text.substr(0, m), canvas.ascii());

@@ -63,6 +63,20 @@ class Pane:
         self.type(command)
         self.keys("Enter")
 
+    def mark(self, text):
+        """Echoes `text` and waits for the output, so a command typed next is
+        not echoed in front of it."""
+        self.run("echo " + text)
+        self.wait_for(lambda s: any(l.endswith(text) and "echo" not in l for l in s.split("\n")),
+                      repr(text) + " echoed")
+
+    def clear(self):
+        """Clears the screen and waits for the prompt alone on it (a command
+        typed while clear runs would lose its echo)."""
+        self.run("clear")
+        self.wait_for(lambda s: [l for l in s.split("\n") if l.strip()] == [PROMPT.strip()],
+                      "a clear screen")
+
     def alternate_screen(self):
         return self.tmux("display-message", "-p", "-t", "t", "#{alternate_on}").strip() == "1"
 
@@ -111,18 +125,23 @@ def selected_line(pane, text):
     raise Failure("no line with %r on the screen:\n%s" % (text, pane.screen()))
 
 
+RESTORES = [0]  # numbers each check's shell commands, so none matches an earlier one's output
+
+
 def expect_restored(pane, marker, exit_code=None):
     """The browser is gone and the shell is back as it was."""
     screen = pane.wait_for(lambda s: marker in s and "brickprof view  " not in s,
                            "the shell's screen back, with " + repr(marker))
     check(not pane.alternate_screen(), "still on the alternate screen", screen)
+    RESTORES[0] += 1
+    n = RESTORES[0]
     if exit_code is not None:
-        pane.run("echo status=$?")
-        pane.wait_text("status=%d" % exit_code)
+        pane.run("echo status-%d=$?" % n)
+        pane.wait_text("status-%d=%d" % (n, exit_code))
     # Typed characters are echoed again (the terminal's modes were restored).
-    pane.run("echo typed-back")
-    pane.wait_for(lambda s: PROMPT + "echo typed-back" in s and s.count("typed-back") >= 2,
-                  "the typed command echoed and run")
+    pane.run("echo typed-back-%d" % n)
+    pane.wait_for(lambda s: PROMPT + "echo typed-back-%d" % n in s and
+                  s.count("typed-back-%d" % n) >= 2, "the typed command echoed and run")
 
 
 def scenario_gpu_trace(brickprof, data, workdir):
@@ -130,7 +149,7 @@ def scenario_gpu_trace(brickprof, data, workdir):
     pane, the critical path, a what-if, a resize, quit."""
     pane = Pane(workdir, 120, 40)
     try:
-        pane.run("echo before-the-browser")
+        pane.mark("before-the-browser")
         pane.run("%s view %s/gpu/bricklayer-graph.json" % (brickprof, data))
         pane.wait_text("brickprof view  bricklayer", "1 Tree", "decode token", "?Help")
         check(pane.alternate_screen(), "the browser is not on the alternate screen")
@@ -185,7 +204,7 @@ def scenario_cpu_trace_small_terminal(brickprof, data, workdir):
     """A CPU trace at 80x24, a terminal too small, and --ascii."""
     pane = Pane(workdir, 80, 24)
     try:
-        pane.run("echo small-terminal")
+        pane.mark("small-terminal")
         pane.run("%s view %s/tree_small.json" % (brickprof, data))
         # Small enough to open whole on the first screen.
         screen = pane.wait_text("brickprof view  bricklayer", "▾ Layer 0", "└── custom")
@@ -224,7 +243,7 @@ def scenario_diff_and_merged(brickprof, data, workdir):
     """A diff against a base, and a merged multi-rank trace."""
     pane = Pane(workdir, 120, 40)
     try:
-        pane.run("echo compare")
+        pane.mark("compare")
         pane.run("%s view %s/analyses/diff_new.json %s/analyses/diff_base.json"
                  % (brickprof, data, data))
         screen = pane.wait_text("ΔAvg", "RmsNorm")
@@ -253,27 +272,43 @@ def scenario_diff_and_merged(brickprof, data, workdir):
 
 
 def scenario_exits(brickprof, data, workdir):
-    """Bad input before the screen; Ctrl-C, SIGTERM and a crash signal after."""
+    """Bad input and a terminal that cannot move the cursor before the screen;
+    Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
+    after."""
     pane = Pane(workdir, 100, 30)
     try:
-        pane.run("echo exits")
-        pane.run("%s view %s/bad_not_json.txt; echo status=$?" % (brickprof, data))
-        screen = pane.wait_text("status=2")
+        pane.mark("exits")
+        pane.run("%s view %s/bad_not_json.txt; echo bad-status=$?" % (brickprof, data))
+        screen = pane.wait_text("bad-status=2")
         check("brickprof: %s/bad_not_json.txt: " % data in screen, "no one-line error", screen)
         check(not pane.alternate_screen(), "the screen was taken for bad input", screen)
-        pane.run("clear")
-        pane.run("echo before-ctrl-c")
+        pane.run("TERM=dumb %s view %s/tree_small.json; echo dumb-status=$?" % (brickprof, data))
+        screen = pane.wait_text("dumb-status=2")
+        check("the terminal type 'dumb' cannot move the cursor" in screen,
+              "no one-line error for a terminal that cannot move the cursor", screen)
+        pane.clear()
+        pane.mark("before-ctrl-c")
         pane.run("%s view %s/tree_small.json" % (brickprof, data))
         pane.wait_text("Layer 0", "?Help")
         pane.keys("C-c")
         expect_restored(pane, "before-ctrl-c", 128 + signal.SIGINT)
+        # A signal the caller ignores stays ignored: Ctrl-C does nothing, q quits.
+        pane.clear()
+        pane.mark("sigint-ignored")
+        pane.run("sh -c 'trap \"\" INT; exec %s view %s/tree_small.json'" % (brickprof, data))
+        pane.wait_text("Layer 0", "?Help")
+        pane.keys("C-c")
+        pane.type("2")  # still there, and answering
+        pane.wait_text("Per-brick timing:")
+        pane.type("q")
+        expect_restored(pane, "sigint-ignored", 0)
         for sig in (signal.SIGTERM, signal.SIGSEGV):
             pidfile = os.path.join(workdir, "view.pid")
             if os.path.exists(pidfile):
                 os.remove(pidfile)
-            pane.run("clear")
+            pane.clear()
             marker = "before-%s" % sig.name
-            pane.run("echo " + marker)
+            pane.mark(marker)
             pane.run("sh -c 'echo $$ > %s; exec %s view %s/tree_small.json'"
                      % (pidfile, brickprof, data))
             pane.wait_text("Layer 0", "?Help")

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
-#include "analysis/stats.h"
 #include "tools/view/keys.h"
 
 namespace brickprof::view {

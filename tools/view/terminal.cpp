@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iterator>
+#include <stdexcept>
 
 #include "tools/view/keys.h"
 
@@ -31,6 +33,8 @@ std::terminate_handler g_previous_terminate = nullptr;
 
 constexpr int kExitSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV,
                                 SIGBUS, SIGFPE,  SIGILL, SIGABRT};
+// What each was before, put back when the screen is given back.
+struct sigaction g_previous_actions[std::size(kExitSignals)];
 
 // Safe in a signal handler: write(2) and tcsetattr(3) only.
 void give_back_now() {
@@ -145,7 +149,11 @@ std::string terminal_problem() {
   int error = 0;
   if (setupterm(nullptr, STDOUT_FILENO, &error) != OK)
     return "the terminal type '" + std::string(term) + "' is not known to terminfo";
+  // A full-screen program needs to put the cursor anywhere (TERM=dumb cannot).
+  const char* move = tigetstr("cup");
+  const bool can_move = move != nullptr && move != reinterpret_cast<const char*>(-1);
   del_curterm(cur_term);
+  if (!can_move) return "the terminal type '" + std::string(term) + "' cannot move the cursor";
   return {};
 }
 
@@ -153,7 +161,9 @@ Terminal::Terminal(bool plain) {
   std::setlocale(LC_ALL, "");
   ascii_ = plain || !utf8_locale();
   tcgetattr(STDIN_FILENO, &g_saved_modes);
-  initscr();
+  // newterm, not initscr: it says when it fails instead of exiting.
+  screen_ = newterm(nullptr, stdout, stdin);
+  if (screen_ == nullptr) throw std::runtime_error("view: this terminal cannot be used");
   cbreak();
   noecho();
   nonl();
@@ -176,12 +186,15 @@ Terminal::Terminal(bool plain) {
   g_restore_size = 0;
   for (const char* cap : {"sgr0", "cnorm", "rmkx", "rmcup"}) append_capability(cap);
   g_screen_taken = 1;
-  for (int sig : kExitSignals) {
+  for (size_t i = 0; i < std::size(kExitSignals); ++i) {
+    sigaction(kExitSignals[i], nullptr, &g_previous_actions[i]);
+    // A signal the caller ignores (nohup, a background job) stays ignored.
+    if (g_previous_actions[i].sa_handler == SIG_IGN) continue;
     struct sigaction sa {};
     sa.sa_handler = on_exit_signal;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, nullptr);
+    sigaction(kExitSignals[i], &sa, nullptr);
   }
   static bool at_exit_registered = false;
   if (!at_exit_registered) {
@@ -201,12 +214,14 @@ Terminal::Terminal(bool plain) {
 }
 
 Terminal::~Terminal() {
-  for (int sig : kExitSignals) signal(sig, SIG_DFL);
+  for (size_t i = 0; i < std::size(kExitSignals); ++i)
+    sigaction(kExitSignals[i], &g_previous_actions[i], nullptr);
   std::set_terminate(g_previous_terminate);
   if (!g_screen_taken) return;
   g_screen_taken = 0;
   curs_set(1);
   endwin();
+  delscreen(screen_);
 }
 
 int Terminal::width() const { return COLS; }

@@ -4,12 +4,15 @@
 // it was on every way out: the destructor (q, an exception unwinding),
 // exit(), std::terminate, SIGINT, SIGTERM, SIGHUP, SIGQUIT and the crash
 // signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT), which then go on to
-// end the process as they would have. Resizes arrive as key::kResize.
+// end the process as they would have (a signal the caller ignores stays
+// ignored). Resizes arrive as key::kResize.
 #pragma once
 
 #include <string>
 
 #include "tools/view/canvas.h"
+
+struct screen;  // ncurses' SCREEN
 
 namespace brickprof::view {
 
@@ -39,6 +42,7 @@ class Terminal {
   void repaint();
 
  private:
+  screen* screen_ = nullptr;
   bool ascii_ = false;
   bool colour_ = false;
 };

@@ -8,8 +8,10 @@
 #include "analysis/dependency_graph.h"
 #include "analysis/format.h"
 #include "analysis/spread.h"
+#include "analysis/trace_merge.h"
 #include "analysis/trace_subset.h"
 #include "tools/view/keys.h"
+#include "tools/view/ranks.h"
 #include "tools/view/roofline_plot.h"
 #include "view_test_util.h"
 
@@ -273,6 +275,33 @@ TEST(Browser, RanksOfAMergedTrace) {
   const std::string text = s.text();
   EXPECT_TRUE(contains(text, "Ranks side by side")) << text;
   EXPECT_TRUE(contains(text, "rank 0 #2"));
+}
+
+// Two runs of one program merged, the second twice as slow: each brick's
+// spread between the ranks is 2x and the slow rank is marked.
+TEST(Ranks, SideBySideWithTheSlowestMarked) {
+  Trace fast = read_trace_file(data("tree_small.json"));
+  Trace slow = fast;
+  for (Node& n : slow.nodes) {
+    n.start_ns *= 2;
+    n.end_ns *= 2;
+  }
+  slow.process.rank = 1;
+  fast.process.rank = 0;
+  Session session(merge_traces({fast, slow}, {"fast.json", "slow.json"}), "merged.json");
+  const Lines lines = ranks_lines(session);
+  bool found = false;
+  for (const Line& l : lines) {
+    if (l.text().rfind("RmsNorm", 0) != 0) continue;
+    found = true;
+    EXPECT_TRUE(contains(l.text(), "140.0µs")) << l.text();  // 90 + 50, per rank 0
+    EXPECT_TRUE(contains(l.text(), "280.0µs")) << l.text();
+    EXPECT_TRUE(contains(l.text(), "2.00x")) << l.text();
+    ASSERT_EQ(l.spans.size(), 4u);
+    EXPECT_EQ(l.spans[1].style, Style::kNormal);
+    EXPECT_EQ(l.spans[2].style, Style::kWarning);  // rank 1, the slow one
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Browser, DiffAgainstABaseMarksRegressionsAndChangedCode) {

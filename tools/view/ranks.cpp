@@ -67,20 +67,26 @@ Lines ranks_lines(Session& session) {
   for (const std::string& name : names) {
     const std::vector<int64_t>& t = totals[name];
     int64_t most = -1, least = -1;
+    int ranks_with = 0;
     for (int64_t v : t) {
       if (v < 0) continue;
+      ++ranks_with;
       most = std::max(most, v);
       least = least < 0 ? v : std::min(least, v);
     }
     Line& l = out.emplace_back();
-    l.add(pad_right(clip(name, kNameWidth - 1), kNameWidth), Style::kBrick);
+    if (name.empty())
+      l.add(pad_right("(no name)", kNameWidth), Style::kDim);
+    else
+      l.add(pad_right(clip(name, kNameWidth - 1), kNameWidth), Style::kBrick);
     for (int64_t v : t) {
-      const bool slowest = v == most && least >= 0 && most > least;
+      const bool slowest = v == most && ranks_with > 1 && most > least;
       l.add(pad_left(v < 0 ? "-" : format_duration(v), kCell),
             slowest ? Style::kWarning : Style::kNormal);
     }
+    // Only a brick that ran on two ranks or more has a spread.
     l.add(
-        pad_left(least > 0
+        pad_left(ranks_with > 1 && least > 0
                      ? format_fixed(static_cast<double>(most) / static_cast<double>(least), 2) + "x"
                      : "-",
                  kCell),

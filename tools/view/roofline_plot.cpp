@@ -142,10 +142,14 @@ void RooflinePlot::draw(Canvas& canvas, Rect r, const Roofline& model) {
       if (y >= plot.y && y < plot.bottom())
         canvas.put_right(r.x, y, kAxisWidth - 2, decade(e), Style::kDim);
     }
+    // A label whole and clear of the one before, or none.
+    int free_from = plot.x;
     for (int e = ax.lo; e <= ax.hi; ++e) {
       const int cx = plot.x + static_cast<int>(std::lround(ax.at(std::pow(10.0, e))));
-      if (cx >= plot.x && cx < plot.right())
-        canvas.put(cx, plot.bottom() + 1, decade(e), Style::kDim);
+      const std::string label = decade(e);
+      if (cx < free_from || cx + static_cast<int>(label.size()) > r.right()) continue;
+      canvas.put(cx, plot.bottom() + 1, label, Style::kDim);
+      free_from = cx + static_cast<int>(label.size()) + 1;
     }
     canvas.put_right(r.x, plot.y, kAxisWidth - 2, "GFLOP/s", Style::kDim);
     canvas.put_right(r.x, plot.bottom() + 1, kAxisWidth - 2, "FLOP/B", Style::kDim);

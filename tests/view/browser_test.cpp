@@ -304,6 +304,19 @@ TEST(Ranks, SideBySideWithTheSlowestMarked) {
   EXPECT_TRUE(found);
 }
 
+// A brick only one rank ran has no spread and no slowest rank.
+TEST(Ranks, ABrickOnOneRankHasNoSpread) {
+  Session session(read_trace_file(data("analyses/merged.json")), "merged.json");
+  bool found = false;
+  for (const Line& l : ranks_lines(session)) {
+    if (l.text().rfind("GateProjection", 0) != 0) continue;  // rank 0 only
+    found = true;
+    EXPECT_EQ(l.spans.back().text.find('x'), std::string::npos) << l.text();
+    for (const Span& span : l.spans) EXPECT_NE(span.style, Style::kWarning) << l.text();
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(Browser, DiffAgainstABaseMarksRegressionsAndChangedCode) {
   Screen s("analyses/diff_new.json", 120, 40, false, "analyses/diff_base.json");
   const Canvas c = s.draw();
@@ -340,6 +353,19 @@ TEST(Browser, RooflinePlotsEveryPointWithALetter) {
   EXPECT_TRUE(contains(text, "──"));  // the compute roof (and the axis)
   s.keys("b");
   EXPECT_TRUE(contains(s.text(), "showing bricks (b)"));
+}
+
+// The intensity axis' labels are whole: none runs into the right edge.
+TEST(Browser, RooflineLabelsAreNotCut) {
+  for (int width : {80, 100, 120}) {
+    Screen s(kGpu, width, 24);
+    s.keys("4");
+    const Canvas c = s.draw();
+    int y = 0;  // the axis' row: its unit under the GFLOP/s labels
+    while (y < c.height() && c.row(y).rfind(" FLOP/B ", 0) != 0) ++y;
+    ASSERT_LT(y, c.height()) << c.text();
+    EXPECT_EQ(c.row(y).back(), ' ') << width << ": " << c.row(y);
+  }
 }
 
 TEST(Browser, HelpListsEveryKey) {

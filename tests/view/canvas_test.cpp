@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+
 #include "tools/view/styled_text.h"
 
 namespace brickprof::view {
@@ -48,6 +53,39 @@ TEST(Canvas, AsciiScreenHasOnlyAscii) {
   for (char ch : row) EXPECT_LT(static_cast<unsigned char>(ch), 0x80) << row;
   EXPECT_EQ(row.substr(0, static_cast<size_t>(w)), "+-+ bl_gemv <<<4x1x1,256>>> 12.3us ...");
   EXPECT_EQ(display_width("µs…", true), 5);
+}
+
+// Every character the browser and the report views write has an ASCII
+// form: each non-ASCII character inside a string literal of tools/view/ and
+// analysis/ is put on an ASCII canvas and must not come out as '?'.
+TEST(Canvas, EveryCharacterWeDrawHasAnAsciiForm) {
+  namespace fs = std::filesystem;
+  const std::regex literal(R"("(?:[^"\\\n]|\\.)*")");
+  size_t checked = 0;
+  for (const char* dir : {"tools/view", "analysis"}) {
+    for (const auto& file : fs::directory_iterator(fs::path(BRICKPROF_SOURCE_ROOT) / dir)) {
+      if (file.path().extension() != ".cpp" && file.path().extension() != ".h") continue;
+      std::ifstream in(file.path());
+      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      for (auto m = std::sregex_iterator(text.begin(), text.end(), literal);
+           m != std::sregex_iterator(); ++m) {
+        const std::string s = m->str();
+        for (size_t i = 0; i < s.size();) {
+          const auto b = static_cast<unsigned char>(s[i]);
+          const size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+          if (n > 1) {
+            Canvas c(8, 1, true);
+            c.put(0, 0, s.substr(i, n), Style::kNormal);
+            EXPECT_EQ(c.row(0).find('?'), std::string::npos)
+                << s.substr(i, n) << " in " << file.path().filename() << ": " << s;
+            ++checked;
+          }
+          i += n;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10u);
 }
 
 TEST(Canvas, PutRightAlignsByColumns) {

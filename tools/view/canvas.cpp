@@ -89,6 +89,8 @@ std::string_view ascii_of(char32_t c) {
       return "!=";
     case U'→':
       return "->";
+    case U'›':
+      return ">";
     case U'←':
       return "<-";
     case U'↑':

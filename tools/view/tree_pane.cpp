@@ -154,8 +154,9 @@ void draw_tree(Canvas& canvas, Rect r, Session& session, ListCursor& cursor, con
     const std::string label = tree.label(row);
     const int label_x = cx;
     const int room = r.x + name_w - 1 - cx;
-    if (display_width(label, canvas.ascii()) > room && room > 1) {  // cut: say so
-      cx += canvas.put(cx, y, label, row_style(tree, row), room - 1);
+    const int dots = display_width("…", canvas.ascii());               // "..." on an ASCII screen
+    if (display_width(label, canvas.ascii()) > room && room > dots) {  // cut: say so
+      cx += canvas.put(cx, y, label, row_style(tree, row), room - dots);
       cx += canvas.put(cx, y, "…", Style::kDim);
     } else {
       cx += canvas.put(cx, y, label, row_style(tree, row), room);
@@ -167,8 +168,15 @@ void draw_tree(Canvas& canvas, Rect r, Session& session, ListCursor& cursor, con
       if (from < r.x + name_w - 1)
         canvas.restyle(from, y, std::min(w, r.x + name_w - 1 - from), Style::kMatch);
     }
-    if (const std::string extra = row_extra(tree, row); !extra.empty() && cx < r.x + name_w - 2)
-      canvas.put(cx + 1, y, extra, Style::kDim, r.x + name_w - 2 - cx);
+    if (const std::string extra = row_extra(tree, row); !extra.empty() && cx < r.x + name_w - 3) {
+      const int room = r.x + name_w - 2 - cx;
+      if (display_width(extra, canvas.ascii()) > room && room > dots) {
+        const int shown = canvas.put(cx + 1, y, extra, Style::kDim, room - dots);
+        canvas.put(cx + 1 + shown, y, "…", Style::kDim);
+      } else {
+        canvas.put(cx + 1, y, extra, Style::kDim, room);
+      }
+    }
     if (!tree.is_ptx(row)) {
       const AggregateNode& a = tree.aggregate().nodes[row];
       const int64_t total = tree.total_ns(row);

@@ -186,7 +186,7 @@ TEST(Browser, DetailPaneShowsTheModelsFigures) {
 
 TEST(Browser, PtxTextInTheDetailPane) {
   Screen s("ptx_source.json");
-  s.keys("/add_one\n").keys("l").keys("j").keys("d");
+  s.keys("/add_one\n").keys("l").keys("j").key(key::kEnter);  // Enter on a leaf: its details
   EXPECT_TRUE(contains(s.selected(), "PTX 0x00000000000000a1")) << s.text();
   const std::string text = s.text();
   EXPECT_TRUE(contains(text, ".visible .entry add_one(")) << text;

@@ -48,7 +48,10 @@ void Browser::tree_key(Action a) {
         go_to_row(tree.children(row).front());
       break;
     case Action::kToggle:
-      if (tree.has_children(row)) tree.set_expanded(row, !tree.expanded(row));
+      if (tree.has_children(row))
+        tree.set_expanded(row, !tree.expanded(row));
+      else
+        detail_ = true;  // nothing to open: its details (a PTX row's text), as tig does
       break;
     case Action::kExpandAll:
       tree.set_expanded_below(row, true);

@@ -28,7 +28,7 @@ const std::vector<Binding>& key_bindings() {
       {K::kGlobal, {'N'}, A::kPrevMatch, "previous match"},
       {K::kTree, {'h', key::kLeft}, A::kCollapse, "collapse, or go to the parent"},
       {K::kTree, {'l', key::kRight}, A::kExpand, "expand, or go to the first child"},
-      {K::kTree, {key::kEnter, ' '}, A::kToggle, "expand or collapse"},
+      {K::kTree, {key::kEnter, ' '}, A::kToggle, "expand or collapse; on a leaf, its details"},
       {K::kTree, {'x'}, A::kExpandAll, "expand everything below"},
       {K::kTree, {'X'}, A::kCollapseAll, "collapse everything below"},
       {K::kTree, {'s'}, A::kSort, "sort by the next column (tree order, total, avg, ...)"},

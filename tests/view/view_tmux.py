@@ -38,7 +38,11 @@ class Pane:
                   "env", "-i", "PATH=" + os.environ.get("PATH", "/usr/bin:/bin"),
                   "HOME=" + workdir, "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=screen-256color",
                   "PS1=" + PROMPT, "sh", env=env)
-        self.wait_for(lambda s: PROMPT.strip() in s, "the shell's prompt")
+        try:
+            self.wait_for(lambda s: PROMPT.strip() in s, "the shell's prompt")
+        except Failure:
+            self.close()  # the caller never gets a pane to close
+            raise
 
     def tmux(self, *args, env=None):
         r = subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", *args],

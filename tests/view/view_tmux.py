@@ -332,6 +332,8 @@ def not_a_terminal(brickprof, data):
 
 
 def main():
+    # Killed by a timeout: unwind, so each pane's tmux server is closed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     brickprof, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     not_a_terminal(brickprof, data)
     if shutil.which("tmux") is None:

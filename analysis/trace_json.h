@@ -2,6 +2,8 @@
 // errors for corrupt, truncated or foreign input.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -26,5 +28,11 @@ void write_trace_json(const Trace& trace, std::ostream& out);
 Trace parse_trace_json(std::string_view json);
 // Reads and parses a file; TraceError messages start with the path.
 Trace read_trace_file(const std::string& path);
+
+// Told how far reading has come: bytes of the file read so far and its
+// size. Called once per batch of nodes or edges (about a megabyte), never
+// per node, so it costs nothing measurable; a progress bar draws from it.
+using ReadProgress = std::function<void(uint64_t done_bytes, uint64_t total_bytes)>;
+Trace read_trace_file(const std::string& path, const ReadProgress& progress);
 
 }  // namespace brickprof

@@ -82,6 +82,7 @@ class NameCache {
 
 class Reader {
  public:
+  explicit Reader(const ReadProgress* progress = nullptr) : progress_(progress) {}
   Trace read(TraceText& source);
 
  private:
@@ -112,6 +113,7 @@ class Reader {
   };
 
   TraceText* source_ = nullptr;
+  const ReadProgress* progress_;  // told once a batch, if set
   std::string_view json_;
   Trace t_;
   Cursor c_;
@@ -274,6 +276,7 @@ void Reader::read_array(size_t& open, bool nodes) {
     reserve(nodes, size > b->begin ? size - b->begin : 0, b->end - b->begin,
             static_cast<size_t>(c_.index - first));
     source.release(b->end);
+    if (progress_ && *progress_) (*progress_)(b->end, std::max(b->end, size));
   }
   c_.index = -1;
   json_ = source.text();
@@ -479,12 +482,14 @@ void Reader::link() {
 
 Trace parse_trace_json(std::string_view json) { return Reader().read(*text_in_memory(json)); }
 
-Trace read_trace_file(const std::string& path) {
+Trace read_trace_file(const std::string& path) { return read_trace_file(path, nullptr); }
+
+Trace read_trace_file(const std::string& path, const ReadProgress& progress) {
   std::unique_ptr<TraceText> text = open_trace_text(path);
   try {
     if (text->text().empty() && !text->more())
       throw TraceError(text->error().empty() ? "empty file" : text->error());
-    return Reader().read(*text);
+    return Reader(&progress).read(*text);
   } catch (const TraceError& e) {
     throw TraceError(path + ": " + e.what());
   }

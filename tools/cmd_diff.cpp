@@ -18,6 +18,7 @@
 #include "analysis/trace_json.h"
 #include "analysis/trace_subset.h"
 #include "tools/command.h"
+#include "tools/progress.h"
 
 namespace brickprof::cli {
 namespace {
@@ -31,6 +32,7 @@ struct DiffOptions {
   std::string under;                       // empty: the whole traces
   bool json = false;
   std::string html;  // the HTML page to write, if any
+  bool quiet = false;
 };
 
 std::string format_pct(double pct) {
@@ -49,20 +51,27 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
     return fail("diff: --min-time: '" + o.min_time +
                 "' is not a duration >= 0 (e.g. 5us, 0.5ms, 200ns; a plain number is µs)");
   Trace base, next;
+  Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
-    base = read_trace_file(o.base);
-    next = read_trace_file(o.next);
+    base = read_trace_file(o.base, progress.reading(o.base, "1 of 2"));
+    next = read_trace_file(o.next, progress.reading(o.next, "2 of 2"));
   } catch (const TraceError& e) {
+    progress.done();
     return fail(e.what());  // already "FILE: problem"
   }
+  progress.step("comparing");
   if (!o.under.empty()) {
     for (auto [trace, file] : {std::pair{&base, &o.base}, std::pair{&next, &o.next}}) {
       Subset subset = subtrees_named(*trace, o.under);
-      if (subset.roots == 0) return fail(*file + ": no scope named '" + o.under + "' (--under)");
+      if (subset.roots == 0) {
+        progress.done();
+        return fail(*file + ": no scope named '" + o.under + "' (--under)");
+      }
       *trace = std::move(subset.trace);
     }
   }
   const TraceDiff d = diff_traces(base, next, limits);
+  progress.done();  // before the output, which may go to the same terminal
   if (!o.html.empty()) {
     std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
       try {
@@ -115,6 +124,7 @@ Command add_diff_command(CLI::App& parent) {
                   "Write the diff's HTML page to this file (one self-contained file for a "
                   "browser) instead of printing the text; --json still prints the JSON")
       ->type_name("PAGE");
+  add_quiet_flag(*sub, o->quiet);
   sub->footer(
       "Bricks are matched by name; kernels by name and PTX hash, and a kernel whose name is in "
       "both traces but whose code differs is compared anyway and flagged \"same name, different "

@@ -8,6 +8,7 @@
 #include "analysis/trace_json.h"
 #include "analysis/trace_merge.h"
 #include "tools/command.h"
+#include "tools/progress.h"
 
 namespace brickprof::cli {
 namespace {
@@ -15,27 +16,36 @@ namespace {
 struct MergeOptions {
   std::vector<std::string> files;
   std::string out;
+  bool quiet = false;
 };
 
 int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("merge: unexpected arguments after --");
   std::vector<Trace> ranks;
   ranks.reserve(o.files.size());
+  Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
-    for (const std::string& file : o.files) ranks.push_back(read_trace_file(file));
+    for (size_t i = 0; i < o.files.size(); ++i) {
+      const std::string which = std::to_string(i + 1) + " of " + std::to_string(o.files.size());
+      ranks.push_back(read_trace_file(o.files[i], progress.reading(o.files[i], which)));
+    }
   } catch (const TraceError& e) {
+    progress.done();
     return fail(e.what());  // already "FILE: problem"
   }
+  progress.step("merging");
   const Trace merged = merge_traces(ranks, o.files);
   ranks.clear();  // the inputs can be large; only the merged trace is written
   // OUT.json.gz is written compressed, like the agent's json.gz.
   const bool gzip = o.out.size() > 3 && o.out.compare(o.out.size() - 3, 3, ".gz") == 0;
+  progress.step("writing " + o.out);
   std::string error = write_file_atomically(o.out, [&](std::ostream& out) {
     if (gzip)
       write_trace_json_gz(merged, out);
     else
       write_trace_json(merged, out);
   });
+  progress.done();
   return error.empty() ? kExitOk : fail(error);
 }
 
@@ -50,6 +60,7 @@ Command add_merge_command(CLI::App& parent) {
   sub->add_option("-o,--out", o->out,
                   "The merged trace (JSON; gzip-compressed if OUT ends in .gz), written atomically")
       ->required();
+  add_quiet_flag(*sub, o->quiet);
   sub->footer(
       "Node ids are renumbered; each rank's devices and threads get their own ids and names "
       "starting \"rank R: \" (R from process.rank, else the file's position; \"rank R #2\" for "

@@ -21,6 +21,7 @@
 #include "analysis/views.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
+#include "tools/progress.h"
 
 namespace brickprof::cli {
 namespace {
@@ -34,6 +35,7 @@ struct ReportOptions {
   std::string under;                                       // empty: the whole trace
   PeakOptionText peaks;
   std::string html;  // the HTML page to write, if any
+  bool quiet = false;
 };
 
 // What --under kept, said before the views so no figure is mistaken for
@@ -143,17 +145,24 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   // Each view computed once, whether printed, on the page or both.
   std::map<const View*, ViewModel> computed;
   std::optional<HtmlReportPage> page;
+  Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
-    trace = read_trace_file(o.file);
+    trace = read_trace_file(o.file, progress.reading(o.file));
     if (!o.under.empty()) {
       Subset subset = subtrees_named(trace, o.under);
-      if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+      if (subset.roots == 0) {
+        progress.done();
+        return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+      }
       under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
       trace = std::move(subset.trace);
     }
     for (const auto* list : {&views, &page_views})
       for (const View* v : *list)
-        if (!computed.count(v)) computed.emplace(v, compute_view(*v, trace, settings));
+        if (!computed.count(v)) {
+          progress.step(std::string("computing --") + v->name);
+          computed.emplace(v, compute_view(*v, trace, settings));
+        }
     if (!o.html.empty()) {
       ReportPageInput input;
       input.trace = &trace;
@@ -163,12 +172,16 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       page.emplace(std::move(input));
     }
   } catch (const TraceError& e) {
+    progress.done();
     return fail(e.what());  // already "FILE: problem"
   } catch (const GraphError& e) {
+    progress.done();
     return fail(o.file + ": " + e.what());
   } catch (const std::bad_alloc&) {
+    progress.done();
     return fail(out_of_memory);
   }
+  progress.done();  // before the output, which may go to the same terminal
   if (page) {
     std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
       try {
@@ -240,6 +253,7 @@ Command add_report_command(CLI::App& parent) {
                   "...) to this file: one self-contained file for a browser; prints only the "
                   "views named")
       ->type_name("PAGE");
+  add_quiet_flag(*sub, o->quiet);
   sub->footer(
       "With no view flag (and no --what-if): --summary --tree, or with --html nothing. Exit code "
       "2 on usage errors or bad input.");

@@ -31,6 +31,7 @@ Command add_report_command(CLI::App& parent);
 Command add_diff_command(CLI::App& parent);
 Command add_merge_command(CLI::App& parent);
 Command add_ptx_command(CLI::App& parent);
+Command add_view_command(CLI::App& parent);
 
 // Prints "brickprof: <what>" as one line on stderr and returns kExitUsage.
 int fail(std::string_view what);

@@ -1,6 +1,7 @@
 // The `brickprof` command-line tool: parses the command line with CLI11 and
-// dispatches to one subcommand (run, report, diff, merge, ptx). Each subcommand lives in
-// its own cmd_<name>.cpp; adding one is a line in kCommands below.
+// dispatches to one subcommand (run, report, diff, merge, ptx, view). Each
+// subcommand lives in its own cmd_<name>.cpp; adding one is a line in
+// kCommands below.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +43,7 @@ constexpr AddCommand kCommands[] = {
     &add_diff_command,
     &add_merge_command,
     &add_ptx_command,
+    &add_view_command,
 };
 
 int main_impl(int argc, char** argv) {

@@ -1,10 +1,14 @@
 // The streaming reader beyond the small fixtures: traces of many batches
-// (cut and indexed on a second thread), errors found late in a big file,
-// node ids that are sparse or do not fit 32 bits, keys spelled with escapes.
+// (cut and indexed on a second thread), its progress callback, errors found
+// late in a big file, node ids that are sparse or do not fit 32 bits, keys
+// spelled with escapes.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/trace_generator.h"
 #include "analysis/trace_json.h"
@@ -41,6 +45,32 @@ TEST(JsonRead, ManyBatchesRoundTrip) {
   Trace back = parse_trace_json(big_json());
   EXPECT_GE(back.nodes.size(), 40'000u);
   EXPECT_EQ(to_json(back), big_json());
+}
+
+// The progress callback of read_trace_file: once per batch (not per node),
+// bytes growing up to the file's size, and the same trace as without it.
+TEST(JsonRead, ProgressOncePerBatch) {
+  const std::string path = testing::TempDir() + "/progress_trace.json";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << big_json();
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  Trace t = read_trace_file(
+      path, [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); });
+  std::remove(path.c_str());
+  EXPECT_EQ(to_json(t), big_json());
+  const uint64_t size = big_json().size();
+  ASSERT_GE(calls.size(), 3u);  // several 1 MB batches of nodes, then of edges
+  EXPECT_LE(calls.size(), size / (1 << 20) + 4) << "more calls than batches";
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].second, size);
+    EXPECT_LE(calls[i].first, size);
+    if (i) {
+      EXPECT_GT(calls[i].first, calls[i - 1].first);
+    }
+  }
+  EXPECT_GT(calls.back().first, size * 9 / 10);  // edges run to near the end
 }
 
 TEST(JsonRead, ErrorsLateInABigFile) {

@@ -1,4 +1,5 @@
-// subtrees_named: the part of a trace under scopes of one name.
+// subtrees_named: the part of a trace under scopes of one name; source_subset:
+// one process of a merged trace.
 #include "analysis/trace_subset.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,56 @@ TEST(TraceSubset, ChildrenListedBeforeTheirParentsKeepTheirParent) {
   EXPECT_EQ(s.trace.nodes[1].parent, kNoNode);
   ASSERT_EQ(s.trace.edges.size(), 1u);  // the edge from outside is gone
   EXPECT_EQ(s.trace.edges[0].src, 1u);
+}
+
+// A merged trace of two processes: each source's nodes by its threads.
+TEST(TraceSubset, OneSourceOfAMergedTrace) {
+  Trace t;
+  auto node = [&](const char* name, uint32_t thread, uint32_t parent, NodeKind kind) {
+    Node n;
+    n.kind = kind;
+    n.name = t.strings.intern(name);
+    n.thread = thread;
+    n.parent = parent;
+    return kind == NodeKind::kKernel ? t.add_gpu_node(n, GpuDetail{}) : t.add_node(n);
+  };
+  const uint32_t a = node("step", 1, kNoNode, NodeKind::kScope);  // rank 0, thread 1
+  node("k0", 1, a, NodeKind::kKernel);
+  const uint32_t b = node("step", 2, kNoNode, NodeKind::kScope);  // rank 1, threads 2 and 3
+  node("k1", 2, b, NodeKind::kKernel);
+  node("helper", 3, kNoNode, NodeKind::kScope);
+  t.add_edge(a, b, EdgeType::kSequence);  // across ranks: dropped from either part
+  t.threads = {{1, "rank 0: main"}, {2, "rank 1: main"}, {3, "rank 1: helper"}};
+  SourceInfo r0, r1;
+  r0.label = "rank 0";
+  r0.process.pid = 100;
+  r0.cupti = "ok";
+  r0.threads = {{1, 11}};
+  r1.label = "rank 1";
+  r1.process.pid = 200;
+  r1.threads = {{2, 11}, {3, 12}};
+  t.sources = {r0, r1};
+
+  const Subset zero = source_subset(t, 0);
+  EXPECT_EQ(zero.roots, 1u);
+  ASSERT_EQ(zero.trace.nodes.size(), 2u);
+  EXPECT_EQ(name_of(zero.trace, 1), "k0");
+  EXPECT_EQ(zero.trace.nodes[1].parent, 0u);
+  ASSERT_NE(zero.trace.detail(zero.trace.nodes[1]), nullptr);
+  EXPECT_EQ(zero.trace.process.pid, 100);  // reads like rank 0's own trace
+  EXPECT_EQ(zero.trace.diagnostics.cupti, "ok");
+  EXPECT_TRUE(zero.trace.sources.empty());
+  ASSERT_EQ(zero.trace.threads.size(), 1u);
+  EXPECT_TRUE(zero.trace.edges.empty());
+
+  const Subset one = source_subset(t, 1);
+  EXPECT_EQ(one.roots, 2u);  // its step and the helper thread's scope
+  EXPECT_EQ(one.trace.nodes.size(), 3u);
+  EXPECT_EQ(one.trace.threads.size(), 2u);
+  EXPECT_EQ(one.trace.process.pid, 200);
+
+  EXPECT_EQ(source_subset(t, 2).roots, 0u);              // no such source
+  EXPECT_EQ(source_subset(small_trace(), 0).roots, 0u);  // not merged
 }
 
 TEST(TraceSubset, NoSuchNameKeepsNothing) {

@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""`brickprof view` in a real terminal, as a person uses it: tmux runs a shell
+in a pane of a private tmux server, the shell runs the browser, keys are sent
+with send-keys and the screen is read with capture-pane. Every check polls
+the screen until the text appears (or a generous timeout passes), so it does
+not depend on the machine's speed. After each exit (q, Ctrl-C, SIGTERM, a
+crash signal) the pane must show the shell and what was on it before, with
+the alternate screen left and typed characters echoed again.
+
+usage: view_tmux.py BRICKPROF TEST_DATA_DIR   (exit 77 when tmux is missing)
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 60.0  # seconds a screen may take to appear on a loaded machine
+PROMPT = "view-test$ "  # capture-pane drops trailing spaces: look for PROMPT.strip()
+
+
+class Failure(Exception):
+    pass
+
+
+class Pane:
+    """One tmux server (private socket) with one window running sh."""
+
+    def __init__(self, workdir, width, height):
+        self.socket = os.path.join(workdir, "tmux.sock")
+        self.workdir = workdir
+        env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        env.pop("TMUX", None)
+        self.tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
+                  "env", "-i", "PATH=" + os.environ.get("PATH", "/usr/bin:/bin"),
+                  "HOME=" + workdir, "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=screen-256color",
+                  "PS1=" + PROMPT, "sh", env=env)
+        try:
+            self.wait_for(lambda s: PROMPT.strip() in s, "the shell's prompt")
+        except Failure:
+            self.close()  # the caller never gets a pane to close
+            raise
+
+    def tmux(self, *args, env=None):
+        r = subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", *args],
+                           capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            raise Failure("tmux %s: %s" % (" ".join(args), r.stderr.strip()))
+        return r.stdout
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", "t")
+
+    def lines(self):
+        return self.screen().split("\n")
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def type(self, text):
+        self.tmux("send-keys", "-t", "t", "-l", text)
+
+    def run(self, command):
+        self.type(command)
+        self.keys("Enter")
+
+    def mark(self, text):
+        """Echoes `text` and waits for the output, so a command typed next is
+        not echoed in front of it."""
+        self.run("echo " + text)
+        self.wait_for(lambda s: any(l.endswith(text) and "echo" not in l for l in s.split("\n")),
+                      repr(text) + " echoed")
+
+    def clear(self):
+        """Clears the screen and waits for the prompt alone on it (a command
+        typed while clear runs would lose its echo)."""
+        self.run("clear")
+        self.wait_for(lambda s: [l for l in s.split("\n") if l.strip()] == [PROMPT.strip()],
+                      "a clear screen")
+
+    def alternate_screen(self):
+        return self.tmux("display-message", "-p", "-t", "t", "#{alternate_on}").strip() == "1"
+
+    def resize(self, width, height):
+        self.tmux("resize-window", "-t", "t", "-x", str(width), "-y", str(height))
+
+    def wait_for(self, test, what):
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            screen = self.screen()
+            if test(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise Failure("timed out waiting for %s; the screen:\n%s" % (what, screen))
+            time.sleep(0.05)
+
+    def wait_text(self, *texts):
+        return self.wait_for(lambda s: all(t in s for t in texts), " and ".join(map(repr, texts)))
+
+    def close(self):
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
+
+
+def check(condition, message, screen=""):
+    if not condition:
+        raise Failure(message + ("\nthe screen:\n" + screen if screen else ""))
+
+
+def colours_in(escaped):
+    """The colour parameters of the SGR sequences in a capture-pane -e screen
+    (30-37, 40-47, 90-97, 100-107, 38;..., 48;...; not 39/49, the defaults)."""
+    found = []
+    for params in re.findall(r"\x1b\[([0-9;]*)m", escaped):
+        for p in params.split(";"):
+            if p and (30 <= int(p) <= 37 or 40 <= int(p) <= 47 or 90 <= int(p) <= 107
+                      or p in ("38", "48")):
+                found.append(p)
+    return found
+
+
+def selected_line(pane, text):
+    """The screen line holding `text` (the first one)."""
+    for line in pane.lines():
+        if text in line:
+            return line
+    raise Failure("no line with %r on the screen:\n%s" % (text, pane.screen()))
+
+
+RESTORES = [0]  # numbers each check's shell commands, so none matches an earlier one's output
+
+
+def expect_restored(pane, marker, exit_code=None):
+    """The browser is gone and the shell is back as it was."""
+    screen = pane.wait_for(lambda s: marker in s and "brickprof view  " not in s,
+                           "the shell's screen back, with " + repr(marker))
+    check(not pane.alternate_screen(), "still on the alternate screen", screen)
+    RESTORES[0] += 1
+    n = RESTORES[0]
+    if exit_code is not None:
+        pane.run("echo status-%d=$?" % n)
+        pane.wait_text("status-%d=%d" % (n, exit_code))
+    # Typed characters are echoed again (the terminal's modes were restored).
+    pane.run("echo typed-back-%d" % n)
+    pane.wait_for(lambda s: PROMPT + "echo typed-back-%d" % n in s and
+                  s.count("typed-back-%d" % n) >= 2, "the typed command echoed and run")
+
+
+def scenario_gpu_trace(brickprof, data, workdir):
+    """The GPU fixture at 120x40: expand a layer, search a brick, the detail
+    pane, the critical path, a what-if, a resize, quit."""
+    pane = Pane(workdir, 120, 40)
+    try:
+        pane.mark("before-the-browser")
+        pane.run("%s view %s/gpu/bricklayer-graph.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer", "1 Tree", "decode token", "?Help")
+        check(pane.alternate_screen(), "the browser is not on the alternate screen")
+        # Expand a layer: find it, then l.
+        pane.type("/Layer 1")
+        pane.keys("Enter")
+        pane.wait_text("├─▸ Layer 1")
+        pane.type("l")
+        screen = pane.wait_text("├─▾ Layer 1")
+        check("│ ├─▸ RmsNorm" in screen, "Layer 1's bricks are not shown", screen)
+        # Search a brick inside collapsed subtrees.
+        pane.type("/GateProj")
+        pane.keys("Enter")
+        screen = pane.wait_text("▸ GateProjection")
+        # The detail pane.
+        pane.type("d")
+        screen = pane.wait_text("Detail", "one call      min", "critical path ")
+        check("GateProjection  brick, FFN" in screen, "the detail pane names another row", screen)
+        # The critical path, one key away.
+        pane.type("3")
+        pane.wait_text("Critical path 18.50ms over 365 steps", "adds", "lane")
+        # A what-if on the brick selected in the tree.
+        pane.type("1")
+        pane.wait_text("GateProjection  brick, FFN")
+        pane.type("w")
+        pane.wait_text("what if GateProjection ran K times faster? K = 2")
+        pane.keys("BSpace")
+        pane.type("4")
+        pane.keys("Enter")
+        pane.wait_text("what-if GateProjection 4x faster: critical path 18.50ms → ")
+        pane.type("3")
+        pane.wait_text("What-if: GateProjection 4x faster shortens the run by")
+        # A resize redraws to the new size.
+        pane.resize(100, 30)
+        screen = pane.wait_for(lambda s: len(s.split("\n")) >= 30 and "?Help" in s.split("\n")[29]
+                               and "Critical path 18.50ms" in s, "the screen redrawn at 100x30")
+        check(all(len(l) <= 100 for l in screen.split("\n")), "a line wider than 100", screen)
+        pane.type("1")
+        pane.wait_text("Name", "%Parent")
+        # Help, then quit.
+        pane.type("?")
+        pane.wait_text("brickprof view: keys")
+        pane.keys("Escape")
+        pane.wait_for(lambda s: "brickprof view: keys" not in s, "the help closed")
+        pane.type("q")
+        expect_restored(pane, "before-the-browser", 0)
+    finally:
+        pane.close()
+
+
+def scenario_cpu_trace_small_terminal(brickprof, data, workdir):
+    """A CPU trace at 80x24, a terminal too small, and --ascii."""
+    pane = Pane(workdir, 80, 24)
+    try:
+        pane.mark("small-terminal")
+        pane.run("%s view %s/tree_small.json" % (brickprof, data))
+        # Small enough to open whole on the first screen.
+        screen = pane.wait_text("brickprof view  bricklayer", "▾ Layer 0", "└── custom")
+        check(all(len(l) <= 80 for l in screen.split("\n")), "a line wider than 80", screen)
+        pane.type("h")
+        pane.wait_for(lambda s: "▸ Layer 0" in s and "rmsnorm_kernel" not in s, "Layer 0 closed")
+        pane.type("l")
+        pane.wait_text("▾ Layer 0", "├─▾ RmsNorm", "└── cuStreamSynchronize")
+        pane.type("/Qkv")
+        pane.keys("Enter")
+        pane.type("d")
+        pane.wait_text("Detail", "QkvProjection  brick, Attention")
+        pane.type("2")
+        pane.wait_text("Per-brick timing:", "QkvProjection")
+        pane.resize(50, 12)
+        pane.wait_text("needs a terminal of at least 60x15", "this one is 50x12")
+        pane.resize(80, 24)
+        pane.wait_text("Per-brick timing:")
+        pane.type("q")
+        expect_restored(pane, "small-terminal", 0)
+        # --ascii: ASCII tree lines, no colour.
+        pane.run("%s view --ascii %s/tree_small.json" % (brickprof, data))
+        pane.wait_text("- Layer 0", "|-- RmsNorm", "|-  H2D 4.0MiB")
+        pane.type("jh")
+        screen = pane.wait_text("- Layer 0", "|-+ RmsNorm", "`-  cuStreamSynchronize")
+        check(all(ord(c) < 128 for c in screen), "non-ASCII on the --ascii screen", screen)
+        check(not colours_in(pane.tmux("capture-pane", "-p", "-e", "-t", "t")),
+              "colours on the --ascii screen", screen)
+        pane.type("q")
+        expect_restored(pane, "small-terminal", 0)
+    finally:
+        pane.close()
+
+
+def scenario_diff_and_merged(brickprof, data, workdir):
+    """A diff against a base, and a merged multi-rank trace."""
+    pane = Pane(workdir, 120, 40)
+    try:
+        pane.mark("compare")
+        pane.run("%s view %s/analyses/diff_new.json %s/analyses/diff_base.json"
+                 % (brickprof, data, data))
+        screen = pane.wait_text("ΔAvg", "RmsNorm")
+        check("+10.0%  ▲" in selected_line(pane, "RmsNorm"), "RmsNorm's regression", screen)
+        pane.type("x")
+        line = pane.wait_text("gemv") and selected_line(pane, "gemv")
+        check("+20.0%  ▲" in line, "gemv's regression", pane.screen())
+        pane.type("9")
+        pane.wait_text("REGRESSION kernel gemv", "2 regression(s)")
+        pane.type("llllll")  # the end of the long lines
+        pane.wait_text("same name, different code")
+        pane.type("q")
+        expect_restored(pane, "compare", 0)
+        pane.run("%s view %s/analyses/merged.json" % (brickprof, data))
+        pane.wait_text("2 ranks merged", "Thread")
+        pane.type("r")
+        pane.wait_text("[rank 0]")
+        pane.type("r")
+        pane.wait_text("[rank 0 #2]")
+        pane.type("9")
+        pane.wait_text("Ranks side by side", "rank 0 #2")
+        pane.type("q")
+        expect_restored(pane, "compare", 0)
+    finally:
+        pane.close()
+
+
+def scenario_exits(brickprof, data, workdir):
+    """Bad input and a terminal that cannot move the cursor before the screen;
+    Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
+    after."""
+    pane = Pane(workdir, 100, 30)
+    try:
+        pane.mark("exits")
+        pane.run("%s view %s/bad_not_json.txt; echo bad-status=$?" % (brickprof, data))
+        screen = pane.wait_text("bad-status=2")
+        check("brickprof: %s/bad_not_json.txt: " % data in screen, "no one-line error", screen)
+        check(not pane.alternate_screen(), "the screen was taken for bad input", screen)
+        pane.run("TERM=dumb %s view %s/tree_small.json; echo dumb-status=$?" % (brickprof, data))
+        screen = pane.wait_text("dumb-status=2")
+        check("the terminal type 'dumb' cannot move the cursor" in screen,
+              "no one-line error for a terminal that cannot move the cursor", screen)
+        pane.clear()
+        pane.mark("before-ctrl-c")
+        pane.run("%s view %s/tree_small.json" % (brickprof, data))
+        pane.wait_text("Layer 0", "?Help")
+        pane.keys("C-c")
+        expect_restored(pane, "before-ctrl-c", 128 + signal.SIGINT)
+        # A signal the caller ignores stays ignored: Ctrl-C does nothing, q quits.
+        pane.clear()
+        pane.mark("sigint-ignored")
+        pane.run("sh -c 'trap \"\" INT; exec %s view %s/tree_small.json'" % (brickprof, data))
+        pane.wait_text("Layer 0", "?Help")
+        pane.keys("C-c")
+        pane.type("2")  # still there, and answering
+        pane.wait_text("Per-brick timing:")
+        pane.type("q")
+        expect_restored(pane, "sigint-ignored", 0)
+        for sig in (signal.SIGTERM, signal.SIGSEGV):
+            pidfile = os.path.join(workdir, "view.pid")
+            if os.path.exists(pidfile):
+                os.remove(pidfile)
+            pane.clear()
+            marker = "before-%s" % sig.name
+            pane.mark(marker)
+            pane.run("sh -c 'echo $$ > %s; exec %s view %s/tree_small.json'"
+                     % (pidfile, brickprof, data))
+            pane.wait_text("Layer 0", "?Help")
+            with open(pidfile) as f:
+                os.kill(int(f.read()), sig)
+            expect_restored(pane, marker, 128 + sig)
+    finally:
+        pane.close()
+
+
+def not_a_terminal(brickprof, data):
+    r = subprocess.run([brickprof, "view", data + "/tree_small.json"], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True)
+    check(r.returncode == 2, "exit %d, not 2, without a terminal" % r.returncode)
+    check(r.stdout == "" and r.stderr.count("\n") == 1 and "needs a terminal" in r.stderr,
+          "not one line: %r" % r.stderr)
+
+
+def main():
+    # Killed by a timeout: unwind, so each pane's tmux server is closed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    brickprof, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    not_a_terminal(brickprof, data)
+    if shutil.which("tmux") is None:
+        print("tmux is not installed: the terminal checks are skipped")
+        return 77
+    scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
+                 scenario_exits]
+    failed = 0
+    for scenario in scenarios:
+        workdir = tempfile.mkdtemp(prefix="view_tmux.")
+        try:
+            scenario(brickprof, data, workdir)
+            print("ok   %s" % scenario.__name__)
+        except Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (scenario.__name__, e))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print("%d of %d scenarios passed" % (len(scenarios) - failed, len(scenarios)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

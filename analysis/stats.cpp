@@ -73,7 +73,8 @@ TraceStats compute_stats(const Trace& trace) {
     s.gpu_ns += node.duration_ns();
     s.kernels++;
   }
-  for (Category c : {Category::kNorm, Category::kAttention, Category::kFfn, Category::kOther})
+  for (Category c : {Category::kNorm, Category::kAttention, Category::kFfn, Category::kOther,
+                     Category::kCommunication})
     stats.categories.push_back(CategoryStat{c, 0, 0, 0});
   for (const BrickStat& s : stats.bricks) {
     CategoryStat& c = stats.categories[static_cast<size_t>(s.category)];
@@ -81,6 +82,8 @@ TraceStats compute_stats(const Trace& trace) {
     c.total_ns += s.total_ns;
     stats.brick_total_ns += s.total_ns;
   }
+  // Listed only where there is some: a single-process trace has none.
+  if (stats.categories.back().count == 0) stats.categories.pop_back();
   for (CategoryStat& c : stats.categories)
     c.pct = stats.brick_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
                                            static_cast<double>(stats.brick_total_ns)

@@ -96,6 +96,7 @@ class Reader {
   }
   uint32_t resolve(uint64_t raw_id, const char* what);
   void link();
+  void link_communicators();
 
   // Ids that do not fit the model's 32-bit fields wait here for link().
   struct LongParent {
@@ -189,6 +190,8 @@ Trace Reader::read(std::string_view json, const std::function<void(size_t)>& con
         read_threads(parse(json, i, end).get_array(), t_.threads, c_);
       } else if (key == "ptx") {
         read_ptx(parse(json, i, end).get_array(), t_.ptx, c_);
+      } else if (key == "communicators") {
+        read_communicators(parse(json, i, end).get_array(), t_.communicators, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
       i = skip_json_space(json, end);
     }
@@ -264,6 +267,8 @@ void Reader::reserve(bool nodes, size_t rest_bytes, size_t batch_bytes, size_t c
 void Reader::read_node(od::object obj) {
   Node n;
   GpuDetail g;
+  CommCall call;
+  bool has_call = false;
   bool has_gpu = false, has_id = false, has_kind = false, has_start = false, has_end = false;
   uint64_t raw_id = 0, raw_parent = UINT64_MAX;
   for (auto result : obj) {
@@ -312,6 +317,10 @@ void Reader::read_node(od::object obj) {
       case TraceKey::kDstAddr: g.dst_addr = get_uint(v, c_); break;
       case TraceKey::kSync: g.sync = get_enum<SyncKind>(v, c_); break;
       case TraceKey::kEvent: g.event = get_uint(v, c_); break;
+      case TraceKey::kMpi:
+        read_comm_call(v, call, c_);
+        has_call = true;
+        break;
       default: break;  // unknown (or an edge's) key: skipped
     }
   }
@@ -339,6 +348,10 @@ void Reader::read_node(od::object obj) {
   } else {
     n.parent = kNoNode;
     long_parents_.push_back({index, raw_parent});
+  }
+  if (has_call) {
+    call.node = index;
+    t_.comm_calls.push_back(call);
   }
   if (has_gpu || is_gpu_kind(n.kind)) t_.add_gpu_node(n, g); else t_.add_node(n);
 }
@@ -406,6 +419,7 @@ void Reader::link() {
       for (uint32_t p : path) state[p] = 2;
     }
   }
+  link_communicators();
   c_ = Cursor{};
   c_.section = "edges";
   auto long_edge = long_edges_.begin();
@@ -420,6 +434,24 @@ void Reader::link() {
       e.src = resolve(e.src, "src");
       e.dst = resolve(e.dst, "dst");
     }
+  }
+}
+
+// Communicators are numbered by position from here on: calls naming an id
+// are mapped to its entry, and an id no entry has is bad input.
+void Reader::link_communicators() {
+  std::unordered_map<uint32_t, uint32_t> position;
+  for (uint32_t i = 0; i < t_.communicators.size(); ++i) {
+    if (!position.emplace(t_.communicators[i].id, i).second)
+      fail("communicators: duplicate id " + std::to_string(t_.communicators[i].id));
+    t_.communicators[i].id = i;
+  }
+  for (CommCall& call : t_.comm_calls) {
+    auto it = position.find(call.comm);
+    if (it == position.end())
+      fail("nodes[" + std::to_string(call.node) + "].mpi.comm refers to unknown communicator " +
+           std::to_string(call.comm));
+    call.comm = it->second;
   }
 }
 

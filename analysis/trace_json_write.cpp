@@ -8,10 +8,30 @@
 namespace brickprof {
 namespace {
 
+void write_clock_sync(JsonWriter& w, const ClockSync& sync) {
+  w.key("clock_sync").begin_object();
+  w.field("reference_rank", sync.reference_rank);
+  w.key("samples").begin_array();
+  for (const ClockSync::Sample& s : sync.samples)
+    w.begin_object()
+        .field("local_ns", s.local_ns)
+        .field("offset_ns", s.offset_ns)
+        .field("rtt_ns", s.rtt_ns)
+        .end_object();
+  w.end_array();
+  w.end_object();
+}
+
+// The job fields only under a launcher, so other traces keep their form.
 void write_process_fields(JsonWriter& w, const ProcessInfo& p) {
   w.field("pid", p.pid).field("ppid", p.ppid).field("program", p.program);
   w.field("cmdline", p.cmdline).field("host", p.host).field("rank", p.rank);
+  if (!p.launcher.empty()) w.field("launcher", p.launcher);
+  if (!p.job.empty()) w.field("job", p.job);
+  if (p.local_rank >= 0) w.field("local_rank", p.local_rank);
+  if (p.world_size > 0) w.field("world_size", p.world_size);
   w.field("start_ns", p.start_ns).field("end_ns", p.end_ns).field("clock", p.clock);
+  if (p.clock_sync.measured()) write_clock_sync(w, p.clock_sync);
 }
 
 void write_process(JsonWriter& w, const ProcessInfo& p) {
@@ -42,6 +62,12 @@ void write_sources(JsonWriter& w, const std::vector<SourceInfo>& sources) {
     w.field("cupti", s.cupti).field("nvtx", s.nvtx);
     write_id_maps(w, "threads", "tid", s.threads);
     write_id_maps(w, "devices", "id", s.devices);
+    if (s.alignment.applied) {
+      w.key("alignment").begin_object();
+      w.field("at_ns", s.alignment.at_ns).field("offset_ns", s.alignment.offset_ns);
+      w.field("drift", s.alignment.drift);
+      w.end_object();
+    }
     w.end_object();
   }
   w.end_array();
@@ -113,7 +139,33 @@ void write_gpu_detail(JsonWriter& w, NodeKind kind, const GpuDetail& g) {
   }
 }
 
-void write_node(JsonWriter& w, const Trace& t, uint32_t id) {
+// "mpi": {"op", "comm", "peer", "tag", "bytes", "recv_bytes", "seq"}, the
+// defaults (-1, 0) left out.
+void write_comm_call(JsonWriter& w, const CommCall& c) {
+  w.key("mpi").begin_object();
+  w.field("op", to_string(c.op)).field("comm", c.comm);
+  if (c.peer >= 0) w.field("peer", c.peer);
+  if (c.tag >= 0) w.field("tag", c.tag);
+  w.field("bytes", c.bytes);
+  if (c.recv_bytes) w.field("recv_bytes", c.recv_bytes);
+  if (c.seq) w.field("seq", c.seq);
+  w.end_object();
+}
+
+void write_communicators(JsonWriter& w, const std::vector<Communicator>& comms) {
+  if (comms.empty()) return;
+  w.key("communicators").begin_array();
+  for (const Communicator& c : comms) {
+    w.newline().begin_object();
+    w.field("id", c.id).field("name", c.name);
+    w.key("key").hex(c.key);
+    w.field("size", c.size).field("rank", c.rank).field("source", c.source);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_node(JsonWriter& w, const Trace& t, uint32_t id, const CommCall* call) {
   const Node& n = t.nodes[id];
   w.newline().begin_object();
   w.field("id", id).field("kind", to_string(n.kind)).field("name", t.name(n));
@@ -124,11 +176,14 @@ void write_node(JsonWriter& w, const Trace& t, uint32_t id) {
   if (n.kind == NodeKind::kBrick) {
     w.field("brick_id", static_cast<int>(n.brick_id));
     w.field("category", to_string(n.category));
+  } else if (n.category != Category::kNone) {
+    w.field("category", to_string(n.category));  // a scope "MPI_Allreduce"
   }
   if (n.elements) w.field("elements", n.elements);
   if (n.flops > 0) w.field("flops", n.flops);
   if (n.bytes_moved > 0) w.field("bytes_moved", n.bytes_moved);
   if (const GpuDetail* g = t.detail(n)) write_gpu_detail(w, n.kind, *g);
+  if (call) write_comm_call(w, *call);
   w.end_object();
 }
 
@@ -169,8 +224,13 @@ void write_trace_json(const Trace& t, std::ostream& out) {
   for (const ThreadInfo& th : t.threads)
     w.begin_object().field("tid", th.tid).field("name", th.name).end_object();
   w.end_array();
+  write_communicators(w, t.communicators);
   w.key("nodes").begin_array();
-  for (uint32_t i = 0; i < t.nodes.size(); ++i) write_node(w, t, i);
+  auto call = t.comm_calls.begin();  // sorted by node: one cursor
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    while (call != t.comm_calls.end() && call->node < i) ++call;
+    write_node(w, t, i, call != t.comm_calls.end() && call->node == i ? &*call : nullptr);
+  }
   w.end_array();
   w.key("edges").begin_array();
   for (const Edge& e : t.edges) {

@@ -14,6 +14,7 @@ namespace {
 struct MergeOptions {
   std::vector<std::string> files;
   std::string out;
+  bool partial = false;
 };
 
 int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
@@ -25,6 +26,8 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   }
+  if (std::string problem = check_job_ranks(ranks, o.files, o.partial); !problem.empty())
+    return fail(problem);
   const Trace merged = merge_traces(ranks, o.files);
   ranks.clear();  // the inputs can be large; only the merged trace is written
   std::string error =
@@ -40,12 +43,17 @@ Command add_merge_command(CLI::App& parent) {
       parent.add_subcommand("merge", "Merge per-rank traces into one trace (FILES... -o OUT)");
   sub->add_option("FILES", o->files, "brickprof JSON traces, one per rank")->required();
   sub->add_option("-o,--out", o->out, "The merged trace (JSON), written atomically")->required();
+  sub->add_flag("--partial", o->partial,
+                "Merge some of a job's ranks (by default every rank 0..N-1 must be given)");
   sub->footer(
       "Node ids are renumbered; each rank's devices and threads get their own ids and names "
       "starting \"rank R: \" (R from process.rank, else the file's position; \"rank R #2\" for "
       "a repeated rank). The merged trace's process is the first input's with rank -1 and the "
       "span of all inputs; sources[] lists every input process (pid, program, host, rank, file, "
       "times, and its old and new thread and device ids), also through merges of merged traces. "
+      "Traces recorded under a job launcher (mpirun, srun, torchrun) must be one job's ranks, "
+      "each once, all of them (or --partial); an MPI program's ranks are moved onto rank 0's "
+      "clock (the offset and drift the agent measured), so ranks on several hosts line up. "
       "Exit code 2 on usage errors or bad input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return merge(*o, trailing); }};
 }

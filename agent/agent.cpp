@@ -33,9 +33,12 @@
 
 namespace brickprof::agent {
 
-// From agent/nvtx when it is linked in (the unit-test core library has no
-// NVTX injection): weak, so the core stands alone.
+// From agent/nvtx and agent/mpi when they are linked in (the unit-test core
+// library has neither): weak, so the core stands alone.
 __attribute__((weak)) std::string nvtx_status();
+namespace mpi {
+__attribute__((weak)) void contribute(Trace& trace);  // agent/mpi/contribute.h
+}
 
 namespace {
 
@@ -258,6 +261,7 @@ Trace build_trace() {
     noted_names[kRangeLaneBase + lane] =
         lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
   fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names, the_config().cmdline);
+  if (mpi::contribute) mpi::contribute(trace);  // MPI calls, world rank, clock offset
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";

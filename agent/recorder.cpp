@@ -271,11 +271,13 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
       info.category = brick_category(brick_id);
     } else {
       brick_id = -1;
-      info.category = Category::kOther;
+      info.category = custom_brick_category(display);
     }
     info.brick_id = static_cast<int16_t>(brick_id);
   } else if (kind == NodeKind::kLayer) {
     display = "Layer";  // the index comes with each push
+  } else if (custom_brick_category(display) == Category::kCommunication) {
+    info.category = Category::kCommunication;  // an MPI call, a scope "AllReduce"
   }
   info.name = strings_table().intern(display);
   info.opens_capture = opens_capture(kind, display);

@@ -160,10 +160,8 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
               n.name = names.site_name(info);
               n.elements = e.type() == EventType::kPush ? e.a : 0;
             }
-            if (info.kind == NodeKind::kBrick) {
-              n.brick_id = info.brick_id;
-              n.category = info.category;
-            }
+            if (info.kind == NodeKind::kBrick) n.brick_id = info.brick_id;
+            n.category = info.category;  // bricks; scopes of communication (MPI calls)
             uint32_t id = trace.add_node(n);
             if (top != kNoNode) trace.add_edge(top, id, EdgeType::kContains);
             if (e.type() == EventType::kPush) open.push_back(id);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "agent/process_info.h"
 #include "analysis/sink.h"
 
 namespace brickprof::agent {
@@ -60,8 +61,9 @@ void each_output_path(const std::vector<std::string>& formats, const std::string
 }  // namespace
 
 std::string output_prefix(const Config& config, const ProcessInfo& p) {
-  return expand_output_prefix(config.output, static_cast<long>(p.pid), static_cast<long>(p.rank),
-                              p.host, p.program);
+  return expand_output_prefix(pattern_for_job(config.output, p.world_size),
+                              static_cast<long>(p.pid), static_cast<long>(p.rank), p.host,
+                              p.program);
 }
 
 WrittenOutputs write_outputs(const Trace& trace, const std::vector<std::string>& formats,

@@ -8,6 +8,7 @@
 #include <vector>
 #include <utility>
 
+#include "analysis/distributed_info.h"
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
 #include "analysis/queries.h"
@@ -57,7 +58,13 @@ void write_args(JsonWriter& w, const Trace& trace, uint32_t id, const Node& node
       w.field("category", to_string(node.category));
       break;
     default:
+      if (node.category != Category::kNone) w.field("category", to_string(node.category));
       break;
+  }
+  if (const CommCall* call = trace.comm_call(id)) {
+    w.field("mpi_op", to_string(call->op)).field("bytes", call->bytes);
+    if (call->seq) w.field("seq", call->seq);
+    if (call->peer >= 0) w.field("peer", call->peer);
   }
   if (node.elements) w.field("elements", node.elements);
   if (node.flops > 0) w.field("flops", node.flops);
@@ -153,7 +160,11 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
 
   JsonWriter w(out);
   w.begin_object();
+  // First, so the rank is the first "rank" a line-by-line reader meets.
+  if (const auto info = distributed_info_json(trace)) w.key("distributedInfo").raw(*info);
   w.key("traceEvents").begin_array();
+  write_cpu_work_track(trace, kCpuWorkPid, w);
+  write_profiler_steps(trace, pid, w);
   for (size_t i = 0; i < cpu.processes.size(); ++i) {
     write_metadata(w, "process_name", cpu.processes[i].pid, 0, cpu.processes[i].name);
     // CPU processes first (the last at 0), then the GPUs at 1 + device.

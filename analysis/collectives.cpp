@@ -32,7 +32,8 @@ void assign_waits(CollectiveInstance& inst, CollectiveCall* calls, int32_t root)
     if (c->comm_rank == root) root_call = c;
   switch (pattern) {
     case WaitPattern::kAllToAll:
-      for (CollectiveCall* c = calls; c != end; ++c) c->wait_ns = clamp_wait(inst.last_arrival_ns, *c);
+      for (CollectiveCall* c = calls; c != end; ++c)
+        c->wait_ns = clamp_wait(inst.last_arrival_ns, *c);
       break;
     case WaitPattern::kOneToAll:
       if (root_call)

@@ -17,27 +17,27 @@ namespace brickprof {
 
 struct CollectiveCall {
   uint32_t node = kNoNode;
-  uint32_t rank = kNoRank;   // RankIndex::ranks
-  int32_t comm_rank = -1;    // the rank within the communicator
-  int64_t arrival_ns = 0;    // the call's start
+  uint32_t rank = kNoRank;  // RankIndex::ranks
+  int32_t comm_rank = -1;   // the rank within the communicator
+  int64_t arrival_ns = 0;   // the call's start
   int64_t end_ns = 0;
-  int64_t wait_ns = 0;       // inside the call, waiting for other ranks
+  int64_t wait_ns = 0;  // inside the call, waiting for other ranks
 };
 
 struct CollectiveInstance {
   CommOp op = CommOp::kBarrier;
   uint64_t seq = 0;
-  uint32_t comm = 0;         // Trace::communicators entry of the first call
+  uint32_t comm = 0;  // Trace::communicators entry of the first call
   int32_t comm_size = 0;
-  int32_t root = -1;         // rooted ops: the root's rank in the communicator
-  uint64_t bytes = 0;        // the first call's (per rank)
-  uint32_t first_call = 0;   // calls[first_call, first_call + call_count)
+  int32_t root = -1;        // rooted ops: the root's rank in the communicator
+  uint64_t bytes = 0;       // the first call's (per rank)
+  uint32_t first_call = 0;  // calls[first_call, first_call + call_count)
   uint32_t call_count = 0;
   int64_t first_arrival_ns = 0;
   int64_t last_arrival_ns = 0;
-  int64_t end_ns = 0;        // the last call's end
+  int64_t end_ns = 0;            // the last call's end
   uint32_t straggler = kNoRank;  // the rank that arrived last
-  int64_t wait_ns = 0;       // all ranks' waits summed
+  int64_t wait_ns = 0;           // all ranks' waits summed
 
   int64_t skew_ns() const { return last_arrival_ns - first_arrival_ns; }
   bool complete() const { return static_cast<int32_t>(call_count) >= comm_size; }
@@ -46,17 +46,17 @@ struct CollectiveInstance {
 struct CollectiveOpTotals {
   CommOp op = CommOp::kBarrier;
   uint64_t instances = 0;
-  uint64_t bytes = 0;       // summed over instances (per rank)
-  int64_t skew_ns = 0;      // summed
+  uint64_t bytes = 0;   // summed over instances (per rank)
+  int64_t skew_ns = 0;  // summed
   int64_t max_skew_ns = 0;
-  int64_t wait_ns = 0;      // summed over instances and ranks
+  int64_t wait_ns = 0;  // summed over instances and ranks
 };
 
 struct RankWaits {
   uint32_t rank = kNoRank;
   uint64_t calls = 0;
-  int64_t call_ns = 0;      // time inside its collectives
-  int64_t wait_ns = 0;      // of which waiting for others
+  int64_t call_ns = 0;         // time inside its collectives
+  int64_t wait_ns = 0;         // of which waiting for others
   uint64_t last_arrivals = 0;  // instances it was the straggler of
 };
 

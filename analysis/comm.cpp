@@ -83,10 +83,9 @@ double ClockSync::offset_at(int64_t local_ns) const {
   const Sample& a = samples.front();
   const Sample& b = samples.back();
   if (samples.size() == 1 || b.local_ns == a.local_ns) return static_cast<double>(a.offset_ns);
-  const double drift = static_cast<double>(b.offset_ns - a.offset_ns) /
-                       static_cast<double>(b.local_ns - a.local_ns);
-  return static_cast<double>(a.offset_ns) +
-         drift * static_cast<double>(local_ns - a.local_ns);
+  const double drift =
+      static_cast<double>(b.offset_ns - a.offset_ns) / static_cast<double>(b.local_ns - a.local_ns);
+  return static_cast<double>(a.offset_ns) + drift * static_cast<double>(local_ns - a.local_ns);
 }
 
 }  // namespace brickprof

@@ -72,12 +72,12 @@ WaitPattern wait_pattern(CommOp op);
 
 // One recorded MPI call: the scope node the call is, with its arguments.
 struct CommCall {
-  uint32_t node = 0;     // the call's node (a scope of category Communication)
+  uint32_t node = 0;  // the call's node (a scope of category Communication)
   CommOp op = CommOp::kBarrier;
-  uint32_t comm = 0;     // Trace::communicators[comm]
-  int32_t peer = -1;     // root of a rooted collective, peer of a point-to-point call; -1 none
-  int32_t tag = -1;      // point-to-point tag, -1 none
-  uint64_t bytes = 0;    // what this rank sends: count x type size (PMPI_Type_size)
+  uint32_t comm = 0;        // Trace::communicators[comm]
+  int32_t peer = -1;        // root of a rooted collective, peer of a point-to-point call; -1 none
+  int32_t tag = -1;         // point-to-point tag, -1 none
+  uint64_t bytes = 0;       // what this rank sends: count x type size (PMPI_Type_size)
   uint64_t recv_bytes = 0;  // what it receives, where that differs (gather, alltoall, recv)
   // Collectives: the n-th collective this process made on the communicator
   // (from 1); the same n on every member names the same instance. 0 else.
@@ -89,11 +89,11 @@ struct CommCall {
 // members the process had made before), so ranks' calls can be matched.
 struct Communicator {
   uint32_t id = 0;
-  std::string name;       // "MPI_COMM_WORLD", "comm 1", ...
+  std::string name;  // "MPI_COMM_WORLD", "comm 1", ...
   uint64_t key = 0;
   int32_t size = 0;
-  int32_t rank = -1;      // this process's rank in it
-  uint32_t source = 0;    // merged traces: Trace::sources[source] made the calls
+  int32_t rank = -1;    // this process's rank in it
+  uint32_t source = 0;  // merged traces: Trace::sources[source] made the calls
 };
 
 // This process's clock against the reference rank's: local - reference, as

@@ -70,9 +70,8 @@ void write_profiler_steps(const Trace& t, int64_t pid, JsonWriter& w) {
     if (n.parent == kNoNode && is_cpu_kind(n.kind) && t.name(n) == t.steps_name)
       steps.push_back(id);
   }
-  std::sort(steps.begin(), steps.end(), [&](uint32_t a, uint32_t b) {
-    return t.nodes[a].start_ns < t.nodes[b].start_ns;
-  });
+  std::sort(steps.begin(), steps.end(),
+            [&](uint32_t a, uint32_t b) { return t.nodes[a].start_ns < t.nodes[b].start_ns; });
   for (size_t k = 0; k < steps.size(); ++k) {
     const Node& n = t.nodes[steps[k]];
     w.newline().begin_object();

@@ -24,7 +24,8 @@ void finish(ImbalanceRow& row, size_t ranks) {
   if (ranks < 2 || row.straggler == kNoRank) return;
   const double others = static_cast<double>(total - row.max_ns) / static_cast<double>(ranks - 1);
   const uint64_t runs = std::max<uint64_t>(1, row.instances[row.straggler]);
-  row.excess_per_instance_ns = (static_cast<double>(row.max_ns) - others) / static_cast<double>(runs);
+  row.excess_per_instance_ns =
+      (static_cast<double>(row.max_ns) - others) / static_cast<double>(runs);
 }
 
 ImbalanceRow empty_row(size_t ranks) {

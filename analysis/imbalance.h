@@ -13,9 +13,9 @@
 namespace brickprof {
 
 struct ImbalanceRow {
-  bool layer = false;      // a layer index, else a brick name
+  bool layer = false;  // a layer index, else a brick name
   int32_t layer_index = -1;
-  StringId brick = 0;      // brick name (in the trace's strings)
+  StringId brick = 0;               // brick name (in the trace's strings)
   std::vector<int64_t> compute_ns;  // per rank index
   std::vector<uint64_t> instances;  // layer or brick nodes per rank
   int64_t max_ns = 0;

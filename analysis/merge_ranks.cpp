@@ -19,8 +19,8 @@ std::string named(const RankOf& r) {
 
 }  // namespace
 
-std::string check_job_ranks(const std::vector<Trace>& inputs,
-                            const std::vector<std::string>& files, bool allow_missing) {
+std::string check_job_ranks(const std::vector<Trace>& inputs, const std::vector<std::string>& files,
+                            bool allow_missing) {
   std::vector<RankOf> ranks;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string file = i < files.size() ? files[i] : "";

@@ -68,8 +68,9 @@ RankBreakdownReport rank_breakdown(const Trace& t, const RankWork& work,
     row.end_ns = any[rank] ? std::max(row.end_ns, n.end_ns) : n.end_ns;
     any[rank] = true;
     add(edges[rank], n.start_ns, n.end_ns,
-        c == WorkClass::kCompute ? kCompute
-                                 : c == WorkClass::kCommunication ? kCommunication : kMemory);
+        c == WorkClass::kCompute         ? kCompute
+        : c == WorkClass::kCommunication ? kCommunication
+                                         : kMemory);
   }
   for (const CollectiveCall& call : collectives.calls)
     if (call.rank < ranks && call.wait_ns > 0)

@@ -25,7 +25,7 @@ struct RankBreakdown {
   int64_t communication_ns = 0;  // not computing, not waiting
   int64_t memory_ns = 0;
   int64_t idle_ns = 0;
-  int64_t overlap_ns = 0;        // communication while computing
+  int64_t overlap_ns = 0;  // communication while computing
 
   int64_t span_ns() const { return end_ns - start_ns; }
   double share(int64_t ns) const {

@@ -9,18 +9,18 @@ namespace {
 
 // One blocking collective call in its rank's chain.
 struct Link {
-  uint32_t call = 0;     // CollectiveReport::calls
-  uint32_t instance = 0;  // CollectiveReport::instances
+  uint32_t call = 0;           // CollectiveReport::calls
+  uint32_t instance = 0;       // CollectiveReport::instances
   uint32_t prev = UINT32_MAX;  // the rank's previous link
-  int64_t segment_ns = 0;  // own work before arriving
-  int64_t transfer_ns = 0;  // the call after its release
+  int64_t segment_ns = 0;      // own work before arriving
+  int64_t transfer_ns = 0;     // the call after its release
 };
 
 struct Chains {
-  std::vector<Link> links;                 // by arrival
-  std::vector<uint32_t> last;              // per rank: its last link
-  std::vector<int64_t> start, end, tail;   // per rank
-  std::vector<uint32_t> link_of_call;      // call -> link
+  std::vector<Link> links;                // by arrival
+  std::vector<uint32_t> last;             // per rank: its last link
+  std::vector<int64_t> start, end, tail;  // per rank
+  std::vector<uint32_t> link_of_call;     // call -> link
 };
 
 // The calls whose arrivals release `call` (its op's wait pattern), itself
@@ -35,11 +35,20 @@ void each_dependency(const CollectiveReport& r, const CollectiveInstance& inst,
     const CollectiveCall& other = calls[j];
     bool waits_for = false;
     switch (wait_pattern(inst.op)) {
-      case WaitPattern::kAllToAll: waits_for = true; break;
-      case WaitPattern::kOneToAll: waits_for = other.comm_rank == inst.root; break;
-      case WaitPattern::kAllToOne: waits_for = call.comm_rank == inst.root; break;
-      case WaitPattern::kPrefix: waits_for = other.comm_rank < call.comm_rank; break;
-      case WaitPattern::kNone: break;
+      case WaitPattern::kAllToAll:
+        waits_for = true;
+        break;
+      case WaitPattern::kOneToAll:
+        waits_for = other.comm_rank == inst.root;
+        break;
+      case WaitPattern::kAllToOne:
+        waits_for = call.comm_rank == inst.root;
+        break;
+      case WaitPattern::kPrefix:
+        waits_for = other.comm_rank < call.comm_rank;
+        break;
+      case WaitPattern::kNone:
+        break;
     }
     if (waits_for) visit(inst.first_call + j);
   }
@@ -65,9 +74,8 @@ Chains build_chains(const Trace& t, const CollectiveReport& r) {
     if (r.calls[i].rank < ranks && instance_of[i] != UINT32_MAX &&
         wait_pattern(r.instances[instance_of[i]].op) != WaitPattern::kNone)
       order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return r.calls[a].arrival_ns < r.calls[b].arrival_ns;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return r.calls[a].arrival_ns < r.calls[b].arrival_ns; });
   c.last.assign(ranks, UINT32_MAX);
   c.link_of_call.assign(r.calls.size(), UINT32_MAX);
   for (uint32_t i : order) {

@@ -19,7 +19,7 @@ namespace brickprof {
 
 struct RankPathStep {
   uint32_t rank = kNoRank;
-  bool transfer = false;        // inside a collective (after its release), else own work
+  bool transfer = false;           // inside a collective (after its release), else own work
   uint32_t instance = UINT32_MAX;  // CollectiveReport::instances index, for a transfer
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -27,25 +27,25 @@ struct RankPathStep {
 
 struct RankPathShare {
   uint32_t rank = kNoRank;
-  int64_t work_ns = 0;          // its segments: everything outside blocking collectives
-  int64_t on_path_ns = 0;       // of its segments and transfers, on the path
+  int64_t work_ns = 0;     // its segments: everything outside blocking collectives
+  int64_t on_path_ns = 0;  // of its segments and transfers, on the path
 };
 
 struct RankWhatIf {
   uint32_t rank = kNoRank;
-  double scale = 1;             // its segments x scale: the median rank's total
-  int64_t saving_ns = 0;        // end time earlier by this much
+  double scale = 1;       // its segments x scale: the median rank's total
+  int64_t saving_ns = 0;  // end time earlier by this much
 };
 
 struct RankPathReport {
   RankIndex ranks;
-  int64_t start_ns = 0;         // first rank's start
-  int64_t measured_end_ns = 0;  // last rank's end, as recorded
-  int64_t modelled_end_ns = 0;  // the replay with the recorded durations
-  std::vector<RankPathStep> path;   // in time order
+  int64_t start_ns = 0;               // first rank's start
+  int64_t measured_end_ns = 0;        // last rank's end, as recorded
+  int64_t modelled_end_ns = 0;        // the replay with the recorded durations
+  std::vector<RankPathStep> path;     // in time order
   std::vector<RankPathShare> shares;  // by rank index
   std::vector<RankWhatIf> what_ifs;   // ranks above the median, largest saving first
-  uint64_t collectives = 0;     // blocking calls in the chains
+  uint64_t collectives = 0;           // blocking calls in the chains
 };
 
 // O(calls log calls + nodes).

@@ -59,8 +59,8 @@ RankWork classify_rank_work(const Trace& t) {
     if (rank >= w.gpu_timeline.size()) continue;
     if (w.gpu_timeline[rank]) {
       if (node.kind == NodeKind::kKernel)
-        w.of_node[i] = is_communication_kernel(t.name(node)) ? WorkClass::kCommunication
-                                                              : WorkClass::kCompute;
+        w.of_node[i] =
+            is_communication_kernel(t.name(node)) ? WorkClass::kCommunication : WorkClass::kCompute;
       else if (is_device_op(node.kind))
         w.of_node[i] = WorkClass::kMemory;
       continue;

@@ -15,12 +15,12 @@ inline constexpr uint32_t kNoRank = UINT32_MAX;
 
 struct RankIndex {
   struct Rank {
-    int64_t rank = -1;   // the process's rank (-1: not launched as one)
-    std::string label;   // "rank 0", as merge named the source
-    uint32_t source = 0; // Trace::sources[source]; 0 for a recorded trace
+    int64_t rank = -1;    // the process's rank (-1: not launched as one)
+    std::string label;    // "rank 0", as merge named the source
+    uint32_t source = 0;  // Trace::sources[source]; 0 for a recorded trace
   };
-  std::vector<Rank> ranks;          // one per source, in source order
-  std::vector<uint32_t> of_node;    // node -> index into ranks, kNoRank if none
+  std::vector<Rank> ranks;        // one per source, in source order
+  std::vector<uint32_t> of_node;  // node -> index into ranks, kNoRank if none
   // "rank 3", or "?" for kNoRank.
   const std::string& label(uint32_t index) const {
     static const std::string unknown = "?";

@@ -80,7 +80,8 @@ void text(const Trace& t, const CollectiveReport& r, std::ostream& out) {
   out << "Collectives: " << r.instances.size() << " instances over " << r.ranks.ranks.size()
       << (r.ranks.ranks.size() == 1 ? " rank" : " ranks");
   if (r.incomplete)
-    out << "; " << r.incomplete << " incomplete (fewer ranks in the trace than in the communicator)";
+    out << "; " << r.incomplete
+        << " incomplete (fewer ranks in the trace than in the communicator)";
   out << '\n';
   out << "  " << pad_right("op", 22) << pad_left("count", 7) << pad_left("bytes/rank", 12)
       << pad_left("skew total", 12) << pad_left("skew max", 11) << pad_left("waited", 11) << '\n';
@@ -102,18 +103,18 @@ void text(const Trace& t, const CollectiveReport& r, std::ostream& out) {
   std::vector<uint32_t> order(r.instances.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   const size_t shown = std::min(kMaxInstances, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<long>(shown), order.end(),
-                    [&](uint32_t a, uint32_t b) {
-                      return r.instances[a].skew_ns() > r.instances[b].skew_ns();
-                    });
+  std::partial_sort(
+      order.begin(), order.begin() + static_cast<long>(shown), order.end(),
+      [&](uint32_t a, uint32_t b) { return r.instances[a].skew_ns() > r.instances[b].skew_ns(); });
   out << "  Largest arrival skew (last to arrive: the straggler; waits: time inside the call "
          "waiting for it):\n";
   for (size_t i = 0; i < shown; ++i) {
     const CollectiveInstance& inst = r.instances[order[i]];
-    out << "    " << pad_right(to_string(inst.op), 14) << pad_right(clip(comm_name(t, inst.comm), 16), 17)
-        << "#" << pad_right(std::to_string(inst.seq), 7) << "skew "
-        << pad_left(format_duration(inst.skew_ns()), 9) << "  last: "
-        << pad_right(clip(r.ranks.label(inst.straggler), 12), 13) << "waits:";
+    out << "    " << pad_right(to_string(inst.op), 14)
+        << pad_right(clip(comm_name(t, inst.comm), 16), 17) << "#"
+        << pad_right(std::to_string(inst.seq), 7) << "skew "
+        << pad_left(format_duration(inst.skew_ns()), 9)
+        << "  last: " << pad_right(clip(r.ranks.label(inst.straggler), 12), 13) << "waits:";
     for (uint32_t j = 0; j < inst.call_count && j < 4; ++j) {
       const CollectiveCall& c = r.calls[inst.first_call + j];
       out << ' ' << r.ranks.label(c.rank) << ' ' << format_duration(c.wait_ns);

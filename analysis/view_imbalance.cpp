@@ -21,8 +21,10 @@ ImbalanceReport compute(const Trace& t, const ViewSettings&) {
 
 void row_json(const Trace& t, const ImbalanceRow& row, JsonWriter& w) {
   w.newline().begin_object();
-  if (row.layer) w.field("layer", row.layer_index);
-  else w.field("brick", t.strings.view(row.brick));
+  if (row.layer)
+    w.field("layer", row.layer_index);
+  else
+    w.field("brick", t.strings.view(row.brick));
   w.key("compute_ns").begin_array();
   for (int64_t ns : row.compute_ns) w.value(ns);
   w.end_array();
@@ -55,8 +57,8 @@ void table(const ImbalanceReport& r, const std::vector<ImbalanceRow>& rows, size
   } else {
     out << pad_left("min", 11) << pad_left("mean", 11) << pad_left("max", 11);
   }
-  out << pad_left("max/mean", 10) << "  " << pad_right("straggler", 12) << pad_left("excess each", 12)
-      << '\n';
+  out << pad_left("max/mean", 10) << "  " << pad_right("straggler", 12)
+      << pad_left("excess each", 12) << '\n';
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const ImbalanceRow& row = rows[i];
     out << "  " << pad_right(clip(name(row), 20), 20);
@@ -86,11 +88,13 @@ void text(const Trace& t, const ImbalanceReport& r, std::ostream& out) {
       << ": compute time (communication left out) per layer and brick; straggler: the rank with "
          "the most; excess each: its compute minus the other ranks' mean, per instance\n";
   if (!r.layers.empty())
-    table(r, r.layers, kMaxLayers,
-          [](const ImbalanceRow& row) { return "Layer " + std::to_string(row.layer_index); }, out);
+    table(
+        r, r.layers, kMaxLayers,
+        [](const ImbalanceRow& row) { return "Layer " + std::to_string(row.layer_index); }, out);
   if (!r.bricks.empty())
-    table(r, r.bricks, kMaxBricks,
-          [&](const ImbalanceRow& row) { return std::string(t.strings.view(row.brick)); }, out);
+    table(
+        r, r.bricks, kMaxBricks,
+        [&](const ImbalanceRow& row) { return std::string(t.strings.view(row.brick)); }, out);
 }
 
 }  // namespace

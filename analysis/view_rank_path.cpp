@@ -73,9 +73,8 @@ void text(const Trace&, const RankPathReport& r, std::ostream& out) {
   } else {
     for (const RankWhatIf& x : r.what_ifs)
       out << "  what-if: " << r.ranks.label(x.rank) << " as fast as the median rank (x"
-          << format_fixed(x.scale, 2) << " own work) saves " << format_duration(x.saving_ns)
-          << " (" << format_share(static_cast<double>(x.saving_ns), static_cast<double>(span))
-          << ")\n";
+          << format_fixed(x.scale, 2) << " own work) saves " << format_duration(x.saving_ns) << " ("
+          << format_share(static_cast<double>(x.saving_ns), static_cast<double>(span)) << ")\n";
   }
   // The path as runs on one rank: where it stays and where it jumps.
   out << "  path (runs on one rank, in time order):\n";
@@ -94,7 +93,8 @@ void text(const Trace&, const RankPathReport& r, std::ostream& out) {
           << format_duration(own) << ", in collectives " << format_duration(transfer) << '\n';
     i = j;
   }
-  if (runs > kMaxRuns) out << "    ... " << runs - kMaxRuns << " more runs (--json lists the path)\n";
+  if (runs > kMaxRuns)
+    out << "    ... " << runs - kMaxRuns << " more runs (--json lists the path)\n";
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ void json(const Trace&, const RankBreakdownReport& r, JsonWriter& w) {
 }
 
 std::string cell(const RankBreakdown& b, int64_t ns) {
-  return format_duration(ns) + " " + format_share(static_cast<double>(ns),
-                                                  static_cast<double>(b.span_ns()));
+  return format_duration(ns) + " " +
+         format_share(static_cast<double>(ns), static_cast<double>(b.span_ns()));
 }
 
 void text(const Trace&, const RankBreakdownReport& r, std::ostream& out) {
@@ -50,11 +50,11 @@ void text(const Trace&, const RankBreakdownReport& r, std::ostream& out) {
     out << pad_left(column, 17);
   out << '\n';
   for (const RankBreakdown& b : r.rows) {
-    out << "  " << pad_right(clip(r.ranks.label(b.rank), 14), 14) << pad_right(b.gpu ? "gpu" : "cpu", 4)
-        << pad_left(format_duration(b.span_ns()), 10) << pad_left(cell(b, b.compute_ns), 17)
-        << pad_left(cell(b, b.waiting_ns), 17) << pad_left(cell(b, b.communication_ns), 17)
-        << pad_left(cell(b, b.memory_ns), 17) << pad_left(cell(b, b.idle_ns), 17)
-        << pad_left(format_duration(b.overlap_ns), 17) << '\n';
+    out << "  " << pad_right(clip(r.ranks.label(b.rank), 14), 14)
+        << pad_right(b.gpu ? "gpu" : "cpu", 4) << pad_left(format_duration(b.span_ns()), 10)
+        << pad_left(cell(b, b.compute_ns), 17) << pad_left(cell(b, b.waiting_ns), 17)
+        << pad_left(cell(b, b.communication_ns), 17) << pad_left(cell(b, b.memory_ns), 17)
+        << pad_left(cell(b, b.idle_ns), 17) << pad_left(format_duration(b.overlap_ns), 17) << '\n';
   }
   out << "  (on: the timeline measured, the rank's GPUs when it has GPU work, else its CPU; "
          "overlap: communication while computing)\n";

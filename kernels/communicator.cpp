@@ -21,8 +21,7 @@ std::unique_ptr<Communicator> open_mpi_communicator(std::string* error) {
   void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!plugin) {
     const char* why = dlerror();
-    *error = "--tp needs MPI: " + path + " could not be loaded (" +
-             (why ? why : "unknown error") +
+    *error = "--tp needs MPI: " + path + " could not be loaded (" + (why ? why : "unknown error") +
              "); build bricklayer where Open MPI is installed (libopenmpi-dev)";
     return nullptr;
   }

@@ -82,7 +82,8 @@ Abi detect() {
     a.any_source = -2;
     a.proc_null = -1;
     a.error_intern = 16;
-    a.status_source_offset = 8;  // {count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR}
+    a.status_source_offset =
+        8;  // {count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR}
     a.status_tag_offset = 12;
     a.status_bytes = 20;
   }

@@ -21,11 +21,11 @@ struct Abi {
   Handle comm_world = 0;
   Handle comm_null = 0;
   Handle byte_type = 0;
-  uintptr_t in_place = 0;        // MPI_IN_PLACE
-  uintptr_t status_ignore = 0;   // MPI_STATUS_IGNORE (and MPI_STATUSES_IGNORE)
+  uintptr_t in_place = 0;       // MPI_IN_PLACE
+  uintptr_t status_ignore = 0;  // MPI_STATUS_IGNORE (and MPI_STATUSES_IGNORE)
   int any_source = -1;
   int proc_null = -2;
-  int error_intern = 17;     // MPI_ERR_INTERN, returned when no PMPI_ is found
+  int error_intern = 17;         // MPI_ERR_INTERN, returned when no PMPI_ is found
   int status_source_offset = 0;  // byte offsets of MPI_SOURCE and MPI_TAG in MPI_Status
   int status_tag_offset = 4;
   int status_bytes = 24;

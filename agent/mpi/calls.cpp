@@ -46,8 +46,8 @@ struct State {
   uint64_t used = 0;      // slots handed out
   uint64_t capacity = 0;  // 0 until the first call reads the config
   uint64_t dropped = 0;
-  std::vector<CommState> comms;                   // by id
-  std::unordered_map<uint64_t, uint32_t> by_handle;  // live handles
+  std::vector<CommState> comms;                         // by id
+  std::unordered_map<uint64_t, uint32_t> by_handle;     // live handles
   std::unordered_map<uint64_t, uint32_t> same_members;  // member hash -> communicators so far
   bool initialized = false;
   bool finalized = false;

@@ -24,8 +24,8 @@ void fill_simple(Call& call, int count, Handle type, int root = -1) {
 
 // Gather to `root`: each rank sends scount (the root in place: its rcount),
 // the root receives rcount from each.
-void fill_gather(Call& call, const void* sbuf, int scount, Handle stype, int rcount,
-                 Handle rtype, int root) {
+void fill_gather(Call& call, const void* sbuf, int scount, Handle stype, int rcount, Handle rtype,
+                 int root) {
   const bool is_root = call.comm_rank() == root;
   const bool own_in_place = is_root && in_place(sbuf);
   call.set_count(own_in_place ? rcount : scount);
@@ -36,8 +36,8 @@ void fill_gather(Call& call, const void* sbuf, int scount, Handle stype, int rco
 
 // Scatter from `root`: the root sends scount to each, each receives rcount
 // (the root in place: nothing).
-void fill_scatter(Call& call, int scount, Handle stype, const void* rbuf, int rcount,
-                  Handle rtype, int root) {
+void fill_scatter(Call& call, int scount, Handle stype, const void* rbuf, int rcount, Handle rtype,
+                  int root) {
   const bool is_root = call.comm_rank() == root;
   call.set_count(rcount);
   call.set_bytes(is_root ? Call::type_bytes(int64_t{scount} * call.comm_size(), stype) : 0,
@@ -85,8 +85,8 @@ BRICKPROF_MPI_EXPORT int MPI_Bcast(void* buf, int count, Handle type, int root, 
   return rc;
 }
 
-BRICKPROF_MPI_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, Handle type,
-                                    Handle op, int root, Handle comm) {
+BRICKPROF_MPI_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, Handle type, Handle op,
+                                    int root, Handle comm) {
   static Pmpi<int(const void*, void*, int, Handle, Handle, int, Handle)> pmpi("PMPI_Reduce");
   auto* f = pmpi.get();
   if (!f) return missing_pmpi("MPI_Reduce");
@@ -118,8 +118,8 @@ BRICKPROF_MPI_EXPORT int MPI_Scan(const void* sbuf, void* rbuf, int count, Handl
   return rc;
 }
 
-BRICKPROF_MPI_EXPORT int MPI_Exscan(const void* sbuf, void* rbuf, int count, Handle type,
-                                    Handle op, Handle comm) {
+BRICKPROF_MPI_EXPORT int MPI_Exscan(const void* sbuf, void* rbuf, int count, Handle type, Handle op,
+                                    Handle comm) {
   static Pmpi<int(const void*, void*, int, Handle, Handle, Handle)> pmpi("PMPI_Exscan");
   auto* f = pmpi.get();
   if (!f) return missing_pmpi("MPI_Exscan");
@@ -162,8 +162,7 @@ BRICKPROF_MPI_EXPORT int MPI_Gatherv(const void* sbuf, int scount, Handle stype,
 
 BRICKPROF_MPI_EXPORT int MPI_Scatter(const void* sbuf, int scount, Handle stype, void* rbuf,
                                      int rcount, Handle rtype, int root, Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, int, Handle)> pmpi(
-      "PMPI_Scatter");
+  static Pmpi<int(const void*, int, Handle, void*, int, Handle, int, Handle)> pmpi("PMPI_Scatter");
   auto* f = pmpi.get();
   if (!f) return missing_pmpi("MPI_Scatter");
   Call call(CommOp::kScatter, comm);
@@ -243,9 +242,8 @@ BRICKPROF_MPI_EXPORT int MPI_Alltoallv(const void* sbuf, const int* scounts, con
   const int rc = f(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   if (call.done(rc)) {
     const uint64_t recv = Call::type_bytes(sum_of(rcounts, call.comm_size()), rtype);
-    call.set_bytes(in_place(sbuf) ? recv
-                                  : Call::type_bytes(sum_of(scounts, call.comm_size()), stype),
-                   recv);
+    call.set_bytes(
+        in_place(sbuf) ? recv : Call::type_bytes(sum_of(scounts, call.comm_size()), stype), recv);
   }
   return rc;
 }

@@ -43,7 +43,8 @@ void fill_received(Call& call, const void* status, Handle type) {
     call.set_count(count);
     call.set_bytes(0, Call::type_bytes(count, type));
   }
-  call.set_peer(status_int(status, a.status_source_offset), status_int(status, a.status_tag_offset));
+  call.set_peer(status_int(status, a.status_source_offset),
+                status_int(status, a.status_tag_offset));
 }
 
 void fill_send(Call& call, int count, Handle type, int dest, int tag) {

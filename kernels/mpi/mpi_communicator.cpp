@@ -34,8 +34,8 @@ class MpiCommunicator final : public bricklayer::Communicator {
 
 // The plugin's one entry point: null, with the reason in `error`, when MPI
 // cannot start.
-extern "C" __attribute__((visibility("default"))) bricklayer::Communicator*
-bricklayer_open_mpi(char* error, size_t error_size) {
+extern "C" __attribute__((visibility("default"))) bricklayer::Communicator* bricklayer_open_mpi(
+    char* error, size_t error_size) {
   int started = 0;
   MPI_Initialized(&started);
   if (!started && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) {

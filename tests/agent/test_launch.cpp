@@ -23,22 +23,27 @@ LaunchInfo launched(std::map<std::string, std::string> env) {
 }
 
 TEST(Launch, EachLaunchersVariables) {
-  LaunchInfo o = launched({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-                           {"OMPI_COMM_WORLD_SIZE", "8"}, {"PMIX_NAMESPACE", "4711"},
+  LaunchInfo o = launched({{"OMPI_COMM_WORLD_RANK", "3"},
+                           {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                           {"OMPI_COMM_WORLD_SIZE", "8"},
+                           {"PMIX_NAMESPACE", "4711"},
                            {"SLURM_PROCID", "0"}});  // mpirun inside a Slurm job
   EXPECT_EQ(o.launcher, "open-mpi");
   EXPECT_EQ(o.rank, 3);
   EXPECT_EQ(o.local_rank, 1);
   EXPECT_EQ(o.world_size, 8);
   EXPECT_EQ(o.job, "4711");
-  LaunchInfo s = launched({{"SLURM_PROCID", "5"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS", "16"},
-                           {"SLURM_JOB_ID", "99"}, {"SLURM_STEP_ID", "2"}});
+  LaunchInfo s = launched({{"SLURM_PROCID", "5"},
+                           {"SLURM_LOCALID", "1"},
+                           {"SLURM_NTASKS", "16"},
+                           {"SLURM_JOB_ID", "99"},
+                           {"SLURM_STEP_ID", "2"}});
   EXPECT_EQ(s.launcher, "slurm");
   EXPECT_EQ(s.rank, 5);
   EXPECT_EQ(s.world_size, 16);
   EXPECT_EQ(s.job, "99.2");
-  LaunchInfo t = launched({{"RANK", "1"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "2"},
-                           {"TORCHELASTIC_RUN_ID", "abc"}});
+  LaunchInfo t = launched(
+      {{"RANK", "1"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "2"}, {"TORCHELASTIC_RUN_ID", "abc"}});
   EXPECT_EQ(t.launcher, "torchrun");
   EXPECT_EQ(t.rank, 1);
   EXPECT_EQ(t.world_size, 2);

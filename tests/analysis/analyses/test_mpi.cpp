@@ -37,8 +37,8 @@ Trace rank_trace(int rank, int64_t compute_ns) {
   t.process.clock_sync.reference_rank = 0;
   const uint32_t tid = 200 + static_cast<uint32_t>(rank);
   t.threads.push_back({tid, "main"});
-  auto add = [&](NodeKind kind, std::string_view name, uint32_t parent, int64_t start,
-                 int64_t end, Category category) {
+  auto add = [&](NodeKind kind, std::string_view name, uint32_t parent, int64_t start, int64_t end,
+                 Category category) {
     Node n;
     n.kind = kind;
     n.name = t.strings.intern(name);
@@ -57,8 +57,8 @@ Trace rank_trace(int rank, int64_t compute_ns) {
   add(NodeKind::kBrick, "RmsNorm", layer, 0, compute_ns, Category::kNorm);
   const uint32_t brick =
       add(NodeKind::kBrick, "AllReduce", layer, compute_ns, 1000, Category::kCommunication);
-  const uint32_t call = add(NodeKind::kScope, "MPI_Allreduce", brick, compute_ns + 10, 990,
-                            Category::kCommunication);
+  const uint32_t call =
+      add(NodeKind::kScope, "MPI_Allreduce", brick, compute_ns + 10, 990, Category::kCommunication);
   t.communicators.push_back({0, "MPI_COMM_WORLD", 0xabcull, 2, rank, 0});
   t.comm_calls.push_back({call, CommOp::kAllreduce, 0, -1, -1, 4096, 0, 1});
   return t;
@@ -126,7 +126,7 @@ TEST(MpiTrace, MergeMovesARankOntoRankZerosClock) {
   }
   r1.process.clock_sync.samples = {{1000, 5000, 200}, {1001000, 6000, 200}};
   const Trace merged = merge_traces({rank_trace(0, 200), r1});
-  const Node& layer = merged.nodes[4];  // rank 1's Layer 0, local [1000000, 1001000]
+  const Node& layer = merged.nodes[4];        // rank 1's Layer 0, local [1000000, 1001000]
   EXPECT_EQ(layer.start_ns, 1000000 - 5999);  // 5000 + 999 (999000 ns later)
   EXPECT_EQ(layer.end_ns, 1001000 - 6000);
   ASSERT_EQ(merged.sources.size(), 2u);
@@ -274,8 +274,9 @@ TEST(MpiChrome, ARankCarriesDistributedInfoAndItsCpuWork) {
   write_chrome_trace(rank_trace(1, 600), out);
   const std::string json = out.str();
   // First, and spaced as Kineto writes it: HTA finds the rank by `"rank": N`.
-  EXPECT_EQ(json.rfind("{\"distributedInfo\":{\"backend\": \"mpi\", \"rank\": 1, \"world_size\": 2}", 0),
-            0u)
+  EXPECT_EQ(
+      json.rfind("{\"distributedInfo\":{\"backend\": \"mpi\", \"rank\": 1, \"world_size\": 2}", 0),
+      0u)
       << json.substr(0, 120);
   EXPECT_NE(json.find("\"CPU work (rank 1)\""), std::string::npos);
   // RmsNorm is the compute: one kernel event on the work track.

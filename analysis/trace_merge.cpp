@@ -65,7 +65,9 @@ class Alignment {
   }
   int64_t operator()(int64_t local_ns) const {
     if (!sync_ || local_ns == 0) return local_ns;  // 0: no time recorded
-    return local_ns - static_cast<int64_t>(std::llround(sync_->offset_at(local_ns)));
+    // Never before the clock's zero: a trace's times are not negative.
+    const double aligned = static_cast<double>(local_ns) - sync_->offset_at(local_ns);
+    return aligned <= 0 ? 0 : aligned >= 9.2e18 ? INT64_MAX : std::llround(aligned);
   }
   SourceInfo::Alignment describe() const {
     SourceInfo::Alignment a;

@@ -2,9 +2,10 @@
 code and output as without; every call in each rank's trace with the right
 bytes; the collectives matched across ranks once merged; one rank's clock
 shifted on purpose and merge putting it back; merges of missing, duplicate
-and mismatched ranks refused with one line.
+and mismatched ranks refused with one line; and an MPI library loaded
+privately (dlopen RTLD_LOCAL, as Python loads mpi4py) still recorded.
 
-usage: mpi_program.py BRICKPROF MPI_APP WORKDIR"""
+usage: mpi_program.py BRICKPROF MPI_APP WORKDIR PRIVATE_LOADER PRIVATE_USER"""
 import glob
 import json
 import os
@@ -13,7 +14,7 @@ import sys
 
 from mpi_common import check, fail, load, mpirun, run
 
-BRICKPROF, APP, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+BRICKPROF, APP, WORK, LOADER, USER = sys.argv[1:6]
 SHIFT_NS = 7_300_000_000  # rank 1's clock, 7.3 s ahead
 
 # Per rank, in call order: (op, bytes, recv_bytes, peer), the root or peer
@@ -165,5 +166,18 @@ other = os.path.join(WORK, "world4.json")
 with open(other, "w") as f:
     json.dump(bigger, f)
 refused([files[0], other], "not the same job")
+# 5. The MPI library out of the global scope: the wrappers find PMPI_* in
+#    the loaded objects.
+private = os.path.join(WORK, "private")
+os.makedirs(private)
+p = mpirun(2, [BRICKPROF, "run", "--log", "off", "--formats", "json", "--output",
+               os.path.join(private, "user"), "--", LOADER, USER])
+check(sorted(p.stdout.splitlines()) == ["private rank 0: sum 3", "private rank 1: sum 3"],
+      "private user printed:\n" + p.stdout + p.stderr)
+for rank, path in rank_files(private).items():
+    ops = [(n["mpi"]["op"], n["mpi"]["bytes"]) for n in load(path)["nodes"] if "mpi" in n]
+    check(("allreduce", 8) in ops, "rank %d of the private user: %s" % (rank, ops))
+
 print("ok: mpi_app traced unchanged, %d collectives matched, clock shift undone "
-      "(%d ns -> %d ns), bad merges refused" % (len(want), raw_gap, gap))
+      "(%d ns -> %d ns), bad merges refused, a private MPI library recorded" %
+      (len(want), raw_gap, gap))

@@ -261,7 +261,6 @@ Trace build_trace() {
     noted_names[kRangeLaneBase + lane] =
         lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
   fill_process_info(trace, g_start_ns, clock.to_ns(end_ticks), noted_names, the_config().cmdline);
-  if (mpi::contribute) mpi::contribute(trace);  // MPI calls, world rank, clock offset
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
@@ -286,6 +285,7 @@ Trace build_trace() {
   if (d.dropped_events)
     d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
                          std::to_string(d.dropped_events) + " events dropped");
+  if (mpi::contribute) mpi::contribute(trace);  // MPI calls, world rank, clock offset
   if (g_gpu) g_gpu->contribute(trace, replayed.launches);  // sets devices[]: GPUs first
   add_host_device(trace);
   return trace;

@@ -153,7 +153,8 @@ Call::Call(CommOp op, Handle comm) : op_(op) {
     *slot_ = CallRecord{};
     slot_->op = op;
   }
-  open_ = Recorder::push(site_of(op), kCallTag | slot_index_);
+  // A call past the log's cap is still a scope, with no details to name.
+  open_ = Recorder::push(site_of(op), slot_ ? kCallTag | slot_index_ : 0);
   if (!open_) slot_ = nullptr;  // recorder off or full: no node will name the slot
 }
 

@@ -1,14 +1,24 @@
 /* An unmodified MPI program (no brickprof header): the collectives, the
    point-to-point calls and the communicator the mpi tests expect to find in
-   its trace, with known sizes. Prints one line per rank and exits 0. */
+   its trace, with known sizes. Prints one line per rank and exits 0.
+   "mpi_app barriers N" (any number of ranks) makes N barriers instead. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc == 3 && strcmp(argv[1], "barriers") == 0) {
+    const int n = atoi(argv[2]);
+    for (int i = 0; i < n; ++i) MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d: %d barriers\n", rank, n);
+    MPI_Finalize();
+    return 0;
+  }
   if (size != 2) {
     if (rank == 0) fprintf(stderr, "mpi_app: run with 2 ranks\n");
     MPI_Finalize();

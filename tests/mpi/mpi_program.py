@@ -178,6 +178,19 @@ for rank, path in rank_files(private).items():
     ops = [(n["mpi"]["op"], n["mpi"]["bytes"]) for n in load(path)["nodes"] if "mpi" in n]
     check(("allreduce", 8) in ops, "rank %d of the private user: %s" % (rank, ops))
 
+# 6. Past the call log's cap (an eighth of BRICKPROF_BUFFER_MB, at least
+#    4096 calls): the calls beyond are counted, not lost silently.
+capped = os.path.join(WORK, "capped")
+os.makedirs(capped)
+mpirun(1, [BRICKPROF, "run", "--log", "off", "--formats", "json", "--buffer-mb", "1", "--output",
+           os.path.join(capped, "app"), "--", APP, "barriers", "5000"])
+t = load(os.path.join(capped, "app.json"))
+logged = sum(1 for n in t["nodes"] if "mpi" in n)
+# init, a clock sync, 5000 barriers, a clock sync, finalize: 5004 calls
+check(logged == 4096, "%d calls logged, expected the cap of 4096" % logged)
+check("908 MPI calls were not recorded" in " ".join(t["diagnostics"]["warnings"]),
+      "warnings: %s" % t["diagnostics"]["warnings"])
+
 print("ok: mpi_app traced unchanged, %d collectives matched, clock shift undone "
       "(%d ns -> %d ns), bad merges refused, a private MPI library recorded" %
       (len(want), raw_gap, gap))

@@ -83,6 +83,12 @@ double ClockSync::offset_at(int64_t local_ns) const {
   const Sample& a = samples.front();
   const Sample& b = samples.back();
   if (samples.size() == 1 || b.local_ns == a.local_ns) return static_cast<double>(a.offset_ns);
+  // Offsets that differ by less than their errors (half a round trip each)
+  // measure no drift: the better sample's offset holds throughout.
+  const int64_t apart = a.offset_ns > b.offset_ns ? a.offset_ns - b.offset_ns
+                                                  : b.offset_ns - a.offset_ns;
+  if (2 * apart <= a.rtt_ns + b.rtt_ns)
+    return static_cast<double>(a.rtt_ns <= b.rtt_ns ? a.offset_ns : b.offset_ns);
   const double drift =
       static_cast<double>(b.offset_ns - a.offset_ns) / static_cast<double>(b.local_ns - a.local_ns);
   return static_cast<double>(a.offset_ns) + drift * static_cast<double>(local_ns - a.local_ns);

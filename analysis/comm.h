@@ -111,8 +111,10 @@ struct ClockSync {
   bool operator==(const ClockSync&) const = default;
 
   bool measured() const { return reference_rank >= 0; }
-  // local - reference at local time t: the samples' line (offset and drift),
-  // one sample's offset, or 0 when there is none.
+  // local - reference at local time t: the line through the first and last
+  // samples (offset and drift), or, when their offsets differ by less than
+  // their errors (half a round trip each), the offset of the one with the
+  // shorter round trip; one sample's offset; 0 when there is none.
   double offset_at(int64_t local_ns) const;
 };
 

@@ -58,6 +58,7 @@ RankBreakdownReport rank_breakdown(const Trace& t, const RankWork& work,
   std::vector<std::vector<Boundary>> edges(ranks);
   std::vector<RankBreakdown> rows(ranks);
   std::vector<bool> any(ranks, false);
+  std::vector<uint8_t> any_compute(ranks, 0);
   for (uint32_t i = 0; i < t.nodes.size(); ++i) {
     const WorkClass c = work.of_node[i];
     const uint32_t rank = work.ranks.of_node[i];
@@ -67,6 +68,12 @@ RankBreakdownReport rank_breakdown(const Trace& t, const RankWork& work,
     row.start_ns = any[rank] ? std::min(row.start_ns, n.start_ns) : n.start_ns;
     row.end_ns = any[rank] ? std::max(row.end_ns, n.end_ns) : n.end_ns;
     any[rank] = true;
+    if (c == WorkClass::kCompute) {
+      const bool first = any_compute[rank] == 0;
+      row.compute_start_ns = first ? n.start_ns : std::min(row.compute_start_ns, n.start_ns);
+      row.compute_end_ns = first ? n.end_ns : std::max(row.compute_end_ns, n.end_ns);
+      any_compute[rank] = 1;
+    }
     add(edges[rank], n.start_ns, n.end_ns,
         c == WorkClass::kCompute         ? kCompute
         : c == WorkClass::kCommunication ? kCommunication

@@ -20,6 +20,10 @@ struct RankBreakdown {
   bool gpu = false;         // measured on its GPUs
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  // The span of its compute alone: what HTA measures a CPU rank over, the
+  // CPU work track holding no communication (distributed_info.h).
+  int64_t compute_start_ns = 0;
+  int64_t compute_end_ns = 0;
   int64_t compute_ns = 0;
   int64_t waiting_ns = 0;
   int64_t communication_ns = 0;  // not computing, not waiting

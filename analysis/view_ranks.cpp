@@ -22,6 +22,7 @@ void json(const Trace&, const RankBreakdownReport& r, JsonWriter& w) {
     w.newline().begin_object();
     w.field("rank", b.rank).field("timeline", b.gpu ? "gpu" : "cpu");
     w.field("start_ns", b.start_ns).field("end_ns", b.end_ns).field("span_ns", b.span_ns());
+    w.field("compute_start_ns", b.compute_start_ns).field("compute_end_ns", b.compute_end_ns);
     w.field("compute_ns", b.compute_ns).field("waiting_ns", b.waiting_ns);
     w.field("communication_ns", b.communication_ns).field("memory_ns", b.memory_ns);
     w.field("idle_ns", b.idle_ns).field("overlap_ns", b.overlap_ns);

@@ -8,7 +8,15 @@
 namespace brickprof::agent::mpi {
 namespace {
 
-constexpr int kRoundTrips = 16;
+// At least kMinTrips round trips; then on until one is as fast as
+// kGoodRtt (its error, half of it, is then below 10 us), at most kMaxTrips
+// or kMaxNs: on a loaded machine a round trip can take milliseconds when a
+// rank waits for a core, and a few more tries usually find a fast one.
+constexpr int kMinTrips = 16;
+constexpr int kMaxTrips = 512;
+constexpr int64_t kGoodRtt = 20'000;
+constexpr int64_t kMaxNs = 200'000'000;
+constexpr int64_t kDone = -1;  // a ping that tells rank 0 this rank has finished
 constexpr int kTag = 0x6270;  // on the agent's own communicator: no program message meets it
 constexpr int kSuccess = 0;
 
@@ -55,9 +63,12 @@ bool measure_clock(Handle comm, ClockSync::Sample* sample) {
   void* ignore = reinterpret_cast<void*>(a.status_ignore);
   int64_t t = 0;
   if (rank == 0) {
+    // Each other rank in turn: answer its pings with this clock until it
+    // says it is done.
     for (int peer = 1; peer < size; ++peer) {
-      for (int i = 0; i < kRoundTrips; ++i) {
+      for (;;) {
         if (recv(&t, sizeof t, a.byte_type, peer, kTag, comm, ignore) != kSuccess) return false;
+        if (t == kDone) break;
         t = monotonic_ns();
         if (send(&t, sizeof t, a.byte_type, peer, kTag, comm) != kSuccess) return false;
       }
@@ -65,8 +76,10 @@ bool measure_clock(Handle comm, ClockSync::Sample* sample) {
     return false;  // the reference has no offset
   }
   int64_t best_rtt = INT64_MAX;
-  for (int i = 0; i < kRoundTrips; ++i) {
+  const int64_t start = monotonic_ns();
+  for (int i = 0; i < kMaxTrips; ++i) {
     const int64_t t0 = monotonic_ns();
+    if (i >= kMinTrips && (best_rtt <= kGoodRtt || t0 - start > kMaxNs)) break;
     if (send(&t0, sizeof t0, a.byte_type, 0, kTag, comm) != kSuccess) return false;
     int64_t reference = 0;
     if (recv(&reference, sizeof reference, a.byte_type, 0, kTag, comm, ignore) != kSuccess)
@@ -78,7 +91,7 @@ bool measure_clock(Handle comm, ClockSync::Sample* sample) {
       *sample = {middle, middle - reference, best_rtt};
     }
   }
-  return true;
+  return send(&kDone, sizeof kDone, a.byte_type, 0, kTag, comm) == kSuccess;
 }
 
 }  // namespace brickprof::agent::mpi

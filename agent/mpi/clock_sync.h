@@ -1,6 +1,7 @@
 // The clock offset of this rank to rank 0, measured over PMPI by ping-pong
-// as Score-P does: several round trips, the one with the least round-trip
-// time kept (its error is at most half that time). Taken at MPI_Init and
+// as Score-P does: round trips until one is fast (bounded in count and
+// time), the one with the least round-trip time kept (its error is at most
+// half that time). Taken at MPI_Init and
 // again at MPI_Finalize, so the two samples also give the drift.
 #pragma once
 

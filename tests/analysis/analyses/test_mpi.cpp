@@ -141,6 +141,18 @@ TEST(MpiTrace, MergeMovesARankOntoRankZerosClock) {
     EXPECT_EQ(w.find("not on one timeline"), std::string::npos) << w;
 }
 
+TEST(MpiTrace, NoDriftWhereTheOffsetsAgreeWithinTheirErrors) {
+  // 1000 ns apart, but each known to 1500 and 2000 ns (half its round
+  // trip): no drift is measured; the better sample's offset holds.
+  ClockSync sync{0, {{1000, 5000, 3000}, {1001000, 6000, 4000}}};
+  EXPECT_DOUBLE_EQ(sync.offset_at(0), 5000);
+  EXPECT_DOUBLE_EQ(sync.offset_at(2000000), 5000);
+  sync.samples[1].rtt_ns = 1000;  // now the second is the better one
+  EXPECT_DOUBLE_EQ(sync.offset_at(0), 6000);
+  sync.samples[0].rtt_ns = sync.samples[1].rtt_ns = 200;  // 1000 apart is drift now
+  EXPECT_DOUBLE_EQ(sync.offset_at(501000), 5500);
+}
+
 TEST(MpiTrace, MergeNeedsEachRankOfOneJobOnce) {
   const Trace r0 = rank_trace(0, 200), r1 = rank_trace(1, 600);
   const std::vector<std::string> files = {"a.json", "b.json"};

@@ -35,9 +35,12 @@
 
 namespace brickprof::agent {
 
-// From agent/nvtx when it is linked in (the unit-test core library has no
-// NVTX injection): weak, so the core stands alone.
+// From agent/nvtx and agent/mpi when they are linked in (the unit-test core
+// library has neither): weak, so the core stands alone.
 __attribute__((weak)) std::string nvtx_status();
+namespace mpi {
+__attribute__((weak)) void contribute_header(Trace& header);  // agent/mpi/contribute.h
+}
 
 namespace {
 
@@ -283,6 +286,7 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
         "name table full (BRICKPROF_BUFFER_MB): " + std::to_string(d.dropped_names) +
         " scopes with run-time names recorded as \"(other)\"");
   if (!stream.note().empty()) d.warnings.push_back(stream.note());
+  if (mpi::contribute_header) mpi::contribute_header(trace);  // communicators, rank, clock offset
   if (gpu) gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first
   add_host_device(trace);
   return trace;

@@ -3,6 +3,8 @@
 
 #include <cpuid.h>
 
+#include <cstdlib>
+
 namespace brickprof::agent {
 namespace {
 
@@ -47,6 +49,11 @@ constexpr int64_t kMinFitNs = 20'000'000;  // 20 ms: fit error ~1e-5 relative
 bool Clock::use_tsc_ = false;
 
 void Clock::init() {
+  if (const char* shift = std::getenv("BRICKPROF_TEST_CLOCK_SHIFT_NS")) {
+    char* end = nullptr;
+    const long long ns = std::strtoll(shift, &end, 10);
+    if (end != shift && *end == '\0' && ns >= 0) test_clock_shift_ns = ns;
+  }
   use_tsc_ = has_invariant_tsc();
   g_start = sample();
 }

@@ -13,10 +13,16 @@
 
 namespace brickprof::agent {
 
+// BRICKPROF_TEST_CLOCK_SHIFT_NS, for tests only: added to every time this
+// agent reads, as if this process's host clock were that far ahead, so a
+// test on one machine can check that `merge` puts ranks back on one
+// timeline. Set once by Clock::init.
+inline int64_t test_clock_shift_ns = 0;
+
 inline int64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec + test_clock_shift_ns;
 }
 
 class Clock {

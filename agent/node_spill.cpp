@@ -81,9 +81,9 @@ bool NodeSpill::open(size_t count, const std::string& dir, std::string* note) {
   // The whole file's room up front: a disk that fills, or RLIMIT_FSIZE,
   // then costs the memory fallback, not the trace.
   int error = fd_ < 0 ? errno
-                      : !room_for_trace_after(fd_, bytes)
-                          ? ENOSPC
-                          : posix_fallocate(fd_, 0, static_cast<off_t>(bytes));
+              : !room_for_trace_after(fd_, bytes)
+                  ? ENOSPC
+                  : posix_fallocate(fd_, 0, static_cast<off_t>(bytes));
   if (error == 0) {
     window_.resize(kWindow);
     return true;

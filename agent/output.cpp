@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "agent/process_info.h"
 #include "analysis/atomic_file.h"
 #include "analysis/sink.h"
 
@@ -49,8 +50,9 @@ FileSizeSignalHeld::~FileSizeSignalHeld() {
 }
 
 std::string output_prefix(const Config& config, const ProcessInfo& p) {
-  return expand_output_prefix(config.output, static_cast<long>(p.pid), static_cast<long>(p.rank),
-                              p.host, p.program);
+  return expand_output_prefix(pattern_for_job(config.output, p.world_size),
+                              static_cast<long>(p.pid), static_cast<long>(p.rank), p.host,
+                              p.program);
 }
 
 void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files) {

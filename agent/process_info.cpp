@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -81,17 +82,67 @@ bool is_started_process(long run_pid, const void* agent_code) {
   return !maps_file("/proc/" + std::to_string(getppid()) + "/maps", file.st_dev, file.st_ino);
 }
 
-int64_t detect_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK",
-                          "MV2_COMM_WORLD_RANK"}) {
-    const char* v = std::getenv(var);
-    if (v && *v) {
-      char* end = nullptr;
-      long r = std::strtol(v, &end, 10);
-      if (end && *end == '\0' && r >= 0) return r;
+namespace {
+
+struct Launcher {
+  const char* name;
+  const char* rank;
+  const char* local_rank;
+  const char* world_size;
+  const char* job;
+};
+
+// In order: an Open MPI rank under Slurm sees both, and mpirun's are its own.
+constexpr Launcher kLaunchers[] = {
+    {"open-mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE",
+     "PMIX_NAMESPACE"},
+    {"mvapich", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_SIZE", nullptr},
+    {"pmi", "PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE", nullptr},
+    {"pmix", "PMIX_RANK", nullptr, nullptr, "PMIX_NAMESPACE"},
+    {"slurm", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS", "SLURM_JOB_ID"},
+    {"torchrun", "RANK", "LOCAL_RANK", "WORLD_SIZE", "TORCHELASTIC_RUN_ID"},
+};
+
+// A non-negative decimal, or -1.
+int64_t number(const char* (*getenv_fn)(const char*), const char* var) {
+  const char* v = var ? getenv_fn(var) : nullptr;
+  if (!v || !*v) return -1;
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v, &end, 10);
+  return end && *end == '\0' && errno == 0 && n >= 0 ? n : -1;
+}
+
+}  // namespace
+
+LaunchInfo detect_launch(const char* (*getenv_fn)(const char*)) {
+  LaunchInfo info;
+  for (const Launcher& l : kLaunchers) {
+    const int64_t rank = number(getenv_fn, l.rank);
+    if (rank < 0) continue;
+    info.launcher = l.name;
+    info.rank = rank;
+    info.local_rank = number(getenv_fn, l.local_rank);
+    info.world_size = std::max<int64_t>(0, number(getenv_fn, l.world_size));
+    if (info.world_size <= rank) info.world_size = 0;  // not a size this rank is in
+    const char* job = l.job ? getenv_fn(l.job) : nullptr;
+    if (job) info.job = job;
+    if (info.launcher == "slurm" && !info.job.empty()) {
+      if (const char* step = getenv_fn("SLURM_STEP_ID")) info.job += std::string(".") + step;
     }
+    break;
   }
-  return -1;
+  return info;
+}
+
+std::string pattern_for_job(const std::string& pattern, int64_t world_size) {
+  if (world_size <= 1) return pattern;
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] != '%') continue;
+    if (pattern[i + 1] == 'r') return pattern;
+    ++i;  // "%%" and other items
+  }
+  return pattern + "-r%r";
 }
 
 ProcessInfo process_info(int64_t start_ns, int64_t end_ns, CmdlineMode cmdline) {
@@ -102,7 +153,13 @@ ProcessInfo process_info(int64_t start_ns, int64_t end_ns, CmdlineMode cmdline) 
   p.cmdline = command_line(cmdline);
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) p.host = host;
-  p.rank = detect_rank();
+  const LaunchInfo launch =
+      detect_launch([](const char* name) -> const char* { return std::getenv(name); });
+  p.launcher = launch.launcher;
+  p.job = launch.job;
+  p.rank = launch.rank;
+  p.local_rank = launch.local_rank;
+  p.world_size = launch.world_size;
   p.start_ns = start_ns;
   p.end_ns = end_ns;
   return p;

@@ -14,8 +14,22 @@
 
 namespace brickprof::agent {
 
-// Rank from the usual launchers' variables (OMPI, PMI, Slurm, torchrun), or -1.
-int64_t detect_rank();
+// Where a job launcher placed this process: from the first launcher whose
+// rank variable is set (Open MPI's mpirun, MPICH/PMI, PMIx, Slurm's srun,
+// torchrun, MVAPICH), its rank, local rank, world size and job id.
+struct LaunchInfo {
+  std::string launcher;  // "open-mpi", "pmi", "pmix", "slurm", "torchrun", "mvapich"; "" none
+  std::string job;
+  int64_t rank = -1;
+  int64_t local_rank = -1;
+  int64_t world_size = 0;
+};
+// `getenv_fn` is injectable for tests.
+LaunchInfo detect_launch(const char* (*getenv_fn)(const char*));
+// The output pattern a process of a job uses: in a job of several ranks, a
+// pattern without %r gets "-r%r", so no two ranks write the same file
+// (ranks on several hosts can share a pid, and a folder).
+std::string pattern_for_job(const std::string& pattern, int64_t world_size);
 // `noted_names`: thread names the recorder saw (tid -> name), used for
 // threads that have exited by now. `cmdline`: how much of it to keep.
 void fill_process_info(Trace& trace, int64_t start_ns, int64_t end_ns,

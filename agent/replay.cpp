@@ -53,11 +53,9 @@ class TraceBuilder {
       n.name = names_.site_name(o.site);
       n.elements = o.arg;
     }
-    if (o.info.kind == NodeKind::kBrick) {
-      n.brick_id = o.info.brick_id;
-      n.category = o.info.category;
-    }
-    trace_.add_node(n);  // ids are dense: `id` is the next one
+    if (o.info.kind == NodeKind::kBrick) n.brick_id = o.info.brick_id;
+    n.category = o.info.category;  // bricks; scopes of communication (MPI calls)
+    trace_.add_node(n);            // ids are dense: `id` is the next one
     if (parent != kNoNode) trace_.add_edge(parent, id, EdgeType::kContains);
   }
   void close(uint32_t id, int64_t end_ns, bool clamp) {

@@ -193,12 +193,14 @@ uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
       static_name = true;
     } else {
       brick_id = -1;
-      key.category = Category::kOther;
+      key.category = custom_brick_category(name);
     }
     key.brick_id = static_cast<int16_t>(brick_id);
   } else if (kind == NodeKind::kLayer) {
     key.name = "Layer";  // the index comes with each push
     static_name = true;
+  } else if (custom_brick_category(name) == Category::kCommunication) {
+    key.category = Category::kCommunication;  // an MPI call, a scope "AllReduce"
   }
   return find_or_add_locked(key, static_name);
 }

@@ -8,6 +8,7 @@
 
 #include "agent/budget.h"
 #include "agent/trace_stream_impl.h"
+#include "analysis/bricks.h"
 #include "analysis/export_chrome.h"
 #include "analysis/export_dot.h"
 #include "analysis/export_folded.h"
@@ -91,7 +92,7 @@ uint32_t TraceStream::Impl::thread_of(uint32_t id) const {
 }
 
 Node TraceStream::Impl::cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid,
-                                 std::string_view* name) {
+                                 std::string_view* name, CommCall* call, bool* has_call) {
   (void)id;
   const SiteInfo info = Recorder::site(r.site);
   Node n;
@@ -104,13 +105,14 @@ Node TraceStream::Impl::cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid
     n.layer_index = static_cast<int32_t>(r.arg);
     *name = exemplar_text(layer_name(r.arg));
   } else {
-    n.elements = r.arg;
+    CommCall unused_call;
+    bool unused_has;
+    n.elements =
+        written_elements(r.arg, call ? call : &unused_call, has_call ? has_call : &unused_has);
     *name = info.name;
   }
-  if (n.kind == NodeKind::kBrick) {
-    n.brick_id = info.brick_id;
-    n.category = info.category;
-  }
+  if (n.kind == NodeKind::kBrick) n.brick_id = info.brick_id;
+  n.category = info.category;  // bricks; scopes of communication (MPI calls)
   n.flops = r.flops;
   n.bytes_moved = r.bytes_moved;
   return n;
@@ -138,8 +140,10 @@ void TraceStream::Impl::write_json(std::ostream& out) {
   spill.scan([&](uint32_t id, const SpilledNode& r) {
     while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
     std::string_view name;
-    const Node n = cpu_node(id, r, threads[thread].tid, &name);
-    write_trace_json_node(w, id, n, name, nullptr);
+    CommCall call;
+    bool has_call = false;
+    const Node n = cpu_node(id, r, threads[thread].tid, &name, &call, &has_call);
+    write_trace_json_node(w, id, n, name, nullptr, has_call ? &call : nullptr);
   });
   for (size_t i = 0; i < ranges.size(); ++i) {
     std::string_view name;
@@ -166,18 +170,23 @@ void TraceStream::Impl::write_json(std::ostream& out) {
 
 void TraceStream::Impl::write_chrome(std::ostream& out) {
   std::set<std::pair<uint32_t, uint32_t>> streams;
+  bool nccl_kernels = false;
   for (size_t i = 0; i < gpu.staged(); ++i) {
     const StagedRecord& r = gpu.record(i);
-    if (r.id != kNoNode) streams.emplace(r.detail.device, r.detail.stream);
+    if (r.id == kNoNode) continue;
+    streams.emplace(r.detail.device, r.detail.stream);
+    nccl_kernels |= r.node.kind == NodeKind::kKernel && is_communication_kernel(gpu.name(r));
   }
   ChromeTraceWriter chrome(header, out);
-  chrome.begin(node_threads, streams);
+  chrome.begin(node_threads, streams, nccl_kernels);
   size_t thread = 0;
   spill.scan([&](uint32_t id, const SpilledNode& r) {
     while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
     std::string_view name;
-    const Node n = cpu_node(id, r, threads[thread].tid, &name);
-    chrome.node(id, n, name, nullptr, nullptr);
+    CommCall call;
+    bool has_call = false;
+    const Node n = cpu_node(id, r, threads[thread].tid, &name, &call, &has_call);
+    chrome.node(id, n, name, nullptr, nullptr, has_call ? &call : nullptr);
   });
   for (size_t i = 0; i < ranges.size(); ++i) {
     std::string_view name;

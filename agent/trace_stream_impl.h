@@ -20,6 +20,22 @@
 
 namespace brickprof::agent {
 
+namespace mpi {
+// From agent/mpi when it is linked in (not in the unit-test core library).
+__attribute__((weak)) bool call_of(uint64_t recorded, uint64_t* elements, CommCall* call,
+                                   bool* has_call);  // agent/mpi/contribute.h
+}  // namespace mpi
+
+// A scope's element count as recorded, as written: an MPI call's scope
+// carries a tag that becomes the call's count and figures (*call, when
+// *has_call).
+inline uint64_t written_elements(uint64_t recorded, CommCall* call, bool* has_call) {
+  *has_call = false;
+  uint64_t elements = recorded;
+  if (mpi::call_of && mpi::call_of(recorded, &elements, call, has_call)) return elements;
+  return recorded;
+}
+
 // An open CPU node during the walk.
 struct Frame {
   uint32_t id;
@@ -52,7 +68,9 @@ struct TraceStream::Impl final : StreamedTrace {
 
   void plan();
   void walk();
-  Node cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid, std::string_view* name);
+  // `call`, if given, gets the node's MPI call (*has_call).
+  Node cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid, std::string_view* name,
+                CommCall* call = nullptr, bool* has_call = nullptr);
   Node range_node(size_t i, std::string_view* name);
   uint32_t thread_of(uint32_t id) const;
   // pass 2

@@ -41,12 +41,12 @@ class TraceStream::Impl::ThreadEmitter {
       n.name = s_.layer_name(o.arg);
     } else {
       n.name = s_.site_name(o.site);
-      n.elements = o.arg;
+      CommCall unused_call;
+      bool unused_has;
+      n.elements = written_elements(o.arg, &unused_call, &unused_has);
     }
-    if (n.kind == NodeKind::kBrick) {
-      n.brick_id = o.info.brick_id;
-      n.category = o.info.category;
-    }
+    if (n.kind == NodeKind::kBrick) n.brick_id = o.info.brick_id;
+    n.category = o.info.category;  // bricks; scopes of communication (MPI calls)
     Frame f{};
     f.id = id;
     f.site = o.site;

@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +80,13 @@ std::string errno_text(int err) { return std::strerror(err); }
 }  // namespace
 
 PendingFile::PendingFile(const std::string& path) : path_(path) {
+  // The agent's write deadline (SIGALRM, whose handler removes the listed
+  // files) is held off from creating the file to listing it: firing in
+  // between, it left the new file behind.
+  sigset_t deadline, saved;
+  sigemptyset(&deadline);
+  sigaddset(&deadline, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &deadline, &saved);
   // O_EXCL and O_NOFOLLOW: never through someone else's file or link; a
   // name someone else took is tried again under another.
   for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
@@ -85,11 +94,13 @@ PendingFile::PendingFile(const std::string& path) : path_(path) {
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) break;
   }
+  const int open_errno = errno;
+  if (fd_ >= 0) slot_ = list_unfinished(temp_);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (fd_ < 0) {
-    error_ = path + ": cannot create: " + errno_text(errno);
+    error_ = path + ": cannot create: " + errno_text(open_errno);
     return;
   }
-  slot_ = list_unfinished(temp_);
   if (fd_ < 3) {
     // Whatever another thread wrote to it before the move is cut off again.
     fd_ = move_above_stdio(fd_);

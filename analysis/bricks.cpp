@@ -146,6 +146,21 @@ int brick_from_name(std::string_view name) {
   return -1;
 }
 
+Category custom_brick_category(std::string_view name) {
+  if (name.substr(0, 4) == "MPI_" || name.substr(0, 4) == "MPI ") return Category::kCommunication;
+  static constexpr std::string_view kCommunication[] = {
+      "allreduce", "allgather", "reducescatter", "broadcast", "bcast",
+      "alltoall",  "sendrecv",  "barrier",       "reduce"};
+  const std::string key = normalise(name);
+  for (std::string_view c : kCommunication)
+    if (key == c) return Category::kCommunication;
+  return Category::kOther;
+}
+
+bool is_communication_kernel(std::string_view name) {
+  return name.substr(0, 10) == "ncclKernel" || name.substr(0, 13) == "ncclDevKernel";
+}
+
 std::optional<int32_t> layer_from_name(std::string_view name) {
   // "Layer 3", "layer.3", "layers.3", "layer_3", "model.layers.3"
   std::string lower;

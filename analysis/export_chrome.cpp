@@ -5,9 +5,10 @@
 #include <map>
 #include <set>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
+#include "analysis/distributed_info.h"
 #include "analysis/format.h"
 #include "analysis/json_writer.h"
 #include "analysis/queries.h"
@@ -45,7 +46,8 @@ void write_dims(JsonWriter& w, std::string_view key, const uint32_t (&d)[3]) {
   w.key(key).begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
 }
 
-void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g) {
+void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g,
+                const CommCall* call) {
   w.key("args").begin_object();
   w.field("node", id);
   switch (node.kind) {
@@ -57,7 +59,13 @@ void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g
       w.field("category", to_string(node.category));
       break;
     default:
+      if (node.category != Category::kNone) w.field("category", to_string(node.category));
       break;
+  }
+  if (call) {
+    w.field("mpi_op", to_string(call->op)).field("bytes", call->bytes);
+    if (call->seq) w.field("seq", call->seq);
+    if (call->peer >= 0) w.field("peer", call->peer);
   }
   if (node.elements) w.field("elements", node.elements);
   if (node.flops > 0) w.field("flops", node.flops);
@@ -95,7 +103,7 @@ struct CpuProcesses {
     int64_t pid;
     std::string name;
   };
-  std::vector<Process> processes;       // in source order
+  std::vector<Process> processes;        // in source order
   std::map<uint32_t, size_t> of_thread;  // merged tid -> index
 
   explicit CpuProcesses(const Trace& trace) {
@@ -109,8 +117,8 @@ struct CpuProcesses {
       for (const SourceInfo::IdMap& t : src.threads) of_thread[t.id] = i;
     }
     if (processes.empty())
-      processes.push_back({trace.process.pid,
-                           trace.process.program.empty() ? "process" : trace.process.program});
+      processes.push_back(
+          {trace.process.pid, trace.process.program.empty() ? "process" : trace.process.program});
   }
 
   int64_t pid_of(uint32_t tid) const {
@@ -149,7 +157,8 @@ ChromeTraceWriter::ChromeTraceWriter(const Trace& header, std::ostream& out)
 ChromeTraceWriter::~ChromeTraceWriter() = default;
 
 void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
-                              const std::set<std::pair<uint32_t, uint32_t>>& streams) {
+                              const std::set<std::pair<uint32_t, uint32_t>>& streams,
+                              bool nccl_kernels) {
   const Trace& trace = s_->header;
   const CpuProcesses& cpu = s_->cpu;
   JsonWriter& w = s_->w;
@@ -161,6 +170,9 @@ void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
     if (!t.name.empty()) names[t.tid] = t.name;
   }
   w.begin_object();
+  // First, so the rank is the first "rank" a line-by-line reader meets.
+  if (const auto info = distributed_info_json(trace, nccl_kernels))
+    w.key("distributedInfo").raw(*info);
   w.key("traceEvents").begin_array();
   for (size_t i = 0; i < cpu.processes.size(); ++i) {
     write_metadata(w, "process_name", cpu.processes[i].pid, 0, cpu.processes[i].name);
@@ -191,7 +203,7 @@ void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
 }
 
 void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view name,
-                             const GpuDetail* g, const Node* parent) {
+                             const GpuDetail* g, const Node* parent, const CommCall* call) {
   const CpuProcesses& cpu = s_->cpu;
   JsonWriter& w = s_->w;
   const bool gpu = g && is_gpu_kind(node.kind);
@@ -208,7 +220,7 @@ void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view nam
   w.field("pid", epid).field("tid", etid);
   write_us(w, "ts", node.start_ns);
   write_us(w, "dur", node.duration_ns());
-  write_args(w, id, node, g);
+  write_args(w, id, node, g, call);
   w.end_object();
   if (!gpu || !parent) return;
   // A flow from the launching scope (at the API call, held inside the
@@ -230,9 +242,13 @@ void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view nam
   w.end_object();
 }
 
-void ChromeTraceWriter::end() {
+void ChromeTraceWriter::end(const Trace* whole) {
   const Trace& trace = s_->header;
   JsonWriter& w = s_->w;
+  if (whole) {
+    write_cpu_work_track(*whole, kCpuWorkPid, w);
+    write_profiler_steps(*whole, trace.process.pid, w);
+  }
   w.end_array();
   w.field("displayTimeUnit", "ns");
   w.key("otherData").begin_object();
@@ -254,13 +270,13 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
       threads.insert(node.thread);
   }
   ChromeTraceWriter writer(trace, out);
-  writer.begin(threads, streams);
+  writer.begin(threads, streams, ran_communication_kernels(trace));
   for (uint32_t id = 0; id < n; ++id) {
     const Node& node = trace.nodes[id];
     writer.node(id, node, trace.name(node), trace.detail(node),
-                node.parent < n ? &trace.nodes[node.parent] : nullptr);
+                node.parent < n ? &trace.nodes[node.parent] : nullptr, trace.comm_call(id));
   }
-  writer.end();
+  writer.end(&trace);
 }
 
 }  // namespace brickprof

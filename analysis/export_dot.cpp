@@ -22,6 +22,8 @@ const char* fill_for(Category c) {
       return "#d9ead3";  // green
     case Category::kOther:
       return "#eeeeee";  // grey
+    case Category::kCommunication:
+      return "#d9d2e9";  // purple
     default:
       return "#ffffff";
   }

@@ -190,6 +190,12 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  separate();
+  put(json);
+  return *this;
+}
+
 JsonWriter& JsonWriter::hex(uint64_t v) {
   separate();
   char tmp[] = "\"0x0000000000000000\"";

@@ -46,6 +46,9 @@ class JsonWriter {
   JsonWriter& null();
   // 64-bit hashes as "0x%016x" strings: JSON numbers lose bits above 2^53.
   JsonWriter& hex(uint64_t v);
+  // Already formatted JSON as the next value, as it is (for a reader that
+  // wants a particular spelling, such as HTA's "rank": N).
+  JsonWriter& raw(std::string_view json);
   template <typename T>
   JsonWriter& field(std::string_view k, const T& v) {
     key(k);

@@ -86,7 +86,8 @@ TraceStats StatsBuilder::finish() {
     if (s.count == 0) s.min_ns = s.max_ns = 0;
     stats.bricks.push_back(std::move(s));
   }
-  for (Category c : {Category::kNorm, Category::kAttention, Category::kFfn, Category::kOther})
+  for (Category c : {Category::kNorm, Category::kAttention, Category::kFfn, Category::kOther,
+                     Category::kCommunication})
     stats.categories.push_back(CategoryStat{c, 0, 0, 0});
   for (const BrickStat& s : stats.bricks) {
     CategoryStat& c = stats.categories[static_cast<size_t>(s.category)];
@@ -94,6 +95,8 @@ TraceStats StatsBuilder::finish() {
     c.total_ns += s.total_ns;
     stats.brick_total_ns += s.total_ns;
   }
+  // Listed only where there is some: a single-process trace has none.
+  if (stats.categories.back().count == 0) stats.categories.pop_back();
   for (CategoryStat& c : stats.categories)
     c.pct = stats.brick_total_ns > 0 ? 100.0 * static_cast<double>(c.total_ns) /
                                            static_cast<double>(stats.brick_total_ns)

@@ -40,7 +40,7 @@ struct CategoryStat {
 
 struct TraceStats {
   std::vector<BrickStat> bricks;         // in order of first appearance
-  std::vector<CategoryStat> categories;  // Norm, Attention, FFN, Other
+  std::vector<CategoryStat> categories;  // Norm, Attention, FFN, Other (+ Communication if any)
   int64_t brick_total_ns = 0;
 };
 

@@ -1,6 +1,7 @@
 // Names of the trace model's enums, and node construction (see trace.h).
 #include "analysis/trace.h"
 
+#include <algorithm>
 #include <array>
 
 namespace brickprof {
@@ -21,8 +22,8 @@ constexpr std::array<std::string_view, 7> kNodeKinds = {"layer",    "brick",  "s
                                                         "transfer", "memset", "sync"};
 constexpr std::array<std::string_view, 5> kEdgeTypes = {"contains", "launches", "sequence",
                                                         "depends_on", "transfer"};
-constexpr std::array<std::string_view, 5> kCategories = {"Norm", "Attention", "FFN", "Other",
-                                                         "None"};
+constexpr std::array<std::string_view, 6> kCategories = {"Norm",  "Attention",     "FFN",
+                                                         "Other", "Communication", "None"};
 constexpr std::array<std::string_view, 6> kDirections = {"unknown", "H2D", "D2H",
                                                          "D2D",     "H2H", "peer"};
 constexpr std::array<std::string_view, 6> kMemoryKinds = {"unknown", "pageable", "pinned",
@@ -50,6 +51,12 @@ bool parse(std::string_view t, SyncKind* o) { return parse_from(t, kSyncKinds, o
 uint32_t Trace::add_node(const Node& node) {
   nodes.push_back(node);
   return static_cast<uint32_t>(nodes.size() - 1);
+}
+
+const CommCall* Trace::comm_call(uint32_t node) const {
+  auto it = std::lower_bound(comm_calls.begin(), comm_calls.end(), node,
+                             [](const CommCall& c, uint32_t n) { return c.node < n; });
+  return it != comm_calls.end() && it->node == node ? &*it : nullptr;
 }
 
 uint32_t Trace::add_gpu_node(Node node, const GpuDetail& d) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/comm.h"
 #include "analysis/string_table.h"
 
 namespace brickprof {
@@ -18,7 +19,9 @@ inline constexpr uint32_t kNoDetail = std::numeric_limits<uint32_t>::max();
 
 enum class NodeKind : uint8_t { kLayer, kBrick, kScope, kKernel, kTransfer, kMemset, kSync };
 enum class EdgeType : uint8_t { kContains, kLaunches, kSequence, kDependsOn, kTransfer };
-enum class Category : uint8_t { kNorm, kAttention, kFfn, kOther, kNone };
+// Communication: MPI calls, all-reduce bricks, NCCL kernels (bricks.h says
+// which names).
+enum class Category : uint8_t { kNorm, kAttention, kFfn, kOther, kCommunication, kNone };
 enum class Direction : uint8_t { kUnknown, kH2D, kD2H, kD2D, kH2H, kPeer };
 enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kManaged, kArray };
 enum class SyncKind : uint8_t { kUnknown, kStream, kContext, kEvent, kStreamWait, kDevice };
@@ -117,6 +120,13 @@ struct ProcessInfo {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::string clock = "CLOCK_MONOTONIC";
+  // Under a job launcher (mpirun, srun, torchrun): which, its job id, the
+  // ranks on this host and in all; -1 / 0 / "" when not known.
+  std::string launcher;
+  std::string job;
+  int64_t local_rank = -1;
+  int64_t world_size = 0;
+  ClockSync clock_sync;  // this clock against rank 0's (MPI programs)
 };
 
 // A stretch of the trace's timeline [start_ns, end_ns].
@@ -191,6 +201,15 @@ struct SourceInfo {
   };
   std::vector<IdMap> threads;
   std::vector<IdMap> devices;
+  // The clock line `merge` subtracted from this source's times (local -
+  // rank 0's: offset at local time at_ns, and drift in ns per ns), when its
+  // process.clock_sync was measured.
+  struct Alignment {
+    bool applied = false;
+    int64_t at_ns = 0;
+    double offset_ns = 0;
+    double drift = 0;
+  } alignment;
 };
 
 struct Trace {
@@ -203,6 +222,14 @@ struct Trace {
   std::vector<Edge> edges;
   std::vector<PtxModule> ptx;
   std::vector<SourceInfo> sources;  // merged traces only; empty for a recorded one
+  // MPI calls (sorted by node) and the communicators they name; empty for a
+  // program that made none.
+  std::vector<CommCall> comm_calls;
+  std::vector<Communicator> communicators;
+  // Set by subtrees_named (report --under NAME): the trace holds scopes of
+  // that name, each one step of the program, which the Chrome export marks
+  // as Kineto's ProfilerStep#N. Not in the JSON trace.
+  std::string steps_name;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }
@@ -213,6 +240,8 @@ struct Trace {
   uint32_t add_node(const Node& node);
   uint32_t add_gpu_node(Node node, const GpuDetail& detail);
   void add_edge(uint32_t src, uint32_t dst, EdgeType type) { edges.push_back({src, dst, type}); }
+  // The MPI call a node is, or nullptr (binary search in comm_calls).
+  const CommCall* comm_call(uint32_t node) const;
 };
 
 }  // namespace brickprof

@@ -6,9 +6,14 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/bricks.h"
+
 namespace brickprof {
 
 bool is_communication(std::string_view name) {
+  // MPI calls, the collectives' brick names, NCCL kernels (bricks.h).
+  if (custom_brick_category(name) == Category::kCommunication || is_communication_kernel(name))
+    return true;
   std::string s;
   s.reserve(name.size());
   for (char c : name)

@@ -54,7 +54,8 @@ struct AnalyzerOptions {
 
 Analysis analyze_trace(const Trace& trace, const AnalyzerOptions& options = {});
 
-// allreduce, all_gather, reduce_scatter, broadcast, send, recv, nccl...
+// allreduce, all_gather, reduce_scatter, broadcast, send, recv, nccl..., and
+// what bricks.h calls communication (MPI_*, Barrier, NCCL kernels).
 bool is_communication(std::string_view name);
 
 }  // namespace brickprof

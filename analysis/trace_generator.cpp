@@ -26,7 +26,9 @@ constexpr int kLayerBricks[] = {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 
 uint64_t events_per_layer(const GeneratorConfig& c) {
   // layer + bricks x (brick + kernels) + H2D copy + record + wait + sync
-  return 1 + static_cast<uint64_t>(c.bricks_per_layer) * (1 + c.kernels_per_brick) + 4;
+  // (+ the all-reduce of a rank)
+  return 1 + static_cast<uint64_t>(c.bricks_per_layer) * (1 + c.kernels_per_brick) + 4 +
+         (c.world_size > 0 ? 1 : 0);
 }
 
 Trace generate_trace(const GeneratorConfig& c) {
@@ -50,6 +52,17 @@ Trace generate_trace(const GeneratorConfig& c) {
   StringId wait = t.strings.intern("cudaStreamWaitEvent");
   StringId sync = t.strings.intern("cudaStreamSynchronize");
   uint64_t correlation = 1, event = 1;
+  const StringId allreduce = c.world_size > 0 ? t.strings.intern("MPI_Allreduce") : 0;
+  if (c.world_size > 0) {
+    t.process.rank = c.rank;
+    t.process.world_size = c.world_size;
+    t.process.launcher = "open-mpi";
+    t.process.job = "generated";
+    t.process.pid = 1 + c.rank;
+    t.process.clock_sync.reference_rank = 0;
+    t.communicators.push_back({0, "MPI_COMM_WORLD", 0x5eed, static_cast<int32_t>(c.world_size),
+                               static_cast<int32_t>(c.rank), 0});
+  }
   for (uint32_t th = 0; th < c.threads; ++th) {
     const uint32_t tid = 1000 + th, main_stream = 10 + 2 * th, side_stream = 11 + 2 * th;
     int64_t cpu = 1000 * th;        // CPU clock of this thread
@@ -150,6 +163,21 @@ Trace generate_trace(const GeneratorConfig& c) {
       sd.api_end_ns = s.end_ns;
       t.add_edge(layer_id, t.add_gpu_node(s, sd), EdgeType::kContains);
       cpu = s.end_ns + rng.range(1000, 3000);
+      if (c.world_size > 0) {
+        Node call;
+        call.kind = NodeKind::kScope;
+        call.category = Category::kCommunication;
+        call.name = allreduce;
+        call.parent = layer_id;
+        call.thread = tid;
+        call.start_ns = cpu;
+        call.end_ns = cpu + rng.range(5000, 40000);
+        call.elements = 4096;
+        const uint32_t id = t.add_node(call);
+        t.add_edge(layer_id, id, EdgeType::kContains);
+        t.comm_calls.push_back({id, CommOp::kAllreduce, 0, -1, -1, 16384, 0, l + 1});
+        cpu = call.end_ns + rng.range(200, 800);
+      }
       t.nodes[layer_id].end_ns = cpu;
     }
   }

@@ -47,19 +47,20 @@ enum class TraceKey : uint8_t {
   kDstAddr,
   kSync,
   kEvent,
+  kMpi,
   // edges[]
   kSrc,
   kDst,
   kType,
 };
 
-inline constexpr std::array<std::string_view, 38> kTraceKeyNames = {
+inline constexpr std::array<std::string_view, 39> kTraceKeyNames = {
     "",         "id",       "kind",      "name",        "parent",       "thread",     "start_ns",
     "end_ns",   "index",    "brick_id",  "category",    "elements",     "flops",      "bytes_moved",
     "device",   "context",  "stream",    "correlation", "api_start_ns", "api_end_ns", "grid",
     "block",    "smem",     "registers", "ptx_hash",    "graph_node",   "graph_id",   "bytes",
     "direction", "src_kind", "dst_kind", "src_addr",    "dst_addr",     "sync",       "event",
-    "src",      "dst",      "type"};
+    "mpi",      "src",      "dst",      "type"};
 static_assert(kTraceKeyNames.size() == static_cast<size_t>(TraceKey::kType) + 1);
 
 // "" for kUnknown.
@@ -125,6 +126,9 @@ inline TraceKey key_from_raw(const char* raw) {
       break;
     case 'k':
       if (is(raw, "kind")) return TraceKey::kKind;
+      break;
+    case 'm':
+      if (is(raw, "mpi")) return TraceKey::kMpi;
       break;
     case 'n':
       if (is(raw, "name")) return TraceKey::kName;

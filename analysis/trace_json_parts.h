@@ -14,12 +14,13 @@
 namespace brickprof {
 
 // Opens the top-level object and writes everything before "nodes":
-// schema, process, sources, diagnostics, devices, threads (from `header`;
+// schema, process, sources, diagnostics, devices, threads, communicators (from `header`;
 // its nodes are not read).
 void write_trace_json_head(JsonWriter& w, const Trace& header);
-// One element of "nodes" (`detail` null for CPU nodes).
+// One element of "nodes" (`detail` null for CPU nodes; `call` for the
+// scope of an MPI call).
 void write_trace_json_node(JsonWriter& w, uint32_t id, const Node& node, std::string_view name,
-                           const GpuDetail* detail);
+                           const GpuDetail* detail, const CommCall* call = nullptr);
 // One element of "edges".
 void write_trace_json_edge(JsonWriter& w, const Edge& edge);
 // "ptx", the derived "bricks" and "categories", and the closing brace.

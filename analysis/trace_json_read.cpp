@@ -101,6 +101,7 @@ class Reader {
   }
   uint32_t resolve(uint64_t raw_id, const char* what);
   void link();
+  void link_communicators();
 
   // Ids that do not fit the model's 32-bit fields wait here for link().
   struct LongParent {
@@ -233,16 +234,18 @@ Trace Reader::read(TraceText& source) {
         read_threads(parse(json_, i, end).get_array(), t_.threads, c_);
       } else if (key == "ptx") {
         read_ptx(parse(json_, i, end).get_array(), t_.ptx, c_);
+      } else if (key == "communicators") {
+        read_communicators(parse(json_, i, end).get_array(), t_.communicators, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
       i = skip_space(end);
     }
     if (skip_space(i + 1) != json_.size()) fail("trailing content after the trace object");
     if (!source_->error().empty()) fail_short("");
   } catch (const simdjson::simdjson_error& e) {
-    fail(c_.describe() + ": " + (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
-                                         e.error() == simdjson::TAPE_ERROR
-                                     ? std::string("truncated or malformed JSON")
-                                     : std::string(e.what())));
+    fail(c_.describe() + ": " +
+         (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e.error() == simdjson::TAPE_ERROR
+              ? std::string("truncated or malformed JSON")
+              : std::string(e.what())));
   }
   if (!saw_schema) fail("no \"schema\" key: not a brickprof trace");
   link();
@@ -268,8 +271,10 @@ void Reader::read_array(size_t& open, bool nodes) {
     if (b->error) fail(c_.describe() + ": " + simdjson::error_message(b->error));
     int64_t first = c_.index;
     for (auto element : b->doc.get_array()) {
-      if (nodes) read_node(element.get_object());
-      else read_edge(element.get_object());
+      if (nodes)
+        read_node(element.get_object());
+      else
+        read_edge(element.get_object());
       ++c_.index;
     }
     const size_t size = source.expected_size();
@@ -319,6 +324,8 @@ void Reader::reserve(bool nodes, size_t rest_bytes, size_t batch_bytes, size_t c
 void Reader::read_node(od::object obj) {
   Node n;
   GpuDetail g;
+  CommCall call;
+  bool has_call = false;
   bool has_gpu = false, has_id = false, has_kind = false, has_start = false, has_end = false;
   uint64_t raw_id = 0, raw_parent = UINT64_MAX;
   for (auto result : obj) {
@@ -328,46 +335,131 @@ void Reader::read_node(od::object obj) {
     od::value& v = f.value();
     auto u32 = [&] { return static_cast<uint32_t>(get_uint(v, c_)); };
     switch (key) {
-      case TraceKey::kId: raw_id = get_uint(v, c_); has_id = true; break;
-      case TraceKey::kKind: n.kind = get_enum<NodeKind>(v, c_); has_kind = true; break;
-      case TraceKey::kName: n.name = names_.intern(t_.strings, get_string(v, c_)); break;
+      case TraceKey::kId:
+        raw_id = get_uint(v, c_);
+        has_id = true;
+        break;
+      case TraceKey::kKind:
+        n.kind = get_enum<NodeKind>(v, c_);
+        has_kind = true;
+        break;
+      case TraceKey::kName:
+        n.name = names_.intern(t_.strings, get_string(v, c_));
+        break;
       case TraceKey::kParent: {
         bool is_null = false;
-        if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null) raw_parent = UINT64_MAX;
-        else raw_parent = get_uint(v, c_);
+        if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null)
+          raw_parent = UINT64_MAX;
+        else
+          raw_parent = get_uint(v, c_);
         break;
       }
-      case TraceKey::kThread: n.thread = u32(); break;
-      case TraceKey::kStartNs: n.start_ns = get_int(v, c_); has_start = true; break;
-      case TraceKey::kEndNs: n.end_ns = get_int(v, c_); has_end = true; break;
-      case TraceKey::kIndex: n.layer_index = static_cast<int32_t>(get_int(v, c_)); break;
-      case TraceKey::kBrickId: n.brick_id = static_cast<int16_t>(get_int(v, c_)); break;
-      case TraceKey::kCategory: n.category = get_enum<Category>(v, c_); break;
-      case TraceKey::kElements: n.elements = get_uint(v, c_); break;
-      case TraceKey::kFlops: n.flops = get_double(v, c_); break;
-      case TraceKey::kBytesMoved: n.bytes_moved = get_double(v, c_); break;
-      case TraceKey::kDevice: g.device = u32(); has_gpu = true; break;
-      case TraceKey::kContext: g.context = u32(); has_gpu = true; break;
-      case TraceKey::kStream: g.stream = u32(); has_gpu = true; break;
-      case TraceKey::kCorrelation: g.correlation = get_uint(v, c_); has_gpu = true; break;
-      case TraceKey::kApiStartNs: g.api_start_ns = get_int(v, c_); break;
-      case TraceKey::kApiEndNs: g.api_end_ns = get_int(v, c_); break;
-      case TraceKey::kGrid: get_dims(v, g.grid, c_); has_gpu = true; break;
-      case TraceKey::kBlock: get_dims(v, g.block, c_); has_gpu = true; break;
-      case TraceKey::kSmem: g.smem = u32(); break;
-      case TraceKey::kRegisters: g.registers = u32(); break;
-      case TraceKey::kPtxHash: g.ptx_hash = get_hash(v, c_); break;
-      case TraceKey::kGraphNode: g.graph_node = get_uint(v, c_); break;
-      case TraceKey::kGraphId: g.graph_id = u32(); break;
-      case TraceKey::kBytes: g.bytes = get_uint(v, c_); has_gpu = true; break;
-      case TraceKey::kDirection: g.direction = get_enum<Direction>(v, c_); has_gpu = true; break;
-      case TraceKey::kSrcKind: g.src_kind = get_enum<MemoryKind>(v, c_); break;
-      case TraceKey::kDstKind: g.dst_kind = get_enum<MemoryKind>(v, c_); break;
-      case TraceKey::kSrcAddr: g.src_addr = get_uint(v, c_); break;
-      case TraceKey::kDstAddr: g.dst_addr = get_uint(v, c_); break;
-      case TraceKey::kSync: g.sync = get_enum<SyncKind>(v, c_); break;
-      case TraceKey::kEvent: g.event = get_uint(v, c_); break;
-      default: break;  // unknown (or an edge's) key: skipped
+      case TraceKey::kThread:
+        n.thread = u32();
+        break;
+      case TraceKey::kStartNs:
+        n.start_ns = get_int(v, c_);
+        has_start = true;
+        break;
+      case TraceKey::kEndNs:
+        n.end_ns = get_int(v, c_);
+        has_end = true;
+        break;
+      case TraceKey::kIndex:
+        n.layer_index = static_cast<int32_t>(get_int(v, c_));
+        break;
+      case TraceKey::kBrickId:
+        n.brick_id = static_cast<int16_t>(get_int(v, c_));
+        break;
+      case TraceKey::kCategory:
+        n.category = get_enum<Category>(v, c_);
+        break;
+      case TraceKey::kElements:
+        n.elements = get_uint(v, c_);
+        break;
+      case TraceKey::kFlops:
+        n.flops = get_double(v, c_);
+        break;
+      case TraceKey::kBytesMoved:
+        n.bytes_moved = get_double(v, c_);
+        break;
+      case TraceKey::kDevice:
+        g.device = u32();
+        has_gpu = true;
+        break;
+      case TraceKey::kContext:
+        g.context = u32();
+        has_gpu = true;
+        break;
+      case TraceKey::kStream:
+        g.stream = u32();
+        has_gpu = true;
+        break;
+      case TraceKey::kCorrelation:
+        g.correlation = get_uint(v, c_);
+        has_gpu = true;
+        break;
+      case TraceKey::kApiStartNs:
+        g.api_start_ns = get_int(v, c_);
+        break;
+      case TraceKey::kApiEndNs:
+        g.api_end_ns = get_int(v, c_);
+        break;
+      case TraceKey::kGrid:
+        get_dims(v, g.grid, c_);
+        has_gpu = true;
+        break;
+      case TraceKey::kBlock:
+        get_dims(v, g.block, c_);
+        has_gpu = true;
+        break;
+      case TraceKey::kSmem:
+        g.smem = u32();
+        break;
+      case TraceKey::kRegisters:
+        g.registers = u32();
+        break;
+      case TraceKey::kPtxHash:
+        g.ptx_hash = get_hash(v, c_);
+        break;
+      case TraceKey::kGraphNode:
+        g.graph_node = get_uint(v, c_);
+        break;
+      case TraceKey::kGraphId:
+        g.graph_id = u32();
+        break;
+      case TraceKey::kBytes:
+        g.bytes = get_uint(v, c_);
+        has_gpu = true;
+        break;
+      case TraceKey::kDirection:
+        g.direction = get_enum<Direction>(v, c_);
+        has_gpu = true;
+        break;
+      case TraceKey::kSrcKind:
+        g.src_kind = get_enum<MemoryKind>(v, c_);
+        break;
+      case TraceKey::kDstKind:
+        g.dst_kind = get_enum<MemoryKind>(v, c_);
+        break;
+      case TraceKey::kSrcAddr:
+        g.src_addr = get_uint(v, c_);
+        break;
+      case TraceKey::kDstAddr:
+        g.dst_addr = get_uint(v, c_);
+        break;
+      case TraceKey::kSync:
+        g.sync = get_enum<SyncKind>(v, c_);
+        break;
+      case TraceKey::kEvent:
+        g.event = get_uint(v, c_);
+        break;
+      case TraceKey::kMpi:
+        read_comm_call(v, call, c_);
+        has_call = true;
+        break;
+      default:
+        break;  // unknown (or an edge's) key: skipped
     }
   }
   c_.key = {};
@@ -395,7 +487,14 @@ void Reader::read_node(od::object obj) {
     n.parent = kNoNode;
     long_parents_.push_back({index, raw_parent});
   }
-  if (has_gpu || is_gpu_kind(n.kind)) t_.add_gpu_node(n, g); else t_.add_node(n);
+  if (has_call) {
+    call.node = index;
+    t_.comm_calls.push_back(call);
+  }
+  if (has_gpu || is_gpu_kind(n.kind))
+    t_.add_gpu_node(n, g);
+  else
+    t_.add_node(n);
 }
 
 uint32_t Reader::resolve(uint64_t raw_id, const char* what) {
@@ -415,9 +514,12 @@ void Reader::read_edge(od::object obj) {
     od::field& f = field_of(result);
     TraceKey key = key_of(f, c_);
     c_.key = key_name(key);
-    if (key == TraceKey::kSrc) src = get_uint(f.value(), c_);
-    else if (key == TraceKey::kDst) dst = get_uint(f.value(), c_);
-    else if (key == TraceKey::kType) type = get_enum<EdgeType>(f.value(), c_);
+    if (key == TraceKey::kSrc)
+      src = get_uint(f.value(), c_);
+    else if (key == TraceKey::kDst)
+      dst = get_uint(f.value(), c_);
+    else if (key == TraceKey::kType)
+      type = get_enum<EdgeType>(f.value(), c_);
   }
   c_.key = {};
   if (src == UINT64_MAX || dst == UINT64_MAX) fail(c_.describe() + ": missing src or dst");
@@ -461,6 +563,7 @@ void Reader::link() {
       for (uint32_t p : path) state[p] = 2;
     }
   }
+  link_communicators();
   c_ = Cursor{};
   c_.section = "edges";
   auto long_edge = long_edges_.begin();
@@ -475,6 +578,24 @@ void Reader::link() {
       e.src = resolve(e.src, "src");
       e.dst = resolve(e.dst, "dst");
     }
+  }
+}
+
+// Communicators are numbered by position from here on: calls naming an id
+// are mapped to its entry, and an id no entry has is bad input.
+void Reader::link_communicators() {
+  std::unordered_map<uint32_t, uint32_t> position;
+  for (uint32_t i = 0; i < t_.communicators.size(); ++i) {
+    if (!position.emplace(t_.communicators[i].id, i).second)
+      fail("communicators: duplicate id " + std::to_string(t_.communicators[i].id));
+    t_.communicators[i].id = i;
+  }
+  for (CommCall& call : t_.comm_calls) {
+    auto it = position.find(call.comm);
+    if (it == position.end())
+      fail("nodes[" + std::to_string(call.node) + "].mpi.comm refers to unknown communicator " +
+           std::to_string(call.comm));
+    call.comm = it->second;
   }
 }
 

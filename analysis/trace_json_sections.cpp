@@ -31,6 +31,30 @@ void each_element(od::array arr, const char* section, Cursor& c, Element element
   c.index = -1;
 }
 
+void read_clock_sync(od::value& v, ClockSync& sync, const Cursor& c) {
+  od::object obj;
+  if (v.get_object().get(obj) != simdjson::SUCCESS) fail(c.describe() + ": expected an object");
+  for (auto f : obj) {
+    const std::string_view k = f.unescaped_key();
+    if (k == "reference_rank") {
+      sync.reference_rank = static_cast<int32_t>(get_int(f.value(), c));
+    } else if (k == "samples") {
+      for (auto element : f.value().get_array()) {
+        ClockSync::Sample s;
+        for (auto sf : element.get_object()) {
+          const std::string_view sk = sf.unescaped_key();
+          if (sk == "local_ns") s.local_ns = get_time(sf.value(), c);
+          else if (sk == "offset_ns") s.offset_ns = get_int(sf.value(), c);
+          else if (sk == "rtt_ns") s.rtt_ns = get_int(sf.value(), c);
+        }
+        if (!sync.samples.empty() && s.local_ns < sync.samples.back().local_ns)
+          fail(c.describe() + ": samples out of time order");
+        sync.samples.push_back(s);
+      }
+    }
+  }
+}
+
 // One key of a process object; false if it is not one.
 bool read_process_field(std::string_view k, od::value& v, ProcessInfo& p, const Cursor& c) {
   if (k == "pid")
@@ -51,6 +75,16 @@ bool read_process_field(std::string_view k, od::value& v, ProcessInfo& p, const 
     p.end_ns = get_time(v, c);
   else if (k == "clock")
     p.clock = get_string(v, c);
+  else if (k == "launcher")
+    p.launcher = get_string(v, c);
+  else if (k == "job")
+    p.job = get_string(v, c);
+  else if (k == "local_rank")
+    p.local_rank = get_int(v, c);
+  else if (k == "world_size")
+    p.world_size = get_int(v, c);
+  else if (k == "clock_sync")
+    read_clock_sync(v, p.clock_sync, c);
   else
     return false;
   return true;
@@ -95,6 +129,14 @@ void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
         read_id_maps(v, "tid", s.threads, c);
       else if (k == "devices")
         read_id_maps(v, "id", s.devices, c);
+      else if (k == "alignment")
+        for (auto f : v.get_object()) {
+          const std::string_view ak = f.unescaped_key();
+          s.alignment.applied = true;
+          if (ak == "at_ns") s.alignment.at_ns = get_int(f.value(), c);
+          else if (ak == "offset_ns") s.alignment.offset_ns = get_double(f.value(), c);
+          else if (ak == "drift") s.alignment.drift = get_double(f.value(), c);
+        }
     });
     out.push_back(std::move(s));
   });
@@ -217,6 +259,54 @@ void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c) {
     });
     out.push_back(std::move(m));
   });
+}
+
+void read_communicators(od::array arr, std::vector<Communicator>& out, Cursor& c) {
+  each_element(arr, "communicators", c, [&](od::object obj) {
+    Communicator m;
+    each_field(obj, c, [&](std::string_view k, od::value& v) {
+      if (k == "id")
+        m.id = static_cast<uint32_t>(get_uint(v, c));
+      else if (k == "name")
+        m.name = get_string(v, c);
+      else if (k == "key")
+        m.key = get_hash(v, c);
+      else if (k == "size")
+        m.size = static_cast<int32_t>(get_int(v, c));
+      else if (k == "rank")
+        m.rank = static_cast<int32_t>(get_int(v, c));
+      else if (k == "source")
+        m.source = static_cast<uint32_t>(get_uint(v, c));
+    });
+    out.push_back(std::move(m));
+  });
+}
+
+void read_comm_call(od::value v, CommCall& call, const Cursor& c) {
+  od::object obj;
+  if (v.get_object().get(obj) != simdjson::SUCCESS) fail(c.describe() + ": expected an object");
+  bool has_op = false;
+  for (auto f : obj) {
+    const std::string_view k = f.unescaped_key();
+    od::value fv = f.value();
+    if (k == "op") {
+      call.op = get_enum<CommOp>(fv, c);
+      has_op = true;
+    } else if (k == "comm") {
+      call.comm = static_cast<uint32_t>(get_uint(fv, c));
+    } else if (k == "peer") {
+      call.peer = static_cast<int32_t>(get_int(fv, c));
+    } else if (k == "tag") {
+      call.tag = static_cast<int32_t>(get_int(fv, c));
+    } else if (k == "bytes") {
+      call.bytes = get_uint(fv, c);
+    } else if (k == "recv_bytes") {
+      call.recv_bytes = get_uint(fv, c);
+    } else if (k == "seq") {
+      call.seq = get_uint(fv, c);
+    }
+  }
+  if (!has_op) fail(c.describe() + ": missing \"op\"");
 }
 
 }  // namespace brickprof::json_read

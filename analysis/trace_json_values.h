@@ -123,5 +123,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c);
 void read_devices(od::array arr, std::vector<Device>& out, Cursor& c);
 void read_threads(od::array arr, std::vector<ThreadInfo>& out, Cursor& c);
 void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c);
+void read_communicators(od::array arr, std::vector<Communicator>& out, Cursor& c);
+// A node's "mpi" object.
+void read_comm_call(od::value v, CommCall& call, const Cursor& c);
 
 }  // namespace brickprof::json_read

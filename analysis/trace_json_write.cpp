@@ -12,10 +12,30 @@
 namespace brickprof {
 namespace {
 
+void write_clock_sync(JsonWriter& w, const ClockSync& sync) {
+  w.key("clock_sync").begin_object();
+  w.field("reference_rank", sync.reference_rank);
+  w.key("samples").begin_array();
+  for (const ClockSync::Sample& s : sync.samples)
+    w.begin_object()
+        .field("local_ns", s.local_ns)
+        .field("offset_ns", s.offset_ns)
+        .field("rtt_ns", s.rtt_ns)
+        .end_object();
+  w.end_array();
+  w.end_object();
+}
+
+// The job fields only under a launcher, so other traces keep their form.
 void write_process_fields(JsonWriter& w, const ProcessInfo& p) {
   w.field("pid", p.pid).field("ppid", p.ppid).field("program", p.program);
   w.field("cmdline", p.cmdline).field("host", p.host).field("rank", p.rank);
+  if (!p.launcher.empty()) w.field("launcher", p.launcher);
+  if (!p.job.empty()) w.field("job", p.job);
+  if (p.local_rank >= 0) w.field("local_rank", p.local_rank);
+  if (p.world_size > 0) w.field("world_size", p.world_size);
   w.field("start_ns", p.start_ns).field("end_ns", p.end_ns).field("clock", p.clock);
+  if (p.clock_sync.measured()) write_clock_sync(w, p.clock_sync);
 }
 
 void write_process(JsonWriter& w, const ProcessInfo& p) {
@@ -46,6 +66,12 @@ void write_sources(JsonWriter& w, const std::vector<SourceInfo>& sources) {
     w.field("cupti", s.cupti).field("nvtx", s.nvtx);
     write_id_maps(w, "threads", "tid", s.threads);
     write_id_maps(w, "devices", "id", s.devices);
+    if (s.alignment.applied) {
+      w.key("alignment").begin_object();
+      w.field("at_ns", s.alignment.at_ns).field("offset_ns", s.alignment.offset_ns);
+      w.field("drift", s.alignment.drift);
+      w.end_object();
+    }
     w.end_object();
   }
   w.end_array();
@@ -172,10 +198,36 @@ char* put_gpu_detail(char* p, NodeKind kind, const GpuDetail& g) {
 // Room for every field but the name (numbers of at most 24 characters).
 constexpr size_t kNodeBytes = 1024;
 
+// ,"mpi":{"op", "comm", "peer", "tag", "bytes", "recv_bytes", "seq"}, the
+// defaults (-1, 0) left out.
+char* put_comm_call(char* p, const CommCall& c) {
+  p = put_quoted(put(p, ",\"mpi\":{\"op\":"), to_string(c.op));
+  p = put_int(put(p, ",\"comm\":"), c.comm);
+  if (c.peer >= 0) p = put_int(put(p, ",\"peer\":"), c.peer);
+  if (c.tag >= 0) p = put_int(put(p, ",\"tag\":"), c.tag);
+  p = put_int(put(p, ",\"bytes\":"), c.bytes);
+  if (c.recv_bytes) p = put_int(put(p, ",\"recv_bytes\":"), c.recv_bytes);
+  if (c.seq) p = put_int(put(p, ",\"seq\":"), c.seq);
+  return put(p, "}");
+}
+
+void write_communicators(JsonWriter& w, const std::vector<Communicator>& comms) {
+  if (comms.empty()) return;
+  w.key("communicators").begin_array();
+  for (const Communicator& c : comms) {
+    w.newline().begin_object();
+    w.field("id", c.id).field("name", c.name);
+    w.key("key").hex(c.key);
+    w.field("size", c.size).field("rank", c.rank).field("source", c.source);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 void write_trace_json_node(JsonWriter& w, uint32_t id, const Node& n, std::string_view name,
-                           const GpuDetail* g) {
+                           const GpuDetail* g, const CommCall* call) {
   w.newline();
   char* p = w.begin_raw_element(kNodeBytes + json_string_bytes(name));
   p = put_int(put(p, "{\"id\":"), id);
@@ -190,11 +242,14 @@ void write_trace_json_node(JsonWriter& w, uint32_t id, const Node& n, std::strin
   if (n.kind == NodeKind::kBrick) {
     p = put_int(put(p, ",\"brick_id\":"), static_cast<int>(n.brick_id));
     p = put_quoted(put(p, ",\"category\":"), to_string(n.category));
+  } else if (n.category != Category::kNone) {
+    p = put_quoted(put(p, ",\"category\":"), to_string(n.category));  // a scope "MPI_Allreduce"
   }
   if (n.elements) p = put_int(put(p, ",\"elements\":"), n.elements);
   if (n.flops > 0) p = put_double(put(p, ",\"flops\":"), n.flops);
   if (n.bytes_moved > 0) p = put_double(put(p, ",\"bytes_moved\":"), n.bytes_moved);
   if (g) p = put_gpu_detail(p, n.kind, *g);
+  if (call) p = put_comm_call(p, *call);
   *p++ = '}';
   w.end_raw_element(p);
 }
@@ -220,6 +275,7 @@ void write_trace_json_head(JsonWriter& w, const Trace& t) {
   for (const ThreadInfo& th : t.threads)
     w.begin_object().field("tid", th.tid).field("name", th.name).end_object();
   w.end_array();
+  write_communicators(w, t.communicators);
 }
 
 void write_trace_json_tail(JsonWriter& w, const std::vector<PtxModule>& ptx,
@@ -262,9 +318,12 @@ void write_trace_json(const Trace& t, std::ostream& out) {
   JsonWriter w(out);
   write_trace_json_head(w, t);
   w.key("nodes").begin_array();
+  auto call = t.comm_calls.begin();  // sorted by node: one cursor
   for (uint32_t i = 0; i < t.nodes.size(); ++i) {
     const Node& n = t.nodes[i];
-    write_trace_json_node(w, i, n, t.name(n), t.detail(n));
+    while (call != t.comm_calls.end() && call->node < i) ++call;
+    const bool has_call = call != t.comm_calls.end() && call->node == i;
+    write_trace_json_node(w, i, n, t.name(n), t.detail(n), has_call ? &*call : nullptr);
   }
   w.end_array();
   w.key("edges").begin_array();

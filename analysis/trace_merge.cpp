@@ -2,6 +2,7 @@
 #include "analysis/trace_merge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <unordered_map>
 
@@ -52,6 +53,46 @@ std::string joined_status(const std::vector<SourceInfo>& sources, std::string So
   std::string out;
   for (const SourceInfo& s : sources) out += (out.empty() ? "" : "; ") + s.label + ": " + s.*field;
   return out;
+}
+
+// Moves a recorded trace's times onto rank 0's clock: t - offset(t), the
+// line through its clock-sync samples. Identity for a trace without them
+// (rank 0 itself, a program without MPI) and for a merged one (done).
+class Alignment {
+ public:
+  explicit Alignment(const Trace& t) : sync_(t.sources.empty() ? &t.process.clock_sync : nullptr) {
+    if (sync_ && sync_->samples.empty()) sync_ = nullptr;
+  }
+  int64_t operator()(int64_t local_ns) const {
+    if (!sync_ || local_ns == 0) return local_ns;  // 0: no time recorded
+    // Never before the clock's zero: a trace's times are not negative.
+    const double aligned = static_cast<double>(local_ns) - sync_->offset_at(local_ns);
+    return aligned <= 0 ? 0 : aligned >= 9.2e18 ? INT64_MAX : std::llround(aligned);
+  }
+  SourceInfo::Alignment describe() const {
+    SourceInfo::Alignment a;
+    if (!sync_) return a;
+    a.applied = true;
+    a.at_ns = sync_->samples.front().local_ns;
+    a.offset_ns = sync_->offset_at(a.at_ns);
+    if (sync_->samples.size() > 1 && sync_->samples.back().local_ns != a.at_ns)
+      a.drift = (sync_->offset_at(sync_->samples.back().local_ns) - a.offset_ns) /
+                static_cast<double>(sync_->samples.back().local_ns - a.at_ns);
+    return a;
+  }
+
+ private:
+  const ClockSync* sync_;
+};
+
+// Whether every source's clock was measured against the same reference rank
+// (an MPI job): then their times are one timeline whatever the hosts.
+bool one_timeline(const std::vector<SourceInfo>& sources) {
+  if (sources.empty() || !sources.front().process.clock_sync.measured()) return false;
+  const int32_t reference = sources.front().process.clock_sync.reference_rank;
+  return std::all_of(sources.begin(), sources.end(), [&](const SourceInfo& s) {
+    return s.process.clock_sync.reference_rank == reference;
+  });
 }
 
 }  // namespace
@@ -114,15 +155,21 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
       }
       return it->second;
     };
+    const Alignment align(t);
+    if (!was_merged) sources[0].alignment = align.describe();
     const auto base = static_cast<uint32_t>(out.nodes.size());
     for (const Node& n : t.nodes) {
       Node copy = n;
       copy.name = out.strings.intern(t.name(n));
       copy.parent = n.parent == kNoNode ? kNoNode : n.parent + base;
       copy.thread = thread_of(n.thread);
+      copy.start_ns = align(n.start_ns);
+      copy.end_ns = std::max(copy.start_ns, align(n.end_ns));
       if (const GpuDetail* d = t.detail(n)) {
         GpuDetail g = *d;
         g.device = device_of(d->device);
+        g.api_start_ns = align(d->api_start_ns);
+        g.api_end_ns = align(d->api_end_ns);
         out.add_gpu_node(copy, g);
       } else {
         copy.detail = kNoDetail;
@@ -130,6 +177,22 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
       }
     }
     for (const Edge& e : t.edges) out.add_edge(e.src + base, e.dst + base, e.type);
+    // Communicators belong to the source that used them; calls follow their
+    // nodes and communicators.
+    const auto comm_base = static_cast<uint32_t>(out.communicators.size());
+    const auto source_base = static_cast<uint32_t>(out.sources.size());
+    for (const Communicator& c : t.communicators) {
+      Communicator copy = c;
+      copy.id += comm_base;
+      copy.source = source_base + (was_merged ? c.source : 0);
+      out.communicators.push_back(std::move(copy));
+    }
+    for (const CommCall& c : t.comm_calls) {
+      CommCall copy = c;
+      copy.node += base;
+      copy.comm += comm_base;
+      out.comm_calls.push_back(copy);
+    }
     // Ranks load the same modules: keep one per hash, preferring one with text.
     for (const PtxModule& m : t.ptx) {
       auto [it, added] = ptx_index.emplace(m.hash, out.ptx.size());
@@ -199,11 +262,17 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
   out.process.rank = -1;
   std::set<std::string> hosts;
   std::string list;
+  out.process.clock_sync = {};  // the merged times are rank 0's: nothing left to align
   for (size_t i = 0; i < out.sources.size(); ++i) {
     const SourceInfo& s = out.sources[i];
-    if (i == 0 || s.process.start_ns < out.process.start_ns)
-      out.process.start_ns = s.process.start_ns;
-    out.process.end_ns = std::max(out.process.end_ns, s.process.end_ns);
+    // The span on the merged timeline (sources keep their own clock's).
+    const ClockSync& sync = s.process.clock_sync;
+    auto aligned = [&](int64_t ns) {
+      return s.alignment.applied ? ns - static_cast<int64_t>(std::llround(sync.offset_at(ns))) : ns;
+    };
+    if (i == 0 || aligned(s.process.start_ns) < out.process.start_ns)
+      out.process.start_ns = aligned(s.process.start_ns);
+    out.process.end_ns = std::max(out.process.end_ns, aligned(s.process.end_ns));
     if (!s.process.host.empty()) hosts.insert(s.process.host);
     std::string rank = s.label.compare(0, 5, "rank ") == 0 ? s.label.substr(5) : s.label;
     list += (list.empty() ? "" : ", ") + rank + " (pid " + std::to_string(s.process.pid) + ")";
@@ -215,7 +284,7 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
     out.diagnostics.capture_windows = inputs[0].diagnostics.capture_windows;
   out.diagnostics.cupti = joined_status(out.sources, &SourceInfo::cupti, out.diagnostics.cupti);
   out.diagnostics.nvtx = joined_status(out.sources, &SourceInfo::nvtx, out.diagnostics.nvtx);
-  if (hosts.size() > 1) {
+  if (hosts.size() > 1 && !one_timeline(out.sources)) {
     std::string names;
     for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
     out.diagnostics.warnings.push_back(std::string(kManyHosts) + std::to_string(hosts.size()) +

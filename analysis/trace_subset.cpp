@@ -21,6 +21,7 @@ void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
   t.threads = trace.threads;
   t.ptx = trace.ptx;
   t.sources = trace.sources;
+  t.communicators = trace.communicators;
   t.strings = trace.strings;  // names keep their ids
   std::vector<uint32_t> renumbered(n, kNoNode);
   for (uint32_t i = 0; i < n; ++i) {
@@ -33,6 +34,11 @@ void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
   // Parents once every kept node has its id (a merged trace may list a
   // child before its parent); a root's parent is outside: it becomes a root.
   for (Node& node : t.nodes) node.parent = node.parent < n ? renumbered[node.parent] : kNoNode;
+  for (const CommCall& call : trace.comm_calls) {  // in node order, as the kept nodes
+    if (call.node >= n || renumbered[call.node] == kNoNode) continue;
+    t.comm_calls.push_back(call);
+    t.comm_calls.back().node = renumbered[call.node];
+  }
   for (const Edge& e : trace.edges) {
     if (e.src >= n || e.dst >= n) continue;
     if (renumbered[e.src] != kNoNode && renumbered[e.dst] != kNoNode)
@@ -73,6 +79,7 @@ Subset subtrees_named(const Trace& trace, std::string_view name) {
   std::vector<bool> keep(n);
   for (uint32_t i = 0; i < n; ++i) keep[i] = mark[i] == Mark::kInside;
   copy_kept(trace, keep, out.trace);
+  out.trace.steps_name = std::string(name);
   return out;
 }
 

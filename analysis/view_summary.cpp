@@ -2,6 +2,7 @@
 // Total, GPU, elem/s), the category breakdown, and every diagnostic the
 // recorder counted, so nothing is lost silently.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -37,6 +38,17 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
     out << ")";
   }
   out << "\n";
+  // Ranks merge moved onto the reference rank's clock, and by how much.
+  bool aligned = false;
+  for (const SourceInfo& s : t.sources) {
+    if (!s.alignment.applied) continue;
+    out << (aligned ? ", " : "Clocks aligned to rank 0: ") << s.label << " "
+        << (s.alignment.offset_ns < 0 ? "-" : "+")
+        << format_duration(static_cast<int64_t>(std::abs(s.alignment.offset_ns))) << ", drift "
+        << format_fixed(s.alignment.drift * 1e6, 2) << " ppm";
+    aligned = true;
+  }
+  if (aligned) out << "\n";
 }
 
 void brick_table(std::ostream& out, const TraceStats& s) {

@@ -15,6 +15,10 @@ extern const View kGpuIdleView;
 extern const View kLaunchesView;
 extern const View kAnalyzerView;
 extern const View kWhatIfView;
+extern const View kCollectivesView;
+extern const View kRanksView;
+extern const View kImbalanceView;
+extern const View kRankPathView;
 
 namespace {
 
@@ -47,6 +51,10 @@ const std::vector<const View*>& report_views() {
       &kGpuIdleView,       // --gpu-idle
       &kLaunchesView,      // --launches
       &kAnalyzerView,      // --analyze
+      &kRanksView,         // --ranks
+      &kCollectivesView,   // --collectives
+      &kImbalanceView,     // --imbalance
+      &kRankPathView,      // --rank-path
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

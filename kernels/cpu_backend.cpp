@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #include "kernels/q4k.h"
 
@@ -164,19 +165,21 @@ void CpuBackend::copy(const Graph& g, const Node& n) {
 // h / (heads / kv_heads). Softmax in f32 with the max subtracted.
 void CpuBackend::attention(const Graph& g, const Node& n) {
   const Config& c = g.cfg;
+  // This rank's heads (all of them at tp 1) and the KV heads they read.
   const int hd = c.head_dim(), group = c.heads / c.kv_heads, kv = c.kv_dim();
+  const int heads = c.rank_heads(), width = c.q_dim();
   const float* q = f32(n.in[0]);
   const float* kc = f32(n.in[1]);
   const float* vc = f32(n.in[2]);
   float* out = output(n.out);
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  const int64_t items = static_cast<int64_t>(g.rows()) * c.heads;
+  const int64_t items = static_cast<int64_t>(g.rows()) * heads;
   pool_.parallel_for(items, 4, [&](int64_t i0, int64_t i1) {
     std::vector<float> score(static_cast<size_t>(c.context));
     for (int64_t i = i0; i < i1; ++i) {
-      const int64_t r = i / c.heads, h = i % c.heads;
+      const int64_t r = i / heads, h = i % heads;
       const int64_t seq = r / g.seq_tokens, len = pos_ + r % g.seq_tokens + 1;
-      const float* qh = q + r * c.hidden + h * hd;
+      const float* qh = q + r * width + h * hd;
       const int64_t kv_off = (h / group) * hd;
       const int64_t row0 = seq * c.context;
       float mx = -INFINITY;
@@ -189,13 +192,18 @@ void CpuBackend::attention(const Graph& g, const Node& n) {
         score[static_cast<size_t>(j)] = std::exp(score[static_cast<size_t>(j)] - mx);
         total += score[static_cast<size_t>(j)];
       }
-      float* oh = out + r * c.hidden + h * hd;
+      float* oh = out + r * width + h * hd;
       std::memset(oh, 0, static_cast<size_t>(hd) * sizeof(float));
       for (int64_t j = 0; j < len; ++j) {
         kernels_.axpy(score[static_cast<size_t>(j)] / total, vc + (row0 + j) * kv + kv_off, oh, hd);
       }
     }
   });
+}
+
+void CpuBackend::all_reduce(const Graph& g, const Node& n) {
+  if (!comm_) throw std::logic_error("AllReduce in a graph without a communicator");
+  comm_->all_reduce_sum(output(n.out), g.rows() * n.n);
 }
 
 }  // namespace bricklayer

@@ -43,6 +43,7 @@ class CpuBackend final : public Dispatcher {
   void copy(const Graph& g, const Node& n) override;
   void mul(const Graph& g, const Node& n) override;
   void silu(const Graph& g, const Node& n) override;
+  void all_reduce(const Graph& g, const Node& n) override;
 
   // Quantised MulMat inputs (tests check reuse and invalidation).
   const Q8Cache& q8_cache() const { return q8_; }

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
+#include "kernels/communicator.h"
 #include "kernels/graph.h"
 
 namespace bricklayer {
@@ -12,6 +14,7 @@ namespace bricklayer {
 struct Step {
   int pos = 0;                       // tokens each sequence already holds
   const int32_t* tokens = nullptr;   // rows() ids, sequence-major
+  int64_t layer_delay_ns = 0;        // --test-slow-us: a busy wait in each layer's first brick
 };
 
 class Dispatcher {
@@ -37,6 +40,13 @@ class Dispatcher {
   virtual void copy(const Graph& g, const Node& n) = 0;       // KV-cache write
   virtual void mul(const Graph& g, const Node& n) = 0;
   virtual void silu(const Graph& g, const Node& n) = 0;
+  // Tensor parallelism: sums the node's tensor across ranks through the
+  // communicator. CPU backends only: the CUDA one's would be NCCL's
+  // (kernels/README.md), which this build does not have.
+  virtual void all_reduce(const Graph&, const Node&) {
+    throw std::invalid_argument("backend " + name() + " cannot run --tp (CPU backends only)");
+  }
+  void set_communicator(Communicator* comm) { comm_ = comm; }
 
   // Graph capture (CUDA graphs); a backend without it runs every step eagerly.
   virtual bool can_capture() const { return false; }
@@ -53,6 +63,7 @@ class Dispatcher {
  protected:
   int64_t kernel_launches_ = 0;
   int64_t graph_launches_ = 0;
+  Communicator* comm_ = nullptr;
 };
 
 }  // namespace bricklayer

@@ -11,10 +11,11 @@
 
 namespace bricklayer {
 
-Engine::Engine(const Model& model, Dispatcher& d, int max_prompt, Mode mode)
+Engine::Engine(const Model& model, Dispatcher& d, int max_prompt, Mode mode, Communicator* comm)
     : model_(model),
       d_(d),
       mode_(mode),
+      comm_(comm),
       decode_(build_graph(model, 1, std::max(1, max_prompt))),
       prefill_(build_graph(model, std::max(1, max_prompt), std::max(1, max_prompt))) {
   d_.prepare(prefill_);
@@ -48,7 +49,7 @@ void Engine::run(const Graph& g, const std::vector<int32_t>& tokens, bool replay
   }
   if (pos_ + g.seq_tokens > c.context)
     throw std::length_error("context of " + std::to_string(c.context) + " tokens is full");
-  const Step step{pos_, tokens.data()};
+  const Step step{pos_, tokens.data(), layer_delay_ns_};
   if (!replayable) {
     execute_graph(g, d_, step);
   } else {
@@ -76,13 +77,21 @@ void Engine::fetch_logits(const Graph& g) {
 }
 
 std::vector<int32_t> Engine::argmax() const {
-  BRICKPROF_BRICK(BRICKPROF_BRICK_SAMPLING, logits_.size());
   const int64_t vocab = model_.cfg.vocab;
   std::vector<int32_t> next(static_cast<size_t>(model_.cfg.batch));
-  for (int b = 0; b < model_.cfg.batch; ++b) {
-    const auto first = logits_.begin() + b * vocab;
-    next[static_cast<size_t>(b)] =
-        static_cast<int32_t>(std::max_element(first, first + vocab) - first);
+  {
+    BRICKPROF_BRICK(BRICKPROF_BRICK_SAMPLING, logits_.size());
+    for (int b = 0; b < model_.cfg.batch; ++b) {
+      const auto first = logits_.begin() + b * vocab;
+      next[static_cast<size_t>(b)] =
+          static_cast<int32_t>(std::max_element(first, first + vocab) - first);
+    }
+  }
+  // Every rank holds the same logits up to the order of its sums; rank 0's
+  // choice is the one all of them feed back.
+  if (comm_ && comm_->size() > 1) {
+    BRICKPROF_BRICK_NAMED("Broadcast", next.size());
+    comm_->broadcast(next.data(), static_cast<int64_t>(next.size()), 0);
   }
   return next;
 }

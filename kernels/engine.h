@@ -15,7 +15,10 @@ class Engine {
  public:
   // Builds the decode graph (1 token per sequence) and the prefill graph
   // (max_prompt tokens per sequence); both share the tensors.
-  Engine(const Model& model, Dispatcher& d, int max_prompt, Mode mode);
+  // With `comm` (tensor parallelism), rank 0's sampled tokens are broadcast
+  // so every rank feeds the same ones.
+  Engine(const Model& model, Dispatcher& d, int max_prompt, Mode mode,
+         Communicator* comm = nullptr);
 
   // Prefill: prompt_len tokens per sequence (prompt_len <= max_prompt),
   // tokens sequence-major (batch x prompt_len). Starts a new sequence.
@@ -29,6 +32,8 @@ class Engine {
   std::vector<int32_t> argmax() const;
 
   int pos() const { return pos_; }
+  // --test-slow-us: a busy wait of `ns` in every layer of every step.
+  void set_layer_delay(int64_t ns) { layer_delay_ns_ = ns; }
   // Kernel launches one decode step issues eagerly (ops in the graph).
   int64_t decode_ops() const { return decode_.op_count(); }
   const Graph& decode_graph() const { return decode_; }
@@ -40,6 +45,8 @@ class Engine {
   const Model& model_;
   Dispatcher& d_;
   Mode mode_;
+  Communicator* comm_;
+  int64_t layer_delay_ns_ = 0;
   Graph decode_;
   Graph prefill_;
   int pos_ = 0;

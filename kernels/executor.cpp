@@ -3,6 +3,9 @@
 
 #include <brickprof/brickprof.h>
 
+#include <atomic>
+#include <chrono>
+
 namespace bricklayer {
 
 int dispatch_node(const Graph& g, const Node& n, Dispatcher& d) {
@@ -17,6 +20,7 @@ int dispatch_node(const Graph& g, const Node& n, Dispatcher& d) {
     case Op::Copy: d.copy(g, n); break;
     case Op::Mul: d.mul(g, n); break;
     case Op::Silu: d.silu(g, n); break;
+    case Op::AllReduce: d.all_reduce(g, n); break;
   }
   return 1;
 }
@@ -25,13 +29,29 @@ namespace {
 
 // The scope macros keep static per-site metadata, so each brick needs its
 // own call site: one case per brick.
-int annotated(const Graph& g, const Node& n, Dispatcher& d, int pos) {
+std::atomic<int64_t> g_delays{0}, g_delay_ns{0};
+
+// --test-slow-us: a busy wait inside the brick, as if its kernel were slow.
+// On a loaded machine it overshoots (preempted near its end), so what it
+// took is kept.
+void spin_for(int64_t ns) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::nanoseconds(ns);
+  auto now = start;
+  while (now < until) now = std::chrono::steady_clock::now();
+  g_delays.fetch_add(1, std::memory_order_relaxed);
+  g_delay_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count(),
+                       std::memory_order_relaxed);
+}
+
+int annotated(const Graph& g, const Node& n, Dispatcher& d, int pos, int64_t delay_ns) {
   const uint64_t elements = static_cast<uint64_t>(g.rows()) * static_cast<uint64_t>(n.n);
   const Work w = node_work(g, n, pos);
 #define BRICKLAYER_RUN(SCOPE)              \
   {                                        \
     SCOPE;                                 \
     BRICKPROF_WORK(w.flops, w.bytes);      \
+    if (delay_ns > 0) spin_for(delay_ns);  \
     return dispatch_node(g, n, d);         \
   }
   switch (n.brick) {
@@ -55,28 +75,33 @@ int annotated(const Graph& g, const Node& n, Dispatcher& d, int pos) {
     case Brick::DownProjection:
       BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_DOWN_PROJECTION, elements))
     case Brick::LmHead: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_LM_HEAD, elements))
+    case Brick::AllReduce: BRICKLAYER_RUN(BRICKPROF_BRICK_NAMED("AllReduce", elements))
   }
 #undef BRICKLAYER_RUN
   return dispatch_node(g, n, d);
 }
 
-int64_t run_range(const Graph& g, Dispatcher& d, int pos, size_t begin, size_t end) {
+// `first_delay_ns` holds up the range's first op (a layer's first brick).
+int64_t run_range(const Graph& g, Dispatcher& d, int pos, size_t begin, size_t end,
+                  int64_t first_delay_ns = 0) {
   int64_t count = 0;
   for (size_t i = begin; i < end; ++i) {
     const Node& n = g.nodes[i];
-    if (n.op != Op::None) count += annotated(g, n, d, pos);
+    if (n.op != Op::None) count += annotated(g, n, d, pos, i == begin ? first_delay_ns : 0);
   }
   return count;
 }
 
 }  // namespace
 
+TestDelays test_delays() { return {g_delays.load(), g_delay_ns.load()}; }
+
 int64_t execute_graph(const Graph& g, Dispatcher& d, const Step& s) {
   d.begin_step(g, s);
   int64_t count = run_range(g, d, s.pos, 0, g.prologue_end);
   for (size_t l = 0; l < g.layers.size(); ++l) {
     BRICKPROF_LAYER(l);
-    count += run_range(g, d, s.pos, g.layers[l].first, g.layers[l].second);
+    count += run_range(g, d, s.pos, g.layers[l].first, g.layers[l].second, s.layer_delay_ns);
   }
   const size_t epilogue = g.layers.empty() ? g.prologue_end : g.layers.back().second;
   count += run_range(g, d, s.pos, epilogue, g.nodes.size());

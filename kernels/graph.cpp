@@ -23,6 +23,7 @@ const char* op_name(Op op) {
     case Op::Copy: return "Copy";
     case Op::Mul: return "Mul";
     case Op::Silu: return "Silu";
+    case Op::AllReduce: return "AllReduce";
   }
   return "?";
 }
@@ -42,6 +43,7 @@ const char* brick_name(Brick b) {
     case Brick::Activation: return "Activation";
     case Brick::DownProjection: return "DownProjection";
     case Brick::LmHead: return "LmHead";
+    case Brick::AllReduce: return "AllReduce";
   }
   return "?";
 }
@@ -83,17 +85,18 @@ Graph build_graph(const Model& model, int seq_tokens, int max_seq_tokens) {
   g.seq_tokens = seq_tokens;
   const Config& c = model.cfg;
   const int64_t max_rows = static_cast<int64_t>(max_seq_tokens) * c.batch;
-  const int64_t h = c.hidden, kv = c.kv_dim(), f = c.ffn;
+  // This rank's widths: queries, keys and values, FFN activations.
+  const int64_t h = c.hidden, q_dim = c.q_dim(), kv = c.kv_dim(), f = c.rank_ffn();
   Builder b{g};
 
   // Activation buffers are shared by all layers: the walk is sequential.
   g.tokens = b.tensor("tokens", TensorKind::Tokens, max_rows, 1);
   const int x = b.tensor("x", TensorKind::Activation, max_rows, h);
   const int xn = b.tensor("x_norm", TensorKind::Activation, max_rows, h);
-  const int q = b.tensor("q", TensorKind::Activation, max_rows, h);
+  const int q = b.tensor("q", TensorKind::Activation, max_rows, q_dim);
   const int k = b.tensor("k", TensorKind::Activation, max_rows, kv);
   const int v = b.tensor("v", TensorKind::Activation, max_rows, kv);
-  const int attn = b.tensor("attn", TensorKind::Activation, max_rows, h);
+  const int attn = b.tensor("attn", TensorKind::Activation, max_rows, q_dim);
   const int proj = b.tensor("proj", TensorKind::Activation, max_rows, h);
   const int gate = b.tensor("gate", TensorKind::Activation, max_rows, f);
   const int up = b.tensor("up", TensorKind::Activation, max_rows, f);
@@ -120,15 +123,17 @@ Graph build_graph(const Model& model, int seq_tokens, int max_seq_tokens) {
 
     const size_t begin = g.nodes.size();
     b.node(Op::RmsNorm, Brick::RmsNorm, l, xn, {x, attn_norm, -1}, h);
-    b.node(Op::MulMat, Brick::QkvProjection, l, q, {wq, xn, -1}, h, h);
+    b.node(Op::MulMat, Brick::QkvProjection, l, q, {wq, xn, -1}, q_dim, h);
     b.node(Op::MulMat, Brick::QkvProjection, l, k, {wk, xn, -1}, kv, h);
     b.node(Op::MulMat, Brick::QkvProjection, l, v, {wv, xn, -1}, kv, h);
-    b.node(Op::Rope, Brick::RopeEmbedding, l, q, {q, -1, -1}, h);
+    b.node(Op::Rope, Brick::RopeEmbedding, l, q, {q, -1, -1}, q_dim);
     b.node(Op::Rope, Brick::RopeEmbedding, l, k, {k, -1, -1}, kv);
     b.node(Op::Copy, Brick::KvCacheWrite, l, kc, {k, -1, -1}, kv);
     b.node(Op::Copy, Brick::KvCacheWrite, l, vc, {v, -1, -1}, kv);
-    b.node(Op::SoftMax, Brick::AttentionScore, l, attn, {q, kc, vc}, h);
-    b.node(Op::MulMat, Brick::OutputProjection, l, proj, {wo, attn, -1}, h, h);
+    b.node(Op::SoftMax, Brick::AttentionScore, l, attn, {q, kc, vc}, q_dim);
+    b.node(Op::MulMat, Brick::OutputProjection, l, proj, {wo, attn, -1}, h, q_dim);
+    // Each rank's projection is a partial sum over its heads.
+    if (c.tp > 1) b.node(Op::AllReduce, Brick::AllReduce, l, proj, {proj, -1, -1}, h);
     b.node(Op::Add, Brick::ResidualAdd, l, x, {x, proj, -1}, h);
     b.node(Op::RmsNorm, Brick::RmsNorm, l, xn, {x, ffn_norm, -1}, h);
     b.node(Op::MulMat, Brick::GateProjection, l, gate, {wg, xn, -1}, f, h);
@@ -136,6 +141,7 @@ Graph build_graph(const Model& model, int seq_tokens, int max_seq_tokens) {
     b.node(Op::Silu, Brick::Activation, l, gate, {gate, -1, -1}, f);
     b.node(Op::Mul, Brick::Activation, l, ffn, {gate, up, -1}, f);
     b.node(Op::MulMat, Brick::DownProjection, l, proj, {wd, ffn, -1}, h, f);
+    if (c.tp > 1) b.node(Op::AllReduce, Brick::AllReduce, l, proj, {proj, -1, -1}, h);
     b.node(Op::Add, Brick::ResidualAdd, l, x, {x, proj, -1}, h);
     g.layers.emplace_back(begin, g.nodes.size());
   }
@@ -165,6 +171,7 @@ Work node_work(const Graph& g, const Node& n, int pos) {
     case Op::Silu: w = {4 * m * e, 8 * m * e}; break;
     case Op::Rope: w = {3 * m * e, 8 * m * e}; break;
     case Op::Copy: w = {0, 8 * m * e}; break;
+    case Op::AllReduce: w = {0, 4 * m * e}; break;  // the tensor leaves and comes back summed
     case Op::SoftMax: {
       // Each row reads keys and values up to its position (causal), across
       // the KV heads; Q.K and P.V are 2 FLOPs per element each.

@@ -12,10 +12,24 @@
 namespace bricklayer {
 
 // The op set of the engine this mirrors; GetRows (embedding lookup) is ours.
-enum class Op : uint8_t { None, GetRows, MulMat, RmsNorm, Add, Rope, SoftMax, Copy, Mul, Silu };
+// AllReduce sums a tensor across tensor-parallel ranks, in place.
+enum class Op : uint8_t {
+  None,
+  GetRows,
+  MulMat,
+  RmsNorm,
+  Add,
+  Rope,
+  SoftMax,
+  Copy,
+  Mul,
+  Silu,
+  AllReduce
+};
 
 // What a node is shown as in a profile (brickprof's well-known bricks, plus
-// the two custom ones KvCacheWrite and ResidualAdd).
+// the custom ones KvCacheWrite, ResidualAdd and, under --tp, AllReduce,
+// which brickprof files under Communication).
 enum class Brick : uint8_t {
   Embedding,
   RmsNorm,
@@ -30,6 +44,7 @@ enum class Brick : uint8_t {
   Activation,
   DownProjection,
   LmHead,
+  AllReduce,
 };
 
 enum class TensorKind : uint8_t {

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdarg>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -13,8 +14,10 @@
 
 #include "kernels/backends.h"
 #include "kernels/bandwidth.h"
+#include "kernels/communicator.h"
 #include "kernels/cpu_detect.h"
 #include "kernels/engine.h"
+#include "kernels/executor.h"
 #include "kernels/flops.h"
 #include "kernels/model.h"
 
@@ -25,6 +28,17 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Under --tp only rank 0 reports (the ranks' figures are one run's).
+bool g_reporting = true;
+
+__attribute__((format(printf, 1, 2))) void say(const char* format, ...) {
+  if (!g_reporting) return;
+  va_list args;
+  va_start(args, format);
+  std::vprintf(format, args);
+  va_end(args);
 }
 
 int fail(const std::string& what) {
@@ -41,6 +55,9 @@ struct Options {
   std::string mode = "eager";
   std::string weights = "q4k";
   double probe_seconds = 0.3;
+  int tp = 1;
+  int slow_rank = -1;  // --test-slow-rank / --test-slow-us
+  double slow_us = 0;
 };
 
 // This machine's roofs, measured in this run; 0 where not measured.
@@ -79,7 +96,21 @@ Probes run_probes(const Options& o, bricklayer::Dispatcher& backend, bricklayer:
 
 int run(const Options& o) {
   using namespace bricklayer;
-  const Config& cfg = o.cfg;
+  Config cfg = o.cfg;
+  // Tensor parallelism: one rank per process under mpirun; rank 0 reports.
+  std::unique_ptr<Communicator> comm;
+  if (o.tp > 1) {
+    std::string error;
+    comm = open_mpi_communicator(&error);
+    if (!comm) return fail(error);
+    if (comm->size() != o.tp)
+      return fail("--tp " + std::to_string(o.tp) + " needs " + std::to_string(o.tp) +
+                  " MPI ranks (mpirun -np " + std::to_string(o.tp) + "); this job has " +
+                  std::to_string(comm->size()));
+    cfg.tp = o.tp;
+    cfg.tp_rank = comm->rank();
+  }
+  g_reporting = !comm || comm->rank() == 0;
   if (std::string e = validate(cfg); !e.empty()) return fail(e);
   if (o.prompt < 1) return fail("--prompt must be > 0");
   if (o.tokens < 0) return fail("--tokens must be >= 0");
@@ -94,22 +125,32 @@ int run(const Options& o) {
   auto backend = make_backend(o.backend, pool, &error);
   if (!backend) return fail(error);
   const bool on_gpu = backend->name() == "cuda";
+  if (comm && on_gpu)
+    return fail("--tp needs a CPU backend: the CUDA backend's all-reduce is designed for NCCL "
+                "(kernels/README.md), which this build does not have");
+  backend->set_communicator(comm.get());
   if (mode == Mode::Graph && !backend->can_capture())
     std::fprintf(stderr, "bricklayer: --mode graph needs the cuda backend; running eagerly\n");
 
   const auto t_build = Clock::now();
   const Model model = make_model(cfg, pool);
-  Engine engine(model, *backend, o.prompt, mode);
+  Engine engine(model, *backend, o.prompt, mode, comm.get());
+  if (comm && comm->rank() == o.slow_rank)
+    engine.set_layer_delay(static_cast<int64_t>(o.slow_us * 1000.0));
   const double build_s = seconds_since(t_build);
   const double weight_mb = static_cast<double>(model.weight_bytes_per_token()) / 1e6;
 
-  std::printf("bricklayer: backend %s, mode %s, weights %s, threads %d, cpu %s\n",
+  say("bricklayer: backend %s, mode %s, weights %s, threads %d, cpu %s\n",
               backend->name().c_str(), o.mode.c_str(), o.weights.c_str(), o.threads,
               cpu_model_name().c_str());
-  std::printf("model: %d layers, hidden %d, heads %d (kv %d), ffn %d, vocab %d, context %d, "
+  say("model: %d layers, hidden %d, heads %d (kv %d), ffn %d, vocab %d, context %d, "
               "batch %d; %.1f MB of weights per token; built in %.2f s\n",
               cfg.layers, cfg.hidden, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.context,
               cfg.batch, weight_mb, build_s);
+  if (cfg.tp > 1)
+    say("tensor parallel: %d ranks, %d heads (kv %d) and %d FFN columns each; weights above "
+        "are rank 0's\n",
+        cfg.tp, cfg.rank_heads(), cfg.rank_kv_heads(), cfg.rank_ffn());
 
   // Deterministic prompt ids from the seed.
   std::vector<int32_t> prompt(static_cast<size_t>(cfg.batch * o.prompt));
@@ -142,44 +183,48 @@ int run(const Options& o) {
   const int64_t decode_graphs = backend->graph_launches() - graphs_before;
 
   const double prefill_tok = static_cast<double>(cfg.batch) * o.prompt;
-  std::printf("prefill: %d tokens x %d seq in %.1f ms (%.1f tokens/s)\n", o.prompt, cfg.batch,
+  say("prefill: %d tokens x %d seq in %.1f ms (%.1f tokens/s)\n", o.prompt, cfg.batch,
               prefill_s * 1e3, prefill_tok / prefill_s);
   if (o.tokens > 0) {
     const double per_token = decode_s / o.tokens;
     const double gbps = weight_mb / 1e3 / per_token;
-    std::printf("decode: %d tokens x %d seq in %.1f ms (%.1f tokens/s, %.2f ms/step)\n", o.tokens,
+    say("decode: %d tokens x %d seq in %.1f ms (%.1f tokens/s, %.2f ms/step)\n", o.tokens,
                 cfg.batch, decode_s * 1e3, static_cast<double>(cfg.batch) * o.tokens / decode_s,
                 per_token * 1e3);
     const Probes probes = run_probes(o, *backend, pool);
-    std::printf("bandwidth: %.2f GB/s of weights (%.1f MB/step); ", gbps, weight_mb);
+    say("bandwidth: %.2f GB/s of weights (%.1f MB/step); ", gbps, weight_mb);
     if (probes.read_gbps > 0) {
-      std::printf("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probes.read_gbps,
+      say("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probes.read_gbps,
                   100.0 * gbps / probes.read_gbps);
     } else {
-      std::printf("read probe skipped (--probe-seconds 0)\n");
+      say("read probe skipped (--probe-seconds 0)\n");
     }
     if (probes.fma_gflops > 0)
-      std::printf("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops,
+      say("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops,
                   backend->name().c_str(), pool.size());
   }
-  std::printf("ops per decode step: %lld\n", static_cast<long long>(engine.decode_ops()));
+  say("ops per decode step: %lld\n", static_cast<long long>(engine.decode_ops()));
   if (on_gpu && o.tokens > 0) {
     const long long steps = o.tokens;
     if (mode == Mode::Graph) {
       // Kernels are launched once, while the first step is captured.
-      std::printf("launches per token: %lld cuGraphLaunch (graph: %lld kernels captured once, "
+      say("launches per token: %lld cuGraphLaunch (graph: %lld kernels captured once, "
                   "%lld graph launches for %lld tokens)\n",
                   static_cast<long long>(decode_graphs) / steps,
                   static_cast<long long>(decode_kernels), static_cast<long long>(decode_graphs),
                   steps);
     } else {
-      std::printf("launches per token: %lld cuLaunchKernel (eager)\n",
+      say("launches per token: %lld cuLaunchKernel (eager)\n",
                   static_cast<long long>(decode_kernels) / steps);
     }
   }
-  std::printf("generated (seq 0):");
-  for (size_t i = 0; i < first_seq.size() && i < 16; ++i) std::printf(" %d", first_seq[i]);
-  std::printf("%s\n", first_seq.size() > 16 ? " ..." : "");
+  if (const TestDelays delays = test_delays(); delays.count > 0)
+    std::fprintf(stderr, "bricklayer: rank %d: --test-slow-us held up %lld layers, %.1f us each "
+                 "(measured)\n", cfg.tp_rank, static_cast<long long>(delays.count),
+                 static_cast<double>(delays.total_ns) / 1e3 / static_cast<double>(delays.count));
+  say("generated (seq 0):");
+  for (size_t i = 0; i < first_seq.size() && i < 16; ++i) say(" %d", first_seq[i]);
+  say("%s\n", first_seq.size() > 16 ? " ..." : "");
   return 0;
 }
 
@@ -212,6 +257,17 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "CPU threads")->capture_default_str();
   app.add_option("--seed", c.seed, "weights and prompt seed")->capture_default_str();
   app.add_option("--probe-seconds", o.probe_seconds, "time for the read-bandwidth probe (0: skip)")
+      ->capture_default_str();
+  app.add_option("--tp", o.tp,
+                 "tensor-parallel ranks: run under mpirun -np N, heads and FFN columns split "
+                 "across ranks, all-reduce after the output and down projections (CPU backends)")
+      ->capture_default_str();
+  app.add_option("--test-slow-rank", o.slow_rank,
+                 "for tests: the --tp rank that --test-slow-us holds up (-1: none)")
+      ->capture_default_str();
+  app.add_option("--test-slow-us", o.slow_us,
+                 "for tests: microseconds of busy wait in the first brick of every layer of "
+                 "--test-slow-rank")
       ->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -27,9 +27,21 @@ struct Config {
   float rms_eps = 1e-5f;
   float rope_theta = 10000.0f;
   uint64_t seed = 42;
+  // Tensor parallelism (--tp): this rank holds heads/tp attention heads
+  // (kv_heads/tp KV heads) and ffn/tp FFN columns, and the output and down
+  // projections' matching input columns; the rest is replicated.
+  int tp = 1;
+  int tp_rank = 0;
 
   int head_dim() const { return hidden / heads; }
-  int kv_dim() const { return kv_heads * head_dim(); }
+  int rank_heads() const { return heads / tp; }
+  int rank_kv_heads() const { return kv_heads / tp; }
+  // Widths of this rank's slice: queries and attention output, keys and
+  // values, FFN activations (the whole model's at tp 1).
+  int q_dim() const { return rank_heads() * head_dim(); }
+  int kv_dim() const { return rank_kv_heads() * head_dim(); }
+  int rank_ffn() const { return ffn / tp; }
+  int model_kv_dim() const { return kv_heads * head_dim(); }
 };
 
 // Empty when the configuration is usable, else one line saying what is wrong.

@@ -103,7 +103,8 @@ Command add_diff_command(CLI::App& parent) {
   CLI::App* sub = parent.add_subcommand(
       "diff", "Compare two traces per brick and kernel; exit 1 on a regression (for CI)");
   sub->add_option("BASE", o->base, "The reference trace (.json or .json.gz)")->required();
-  sub->add_option("NEW", o->next, "The trace to check against BASE (.json or .json.gz)")->required();
+  sub->add_option("NEW", o->next, "The trace to check against BASE (.json or .json.gz)")
+      ->required();
   sub->add_option("--threshold", o->threshold_pct,
                   "A brick or kernel whose average time grew by more than PCT percent is a "
                   "regression (default " +

@@ -17,6 +17,7 @@ struct MergeOptions {
   std::vector<std::string> files;
   std::string out;
   bool quiet = false;
+  bool partial = false;
 };
 
 int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
@@ -33,6 +34,8 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
     progress.done();
     return fail(e.what());  // already "FILE: problem"
   }
+  if (std::string problem = check_job_ranks(ranks, o.files, o.partial); !problem.empty())
+    return fail(problem);
   progress.step("merging");
   const Trace merged = merge_traces(ranks, o.files);
   ranks.clear();  // the inputs can be large; only the merged trace is written
@@ -61,12 +64,17 @@ Command add_merge_command(CLI::App& parent) {
                   "The merged trace (JSON; gzip-compressed if OUT ends in .gz), written atomically")
       ->required();
   add_quiet_flag(*sub, o->quiet);
+  sub->add_flag("--partial", o->partial,
+                "Merge some of a job's ranks (by default every rank 0..N-1 must be given)");
   sub->footer(
       "Node ids are renumbered; each rank's devices and threads get their own ids and names "
       "starting \"rank R: \" (R from process.rank, else the file's position; \"rank R #2\" for "
       "a repeated rank). The merged trace's process is the first input's with rank -1 and the "
       "span of all inputs; sources[] lists every input process (pid, program, host, rank, file, "
       "times, and its old and new thread and device ids), also through merges of merged traces. "
+      "Traces recorded under a job launcher (mpirun, srun, torchrun) must be one job's ranks, "
+      "each once, all of them (or --partial); an MPI program's ranks are moved onto rank 0's "
+      "clock (the offset and drift the agent measured), so ranks on several hosts line up. "
       "Exit code 2 on usage errors or bad input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return merge(*o, trailing); }};
 }

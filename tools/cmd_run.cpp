@@ -130,7 +130,8 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   }
   // The agent would warn and record everything; say it here instead.
   if (!o.capture.empty() && o.capture != "all" && o.capture != "cuda-profiler-api" &&
-      o.capture != "cudaProfilerApi" && (o.capture.rfind("scope:", 0) != 0 || o.capture.size() == 6))
+      o.capture != "cudaProfilerApi" &&
+      (o.capture.rfind("scope:", 0) != 0 || o.capture.size() == 6))
     return fail("run: --capture: '" + o.capture + "' is not all, cuda-profiler-api or scope:NAME");
   std::string error;
   std::string agent = find_agent(&error);

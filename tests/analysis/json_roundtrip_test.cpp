@@ -47,6 +47,11 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(a.process.start_ns, b.process.start_ns);
   EXPECT_EQ(a.process.end_ns, b.process.end_ns);
   EXPECT_EQ(a.process.clock, b.process.clock);
+  EXPECT_EQ(a.process.launcher, b.process.launcher);
+  EXPECT_EQ(a.process.job, b.process.job);
+  EXPECT_EQ(a.process.local_rank, b.process.local_rank);
+  EXPECT_EQ(a.process.world_size, b.process.world_size);
+  EXPECT_EQ(a.process.clock_sync, b.process.clock_sync);
 
   const Diagnostics &da = a.diagnostics, &db = b.diagnostics;
   EXPECT_EQ(da.cupti, db.cupti);

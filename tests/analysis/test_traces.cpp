@@ -25,7 +25,19 @@ Trace small_trace() { return read_trace_file(data_path("tree_small.json")); }
 
 Trace full_trace() {
   Trace t;
-  t.process = {77, 1, "prog \"x\"", "prog --flag", "host-1", 3, 1000, 9000000, "CLOCK_MONOTONIC"};
+  t.process.pid = 77;
+  t.process.ppid = 1;
+  t.process.program = "prog \"x\"";
+  t.process.cmdline = "prog --flag";
+  t.process.host = "host-1";
+  t.process.rank = 3;
+  t.process.start_ns = 1000;
+  t.process.end_ns = 9000000;
+  t.process.launcher = "slurm";
+  t.process.job = "41.0";
+  t.process.local_rank = 1;
+  t.process.world_size = 4;
+  t.process.clock_sync = {0, {{2000, -150, 900}, {8000000, -90, 800}}};
   t.diagnostics.cupti = "unavailable: no libcuda";
   t.diagnostics.nvtx = "ok";
   t.diagnostics.dropped_events = 1;

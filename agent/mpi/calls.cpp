@@ -1,0 +1,274 @@
+// The MPI call log, the communicator registry and the process's place in
+// MPI_COMM_WORLD (see calls.h).
+#include "agent/mpi/calls.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "agent/agent.h"
+#include "agent/critical_section.h"
+#include "agent/mpi/clock_sync.h"
+#include "agent/recorder.h"
+
+namespace brickprof::agent::mpi {
+namespace {
+
+constexpr size_t kBlock = 4096;  // records per block of the log
+constexpr int kSuccess = 0;      // MPI_SUCCESS in both ABIs
+
+using CommGroupFn = int(Handle, Handle*);
+using GroupSizeFn = int(Handle, int*);
+using GroupTranslateFn = int(Handle, int, const int*, Handle, int*);
+using GroupFreeFn = int(Handle*);
+using CommIntFn = int(Handle, int*);
+using TypeSizeFn = int(Handle, int*);
+
+Pmpi<CommGroupFn> pmpi_comm_group("PMPI_Comm_group");
+Pmpi<GroupSizeFn> pmpi_group_size("PMPI_Group_size");
+Pmpi<GroupTranslateFn> pmpi_group_translate("PMPI_Group_translate_ranks");
+Pmpi<GroupFreeFn> pmpi_group_free("PMPI_Group_free");
+Pmpi<CommIntFn> pmpi_comm_size("PMPI_Comm_size");
+Pmpi<CommIntFn> pmpi_comm_rank("PMPI_Comm_rank");
+Pmpi<TypeSizeFn> pmpi_type_size("PMPI_Type_size");
+
+struct CommState {
+  Communicator info;
+  uint64_t seq = 0;  // collectives made on it so far
+};
+
+// Everything under one lock: MPI calls take microseconds, the lock tens of
+// nanoseconds, and a program may call MPI from several threads.
+struct State {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<CallRecord[]>> blocks;
+  uint64_t used = 0;      // slots handed out
+  uint64_t capacity = 0;  // 0 until the first call reads the config
+  uint64_t dropped = 0;
+  std::vector<CommState> comms;                         // by id
+  std::unordered_map<uint64_t, uint32_t> by_handle;     // live handles
+  std::unordered_map<uint64_t, uint32_t> same_members;  // member hash -> communicators so far
+  bool initialized = false;
+  bool finalized = false;
+  int64_t world_rank = -1;
+  int64_t world_size = 0;
+  ClockSync clock_sync;
+  Handle sync_comm = 0;  // the agent's own duplicate of MPI_COMM_WORLD
+};
+
+// Never freed: calls may come in while the process exits.
+State& state() {
+  static State* s = new State();
+  return *s;
+}
+
+uint32_t site_of(CommOp op) {
+  static std::atomic<uint32_t> sites[static_cast<size_t>(CommOp::kWaitany) + 1];
+  std::atomic<uint32_t>& site = sites[static_cast<size_t>(op)];
+  uint32_t id = site.load(std::memory_order_relaxed);
+  if (id == 0) {  // "(other)" is site 0: a real site is never 0
+    id = Recorder::intern_site(NodeKind::kScope, -1, mpi_function_name(op));
+    site.store(id, std::memory_order_relaxed);
+  }
+  return id;
+}
+
+// The call log holds a record per call, up to an eighth of
+// BRICKPROF_BUFFER_MB; past it calls are counted, not logged.
+CallRecord* reserve_slot(State& s, uint64_t* index) {
+  if (s.capacity == 0)
+    s.capacity = std::max<uint64_t>(kBlock, config().buffer_bytes / 8 / sizeof(CallRecord));
+  if (s.used >= s.capacity) {
+    ++s.dropped;
+    return nullptr;
+  }
+  if (s.used % kBlock == 0) s.blocks.emplace_back(new CallRecord[kBlock]);
+  *index = s.used++;
+  return &s.blocks.back()[*index % kBlock];
+}
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+// The communicator's members as world ranks, in its rank order; empty if
+// MPI cannot say.
+std::vector<int> world_ranks_of(Handle comm) {
+  const Abi& a = abi();
+  auto* group_of = pmpi_comm_group.get();
+  auto* group_size = pmpi_group_size.get();
+  auto* translate = pmpi_group_translate.get();
+  auto* group_free = pmpi_group_free.get();
+  if (!group_of || !group_size || !translate || !group_free) return {};
+  Handle group = 0, world = 0;
+  int n = 0;
+  if (group_of(comm, &group) != kSuccess) return {};
+  std::vector<int> out;
+  if (group_size(group, &n) == kSuccess && n > 0 && group_of(a.comm_world, &world) == kSuccess) {
+    std::vector<int> ranks(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = i;
+    out.resize(static_cast<size_t>(n));
+    if (translate(group, n, ranks.data(), world, out.data()) != kSuccess) out.clear();
+    group_free(&world);
+  }
+  group_free(&group);
+  return out;
+}
+
+// The registry entry of a live communicator, made on first sight: its key
+// hashes its members' world ranks and how many communicators with the same
+// members this process made before it, which every member agrees on.
+CommState& lookup(State& s, Handle comm) {
+  const Abi& a = abi();
+  const uint64_t bits = a.handle_bits(comm);
+  if (auto it = s.by_handle.find(bits); it != s.by_handle.end()) return s.comms[it->second];
+  CommState c;
+  c.info.id = static_cast<uint32_t>(s.comms.size());
+  const bool world = bits == a.handle_bits(a.comm_world);
+  c.info.name = world ? "MPI_COMM_WORLD" : "comm " + std::to_string(c.info.id);
+  int size = 0, rank = -1;
+  if (auto* f = pmpi_comm_size.get(); f && f(comm, &size) == kSuccess) c.info.size = size;
+  if (auto* f = pmpi_comm_rank.get(); f && f(comm, &rank) == kSuccess) c.info.rank = rank;
+  uint64_t members = 0xcbf29ce484222325ull;
+  for (int r : world_ranks_of(comm)) members = mix(members, static_cast<uint64_t>(r));
+  const uint32_t ordinal = s.same_members[members]++;
+  c.info.key = mix(members, ordinal);
+  s.by_handle.emplace(bits, c.info.id);
+  s.comms.push_back(std::move(c));
+  return s.comms.back();
+}
+
+}  // namespace
+
+Call::Call(CommOp op, Handle comm) : op_(op) {
+  State& s = state();
+  {
+    AgentLock lock(s.mutex);
+    slot_ = reserve_slot(s, &slot_index_);
+  }
+  comm_ = comm;
+  if (slot_) {
+    *slot_ = CallRecord{};
+    slot_->op = op;
+  }
+  // A call past the log's cap is still a scope, with no details to name.
+  open_ = Recorder::push(site_of(op), slot_ ? kCallTag | slot_index_ : 0);
+  if (!open_) slot_ = nullptr;  // recorder off or full: no node will name the slot
+}
+
+bool Call::done(int rc) {
+  if (open_) Recorder::pop();
+  open_ = false;
+  if (rc != kSuccess) return false;
+  // Collectives are numbered whether or not this one is logged, so every
+  // member counts alike.
+  State& s = state();
+  AgentLock lock(s.mutex);
+  if ((!s.initialized && op_ != CommOp::kInit) || (s.finalized && op_ != CommOp::kFinalize))
+    return false;
+  CommState& c = lookup(s, comm_);
+  comm_size_ = std::max(1, c.info.size);
+  comm_rank_ = c.info.rank;
+  const uint64_t seq = is_collective(op_) ? ++c.seq : 0;
+  if (!slot_) return false;
+  slot_->comm = c.info.id;
+  slot_->seq = seq;
+  return true;
+}
+
+uint64_t Call::type_bytes(int64_t count, Handle type) {
+  int size = 0;
+  auto* f = pmpi_type_size.get();
+  if (count <= 0 || !f || f(type, &size) != kSuccess || size < 0) return 0;
+  return static_cast<uint64_t>(count) * static_cast<uint64_t>(size);
+}
+
+void Call::set_count(int64_t count) {
+  if (slot_ && count > 0) slot_->elements = static_cast<uint64_t>(count);
+}
+
+void Call::set_bytes(uint64_t send, uint64_t recv) {
+  if (!slot_) return;
+  slot_->bytes = send;
+  slot_->recv_bytes = recv;
+}
+
+void Call::set_peer(int peer, int tag) {
+  if (!slot_) return;
+  slot_->peer = peer;
+  slot_->tag = tag;
+}
+
+void forget_communicator(Handle comm) {
+  State& s = state();
+  AgentLock lock(s.mutex);
+  if (s.initialized) s.by_handle.erase(abi().handle_bits(comm));
+}
+
+void register_communicator(Handle comm) {
+  State& s = state();
+  AgentLock lock(s.mutex);
+  if (s.initialized && !s.finalized) lookup(s, comm);
+}
+
+void after_finalize() {
+  State& s = state();
+  AgentLock lock(s.mutex);
+  s.finalized = true;
+}
+
+void on_initialized() {
+  State& s = state();
+  const Abi& a = abi();
+  {
+    AgentLock lock(s.mutex);
+    if (s.initialized) return;
+    s.initialized = true;
+    const CommState& world = lookup(s, a.comm_world);
+    s.world_rank = world.info.rank;
+    s.world_size = world.info.size;
+  }
+  // Outside the lock: the exchange waits on the other ranks.
+  Call sync(CommOp::kClockSync, a.comm_world);
+  s.sync_comm = start_clock_sync();
+  ClockSync::Sample sample;
+  const bool measured = measure_clock(s.sync_comm, &sample);
+  sync.done(kSuccess);
+  AgentLock lock(s.mutex);
+  s.clock_sync.reference_rank = 0;
+  if (measured) s.clock_sync.samples.push_back(sample);
+}
+
+void before_finalize() {
+  State& s = state();
+  {
+    AgentLock lock(s.mutex);
+    if (!s.initialized || !s.sync_comm) return;
+  }
+  Call sync(CommOp::kClockSync, abi().comm_world);
+  ClockSync::Sample sample;
+  const bool measured = measure_clock(s.sync_comm, &sample);
+  end_clock_sync(&s.sync_comm);
+  sync.done(kSuccess);
+  AgentLock lock(s.mutex);
+  if (measured) s.clock_sync.samples.push_back(sample);
+}
+
+Snapshot snapshot() {
+  State& s = state();
+  AgentLock lock(s.mutex);
+  Snapshot out;
+  out.initialized = s.initialized;
+  out.world_rank = s.world_rank;
+  out.world_size = s.world_size;
+  out.calls.reserve(s.used);
+  for (uint64_t i = 0; i < s.used; ++i) out.calls.push_back(s.blocks[i / kBlock][i % kBlock]);
+  for (const CommState& c : s.comms) out.communicators.push_back(c.info);
+  out.clock_sync = s.clock_sync;
+  out.dropped_calls = s.dropped;
+  return out;
+}
+
+}  // namespace brickprof::agent::mpi

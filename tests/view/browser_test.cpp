@@ -275,6 +275,15 @@ TEST(Browser, RanksOfAMergedTrace) {
   const std::string text = s.text();
   EXPECT_TRUE(contains(text, "Ranks side by side")) << text;
   EXPECT_TRUE(contains(text, "rank 0 #2"));
+  // The cross-rank views, each a tab further (Tab moves one on).
+  for (const char* view : {"ranks", "collectives", "imbalance", "rank-path"}) {
+    s.key(key::kTab);
+    const std::string& shown = s.session->text(view);
+    EXPECT_TRUE(contains(s.text(), shown.substr(0, std::min<size_t>(shown.find('\n'), 60))))
+        << view << "\n"
+        << s.text();
+  }
+  EXPECT_TRUE(contains(s.draw().row(1), " 0 Time Coll Imbal RPath")) << s.draw().row(1);
 }
 
 // Two runs of one program merged, the second twice as slow: each brick's

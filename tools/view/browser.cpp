@@ -25,6 +25,12 @@ Browser::Browser(Session& session, int width, int height) : session_(session) {
   };
   if (session_.has_base()) tabs_.push_back({Tab::Kind::kDiff, "Diff", "Diff"});
   if (session_.rank_count() > 0) tabs_.push_back({Tab::Kind::kRanks, "Ranks", "Ranks"});
+  if (session_.rank_count() > 1) {  // the cross-rank views of a merged job
+    tabs_.push_back({Tab::Kind::kReport, "Rank time", "Time", "ranks"});
+    tabs_.push_back({Tab::Kind::kReport, "Collectives", "Coll", "collectives"});
+    tabs_.push_back({Tab::Kind::kReport, "Imbalance", "Imbal", "imbalance"});
+    tabs_.push_back({Tab::Kind::kReport, "Rank path", "RPath", "rank-path"});
+  }
   layout_ = layout_for(width, height, false);
   fit_tree();
 }

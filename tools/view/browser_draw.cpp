@@ -128,23 +128,26 @@ void Browser::draw_title(Canvas& canvas, Rect r) {
 }
 
 // The tabs, as wide as fits: " 1 Critical path ", else short titles
-// (" 3 Path"), else the key alone for all but the view shown.
+// (" 3 Path"), else the key alone for all but the view shown. Tabs past
+// the tenth have no digit key (Tab reaches them).
 void Browser::draw_tabs(Canvas& canvas, Rect r) {
   canvas.fill(r.x, r.y, r.w, Style::kTab);
   auto width = [&](int level) {
     int w = 0;
     for (size_t i = 0; i < tabs_.size(); ++i) {
       const char* title = level == 0 ? tabs_[i].title : tabs_[i].short_title;
-      w += 2 + (level == 2 && i != tab_ ? 0 : 1 + display_width(title)) + (level == 0 ? 1 : 0);
+      w += (i < 10 ? 2 : 0) + (level == 2 && i != tab_ ? 0 : 1 + display_width(title)) +
+           (level == 0 ? 1 : 0);
     }
     return w;
   };
   const int level = width(0) <= r.w ? 0 : width(1) <= r.w ? 1 : 2;
   int x = r.x;
   for (size_t i = 0; i < tabs_.size() && x < r.right(); ++i) {
-    const std::string key = std::to_string((i + 1) % 10);
     const bool active = i == tab_;
-    x += canvas.put(x, r.y, " " + key, active ? Style::kTabActive : Style::kKey, r.right() - x);
+    if (i < 10)
+      x += canvas.put(x, r.y, " " + std::to_string((i + 1) % 10),
+                      active ? Style::kTabActive : Style::kKey, r.right() - x);
     if (level == 2 && !active) continue;
     std::string title = std::string(" ") + (level == 0 ? tabs_[i].title : tabs_[i].short_title);
     if (level == 0) title += ' ';

@@ -138,11 +138,7 @@ void write_critical_path_columns(const Trace& t, const CriticalPathReport& r,
 }  // namespace
 
 bool shown_on_html_page(const View& view) {
-  // The tree is the flame graph; the cross-rank views have no section on
-  // the page yet (brickprof-html/1), so their models would be dead weight.
-  for (std::string_view left_out : {"tree", "ranks", "collectives", "imbalance", "rank-path"})
-    if (view.name == left_out) return false;
-  return view.has_json();
+  return view.has_json() && std::string_view(view.name) != "tree";
 }
 
 std::string html_page_title(const Trace& t) {

@@ -26,7 +26,7 @@ struct HtmlLimits {
 };
 
 // The page shows each view that has a JSON form but the tree, whose
-// aggregate the flame graph draws, and the cross-rank views.
+// aggregate the flame graph draws.
 bool shown_on_html_page(const View& view);
 
 // One report view on the page: its registry entry and computed model.

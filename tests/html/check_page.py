@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The HTML report in headless Chromium with the network cut off: pages brickprof writes
-(`report --html`, `diff --html`) of the GPU and CPU fixtures, the analyses' hand-made traces, two
+(`report --html`, `diff --html`) of the GPU, CPU and two-rank MPI fixtures, the analyses' hand-made traces, two
 diffs, and a trace reduced to fit, checked against the traces themselves: no console error or
 request, one roofline point per kernel and brick, every node on the timeline, launch arrows,
 tooltips, zoom, pan, keys, the flame graph, and screenshots that are not blank (decoded here).
@@ -124,6 +124,15 @@ def check_report(page, name, trace, views, url, out):
         "analyze",
     ):
         check(sid in sections, f"{name}: section {sid} is on the page")
+    several_ranks = len(views["ranks"]["ranks"]) > 1
+    check(("ranks" in sections) == several_ranks,
+          f"{name}: a Ranks section exactly when the trace has several ranks")
+    if several_ranks:
+        ranks_text = page.eval("document.getElementById('ranks').innerText")
+        for r in views["ranks"]["ranks"]:
+            check(r["label"] in ranks_text, f"{name}: the Ranks section names {r['label']}")
+        for op in views["collectives"]["ops"]:
+            check(op["op"] in ranks_text, f"{name}: the Ranks section lists {op['op']}")
     check(page.eval("probe.failedViews()") == 0, f"{name}: no view failed to draw")
 
     # Roofline: one point per kernel and per brick.
@@ -502,7 +511,8 @@ def main(argv):
     browser = chromium.Browser(binary, str(out / "chromium.log"))
     try:
         page = chromium.Page(browser)
-        for name, rel in (("gpu", "gpu/bricklayer-graph.json"), ("cpu", "cpu/bricklayer-avx2.json")):
+        for name, rel in (("gpu", "gpu/bricklayer-graph.json"), ("cpu", "cpu/bricklayer-avx2.json"),
+                          ("mpi", "mpi/bricklayer-tp2.json")):
             trace_path = data_dir / rel
             data = pages.report_page(brickprof, trace_path, out / f"{name}.html")
             url = (out / f"{name}.html").resolve().as_uri()

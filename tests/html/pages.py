@@ -18,6 +18,10 @@ VIEWS = [
     "--gpu-idle",
     "--launches",
     "--analyze",
+    "--ranks",
+    "--collectives",
+    "--imbalance",
+    "--rank-path",
 ]
 
 

@@ -109,6 +109,12 @@ function reportPage(data, page) {
     guarded(
         'analyze', 'Operations', 'Leaf work per name: count, total and the spread of one call',
         (body) => analyzeSection(v.analyze, body, page.timeline));
+  if (hasRanks(v))
+    guarded(
+        'ranks', 'Ranks',
+        'A job\'s ranks side by side: where each one\'s time went, who arrived last at the ' +
+            'collectives, compute imbalance, and the critical path across ranks',
+        (body) => ranksSection(v, body));
 }
 
 // The critical path's steps: the view's list, or all of them from the compact columns a writer

@@ -181,7 +181,9 @@ PyObject* node_columns(const Trace& t) {
   put(d.get(), "brick", column(brick, "int64"));
   put(d.get(), "layer_index", column(layer, "int32"));
   put(d.get(), "brick_id", column(brick_id, "int32"));
-  put(d.get(), "category", categorical(category, enum_names<Category>(5)));
+  // Every category, kNone (the last) included.
+  put(d.get(), "category",
+      categorical(category, enum_names<Category>(static_cast<int>(Category::kNone) + 1)));
   put(d.get(), "elements", column(elements, "uint64"));
   put(d.get(), "flops", column(flops, "float64"));
   put(d.get(), "bytes_moved", column(bytes_moved, "float64"));

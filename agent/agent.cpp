@@ -30,8 +30,8 @@
 #include "agent/recorder.h"
 #include "agent/signals.h"
 #include "agent/trace_stream.h"
-#include "analysis/atomic_file.h"
-#include "analysis/sink.h"
+#include "analysis/export/atomic_file.h"
+#include "analysis/export/sink.h"
 
 namespace brickprof::agent {
 

@@ -9,7 +9,7 @@
 #include "agent/clock.h"
 #include "agent/critical_section.h"
 #include "agent/recorder.h"
-#include "analysis/format.h"
+#include "analysis/model/format.h"
 
 namespace brickprof::agent::capture {
 namespace {
@@ -21,11 +21,11 @@ constexpr size_t kMaxWindows = size_t{1} << 18;
 std::atomic<Mode> g_mode{Mode::kAll};
 std::mutex g_mu;
 std::atomic<bool> g_open{false};  // written under g_mu, read without it too
-int64_t g_threads_inside = 0;  // kScope: threads inside a trigger scope
+int64_t g_threads_inside = 0;     // kScope: threads inside a trigger scope
 uint64_t g_refused = 0;
-bool g_refusing = false;      // the current would-be window was refused
-bool g_frozen = false;        // the trace is being written: no new window
-bool g_user_enabled = true;   // brickprof_set_enabled()
+bool g_refusing = false;     // the current would-be window was refused
+bool g_frozen = false;       // the trace is being written: no new window
+bool g_user_enabled = true;  // brickprof_set_enabled()
 
 // Built on first use and never freed, like the recorder's tables: the
 // dump runs after static destructors may have.
@@ -74,9 +74,12 @@ void close_locked() {
 
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::kAll: return "all";
-    case Mode::kCudaProfilerApi: return "cuda-profiler-api";
-    case Mode::kScope: return "scope";
+    case Mode::kAll:
+      return "all";
+    case Mode::kCudaProfilerApi:
+      return "cuda-profiler-api";
+    case Mode::kScope:
+      return "scope";
   }
   return "all";
 }

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "analysis/zlib_library.h"
+#include "analysis/json/zlib_library.h"
 
 namespace brickprof::agent {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "analysis/sink.h"
+#include "analysis/export/sink.h"
 
 namespace brickprof::agent {
 namespace {
@@ -20,10 +20,14 @@ void warn(Config& c, const char* var, std::string_view value, const std::string&
 
 const char* to_string(SyncMode mode) {
   switch (mode) {
-    case SyncMode::kDeferred: return "deferred";
-    case SyncMode::kPerLayer: return "per-layer";
-    case SyncMode::kImmediate: return "immediate";
-    case SyncMode::kNone: return "none";
+    case SyncMode::kDeferred:
+      return "deferred";
+    case SyncMode::kPerLayer:
+      return "per-layer";
+    case SyncMode::kImmediate:
+      return "immediate";
+    case SyncMode::kNone:
+      return "none";
   }
   return "deferred";
 }
@@ -42,10 +46,15 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     std::stringstream ss{std::string(v)};
     for (std::string item; std::getline(ss, item, ',');) {
       if (item.empty()) continue;
-      if (make_exporter(item)) formats.push_back(item); else bad = true;
+      if (make_exporter(item))
+        formats.push_back(item);
+      else
+        bad = true;
     }
-    if (bad || formats.empty()) warn(c, "BRICKPROF_FORMATS", v, "json,tree,dot");
-    else c.formats = formats;
+    if (bad || formats.empty())
+      warn(c, "BRICKPROF_FORMATS", v, "json,tree,dot");
+    else
+      c.formats = formats;
   }
 
   if (auto v = get("BRICKPROF_LOG"); !v.empty()) {
@@ -65,36 +74,51 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   }
 
   if (auto v = get("BRICKPROF_GPU"); !v.empty()) {
-    if (v == "auto") c.gpu = true;
-    else if (v == "off") c.gpu = false;
-    else warn(c, "BRICKPROF_GPU", v, "auto");
+    if (v == "auto")
+      c.gpu = true;
+    else if (v == "off")
+      c.gpu = false;
+    else
+      warn(c, "BRICKPROF_GPU", v, "auto");
   }
 
   if (auto v = get("BRICKPROF_SYNC"); !v.empty()) {
-    if (v == "deferred") c.sync = SyncMode::kDeferred;
-    else if (v == "per-layer") c.sync = SyncMode::kPerLayer;
-    else if (v == "immediate") c.sync = SyncMode::kImmediate;
-    else if (v == "none") c.sync = SyncMode::kNone;
-    else warn(c, "BRICKPROF_SYNC", v, "deferred");
+    if (v == "deferred")
+      c.sync = SyncMode::kDeferred;
+    else if (v == "per-layer")
+      c.sync = SyncMode::kPerLayer;
+    else if (v == "immediate")
+      c.sync = SyncMode::kImmediate;
+    else if (v == "none")
+      c.sync = SyncMode::kNone;
+    else
+      warn(c, "BRICKPROF_SYNC", v, "deferred");
   }
 
   if (auto v = get("BRICKPROF_PTX"); !v.empty()) {
-    if (v == "hash") c.ptx = PtxMode::kHash;
-    else if (v == "source") c.ptx = PtxMode::kSource;
-    else warn(c, "BRICKPROF_PTX", v, "hash");
+    if (v == "hash")
+      c.ptx = PtxMode::kHash;
+    else if (v == "source")
+      c.ptx = PtxMode::kSource;
+    else
+      warn(c, "BRICKPROF_PTX", v, "hash");
   }
 
   if (auto v = get("BRICKPROF_CUDA_GRAPH_TRACE"); !v.empty()) {
-    if (v == "node") c.graph_trace = GraphTrace::kNode;
-    else if (v == "graph") c.graph_trace = GraphTrace::kGraph;
-    else warn(c, "BRICKPROF_CUDA_GRAPH_TRACE", v, "node (valid: node, graph)");
+    if (v == "node")
+      c.graph_trace = GraphTrace::kNode;
+    else if (v == "graph")
+      c.graph_trace = GraphTrace::kGraph;
+    else
+      warn(c, "BRICKPROF_CUDA_GRAPH_TRACE", v, "node (valid: node, graph)");
   }
 
   if (auto v = get("BRICKPROF_CAPTURE"); !v.empty()) {
     constexpr std::string_view kScopePrefix = "scope:";
     if (v == "all") {
       c.capture = capture::Mode::kAll;
-    } else if (v == "cuda-profiler-api" || v == "cudaProfilerApi") {  // the latter as nsys spells it
+    } else if (v == "cuda-profiler-api" ||
+               v == "cudaProfilerApi") {  // the latter as nsys spells it
       c.capture = capture::Mode::kCudaProfilerApi;
     } else if (v.substr(0, kScopePrefix.size()) == kScopePrefix && v.size() > kScopePrefix.size()) {
       c.capture = capture::Mode::kScope;
@@ -114,10 +138,14 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   }
 
   if (auto v = get("BRICKPROF_CMDLINE"); !v.empty()) {
-    if (v == "full") c.cmdline = CmdlineMode::kFull;
-    else if (v == "program") c.cmdline = CmdlineMode::kProgram;
-    else if (v == "none") c.cmdline = CmdlineMode::kNone;
-    else warn(c, "BRICKPROF_CMDLINE", v, "full (valid: full, program, none)");
+    if (v == "full")
+      c.cmdline = CmdlineMode::kFull;
+    else if (v == "program")
+      c.cmdline = CmdlineMode::kProgram;
+    else if (v == "none")
+      c.cmdline = CmdlineMode::kNone;
+    else
+      warn(c, "BRICKPROF_CMDLINE", v, "full (valid: full, program, none)");
   }
 
   if (auto v = get("BRICKPROF_RUN_PID"); !v.empty()) {
@@ -164,12 +192,25 @@ std::string expand_output_prefix(const std::string& pattern, long pid, long rank
       continue;
     }
     switch (pattern[++i]) {
-      case 'p': out += std::to_string(pid); break;
-      case 'r': out += rank >= 0 ? std::to_string(rank) : std::string("0"); break;
-      case 'h': out += host; break;
-      case 'n': out += program; break;
-      case '%': out.push_back('%'); break;
-      default: out.push_back('%'); out.push_back(pattern[i]); break;
+      case 'p':
+        out += std::to_string(pid);
+        break;
+      case 'r':
+        out += rank >= 0 ? std::to_string(rank) : std::string("0");
+        break;
+      case 'h':
+        out += host;
+        break;
+      case 'n':
+        out += program;
+        break;
+      case '%':
+        out.push_back('%');
+        break;
+      default:
+        out.push_back('%');
+        out.push_back(pattern[i]);
+        break;
     }
   }
   return out;

@@ -8,7 +8,7 @@
 #include "agent/config.h"
 #include "agent/replay.h"
 #include "agent/staged_records.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -4,7 +4,7 @@
 // machine it ran on instead of a table row.
 #pragma once
 
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "agent/clock.h"
-#include "analysis/atomic_file.h"
+#include "analysis/export/atomic_file.h"
 
 namespace brickprof::agent {
 namespace {

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "agent/process_info.h"
-#include "analysis/atomic_file.h"
-#include "analysis/sink.h"
+#include "analysis/export/atomic_file.h"
+#include "analysis/export/sink.h"
 
 namespace brickprof::agent {
 namespace {

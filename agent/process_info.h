@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/config.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -13,7 +13,7 @@
 
 #include "agent/site_table.h"
 #include "agent/thread_buffers.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -15,7 +15,7 @@
 #include "agent/clock.h"
 #include "agent/recorder.h"
 #include "agent/thread_walk.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

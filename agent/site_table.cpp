@@ -16,7 +16,7 @@
 
 #include "agent/budget.h"
 #include "agent/critical_section.h"
-#include "analysis/bricks.h"
+#include "analysis/model/bricks.h"
 
 namespace brickprof::agent::sites {
 namespace {

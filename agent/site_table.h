@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

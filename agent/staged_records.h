@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/string_table.h"
-#include "analysis/trace.h"
+#include "analysis/model/string_table.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -8,12 +8,12 @@
 
 #include "agent/budget.h"
 #include "agent/trace_stream_impl.h"
-#include "analysis/bricks.h"
-#include "analysis/export_chrome.h"
-#include "analysis/export_dot.h"
-#include "analysis/export_folded.h"
-#include "analysis/export_tree.h"
-#include "analysis/trace_json_parts.h"
+#include "analysis/export/export_chrome.h"
+#include "analysis/export/export_dot.h"
+#include "analysis/export/export_folded.h"
+#include "analysis/export/export_tree.h"
+#include "analysis/json/trace_json_parts.h"
+#include "analysis/model/bricks.h"
 
 namespace brickprof::agent {
 namespace {

@@ -50,8 +50,8 @@
 #include "agent/gpu_source.h"
 #include "agent/recorder.h"
 #include "agent/thread_walk.h"
-#include "analysis/sink.h"
-#include "analysis/trace.h"
+#include "analysis/export/sink.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

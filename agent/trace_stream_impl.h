@@ -14,9 +14,9 @@
 #include "agent/node_spill.h"
 #include "agent/replay.h"
 #include "agent/trace_stream.h"
-#include "analysis/aggregate_tree.h"
-#include "analysis/sink.h"
-#include "analysis/stats.h"
+#include "analysis/analyses/aggregate_tree.h"
+#include "analysis/export/sink.h"
+#include "analysis/model/stats.h"
 
 namespace brickprof::agent {
 

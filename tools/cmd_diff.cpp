@@ -1,8 +1,8 @@
 // `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--under NAME] [--json]
 // [--html PAGE]`: compares two saved traces per brick and per kernel
-// (analysis/trace_diff.h) and exits 1 when anything got slower by more than
+// (analysis/analyses/trace_diff.h) and exits 1 when anything got slower by more than
 // the threshold and the minimum time, so CI can gate on it; --html writes the
-// diff's HTML page (analysis/html_page.h) instead of the text.
+// diff's HTML page (analysis/html/html_page.h) instead of the text.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -10,13 +10,13 @@
 #include <new>
 #include <stdexcept>
 
-#include "analysis/format.h"
-#include "analysis/html_page.h"
-#include "analysis/json_writer.h"
-#include "analysis/sink.h"
-#include "analysis/trace_diff.h"
-#include "analysis/trace_json.h"
-#include "analysis/trace_subset.h"
+#include "analysis/analyses/trace_diff.h"
+#include "analysis/analyses/trace_subset.h"
+#include "analysis/export/sink.h"
+#include "analysis/html/html_page.h"
+#include "analysis/json/json_writer.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/format.h"
 #include "tools/command.h"
 #include "tools/progress.h"
 

@@ -1,12 +1,12 @@
 // `brickprof merge FILES... -o OUT`: joins the traces of several ranks (or
-// runs) into one (analysis/trace_merge.h), written atomically, so `report`,
+// runs) into one (analysis/analyses/trace_merge.h), written atomically, so `report`,
 // the critical path and the exporters see every rank on one timeline.
 #include <memory>
 
-#include "analysis/export_json_gz.h"
-#include "analysis/sink.h"
-#include "analysis/trace_json.h"
-#include "analysis/trace_merge.h"
+#include "analysis/analyses/trace_merge.h"
+#include "analysis/export/export_json_gz.h"
+#include "analysis/export/sink.h"
+#include "analysis/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/progress.h"
 

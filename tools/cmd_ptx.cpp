@@ -1,13 +1,13 @@
 // `brickprof ptx FILE HASH [--info]`: prints the PTX text a trace stored for
 // one module (recorded with BRICKPROF_PTX=source), ready to save as a .ptx
 // file; --info prints what the registry knows about it instead
-// (analysis/ptx_lookup.h).
+// (analysis/analyses/ptx_lookup.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
-#include "analysis/ptx_lookup.h"
-#include "analysis/trace_json.h"
+#include "analysis/analyses/ptx_lookup.h"
+#include "analysis/json/trace_json.h"
 #include "tools/command.h"
 
 namespace brickprof::cli {

@@ -1,10 +1,10 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
 // [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
 // [--html PAGE]`: reads a saved trace and prints the chosen views (the
-// registry in analysis/views.h: one flag per view), of the whole trace or of
-// the subtrees under scopes named NAME (analysis/trace_subset.h), against
+// registry in analysis/views/views.h: one flag per view), of the whole trace or of
+// the subtrees under scopes named NAME (analysis/analyses/trace_subset.h), against
 // the given peaks (peak_options.h); --html writes the HTML page of every view
-// (analysis/html_page.h) and prints only the views named.
+// (analysis/html/html_page.h) and prints only the views named.
 #include <iostream>
 #include <map>
 #include <memory>
@@ -12,13 +12,13 @@
 #include <optional>
 #include <stdexcept>
 
-#include "analysis/dependency_graph.h"
-#include "analysis/html_page.h"
-#include "analysis/json_writer.h"
-#include "analysis/sink.h"
-#include "analysis/trace_json.h"
-#include "analysis/trace_subset.h"
-#include "analysis/views.h"
+#include "analysis/analyses/dependency_graph.h"
+#include "analysis/analyses/trace_subset.h"
+#include "analysis/export/sink.h"
+#include "analysis/html/html_page.h"
+#include "analysis/json/json_writer.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/views/views.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"

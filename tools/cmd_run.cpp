@@ -12,7 +12,7 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/sink.h"
+#include "analysis/export/sink.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
 #include "tools/run_manifest.h"

@@ -12,7 +12,7 @@
 #include <new>
 #include <optional>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"

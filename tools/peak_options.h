@@ -1,7 +1,7 @@
 // `report --peak-gflops X --peak-gbps X --link-gbps X`: the roofline's and
 // the transfers view's peaks given on the command line, for a trace whose
 // peaks were not measured or to measure against a datasheet figure. They
-// become analysis/machine_peaks.h's PeakOverrides.
+// become analysis/analyses/machine_peaks.h's PeakOverrides.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "analysis/machine_peaks.h"
+#include "analysis/analyses/machine_peaks.h"
 
 namespace brickprof::cli {
 

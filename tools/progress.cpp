@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "analysis/format.h"
+#include "analysis/model/format.h"
 
 namespace brickprof::cli {
 namespace {

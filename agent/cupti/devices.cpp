@@ -6,18 +6,24 @@
 
 #include "agent/critical_section.h"
 #include "agent/cupti/callbacks.h"
-#include "analysis/machine_peaks.h"
+#include "analysis/analyses/machine_peaks.h"
 
 namespace brickprof::agent {
 
 int fp32_lanes_per_sm(int major, int minor) {
   switch (major) {
-    case 3: return 192;
-    case 5: return 128;
-    case 6: return minor == 0 ? 64 : 128;
-    case 7: return 64;
-    case 8: return minor == 0 ? 64 : 128;
-    default: return 128;  // 9.x Hopper, 10.x/12.x Blackwell
+    case 3:
+      return 192;
+    case 5:
+      return 128;
+    case 6:
+      return minor == 0 ? 64 : 128;
+    case 7:
+      return 64;
+    case 8:
+      return minor == 0 ? 64 : 128;
+    default:
+      return 128;  // 9.x Hopper, 10.x/12.x Blackwell
   }
 }
 

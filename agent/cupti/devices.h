@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -15,7 +15,7 @@
 #include "agent/cupti/libraries.h"
 #include "agent/cupti/translate.h"
 #include "agent/ptx/registry.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 
@@ -61,7 +61,7 @@ struct GpuState {
   std::mutex devices_mu;
   std::vector<Device> devices;
 
-  std::atomic<uint64_t> buffers_refused{0};    // pool empty when CUPTI asked
+  std::atomic<uint64_t> buffers_refused{0};     // pool empty when CUPTI asked
   std::atomic<uint64_t> unreadable_buffers{0};  // record walk stopped by an error
   // Stream captures begun and not yet ended, process-wide: a context sync
   // while one is open would invalidate it (and fail the program's capture).
@@ -70,9 +70,9 @@ struct GpuState {
   // recorded in a window (records of later calls were launched outside).
   std::atomic<uint32_t> max_recorded_correlation{0};
   std::atomic<uint64_t> syncs_skipped_in_capture{0};
-  std::atomic<uint64_t> dropped_records{0};    // cuptiActivityGetNumDroppedRecords
+  std::atomic<uint64_t> dropped_records{0};  // cuptiActivityGetNumDroppedRecords
   std::atomic<uint64_t> module_parse_errors{0};
-  std::vector<std::string> warnings;           // guarded by translate_mu
+  std::vector<std::string> warnings;  // guarded by translate_mu
 };
 
 // The one instance (null until start_gpu_source succeeds far enough).

@@ -13,7 +13,7 @@
 #include "agent/ptx/registry.h"
 #include "agent/replay.h"
 #include "agent/staged_records.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 
@@ -33,11 +33,11 @@ struct TransferAddresses {
 };
 
 struct TranslationContext {
-  StagedRecords staged;                     // nodes without parents yet
-  const PtxRegistry* registry = nullptr;    // kernel -> module hash
-  uint64_t zero_timestamp_records = 0;      // dropped: no usable time
-  uint64_t unhandled_records = 0;           // kinds we do not translate
-  uint64_t max_nodes = UINT64_MAX;          // beyond it (or the budget), count drops
+  StagedRecords staged;                   // nodes without parents yet
+  const PtxRegistry* registry = nullptr;  // kernel -> module hash
+  uint64_t zero_timestamp_records = 0;    // dropped: no usable time
+  uint64_t unhandled_records = 0;         // kinds we do not translate
+  uint64_t max_nodes = UINT64_MAX;        // beyond it (or the budget), count drops
   uint64_t dropped_over_cap = 0;
   // BRICKPROF_CAPTURE: records of later calls were launched outside every
   // window (correlation ids grow with each call): counted, not staged.

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/mpi/abi.h"
-#include "analysis/comm.h"
+#include "analysis/model/comm.h"
 
 namespace brickprof::agent::mpi {
 

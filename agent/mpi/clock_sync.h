@@ -6,7 +6,7 @@
 #pragma once
 
 #include "agent/mpi/abi.h"
-#include "analysis/comm.h"
+#include "analysis/model/comm.h"
 
 namespace brickprof::agent::mpi {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent::mpi {
 

@@ -20,7 +20,7 @@
 #include "agent/agent.h"
 #include "agent/ptx/hash.h"
 #include "agent/recorder.h"
-#include "analysis/bricks.h"
+#include "analysis/model/bricks.h"
 
 namespace brickprof::agent {
 namespace {
@@ -137,7 +137,9 @@ nvtxRangeId_t start_range(Resolved r) {
 void end_range(nvtxRangeId_t id) { Recorder::range_end(id); }
 
 // Core module.
-void NVTX_API mark_ex(const nvtxEventAttributes_t* a) { Recorder::mark(resolve_attributes(a).site); }
+void NVTX_API mark_ex(const nvtxEventAttributes_t* a) {
+  Recorder::mark(resolve_attributes(a).site);
+}
 void NVTX_API mark_a(const char* m) { Recorder::mark(resolve_ascii(m).site); }
 void NVTX_API mark_w(const wchar_t* m) { Recorder::mark(resolve_wide(m).site); }
 nvtxRangeId_t NVTX_API range_start_ex(const nvtxEventAttributes_t* a) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "agent/ptx/module_image.h"
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/critical_path.h"
-#include "analysis/stats.h"
-#include "analysis/trace_generator.h"
-#include "analysis/trace_json.h"
-#include "analysis/views.h"
+#include "analysis/analyses/critical_path.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/stats.h"
+#include "analysis/model/trace_generator.h"
+#include "analysis/views/views.h"
 
 namespace {
 
@@ -91,9 +91,12 @@ int main(int argc, char** argv) {
   bool keep = false;
   std::vector<uint64_t> sizes;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
-    else if (!std::strcmp(argv[i], "--keep")) keep = true;
-    else sizes.push_back(static_cast<uint64_t>(std::strtod(argv[i], nullptr)));
+    if (!std::strcmp(argv[i], "--dir") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--keep"))
+      keep = true;
+    else
+      sizes.push_back(static_cast<uint64_t>(std::strtod(argv[i], nullptr)));
   }
   if (sizes.empty()) sizes = {10'000, 100'000, 1'000'000, 10'000'000};
   std::printf("%10s %9s %9s %12s %10s %9s %9s %9s %12s %10s\n", "events", "file MB", "read s",
@@ -103,50 +106,54 @@ int main(int argc, char** argv) {
   for (uint64_t n : sizes) {
     std::string path = dir + "/brickprof-bench-" + std::to_string(n) + ".json";
     Result gen;
-    bool ok = in_child([&] {
-      brickprof::GeneratorConfig config;
-      config.target_events = n;
-      brickprof::Trace t = brickprof::generate_trace(config);
-      {
-        std::ofstream out(path, std::ios::binary);
-        brickprof::write_trace_json(t, out);
-      }
-      // Written back now, so the kernel flushing gigabytes of dirty pages
-      // does not compete with the timed read for the two cores.
-      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-      }
-      Result r;
-      r.events = static_cast<double>(t.nodes.size());
-      return r;
-    }, &gen);
+    bool ok = in_child(
+        [&] {
+          brickprof::GeneratorConfig config;
+          config.target_events = n;
+          brickprof::Trace t = brickprof::generate_trace(config);
+          {
+            std::ofstream out(path, std::ios::binary);
+            brickprof::write_trace_json(t, out);
+          }
+          // Written back now, so the kernel flushing gigabytes of dirty pages
+          // does not compete with the timed read for the two cores.
+          int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+          if (fd >= 0) {
+            fsync(fd);
+            close(fd);
+          }
+          Result r;
+          r.events = static_cast<double>(t.nodes.size());
+          return r;
+        },
+        &gen);
     if (!ok) {
       std::fprintf(stderr, "generating %s failed\n", path.c_str());
       return 1;
     }
     Result r;
-    ok = in_child([&] {
-      Result res;
-      auto t0 = Clock::now();
-      brickprof::Trace t = brickprof::read_trace_file(path);
-      res.read_s = seconds_since(t0);
-      auto t1 = Clock::now();
-      std::ostringstream sink;
-      render(t, "critical-path", sink);
-      auto t2 = Clock::now();
-      render(t, "gpu-idle", sink);
-      res.idle_s = seconds_since(t2);
-      auto t3 = Clock::now();
-      render(t, "launches", sink);
-      res.launches_s = seconds_since(t3);
-      brickprof::TraceStats stats = brickprof::compute_stats(t);
-      res.analyse_s = seconds_since(t1) + (stats.bricks.empty() ? 0 : 0);
-      res.events = static_cast<double>(t.nodes.size());
-      res.peak_mib = static_cast<double>(vm_hwm_kib()) / 1024.0;
-      return res;
-    }, &r);
+    ok = in_child(
+        [&] {
+          Result res;
+          auto t0 = Clock::now();
+          brickprof::Trace t = brickprof::read_trace_file(path);
+          res.read_s = seconds_since(t0);
+          auto t1 = Clock::now();
+          std::ostringstream sink;
+          render(t, "critical-path", sink);
+          auto t2 = Clock::now();
+          render(t, "gpu-idle", sink);
+          res.idle_s = seconds_since(t2);
+          auto t3 = Clock::now();
+          render(t, "launches", sink);
+          res.launches_s = seconds_since(t3);
+          brickprof::TraceStats stats = brickprof::compute_stats(t);
+          res.analyse_s = seconds_since(t1) + (stats.bricks.empty() ? 0 : 0);
+          res.events = static_cast<double>(t.nodes.size());
+          res.peak_mib = static_cast<double>(vm_hwm_kib()) / 1024.0;
+          return res;
+        },
+        &r);
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     r.file_mb = static_cast<double>(f.tellg()) / 1e6;
     if (!keep) std::remove(path.c_str());
@@ -165,8 +172,8 @@ int main(int argc, char** argv) {
     launches.push_back(r.launches_s);
   }
   if (events.size() >= 2) {
-    std::printf("time ~ events^%.3f (least-squares fit over %zu sizes)\n",
-                exponent(events, totals), events.size());
+    std::printf("time ~ events^%.3f (least-squares fit over %zu sizes)\n", exponent(events, totals),
+                events.size());
     std::printf("gpu-idle ~ events^%.3f\n", exponent(events, idles));
     std::printf("launches ~ events^%.3f\n", exponent(events, launches));
   }

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "analysis/trace_generator.h"
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/trace_generator.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "tools/view/browser.h"
 #include "tools/view/keys.h"
 #include "tools/view/session.h"

@@ -12,8 +12,8 @@
 #include <new>
 #include <string>
 
-#include "analysis/bricks.h"
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/bricks.h"
 #include "python/native/trace_columns.h"
 
 namespace {
@@ -30,16 +30,14 @@ PyObject* read_trace(PyObject*, PyObject* arg) {
   brickprof::Trace trace;
   std::string error;
   bool out_of_memory = false;
-  Py_BEGIN_ALLOW_THREADS
-  try {
+  Py_BEGIN_ALLOW_THREADS try {
     trace = brickprof::read_trace_file(path);
   } catch (const brickprof::TraceError& e) {
     error = e.what();
   } catch (const std::bad_alloc&) {
     out_of_memory = true;
   }
-  Py_END_ALLOW_THREADS
-  if (out_of_memory) return PyErr_NoMemory();
+  Py_END_ALLOW_THREADS if (out_of_memory) return PyErr_NoMemory();
   if (!error.empty()) {
     PyErr_SetString(g_trace_error, error.c_str());
     return nullptr;
@@ -116,7 +114,7 @@ PyObject* add_work(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
-// brick_names() -> [name of well-known brick 0, 1, ...] (analysis/bricks.h).
+// brick_names() -> [name of well-known brick 0, 1, ...] (analysis/model/bricks.h).
 PyObject* brick_names(PyObject*, PyObject*) {
   PyObject* list = PyList_New(brickprof::kBrickCount);
   if (!list) return nullptr;
@@ -149,8 +147,15 @@ PyMethodDef kMethods[] = {
 };
 
 PyModuleDef kModule = {
-    PyModuleDef_HEAD_INIT, "_native", "brickprof's compiled half.", -1, kMethods,
-    nullptr,               nullptr,   nullptr,                     nullptr,
+    PyModuleDef_HEAD_INIT,
+    "_native",
+    "brickprof's compiled half.",
+    -1,
+    kMethods,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
 };
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/queries.h"
-#include "analysis/stats.h"
+#include "analysis/model/queries.h"
+#include "analysis/model/stats.h"
 
 namespace brickprof::python {
 namespace {
@@ -111,8 +111,8 @@ struct Paths {
     std::vector<uint32_t> of_string(t.strings.size(), kNoNode);
     for (size_t i = 0; i < t.nodes.size(); ++i) {
       const Node& node = t.nodes[i];
-      const bool own_name = node.name != 0 && node.kind != NodeKind::kTransfer &&
-                            node.kind != NodeKind::kMemset;
+      const bool own_name =
+          node.name != 0 && node.kind != NodeKind::kTransfer && node.kind != NodeKind::kMemset;
       if (!own_name) {
         label[i] = labels.add(node_label(t, node));
         continue;
@@ -272,16 +272,13 @@ PyObject* brick_rows(const Trace& t) {
   for (const BrickStat& b : stats.bricks) {
     Ref name(text(b.name));
     Ref category(text(to_string(b.category)));
-    Ref row(Py_BuildValue("{sOsOsKsLsLsLsLsLsKsKsd}", "name", name.get(), "category",
-                          category.get(), "count", static_cast<unsigned long long>(b.count),
-                          "total_ns", static_cast<long long>(b.total_ns), "avg_ns",
-                          static_cast<long long>(b.avg_ns()), "min_ns",
-                          static_cast<long long>(b.min_ns), "max_ns",
-                          static_cast<long long>(b.max_ns), "gpu_ns",
-                          static_cast<long long>(b.gpu_ns), "kernels",
-                          static_cast<unsigned long long>(b.kernels), "elements",
-                          static_cast<unsigned long long>(b.elements), "elements_per_s",
-                          b.throughput()));
+    Ref row(Py_BuildValue(
+        "{sOsOsKsLsLsLsLsLsKsKsd}", "name", name.get(), "category", category.get(), "count",
+        static_cast<unsigned long long>(b.count), "total_ns", static_cast<long long>(b.total_ns),
+        "avg_ns", static_cast<long long>(b.avg_ns()), "min_ns", static_cast<long long>(b.min_ns),
+        "max_ns", static_cast<long long>(b.max_ns), "gpu_ns", static_cast<long long>(b.gpu_ns),
+        "kernels", static_cast<unsigned long long>(b.kernels), "elements",
+        static_cast<unsigned long long>(b.elements), "elements_per_s", b.throughput()));
     if (PyList_Append(list.get(), row.get()) != 0) throw PyError{};
   }
   return list.release();
@@ -292,11 +289,11 @@ PyObject* device_rows(const Trace& t) {
   for (const Device& dev : t.devices) {
     Ref name(text(dev.name));
     Ref source(text(dev.peaks_source));
-    Ref row(Py_BuildValue(
-        "{sKsOsIsdsdsIsdsdsO}", "id", static_cast<unsigned long long>(dev.id), "name", name.get(),
-        "sm_count", dev.sm_count, "clock_mhz", dev.clock_mhz, "memory_clock_mhz",
-        dev.memory_clock_mhz, "memory_bus_bits", dev.memory_bus_bits, "peak_gflops",
-        dev.peak_gflops, "peak_gbps", dev.peak_gbps, "peaks_source", source.get()));
+    Ref row(Py_BuildValue("{sKsOsIsdsdsIsdsdsO}", "id", static_cast<unsigned long long>(dev.id),
+                          "name", name.get(), "sm_count", dev.sm_count, "clock_mhz", dev.clock_mhz,
+                          "memory_clock_mhz", dev.memory_clock_mhz, "memory_bus_bits",
+                          dev.memory_bus_bits, "peak_gflops", dev.peak_gflops, "peak_gbps",
+                          dev.peak_gbps, "peaks_source", source.get()));
     if (PyList_Append(list.get(), row.get()) != 0) throw PyError{};
   }
   return list.release();

@@ -6,7 +6,7 @@
 
 #include <Python.h>
 
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::python {
 

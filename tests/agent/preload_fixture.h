@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "tests/agent/run_program.h"
 #include "tests/agent/temp_dir_test.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "tests/agent/preload_fixture.h"
 #include "tests/agent/run_program.h"
 
@@ -256,14 +256,16 @@ TEST_F(PreloadTest, LoadingTwiceIsHarmless) {
   fs::path copy = dir_ / "copy-of-agent.so";
   fs::copy_file(BRICKPROF_AGENT_PATH, copy);
   auto env = agent_env();
-  env["LD_PRELOAD"] = std::string(BRICKPROF_AGENT_PATH) + ":" + BRICKPROF_AGENT_PATH + ":" +
-                      copy.string();
+  env["LD_PRELOAD"] =
+      std::string(BRICKPROF_AGENT_PATH) + ":" + BRICKPROF_AGENT_PATH + ":" + copy.string();
   env["CUDA_INJECTION64_PATH"] = copy.string();
   Result r = run({BRICKPROF_ANNOTATED_APP, "threads"}, env);
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_EQ(r.err, "");
   json t = load_only_output();
-  EXPECT_EQ(t["nodes"].size(), 1u + 3u * 2u * 3u);  // each scope once: main + 3 threads x 2 layers x (layer + 2 bricks)
+  EXPECT_EQ(
+      t["nodes"].size(),
+      1u + 3u * 2u * 3u);  // each scope once: main + 3 threads x 2 layers x (layer + 2 bricks)
 }
 
 TEST_F(PreloadTest, CProgramRecordsThroughTheC99Api) {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "analysis/aggregate_tree.h"
-#include "analysis/export_tree.h"
+#include "analysis/analyses/aggregate_tree.h"
+#include "analysis/export/export_tree.h"
 #include "test_traces.h"
 
 namespace brickprof {

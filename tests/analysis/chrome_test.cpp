@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/export_chrome.h"
-#include "analysis/trace_merge.h"
+#include "analysis/analyses/trace_merge.h"
+#include "analysis/export/export_chrome.h"
 #include "test_traces.h"
 
 namespace brickprof {

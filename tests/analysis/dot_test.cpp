@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/export_dot.h"
+#include "analysis/export/export_dot.h"
 #include "test_traces.h"
 
 namespace brickprof {

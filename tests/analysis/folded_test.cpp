@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/aggregate_tree.h"
-#include "analysis/export_folded.h"
-#include "analysis/queries.h"
+#include "analysis/analyses/aggregate_tree.h"
+#include "analysis/export/export_folded.h"
+#include "analysis/model/queries.h"
 
 namespace brickprof {
 namespace {

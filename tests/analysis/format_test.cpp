@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "analysis/format.h"
+#include "analysis/model/format.h"
 
 namespace brickprof {
 namespace {
@@ -91,7 +91,10 @@ TEST(Format, CellsCountDisplayColumns) {
   EXPECT_EQ(pad_left("longer", 3), "longer");  // kept whole
   EXPECT_EQ(clip("bl_gemv_q4k", 11), "bl_gemv_q4k");
   EXPECT_EQ(clip("bl_gemv_q4k", 8), "bl_ge...");
-  EXPECT_EQ(clip("ab\xc2\xb5" "cdef", 6), "ab...");  // not through the middle of µ
+  EXPECT_EQ(clip("ab\xc2\xb5"
+                 "cdef",
+                 6),
+            "ab...");  // not through the middle of µ
 }
 
 TEST(Format, Fixed) {

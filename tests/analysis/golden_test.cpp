@@ -2,8 +2,8 @@
 // tests/data/ and the exact expected output of a text exporter next to it.
 #include <gtest/gtest.h>
 
-#include "analysis/sink.h"
-#include "analysis/trace_json.h"
+#include "analysis/export/sink.h"
+#include "analysis/json/trace_json.h"
 #include "test_traces.h"
 
 namespace brickprof {

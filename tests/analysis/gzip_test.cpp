@@ -12,10 +12,10 @@
 
 #include <unistd.h>
 
-#include "analysis/export_json_gz.h"
-#include "analysis/gzip_stream.h"
-#include "analysis/trace_generator.h"
-#include "analysis/trace_json.h"
+#include "analysis/export/export_json_gz.h"
+#include "analysis/json/gzip_stream.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/trace_generator.h"
 #include "test_traces.h"
 
 namespace brickprof {

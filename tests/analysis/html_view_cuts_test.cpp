@@ -1,4 +1,4 @@
-// The HTML page's cut view lists (analysis/html_view_cuts.h): lists directly
+// The HTML page's cut view lists (analysis/html/html_view_cuts.h): lists directly
 // under a view keep their first entries whatever the entries hold, nothing
 // else changes, and the result is the same however the text arrives.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/html_view_cuts.h"
+#include "analysis/html/html_view_cuts.h"
 
 namespace brickprof {
 namespace {

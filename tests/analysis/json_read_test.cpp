@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_generator.h"
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/trace_generator.h"
 
 namespace brickprof {
 namespace {
@@ -146,11 +146,11 @@ TEST(JsonRead, EscapedKeysAndHashSpellings) {
 
 TEST(JsonRead, CaptureWindowsMustBeOrderedRanges) {
   auto with_windows = [](std::string_view windows) {
-    return R"({"schema":"brickprof/1","diagnostics":{"capture_windows":)" +
-           std::string(windows) + "}}";
+    return R"({"schema":"brickprof/1","diagnostics":{"capture_windows":)" + std::string(windows) +
+           "}}";
   };
-  Trace t = parse_trace_json(
-      with_windows(R"([{"start_ns":1,"end_ns":5},{"start_ns":5,"end_ns":9}])"));
+  Trace t =
+      parse_trace_json(with_windows(R"([{"start_ns":1,"end_ns":5},{"start_ns":5,"end_ns":9}])"));
   ASSERT_EQ(t.diagnostics.capture_windows.size(), 2u);
   EXPECT_EQ(t.diagnostics.capture_windows[1], (TimeRange{5, 9}));
   for (std::string_view bad : {R"([{"start_ns":5,"end_ns":1}])",

@@ -2,9 +2,9 @@
 // every node, edge, device, thread, PTX module and diagnostic.
 #include <gtest/gtest.h>
 
-#include "analysis/json_writer.h"
-#include "analysis/sink.h"
-#include "analysis/trace_json.h"
+#include "analysis/export/sink.h"
+#include "analysis/json/json_writer.h"
+#include "analysis/json/trace_json.h"
 #include "test_traces.h"
 
 namespace brickprof {

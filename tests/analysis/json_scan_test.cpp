@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/json_scan.h"
+#include "analysis/json/json_scan.h"
 
 namespace brickprof {
 namespace {

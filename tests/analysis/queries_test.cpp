@@ -1,7 +1,7 @@
 // Query helpers: children (CSR), roots, kernels, slowest kernel, balance.
 #include <gtest/gtest.h>
 
-#include "analysis/queries.h"
+#include "analysis/model/queries.h"
 #include "test_traces.h"
 
 namespace brickprof {

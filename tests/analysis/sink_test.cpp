@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/atomic_file.h"
-#include "analysis/sink.h"
+#include "analysis/export/atomic_file.h"
+#include "analysis/export/sink.h"
 #include "test_traces.h"
 
 namespace brickprof {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 
 namespace brickprof::test {
 

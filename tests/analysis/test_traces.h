@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analysis/trace.h"
+#include "analysis/model/trace.h"
 
 namespace brickprof::test {
 

@@ -1,6 +1,6 @@
 // subtrees_named: the part of a trace under scopes of one name; source_subset:
 // one process of a merged trace.
-#include "analysis/trace_subset.h"
+#include "analysis/analyses/trace_subset.h"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@ std::string fixed(double v, int decimals) {
   std::snprintf(text, sizeof text, "%.*f", decimals, v);
   return text;
 }
-// The text views' one style (analysis/format.h), for values away from a
+// The text views' one style (analysis/model/format.h), for values away from a
 // unit's edge: "750ns", "12.3µs", "1.23ms", "4.56s"; rates "12.34GB/s".
 std::string dur(const json& ns) {
   double v = ns.get<double>();
@@ -149,25 +149,26 @@ TEST(ReportAnalyses, GpuIdleJsonMatchesText) {
         << text;
   ASSERT_EQ(d["largest_gaps"].size(), 3u);
   const json& g = d["largest_gaps"][0];
-  EXPECT_NE(text.find(dur(g["ns"]) + " at " + dur(g["start_ns"]) + " before " +
-                      g["next_name"].get<std::string>() + " (" +
-                      g["next_scope"].get<std::string>() + "): host " + dur(g["host_ns"]) +
-                      " in " + g["host_scope"].get<std::string>()),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(dur(g["ns"]) + " at " + dur(g["start_ns"]) + " before " +
+                g["next_name"].get<std::string>() + " (" + g["next_scope"].get<std::string>() +
+                "): host " + dur(g["host_ns"]) + " in " + g["host_scope"].get<std::string>()),
+      std::string::npos)
       << text;
-  EXPECT_EQ(d["host_ns"].get<int64_t>() + d["issued_ns"].get<int64_t>() +
-                d["unknown_ns"].get<int64_t>(),
-            d["idle_ns"].get<int64_t>());
+  EXPECT_EQ(
+      d["host_ns"].get<int64_t>() + d["issued_ns"].get<int64_t>() + d["unknown_ns"].get<int64_t>(),
+      d["idle_ns"].get<int64_t>());
 }
 
 TEST(ReportAnalyses, GpuIdleUnderAScope) {
   // Under Sampling: its sync only, which is not GPU work.
-  CliResult r = run_brickprof({"report", "--gpu-idle", "--under", "Sampling",
-                               analyses("gpu_idle.json")});
+  CliResult r =
+      run_brickprof({"report", "--gpu-idle", "--under", "Sampling", analyses("gpu_idle.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("GPU idle: no GPU work"), std::string::npos) << r.out;
   // Under GateProjection: its two kernels, one busy stretch.
-  r = run_brickprof({"report", "--gpu-idle", "--under", "GateProjection", analyses("gpu_idle.json")});
+  r = run_brickprof(
+      {"report", "--gpu-idle", "--under", "GateProjection", analyses("gpu_idle.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("busy 30.0µs of 30.0µs"), std::string::npos) << r.out;
 }
@@ -187,10 +188,10 @@ TEST(ReportAnalyses, LaunchesJsonMatchesText) {
   for (const json& k : ls["by_kernel"]) {
     std::string row = line_with(text, k["name"].get<std::string>());
     size_t at = 0;  // the cells, in their columns' order
-    for (std::string cell : {dur(k["gpu"]["total_ns"]), dur(k["gpu"]["median_ns"]),
-                             dur(k["call"]["median_ns"]), dur(k["delay"]["median_ns"]),
-                             dur(k["delay"]["p99_ns"]),
-                             std::to_string(k["shorter_than_call"].get<int>())}) {
+    for (std::string cell :
+         {dur(k["gpu"]["total_ns"]), dur(k["gpu"]["median_ns"]), dur(k["call"]["median_ns"]),
+          dur(k["delay"]["median_ns"]), dur(k["delay"]["p99_ns"]),
+          std::to_string(k["shorter_than_call"].get<int>())}) {
       at = row.find(" " + cell, at);
       ASSERT_NE(at, std::string::npos) << cell << ": " << row;
       ++at;
@@ -226,9 +227,8 @@ TEST(ReportAnalyses, EveryViewInOneJsonObject) {
                                "--what-if", "QkvProjection=4", analyses("seed_threads.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
-  for (const char* key :
-       {"summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle", "launches",
-        "analyze", "what-if"})
+  for (const char* key : {"summary", "tree", "critical-path", "roofline", "transfers", "gpu-idle",
+                          "launches", "analyze", "what-if"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["what-if"][0]["saved_ns"], 100'000);
 }

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "analysis/aggregate_tree.h"
-#include "analysis/export_tree.h"
-#include "analysis/trace_json.h"
+#include "analysis/analyses/aggregate_tree.h"
+#include "analysis/export/export_tree.h"
+#include "analysis/json/trace_json.h"
 #include "view_test_util.h"
 
 namespace brickprof::view::test {

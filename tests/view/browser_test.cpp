@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/critical_path.h"
-#include "analysis/dependency_graph.h"
-#include "analysis/format.h"
-#include "analysis/spread.h"
-#include "analysis/trace_merge.h"
-#include "analysis/trace_subset.h"
+#include "analysis/analyses/critical_path.h"
+#include "analysis/analyses/dependency_graph.h"
+#include "analysis/analyses/trace_merge.h"
+#include "analysis/analyses/trace_subset.h"
+#include "analysis/model/format.h"
+#include "analysis/model/spread.h"
 #include "tools/view/keys.h"
 #include "tools/view/ranks.h"
 #include "tools/view/roofline_plot.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "tools/view/browser.h"
 #include "tools/view/session.h"
 

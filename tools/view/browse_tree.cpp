@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "analysis/queries.h"
+#include "analysis/model/queries.h"
 
 namespace brickprof::view {
 

@@ -3,8 +3,8 @@
 // prompts' outcomes (what-if, under) and ranks.
 #include <algorithm>
 
-#include "analysis/format.h"
-#include "analysis/stats.h"
+#include "analysis/model/format.h"
+#include "analysis/model/stats.h"
 #include "tools/view/browser.h"
 
 namespace brickprof::view {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "analysis/format.h"
-#include "analysis/roofline.h"
+#include "analysis/analyses/roofline.h"
+#include "analysis/model/format.h"
 #include "tools/view/browser.h"
 #include "tools/view/detail.h"
 #include "tools/view/ranks.h"

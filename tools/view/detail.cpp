@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/format.h"
-#include "analysis/launch_stats.h"
-#include "analysis/ptx_lookup.h"
-#include "analysis/roofline.h"
-#include "analysis/spread.h"
-#include "analysis/stats.h"
+#include "analysis/analyses/launch_stats.h"
+#include "analysis/analyses/ptx_lookup.h"
+#include "analysis/analyses/roofline.h"
+#include "analysis/model/format.h"
+#include "analysis/model/spread.h"
+#include "analysis/model/stats.h"
 #include "tools/view/tree_pane.h"
 
 namespace brickprof::view {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
+#include "analysis/model/format.h"
 #include "tools/view/styled_text.h"
 #include "tools/view/tree_pane.h"
 

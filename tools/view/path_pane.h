@@ -2,12 +2,12 @@
 // lengths), then its steps in time order, one line each with when it
 // starts on the path, how long it adds, a bar, its lane and its name.
 // Enter shows the selected step's entry in the tree. Drawn from the
-// critical-path view's model (analysis/critical_path.h).
+// critical-path view's model (analysis/analyses/critical_path.h).
 #pragma once
 
 #include <vector>
 
-#include "analysis/critical_path.h"
+#include "analysis/analyses/critical_path.h"
 #include "tools/view/canvas.h"
 #include "tools/view/list_cursor.h"
 #include "tools/view/session.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/format.h"
+#include "analysis/model/format.h"
 
 namespace brickprof::view {
 namespace {

@@ -2,13 +2,13 @@
 // (arithmetic intensity in FLOP/B across, GFLOP/s up), the memory roof as
 // a slope and the compute roof as a flat line, each brick or kernel a
 // letter, and a legend with the figures, one device at a time. Drawn from
-// the roofline view's model (analysis/roofline.h).
+// the roofline view's model (analysis/analyses/roofline.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "analysis/roofline.h"
+#include "analysis/analyses/roofline.h"
 #include "tools/view/canvas.h"
 #include "tools/view/list_cursor.h"
 

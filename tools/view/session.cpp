@@ -5,10 +5,10 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/aggregate_tree.h"
-#include "analysis/dependency_graph.h"
-#include "analysis/queries.h"
-#include "analysis/trace_subset.h"
+#include "analysis/analyses/aggregate_tree.h"
+#include "analysis/analyses/dependency_graph.h"
+#include "analysis/analyses/trace_subset.h"
+#include "analysis/model/queries.h"
 
 namespace brickprof::view {
 

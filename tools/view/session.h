@@ -2,7 +2,7 @@
 // read (and the base of a diff), the part of it chosen (one rank of a
 // merged trace, what ran under scopes of a name), and each model computed
 // on first use and kept until the choice changes. Models come from the
-// report views' registry (analysis/views.h) and the analyses behind it,
+// report views' registry (analysis/views/views.h) and the analyses behind it,
 // so every figure on the screen is the one `brickprof report` prints.
 #pragma once
 
@@ -15,10 +15,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/critical_path.h"
-#include "analysis/stats.h"
-#include "analysis/trace_diff.h"
-#include "analysis/views.h"
+#include "analysis/analyses/critical_path.h"
+#include "analysis/analyses/trace_diff.h"
+#include "analysis/model/stats.h"
+#include "analysis/views/views.h"
 #include "tools/view/browse_tree.h"
 
 namespace brickprof::view {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/format.h"
+#include "analysis/model/format.h"
 
 namespace brickprof::view {
 namespace {

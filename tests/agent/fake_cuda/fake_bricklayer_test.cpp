@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "agent/ptx/hash.h"
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "tests/agent/run_program.h"
 #include "tests/agent/temp_dir_test.h"
 #include "trace_query.h"
@@ -32,17 +32,17 @@
 namespace fs = std::filesystem;
 using brickprof::test::Result;
 using brickprof::test::run;
-using nlohmann::json;
 using brickprof::test::TempDirTest;
+using nlohmann::json;
 using namespace fake_cuda_test;
 
 namespace {
 
 constexpr int kTokens = 4;
 const std::vector<std::string> kSmallModel = {
-    "--backend", "cuda", "--layers", "2",   "--hidden", "256", "--heads",  "4",
-    "--kv-heads", "2",   "--ffn",    "512", "--vocab",  "512", "--prompt", "4",
-    "--tokens",  std::to_string(kTokens)};
+    "--backend", "cuda", "--layers",   "2", "--hidden", "256",
+    "--heads",   "4",    "--kv-heads", "2", "--ffn",    "512",
+    "--vocab",   "512",  "--prompt",   "4", "--tokens", std::to_string(kTokens)};
 
 // (brick name, kernel name) of every kernel of one step, sorted.
 using StepPlan = std::vector<std::pair<std::string, std::string>>;
@@ -72,7 +72,6 @@ std::string stable_lines(const std::string& out) {
 
 class FakeBricklayerTest : public TempDirTest {
  protected:
-
   // Runs bricklayer in `mode` without and with the agent; returns the trace.
   json run_bricklayer(const std::string& mode, std::string* out,
                       const std::map<std::string, std::string>& agent_settings = {}) {
@@ -96,7 +95,6 @@ class FakeBricklayerTest : public TempDirTest {
     std::ifstream in(file);
     return json::parse(in);
   }
-
 };
 
 // The "decode token" scopes, in time order.
@@ -104,9 +102,8 @@ std::vector<const json*> decode_steps(const json& t) {
   std::vector<const json*> steps;
   for (const json* s : of_kind(t, "scope"))
     if ((*s)["name"] == "decode token") steps.push_back(s);
-  std::sort(steps.begin(), steps.end(), [](const json* a, const json* b) {
-    return (*a)["start_ns"] < (*b)["start_ns"];
-  });
+  std::sort(steps.begin(), steps.end(),
+            [](const json* a, const json* b) { return (*a)["start_ns"] < (*b)["start_ns"]; });
   return steps;
 }
 
@@ -129,8 +126,9 @@ void expect_attributed(const json& t) {
   const json& module = t["ptx"][0];
   EXPECT_EQ(module["kind"], "ptx");
   char built[32];
-  std::snprintf(built, sizeof built, "0x%016llx",
-                static_cast<unsigned long long>(brickprof::agent::fnv1a64(read_file(BRICKLAYER_PTX))));
+  std::snprintf(
+      built, sizeof built, "0x%016llx",
+      static_cast<unsigned long long>(brickprof::agent::fnv1a64(read_file(BRICKLAYER_PTX))));
   EXPECT_EQ(module["hash"], built);
   std::set<std::string> in_module = module["kernels"].get<std::set<std::string>>();
 
@@ -272,10 +270,11 @@ TEST_F(FakeBricklayerTest, WholeGraphTraceGivesOneNodePerReplay) {
 // Tokens per step ride on gridDim.y (at most 65535): a larger batch x prompt
 // is refused up front with one line and exit 2, not a failed launch.
 TEST_F(FakeBricklayerTest, TooManyTokensPerStepIsRefusedClearly) {
-  Result r = run({BRICKLAYER, "--backend", "cuda", "--layers", "1", "--hidden", "256", "--heads",
-                  "4", "--kv-heads", "2", "--ffn", "512", "--vocab", "512", "--batch", "64",
-                  "--prompt", "1100", "--tokens", "0", "--context", "1200"},
-                 {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}});
+  Result r =
+      run({BRICKLAYER, "--backend",  "cuda", "--layers", "1",   "--hidden",  "256", "--heads",
+           "4",        "--kv-heads", "2",    "--ffn",    "512", "--vocab",   "512", "--batch",
+           "64",       "--prompt",   "1100", "--tokens", "0",   "--context", "1200"},
+          {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}});
   EXPECT_EQ(r.exit_code(), 2) << r.err;
   EXPECT_NE(r.err.find("70400 tokens per step"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -292,8 +291,8 @@ TEST_F(FakeBricklayerTest, PerLayerSyncLeavesGraphCaptureIntact) {
   EXPECT_NE(out.find("launches per token: 1 cuGraphLaunch"), std::string::npos) << out;
   bool said = false;
   for (const json& w : t["diagnostics"]["warnings"])
-    said |= w.get<std::string>().find("skipped while a stream was being captured") !=
-            std::string::npos;
+    said |=
+        w.get<std::string>().find("skipped while a stream was being captured") != std::string::npos;
   EXPECT_TRUE(said) << t["diagnostics"].dump();
   size_t replayed = 0, layer_syncs = 0;
   for (const json* k : of_kind(t, "kernel")) replayed += graph_node(*k) != 0;
@@ -361,9 +360,9 @@ TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) 
 TEST_F(FakeBricklayerTest, ExecutedKernelsPast48KiBOfSharedMemoryOptIn) {
   if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
   const std::vector<std::string> model = {
-      "--layers",  "1",     "--hidden",        "256", "--heads",  "4", "--kv-heads", "2",
-      "--ffn",     "12288", "--vocab",         "256", "--prompt", "2", "--tokens",   "2",
-      "--context", "12288", "--probe-seconds", "0", "--weights", "f32"};
+      "--layers",  "1",     "--hidden",        "256", "--heads",   "4",  "--kv-heads", "2",
+      "--ffn",     "12288", "--vocab",         "256", "--prompt",  "2",  "--tokens",   "2",
+      "--context", "12288", "--probe-seconds", "0",   "--weights", "f32"};
   auto with = [&](std::initializer_list<std::string> flags) {
     std::vector<std::string> all = model;
     all.insert(all.end(), flags);

@@ -10,12 +10,12 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "analysis/trace_json.h"
+#include "analysis/json/trace_json.h"
 #include "fake_cuda.h"
 #include "fake_gpu_app.h"
 #include "tests/agent/run_program.h"
@@ -25,15 +25,14 @@
 namespace fs = std::filesystem;
 using brickprof::test::Result;
 using brickprof::test::run;
-using nlohmann::json;
 using brickprof::test::TempDirTest;
+using nlohmann::json;
 using namespace fake_cuda_test;
 
 namespace {
 
 class FakeCudaTest : public TempDirTest {
  protected:
-
   // The fakes are found only through this: nothing else sees them.
   static std::map<std::string, std::string> fake_env() {
     return {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}};
@@ -86,7 +85,6 @@ class FakeCudaTest : public TempDirTest {
     std::ifstream in(files[0]);
     return json::parse(in);
   }
-
 };
 
 // Every kernel sits under the brick that launched it, in launch order, with

@@ -24,7 +24,7 @@
 #include "agent/recorder.h"
 #include "agent/replay.h"
 #include "agent/trace_stream.h"
-#include "analysis/sink.h"
+#include "analysis/export/sink.h"
 
 namespace brickprof::agent {
 namespace {

@@ -12,7 +12,7 @@
 #include "agent/ptx/hash.h"
 #include "agent/ptx/module_image.h"
 #include "agent/ptx/registry.h"
-#include "analysis/ptx_lookup.h"
+#include "analysis/analyses/ptx_lookup.h"
 
 namespace brickprof::agent {
 namespace {
@@ -26,8 +26,8 @@ std::string read_env_file(const char* var) {
   return ss.str();
 }
 
-#define LOAD_OR_SKIP(var, name)                                              \
-  std::string name = read_env_file(var);                                     \
+#define LOAD_OR_SKIP(var, name)          \
+  std::string name = read_env_file(var); \
   if (name.empty()) GTEST_SKIP() << var << " not set: built without nvcc";
 
 std::vector<std::string> sorted(std::vector<std::string> v) {

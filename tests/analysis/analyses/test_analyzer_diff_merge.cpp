@@ -7,11 +7,11 @@
 #include <tuple>
 #include <vector>
 
-#include "analysis/critical_path.h"
-#include "analysis/trace_analyzer.h"
-#include "analysis/trace_diff.h"
-#include "analysis/trace_merge.h"
-#include "analysis/trace_scope.h"
+#include "analysis/analyses/critical_path.h"
+#include "analysis/analyses/trace_analyzer.h"
+#include "analysis/analyses/trace_diff.h"
+#include "analysis/analyses/trace_merge.h"
+#include "analysis/model/trace_scope.h"
 #include "test_util.h"
 
 namespace brickprof {
@@ -37,7 +37,7 @@ TEST(Analyzer, OpsDevicesBalanceCommunication) {
 TEST(Analyzer, SpreadOfOneCallsDuration) {
   Trace t = test::load("analyzer.json");
   Analysis a = analyze_trace(t);
-  EXPECT_EQ(a.ops[0].min_ns, 100'000);  // down_gemv: 200 and 100 µs
+  EXPECT_EQ(a.ops[0].min_ns, 100'000);     // down_gemv: 200 and 100 µs
   EXPECT_EQ(a.ops[0].median_ns, 100'000);  // nearest rank: the 1st of 2
   EXPECT_EQ(a.ops[0].p99_ns, 200'000);
   EXPECT_EQ(a.ops[0].max_ns, 200'000);
@@ -212,8 +212,10 @@ TEST(Merge, RangeLanesStayRangeLanes) {
   Trace m = merge_traces({a, b});
   std::vector<uint32_t> range_lanes;
   for (const Node& n : m.nodes) {
-    if (m.name(n) == "async_load") range_lanes.push_back(n.thread);
-    else EXPECT_FALSE(is_range_lane(n.thread));
+    if (m.name(n) == "async_load")
+      range_lanes.push_back(n.thread);
+    else
+      EXPECT_FALSE(is_range_lane(n.thread));
   }
   EXPECT_EQ(range_lanes, (std::vector<uint32_t>{kRangeLaneBase, kRangeLaneBase + 1}));
 }

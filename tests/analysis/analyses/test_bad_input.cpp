@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "analysis/critical_path.h"
-#include "analysis/trace_json.h"
+#include "analysis/analyses/critical_path.h"
+#include "analysis/json/trace_json.h"
 
 namespace brickprof {
 namespace {
@@ -31,33 +31,42 @@ TEST(BadInput, EveryTruncationIsAnError) {
 }
 
 TEST(BadInput, ClearMessages) {
-  EXPECT_NE(error_of(R"({"schema":"other/2","nodes":[]})").find("schema is 'other/2'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"schema":"other/2","nodes":[]})").find("schema is 'other/2'"),
+            std::string::npos);
   EXPECT_NE(error_of(R"([1,2])").find("not a JSON object"), std::string::npos);
   EXPECT_NE(error_of(R"({"nodes":[]})").find("no \"schema\""), std::string::npos);
-  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":-5,"end_ns":5}]})")
-                .find("nodes[0]: negative time"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":-5,"end_ns":5}]})")
+          .find("nodes[0]: negative time"),
+      std::string::npos);
   EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":5}]})")
                 .find("missing \"start_ns\" or \"end_ns\""),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1}],
+  EXPECT_NE(
+      error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1}],
                         "edges":[{"src":0,"dst":7,"type":"depends_on"}]})")
-                .find("unknown node id 7"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"widget","start_ns":0,"end_ns":1}]})")
-                .find("unknown value 'widget'"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1},
+          .find("unknown node id 7"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"widget","start_ns":0,"end_ns":1}]})")
+          .find("unknown value 'widget'"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1},
                         {"id":1,"kind":"scope","start_ns":0,"end_ns":1,"thread":2}],
                         "edges":[{"src":0,"dst":1,"type":"sequence"},{"src":1,"dst":0,"type":"sequence"}]})")
-                .find("dependency cycle"),
-            std::string::npos);
+          .find("dependency cycle"),
+      std::string::npos);
   EXPECT_NE(error_of(std::string(kGood) + "x").find("trailing content"), std::string::npos);
   // Beyond int64 (converting it would be undefined behaviour), NaN-free JSON
   // still allows 1e300.
-  EXPECT_NE(error_of(R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1e300}]})")
-                .find("nodes[0].end_ns: number out of range"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"schema":"brickprof/1","nodes":[{"id":0,"kind":"scope","start_ns":0,"end_ns":1e300}]})")
+          .find("nodes[0].end_ns: number out of range"),
+      std::string::npos);
   EXPECT_NE(error_of(R"({"schema":"brickprof/1","process":{"start_ns":-1},"nodes":[]})")
                 .find("process.start_ns: negative time"),
             std::string::npos);

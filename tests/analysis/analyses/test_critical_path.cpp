@@ -6,15 +6,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/critical_path.h"
-#include "analysis/queries.h"
-#include "analysis/trace_json.h"
+#include "analysis/analyses/critical_path.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/queries.h"
 #include "test_util.h"
 
 namespace brickprof {
 namespace {
 
-Trace load(const std::string& name) { return read_trace_file(std::string(ANALYSES_DATA) + "/" + name); }
+Trace load(const std::string& name) {
+  return read_trace_file(std::string(ANALYSES_DATA) + "/" + name);
+}
 
 std::string slurp(const std::string& name) {
   std::ifstream in(std::string(ANALYSES_DATA) + "/" + name);

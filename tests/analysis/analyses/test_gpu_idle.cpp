@@ -5,8 +5,8 @@
 
 #include <sstream>
 
-#include "analysis/gpu_idle.h"
-#include "analysis/trace_scope.h"
+#include "analysis/analyses/gpu_idle.h"
+#include "analysis/model/trace_scope.h"
 #include "test_util.h"
 
 namespace brickprof {
@@ -73,7 +73,7 @@ TEST(GpuIdle, BusyUnionAndGapsSplitAtTheApiCall) {
   EXPECT_EQ(d.kernel_busy_ns, (30 + 5 + 5) * us);
   EXPECT_EQ(d.idle_ns(), 50 * us);
   EXPECT_EQ(d.gaps, 3u);
-  EXPECT_EQ(d.host_ns, (2 + 32) * us);  // 50->52 and 60->92
+  EXPECT_EQ(d.host_ns, (2 + 32) * us);   // 50->52 and 60->92
   EXPECT_EQ(d.issued_ns, (3 + 3) * us);  // 52->55 and 92->95
   EXPECT_EQ(d.unknown_ns, 10 * us);      // the copy has no API time
   EXPECT_EQ(d.host_ns + d.issued_ns + d.unknown_ns, d.idle_ns());

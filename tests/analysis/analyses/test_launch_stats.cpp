@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "analysis/launch_stats.h"
+#include "analysis/analyses/launch_stats.h"
 #include "test_util.h"
 
 namespace brickprof {
@@ -99,9 +99,9 @@ TEST(LaunchStats, PerKernelAndPathByGpuTime) {
   EXPECT_TRUE(a_graph.from_graph);
   EXPECT_EQ(a_graph.count, 2u);
   EXPECT_EQ(a_graph.gpu.total_ns, 6 * us);
-  EXPECT_EQ(a_graph.call.count, 0u);  // a graph kernel has no call of its own
+  EXPECT_EQ(a_graph.call.count, 0u);            // a graph kernel has no call of its own
   EXPECT_EQ(a_graph.delay.median_ns, 10 * us);  // 12 and 10 after their graph launch
-  EXPECT_EQ(r.by_kernel[2].name, "b");  // 4 µs, before c's 4 µs: names in order met
+  EXPECT_EQ(r.by_kernel[2].name, "b");          // 4 µs, before c's 4 µs: names in order met
   EXPECT_EQ(r.by_kernel[2].delay.count, 0u);
   EXPECT_EQ(r.by_kernel[3].name, "c");
   EXPECT_EQ(r.by_kernel[3].delay.median_ns, 14 * us);  // 66 - 50 = 16, 84 - 70 = 14
@@ -139,8 +139,7 @@ TEST(LaunchStats, WholeGraphReplaysAreLaunchesNotKernels) {
   Trace t;
   kernel(t, "k", 1, 3, 4, 6);
   for (int i = 0; i < 3; ++i) {
-    kernel(t, "CUDA graph 2", 10 + 100 * i, 12 + 100 * i, 15 + 100 * i, 95 + 100 * i,
-           200 + i);
+    kernel(t, "CUDA graph 2", 10 + 100 * i, 12 + 100 * i, 15 + 100 * i, 95 + 100 * i, 200 + i);
     t.gpu.back().graph_id = 2;
   }
   LaunchStats r = analyze_launches(t);

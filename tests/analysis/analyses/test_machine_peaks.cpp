@@ -5,9 +5,9 @@
 
 #include <sstream>
 
-#include "analysis/machine_peaks.h"
-#include "analysis/roofline.h"
-#include "analysis/trace_merge.h"
+#include "analysis/analyses/machine_peaks.h"
+#include "analysis/analyses/roofline.h"
+#include "analysis/analyses/trace_merge.h"
 #include "test_util.h"
 
 namespace brickprof {

@@ -7,14 +7,14 @@
 
 #include <sstream>
 
-#include "analysis/bricks.h"
-#include "analysis/collectives.h"
-#include "analysis/export_chrome.h"
-#include "analysis/imbalance.h"
-#include "analysis/rank_breakdown.h"
-#include "analysis/rank_path.h"
-#include "analysis/trace_json.h"
-#include "analysis/trace_merge.h"
+#include "analysis/analyses/collectives.h"
+#include "analysis/analyses/imbalance.h"
+#include "analysis/analyses/rank_breakdown.h"
+#include "analysis/analyses/rank_path.h"
+#include "analysis/analyses/trace_merge.h"
+#include "analysis/export/export_chrome.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/model/bricks.h"
 #include "test_util.h"
 
 namespace brickprof {

@@ -4,9 +4,9 @@
 
 #include <sstream>
 
-#include "analysis/roofline.h"
-#include "analysis/trace_scope.h"
-#include "analysis/transfers.h"
+#include "analysis/analyses/roofline.h"
+#include "analysis/analyses/transfers.h"
+#include "analysis/model/trace_scope.h"
 #include "test_util.h"
 
 namespace brickprof {
@@ -26,7 +26,7 @@ TEST(Roofline, BoundsAndInheritedWork) {
   EXPECT_TRUE(gate->gpu);
   EXPECT_EQ(gate->time_ns, 60'000'000);  // GPU time of its three kernels
   EXPECT_DOUBLE_EQ(gate->intensity(), 2.0);
-  EXPECT_TRUE(gate->memory_bound());      // ridge is 1000/100 = 10 FLOP/B
+  EXPECT_TRUE(gate->memory_bound());  // ridge is 1000/100 = 10 FLOP/B
   EXPECT_DOUBLE_EQ(gate->roof_gflops(), 200.0);
   EXPECT_NEAR(gate->efficiency(), (2e9 / 60e6) / 200.0, 1e-12);
   const RooflineEntry* gemv = entry(r, "gate_gemv");

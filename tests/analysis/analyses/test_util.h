@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/trace_json.h"
-#include "analysis/views.h"
+#include "analysis/json/trace_json.h"
+#include "analysis/views/views.h"
 
 namespace brickprof::test {
 

@@ -1,0 +1,30 @@
+// What each node contributes to its rank's timeline, for the cross-rank
+// views and the Chrome export's CPU work track. A rank with GPU operations
+// is measured on its GPUs, as Holistic Trace Analysis does: kernels are
+// compute, NCCL's kernels communication, copies and memsets memory. A rank
+// without is measured on its CPU: the leaf scopes and bricks (no scope
+// inside) are compute, the outermost Communication scopes (an "AllReduce"
+// brick, or an MPI call outside one) communication. Everything inside a
+// communication scope is part of it, never compute.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/analyses/ranks.h"
+#include "analysis/model/trace.h"
+
+namespace brickprof {
+
+enum class WorkClass : uint8_t { kNone, kCompute, kCommunication, kMemory };
+
+struct RankWork {
+  RankIndex ranks;
+  std::vector<WorkClass> of_node;
+  std::vector<bool> gpu_timeline;  // per rank: measured on its GPUs
+};
+
+// Linear: one walk up the parent chains with memoised answers.
+RankWork classify_rank_work(const Trace& trace);
+
+}  // namespace brickprof

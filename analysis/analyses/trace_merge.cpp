@@ -1,0 +1,299 @@
+// Multi-rank merge (see trace_merge.h).
+#include "analysis/analyses/trace_merge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace brickprof {
+namespace {
+
+// The warnings a merge writes; a merged input's are written anew.
+constexpr std::string_view kMergedRanks = "merged ranks: ";
+constexpr std::string_view kManyHosts = "merged traces from ";
+
+// "rank 0", then "rank 0 #2", "rank 0 #3" for repeats, so two runs of one
+// rank (or two merged traces that both hold rank 0) stay apart.
+std::string unique_label(const std::string& wanted, std::set<std::string>& used) {
+  std::string label = wanted;
+  for (int n = 2; !used.insert(label).second; ++n) label = wanted + " #" + std::to_string(n);
+  return label;
+}
+
+// `name` with its "<from>: " prefix replaced by "<to>: ", or `to: name` when
+// it has none (a source that was not merged before).
+std::string relabel(const std::string& name, const std::string& from, const std::string& to) {
+  if (!from.empty() && name.size() > from.size() + 1 && name.compare(0, from.size(), from) == 0 &&
+      name.compare(from.size(), 2, ": ") == 0)
+    return to + name.substr(from.size());
+  return to + ": " + name;
+}
+
+// One input's sources: its own (a merged trace) or one made from its process.
+std::vector<SourceInfo> sources_of(const Trace& t, size_t position, const std::string& file) {
+  if (!t.sources.empty()) return t.sources;
+  SourceInfo s;
+  int64_t rank = t.process.rank >= 0 ? t.process.rank : static_cast<int64_t>(position);
+  s.label = "rank " + std::to_string(rank);
+  s.file = file;
+  s.process = t.process;
+  s.cupti = t.diagnostics.cupti;
+  s.nvtx = t.diagnostics.nvtx;
+  return {s};
+}
+
+// Joins per-source status lines: the line itself when all agree.
+std::string joined_status(const std::vector<SourceInfo>& sources, std::string SourceInfo::*field,
+                          const std::string& fallback) {
+  if (sources.empty()) return fallback;
+  bool same = std::all_of(sources.begin(), sources.end(),
+                          [&](const SourceInfo& s) { return s.*field == sources.front().*field; });
+  if (same) return sources.front().*field;
+  std::string out;
+  for (const SourceInfo& s : sources) out += (out.empty() ? "" : "; ") + s.label + ": " + s.*field;
+  return out;
+}
+
+// Moves a recorded trace's times onto rank 0's clock: t - offset(t), the
+// line through its clock-sync samples. Identity for a trace without them
+// (rank 0 itself, a program without MPI) and for a merged one (done).
+class Alignment {
+ public:
+  explicit Alignment(const Trace& t) : sync_(t.sources.empty() ? &t.process.clock_sync : nullptr) {
+    if (sync_ && sync_->samples.empty()) sync_ = nullptr;
+  }
+  int64_t operator()(int64_t local_ns) const {
+    if (!sync_ || local_ns == 0) return local_ns;  // 0: no time recorded
+    // Never before the clock's zero: a trace's times are not negative.
+    const double aligned = static_cast<double>(local_ns) - sync_->offset_at(local_ns);
+    return aligned <= 0 ? 0 : aligned >= 9.2e18 ? INT64_MAX : std::llround(aligned);
+  }
+  SourceInfo::Alignment describe() const {
+    SourceInfo::Alignment a;
+    if (!sync_) return a;
+    a.applied = true;
+    a.at_ns = sync_->samples.front().local_ns;
+    a.offset_ns = sync_->offset_at(a.at_ns);
+    if (sync_->samples.size() > 1 && sync_->samples.back().local_ns != a.at_ns)
+      a.drift = (sync_->offset_at(sync_->samples.back().local_ns) - a.offset_ns) /
+                static_cast<double>(sync_->samples.back().local_ns - a.at_ns);
+    return a;
+  }
+
+ private:
+  const ClockSync* sync_;
+};
+
+// Whether every source's clock was measured against the same reference rank
+// (an MPI job): then their times are one timeline whatever the hosts.
+bool one_timeline(const std::vector<SourceInfo>& sources) {
+  if (sources.empty() || !sources.front().process.clock_sync.measured()) return false;
+  const int32_t reference = sources.front().process.clock_sync.reference_rank;
+  return std::all_of(sources.begin(), sources.end(), [&](const SourceInfo& s) {
+    return s.process.clock_sync.reference_rank == reference;
+  });
+}
+
+}  // namespace
+
+Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files) {
+  Trace out;
+  std::set<std::string> labels;
+  uint32_t next_device = 0;
+  uint32_t next_thread = 1;
+  uint32_t next_range_lane = kRangeLaneBase;
+  std::unordered_map<uint64_t, size_t> ptx_index;  // hash -> position in out.ptx
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    const Trace& t = inputs[r];
+    const bool was_merged = !t.sources.empty();
+    std::vector<SourceInfo> sources = sources_of(t, r, r < files.size() ? files[r] : "");
+    // Which of this input's sources owns each of its thread and device ids
+    // (a plain input is one source that owns all of them).
+    std::unordered_map<uint32_t, size_t> thread_owner, device_owner;
+    std::vector<std::string> old_labels;
+    for (size_t s = 0; s < sources.size(); ++s) {
+      for (const SourceInfo::IdMap& m : sources[s].threads) thread_owner[m.id] = s;
+      for (const SourceInfo::IdMap& m : sources[s].devices) device_owner[m.id] = s;
+      old_labels.push_back(was_merged ? sources[s].label : "");
+      sources[s].label = unique_label(sources[s].label, labels);
+    }
+    auto name_in = [&](size_t s, const std::string& name) {
+      return relabel(name, old_labels[s], sources[s].label);
+    };
+    auto owner = [](const std::unordered_map<uint32_t, size_t>& owners, uint32_t id) {
+      auto it = owners.find(id);
+      return it == owners.end() ? size_t{0} : it->second;
+    };
+
+    std::unordered_map<uint32_t, uint32_t> device_map, thread_map;
+    for (const Device& d : t.devices) {
+      Device copy = d;
+      copy.id = next_device++;
+      copy.name = name_in(owner(device_owner, d.id), d.name);
+      device_map[d.id] = copy.id;
+      out.devices.push_back(copy);
+    }
+    // Range lanes stay range lanes (annotations, left out of the graph).
+    auto thread_of = [&](uint32_t tid) {
+      uint32_t& next = is_range_lane(tid) ? next_range_lane : next_thread;
+      auto [it, added] = thread_map.emplace(tid, next);
+      if (added) ++next;
+      return it->second;
+    };
+    for (const ThreadInfo& th : t.threads)
+      out.threads.push_back(ThreadInfo{
+          thread_of(th.tid), name_in(owner(thread_owner, th.tid),
+                                     th.name.empty() ? std::to_string(th.tid) : th.name)});
+    auto device_of = [&](uint32_t d) {
+      auto [it, added] = device_map.emplace(d, next_device);
+      if (added) {
+        Device placeholder;
+        placeholder.id = next_device++;
+        placeholder.name = sources.front().label + ": device " + std::to_string(d);
+        out.devices.push_back(placeholder);
+      }
+      return it->second;
+    };
+    const Alignment align(t);
+    if (!was_merged) sources[0].alignment = align.describe();
+    const auto base = static_cast<uint32_t>(out.nodes.size());
+    for (const Node& n : t.nodes) {
+      Node copy = n;
+      copy.name = out.strings.intern(t.name(n));
+      copy.parent = n.parent == kNoNode ? kNoNode : n.parent + base;
+      copy.thread = thread_of(n.thread);
+      copy.start_ns = align(n.start_ns);
+      copy.end_ns = std::max(copy.start_ns, align(n.end_ns));
+      if (const GpuDetail* d = t.detail(n)) {
+        GpuDetail g = *d;
+        g.device = device_of(d->device);
+        g.api_start_ns = align(d->api_start_ns);
+        g.api_end_ns = align(d->api_end_ns);
+        out.add_gpu_node(copy, g);
+      } else {
+        copy.detail = kNoDetail;
+        out.add_node(copy);
+      }
+    }
+    for (const Edge& e : t.edges) out.add_edge(e.src + base, e.dst + base, e.type);
+    // Communicators belong to the source that used them; calls follow their
+    // nodes and communicators.
+    const auto comm_base = static_cast<uint32_t>(out.communicators.size());
+    const auto source_base = static_cast<uint32_t>(out.sources.size());
+    for (const Communicator& c : t.communicators) {
+      Communicator copy = c;
+      copy.id += comm_base;
+      copy.source = source_base + (was_merged ? c.source : 0);
+      out.communicators.push_back(std::move(copy));
+    }
+    for (const CommCall& c : t.comm_calls) {
+      CommCall copy = c;
+      copy.node += base;
+      copy.comm += comm_base;
+      out.comm_calls.push_back(copy);
+    }
+    // Ranks load the same modules: keep one per hash, preferring one with text.
+    for (const PtxModule& m : t.ptx) {
+      auto [it, added] = ptx_index.emplace(m.hash, out.ptx.size());
+      if (added)
+        out.ptx.push_back(m);
+      else if (out.ptx[it->second].source.empty() && !m.source.empty())
+        out.ptx[it->second] = m;
+    }
+
+    // Sources now name the merged ids: a plain input's maps are made here,
+    // a merged input's are carried through this renumbering.
+    if (!was_merged) {
+      for (const auto& [old_id, new_id] : thread_map)
+        sources[0].threads.push_back({new_id, old_id});
+      for (const auto& [old_id, new_id] : device_map)
+        sources[0].devices.push_back({new_id, old_id});
+    } else {
+      for (SourceInfo& s : sources) {
+        for (SourceInfo::IdMap& m : s.threads)
+          m.id = thread_map.count(m.id) ? thread_map[m.id] : m.id;
+        for (SourceInfo::IdMap& m : s.devices)
+          m.id = device_map.count(m.id) ? device_map[m.id] : m.id;
+      }
+    }
+    for (SourceInfo& s : sources) {
+      auto by_id = [](const SourceInfo::IdMap& a, const SourceInfo::IdMap& b) {
+        return a.id < b.id;
+      };
+      std::sort(s.threads.begin(), s.threads.end(), by_id);
+      std::sort(s.devices.begin(), s.devices.end(), by_id);
+    }
+
+    const Diagnostics& dg = t.diagnostics;
+    out.diagnostics.dropped_events += dg.dropped_events;
+    out.diagnostics.dropped_names += dg.dropped_names;
+    out.diagnostics.dropped_activity_records += dg.dropped_activity_records;
+    out.diagnostics.zero_timestamp_records += dg.zero_timestamp_records;
+    out.diagnostics.unbalanced_pops += dg.unbalanced_pops;
+    out.diagnostics.open_scopes_at_exit += dg.open_scopes_at_exit;
+    out.diagnostics.scopes_cut_by_capture += dg.scopes_cut_by_capture;
+    out.diagnostics.records_outside_capture += dg.records_outside_capture;
+    if (dg.capture != "all") {  // which part of each run was recorded
+      std::string part = was_merged ? dg.capture : sources[0].label + ": " + dg.capture;
+      std::string& merged = out.diagnostics.capture;
+      merged = merged == "all" ? part : merged + "; " + part;
+    }
+    for (const std::string& w : dg.warnings) {
+      if (!was_merged) {
+        out.diagnostics.warnings.push_back(sources[0].label + ": " + w);
+        continue;
+      }
+      if (w.compare(0, kMergedRanks.size(), kMergedRanks) == 0 ||
+          w.compare(0, kManyHosts.size(), kManyHosts) == 0)
+        continue;    // written anew below
+      size_t s = 0;  // the source whose label the warning starts with
+      while (s < sources.size() &&
+             w.compare(0, old_labels[s].size() + 2, old_labels[s] + ": ") != 0)
+        ++s;
+      out.diagnostics.warnings.push_back(s < sources.size() ? name_in(s, w) : w);
+    }
+    for (SourceInfo& s : sources) out.sources.push_back(std::move(s));
+  }
+
+  // The merged process is the first source's (a real pid, program and host),
+  // over the span of all of them; rank -1 says it is several.
+  if (!out.sources.empty()) out.process = out.sources.front().process;
+  out.process.rank = -1;
+  std::set<std::string> hosts;
+  std::string list;
+  out.process.clock_sync = {};  // the merged times are rank 0's: nothing left to align
+  for (size_t i = 0; i < out.sources.size(); ++i) {
+    const SourceInfo& s = out.sources[i];
+    // The span on the merged timeline (sources keep their own clock's).
+    const ClockSync& sync = s.process.clock_sync;
+    auto aligned = [&](int64_t ns) {
+      return s.alignment.applied ? ns - static_cast<int64_t>(std::llround(sync.offset_at(ns))) : ns;
+    };
+    if (i == 0 || aligned(s.process.start_ns) < out.process.start_ns)
+      out.process.start_ns = aligned(s.process.start_ns);
+    out.process.end_ns = std::max(out.process.end_ns, aligned(s.process.end_ns));
+    if (!s.process.host.empty()) hosts.insert(s.process.host);
+    std::string rank = s.label.compare(0, 5, "rank ") == 0 ? s.label.substr(5) : s.label;
+    list += (list.empty() ? "" : ", ") + rank + " (pid " + std::to_string(s.process.pid) + ")";
+  }
+  // Capture windows belong to one process's recorder: one list for several
+  // would clip one rank's GPUs with another's windows. Only a merge of a
+  // single process keeps them.
+  if (out.sources.size() == 1)
+    out.diagnostics.capture_windows = inputs[0].diagnostics.capture_windows;
+  out.diagnostics.cupti = joined_status(out.sources, &SourceInfo::cupti, out.diagnostics.cupti);
+  out.diagnostics.nvtx = joined_status(out.sources, &SourceInfo::nvtx, out.diagnostics.nvtx);
+  if (hosts.size() > 1 && !one_timeline(out.sources)) {
+    std::string names;
+    for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
+    out.diagnostics.warnings.push_back(std::string(kManyHosts) + std::to_string(hosts.size()) +
+                                       " hosts (" + names +
+                                       "): each host has its own clock, so times across hosts "
+                                       "are not on one timeline");
+  }
+  out.diagnostics.warnings.push_back(std::string(kMergedRanks) + list);
+  return out;
+}
+
+}  // namespace brickprof

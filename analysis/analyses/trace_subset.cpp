@@ -1,0 +1,110 @@
+// Parts of a trace (see trace_subset.h): subtrees by scope name, one pass
+// over the parent links with memoised answers; one source of a merged trace
+// by its threads. Both linear in the nodes, whatever their order.
+#include "analysis/analyses/trace_subset.h"
+
+#include <unordered_set>
+#include <vector>
+
+namespace brickprof {
+namespace {
+
+enum class Mark : uint8_t { kUnknown, kInside, kOutside };
+
+// The kept nodes (renumbered, in their order), their GPU details, and the
+// edges between kept nodes into `t`; the rest of the trace as it is.
+void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
+  const size_t n = trace.nodes.size();
+  t.process = trace.process;
+  t.diagnostics = trace.diagnostics;
+  t.devices = trace.devices;
+  t.threads = trace.threads;
+  t.ptx = trace.ptx;
+  t.sources = trace.sources;
+  t.communicators = trace.communicators;
+  t.strings = trace.strings;  // names keep their ids
+  std::vector<uint32_t> renumbered(n, kNoNode);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!keep[i]) continue;
+    Node node = trace.nodes[i];
+    node.detail = kNoDetail;
+    const GpuDetail* detail = trace.detail(trace.nodes[i]);
+    renumbered[i] = detail ? t.add_gpu_node(node, *detail) : t.add_node(node);
+  }
+  // Parents once every kept node has its id (a merged trace may list a
+  // child before its parent); a root's parent is outside: it becomes a root.
+  for (Node& node : t.nodes) node.parent = node.parent < n ? renumbered[node.parent] : kNoNode;
+  for (const CommCall& call : trace.comm_calls) {  // in node order, as the kept nodes
+    if (call.node >= n || renumbered[call.node] == kNoNode) continue;
+    t.comm_calls.push_back(call);
+    t.comm_calls.back().node = renumbered[call.node];
+  }
+  for (const Edge& e : trace.edges) {
+    if (e.src >= n || e.dst >= n) continue;
+    if (renumbered[e.src] != kNoNode && renumbered[e.dst] != kNoNode)
+      t.add_edge(renumbered[e.src], renumbered[e.dst], e.type);
+  }
+}
+
+}  // namespace
+
+Subset subtrees_named(const Trace& trace, std::string_view name) {
+  const size_t n = trace.nodes.size();
+  std::vector<Mark> mark(n, Mark::kUnknown);
+  std::vector<uint32_t> chain;
+  Subset out;
+  for (uint32_t start = 0; start < n; ++start) {
+    // Walk up to a node already decided (or a root), then decide the chain.
+    Mark found = Mark::kOutside;
+    for (uint32_t at = start; at != kNoNode && at < n; at = trace.nodes[at].parent) {
+      if (mark[at] != Mark::kUnknown) {
+        found = mark[at];
+        break;
+      }
+      chain.push_back(at);
+      if (chain.size() > n) break;  // a parent cycle (the reader rejects them)
+    }
+    // Top-down: a node named `name` makes its descendants inside.
+    for (size_t i = chain.size(); i-- > 0;) {
+      const uint32_t at = chain[i];
+      if (found != Mark::kInside && trace.name(trace.nodes[at]) == name) {
+        found = Mark::kInside;
+        ++out.roots;
+      }
+      mark[at] = found;
+    }
+    chain.clear();
+  }
+  if (out.roots == 0) return out;
+  std::vector<bool> keep(n);
+  for (uint32_t i = 0; i < n; ++i) keep[i] = mark[i] == Mark::kInside;
+  copy_kept(trace, keep, out.trace);
+  out.trace.steps_name = std::string(name);
+  return out;
+}
+
+Subset source_subset(const Trace& trace, size_t source) {
+  Subset out;
+  if (source >= trace.sources.size()) return out;
+  const SourceInfo& src = trace.sources[source];
+  std::unordered_set<uint32_t> threads;
+  for (const SourceInfo::IdMap& m : src.threads) threads.insert(m.id);
+  const size_t n = trace.nodes.size();
+  std::vector<bool> keep(n);
+  for (uint32_t i = 0; i < n; ++i) keep[i] = threads.count(trace.nodes[i].thread) != 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t parent = trace.nodes[i].parent;
+    out.roots += keep[i] && (parent >= n || !keep[parent]);
+  }
+  if (out.roots == 0) return out;
+  copy_kept(trace, keep, out.trace);
+  Trace& t = out.trace;
+  t.process = src.process;
+  t.diagnostics.cupti = src.cupti;
+  t.diagnostics.nvtx = src.nvtx;
+  t.sources.clear();
+  std::erase_if(t.threads, [&](const ThreadInfo& info) { return !threads.count(info.tid); });
+  return out;
+}
+
+}  // namespace brickprof

@@ -1,0 +1,34 @@
+// The part of a trace under scopes of one name ("decode token"): those
+// scopes, everything nested in them and the GPU work they launched, so every
+// view can describe the steady state alone (no prefill, no warm-up). Like
+// Nsight's NVTX range filter, by name rather than by time. Also one rank of
+// a merged trace, so every view can describe that rank alone.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "analysis/model/trace.h"
+
+namespace brickprof {
+
+struct Subset {
+  Trace trace;       // the kept nodes (renumbered), their details and edges
+  size_t roots = 0;  // nodes named `name` that are not inside another one
+};
+
+// Keeps every node named `name` and its descendants (by parent); edges
+// whose two ends are kept; the process, devices, threads, PTX modules and
+// diagnostics as they are. roots == 0 when no node has that name.
+Subset subtrees_named(const Trace& trace, std::string_view name);
+
+// One input process of a merged trace (`brickprof merge`; trace.sources[i]):
+// the nodes on its threads (GPU work by the thread that launched it), its
+// threads, and edges whose two ends are kept; the process is the source's
+// as it recorded it, so the subset reads like that rank's own trace (its
+// devices and threads keep the merged ids and "rank R: " names). roots
+// counts the kept nodes whose parent is not kept; 0 when nothing is kept
+// or `source` is out of range.
+Subset source_subset(const Trace& trace, size_t source);
+
+}  // namespace brickprof

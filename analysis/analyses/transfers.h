@@ -1,0 +1,64 @@
+// Host<->device transfers: totals per direction, bandwidth per copy against
+// the link, pageable copies, ping-pong round trips and repeated uploads of
+// the same host range, each finding with the transfer whose scope names it
+// (trace_scope.h's ScopeNamer, when rendered).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/analyses/machine_peaks.h"
+#include "analysis/model/trace.h"
+
+namespace brickprof {
+
+struct DirectionTotal {
+  Direction direction = Direction::kUnknown;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  int64_t time_ns = 0;
+  double gbps() const {
+    return time_ns > 0 ? static_cast<double>(bytes) / static_cast<double>(time_ns) : 0;
+  }
+};
+
+struct CopyFinding {
+  uint32_t node = kNoNode;
+  uint64_t bytes = 0;
+  double gbps = 0;
+  double link_share = 0;  // achieved / link peak
+};
+
+// The same host range crossing the link back and forth: D2H then H2D (the
+// data came back unchanged, as far as the trace shows), optionally preceded
+// by the H2D that first put it there (H2D -> D2H -> H2D).
+struct PingPong {
+  std::vector<uint32_t> nodes;  // the transfers, in time order; the last closed the round trip
+  uint64_t host_addr = 0;
+  uint64_t bytes = 0;
+};
+
+struct RepeatedUpload {
+  uint64_t host_addr = 0;
+  uint64_t bytes = 0;
+  uint64_t uploads = 0;  // H2D of this range with no D2H in between
+  uint32_t first_node = kNoNode;
+  uint32_t second_node = kNoNode;  // the first repeat (its scope names the finding)
+  uint64_t wasted_bytes() const { return uploads > 1 ? (uploads - 1) * bytes : 0; }
+};
+
+struct TransferReport {
+  std::vector<DirectionTotal> totals;  // directions that occur
+  Peaks link;
+  std::vector<CopyFinding> slow;  // below half the link, worst first (top 10)
+  uint64_t pageable_count = 0, pageable_bytes = 0;
+  std::vector<CopyFinding> pageable;  // largest first (top 10)
+  std::vector<PingPong> ping_pongs;
+  std::vector<RepeatedUpload> repeated;  // most wasted first
+};
+
+// O(n log n) in the number of transfers (one sort by host range and time).
+TransferReport analyze_transfers(const Trace& trace, const PeakOverrides& overrides);
+
+}  // namespace brickprof

@@ -1,0 +1,116 @@
+// The `report --analyze` view: per-op summary, slowest ops, hotspots, devices, balance,
+// communication.
+#include "analysis/analyses/trace_analyzer.h"
+#include "analysis/json/json_writer.h"
+#include "analysis/model/format.h"
+#include "analysis/model/trace_scope.h"
+#include "analysis/views/views.h"
+
+namespace brickprof {
+namespace {
+
+constexpr size_t kMaxOps = 20;
+
+void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>& ops,
+              const Analysis& a) {
+  w.key(key).begin_array();
+  for (const OpSummary& s : ops)
+    w.newline()
+        .begin_object()
+        .field("name", s.name)
+        .field("kind", to_string(s.kind))
+        .field("count", s.count)
+        .field("total_ns", s.total_ns)
+        .field("avg_ns", s.avg_ns())
+        .field("min_ns", s.min_ns)
+        .field("median_ns", s.median_ns)
+        .field("p99_ns", s.p99_ns)
+        .field("max_ns", s.max_ns)
+        .field("bytes", s.bytes)
+        .field("share", a.comm_share(s))
+        .end_object();
+  w.end_array();
+}
+
+// The nodes, with the scope that issued each when `scope` is given.
+void nodes_json(JsonWriter& w, std::string_view key, const Trace& t,
+                const std::vector<uint32_t>& ids, const ScopeNamer* scope = nullptr) {
+  w.key(key).begin_array();
+  for (uint32_t i : ids) {
+    w.newline()
+        .begin_object()
+        .field("node", i)
+        .field("name", t.name(t.nodes[i]))
+        .field("duration_ns", t.nodes[i].duration_ns());
+    if (scope) w.field("scope", (*scope)(i));
+    w.end_object();
+  }
+  w.end_array();
+}
+
+Analysis compute(const Trace& t, const ViewSettings&) { return analyze_trace(t); }
+
+void json(const Trace& t, const Analysis& a, JsonWriter& w) {
+  w.begin_object().field("total_ns", a.total_ns).field("imbalance_ratio", a.imbalance_ratio);
+  ops_json(w, "ops", a.ops, a);
+  const ScopeNamer scope(t);
+  nodes_json(w, "slowest", t, a.slowest, &scope);
+  nodes_json(w, "hotspots", t, a.hotspots);
+  w.key("devices").begin_array();
+  for (const DeviceSummary& d : a.devices)
+    w.newline()
+        .begin_object()
+        .field("device", d.device)
+        .field("ops", d.ops)
+        .field("total_ns", d.total_ns)
+        .field("bytes", d.bytes)
+        .end_object();
+  w.end_array();
+  ops_json(w, "communication", a.communication, a);
+  w.end_object().newline();
+}
+
+void text(const Trace& t, const Analysis& a, std::ostream& out) {
+  out << "Operations (" << a.ops.size() << " distinct, " << format_duration(a.total_ns)
+      << " total)\n";
+  out << "  " << pad_right("name", 37) << pad_right("kind", 8) << pad_left("count", 10)
+      << pad_left("total", 13);
+  for (const char* column : {"avg", "min", "median", "p99", "max"}) out << pad_left(column, 11);
+  out << '\n';
+  for (size_t i = 0; i < a.ops.size() && i < kMaxOps; ++i) {
+    const OpSummary& s = a.ops[i];
+    out << "  " << pad_right(clip(s.name, 36), 37) << pad_right(to_string(s.kind), 8)
+        << pad_left(std::to_string(s.count), 10) << pad_left(format_duration(s.total_ns), 13);
+    for (int64_t ns : {s.avg_ns(), s.min_ns, s.median_ns, s.p99_ns, s.max_ns})
+      out << pad_left(format_duration(ns), 11);
+    out << '\n';
+  }
+  out << "Slowest operations:\n";
+  const ScopeNamer scope(t);
+  for (uint32_t i : a.slowest) {
+    out << "  " << t.name(t.nodes[i]) << ' ' << format_duration(t.nodes[i].duration_ns());
+    if (std::string in = scope(i); in != "(no scope)") out << " in " << in;
+    out << '\n';
+  }
+  if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';
+  for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i)
+    out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
+  out << "Devices:\n";
+  for (const DeviceSummary& d : a.devices)
+    out << "  " << d.device << ": " << d.ops << " ops, " << format_duration(d.total_ns) << ", "
+        << format_bytes(static_cast<uint64_t>(d.bytes)) << '\n';
+  if (a.imbalance_ratio > 0)
+    out << "Load balance: imbalance " << format_fixed(a.imbalance_ratio, 2)
+        << " (max/mean busy time over GPUs)\n";
+  if (!a.communication.empty()) out << "Communication:\n";
+  for (const OpSummary& s : a.communication)
+    out << "  " << s.name << ' ' << format_duration(s.total_ns) << " ("
+        << format_fixed(100 * a.comm_share(s), 1) << "% of op time, " << s.count << " calls)\n";
+}
+
+}  // namespace
+
+extern constinit const View kAnalyzerView = make_view<compute, text, json>(
+    "analyze", "Per-op summary, hotspots, devices, load balance, communication", false);
+
+}  // namespace brickprof

@@ -1,0 +1,91 @@
+// The registry of report views (see views.h): one line per view.
+#include "analysis/views/views.h"
+
+#include "analysis/export/sink.h"
+
+namespace brickprof {
+
+// Each defined in its analysis/view_<name>.cpp.
+extern const View kSummaryView;
+extern const View kTreeView;
+extern const View kCriticalPathView;
+extern const View kRooflineView;
+extern const View kTransfersView;
+extern const View kGpuIdleView;
+extern const View kLaunchesView;
+extern const View kAnalyzerView;
+extern const View kWhatIfView;
+extern const View kCollectivesView;
+extern const View kRanksView;
+extern const View kImbalanceView;
+extern const View kRankPathView;
+
+namespace {
+
+// A file format: written by its exporter, nothing to compute.
+constexpr View file_format(const char* name, const char* help) {
+  View v;
+  v.name = name;
+  v.help = help;
+  v.format = name;
+  return v;
+}
+
+constexpr View kDotView = file_format("dot", "Graphviz DOT of the execution graph");
+constexpr View kChromeView =
+    file_format("chrome", "Chrome trace event JSON (Perfetto UI, chrome://tracing)");
+constexpr View kPerfettoView = file_format(
+    "perfetto", "Perfetto's native protobuf trace (Perfetto UI; binary, best with -o FILE)");
+constexpr View kFoldedView =
+    file_format("folded", "Collapsed stacks for flame graphs (self time, ns)");
+
+}  // namespace
+
+const std::vector<const View*>& report_views() {
+  static const std::vector<const View*> views = {
+      &kSummaryView,       // --summary
+      &kTreeView,          // --tree
+      &kCriticalPathView,  // --critical-path
+      &kRooflineView,      // --roofline
+      &kTransfersView,     // --transfers
+      &kGpuIdleView,       // --gpu-idle
+      &kLaunchesView,      // --launches
+      &kAnalyzerView,      // --analyze
+      &kRanksView,         // --ranks
+      &kCollectivesView,   // --collectives
+      &kImbalanceView,     // --imbalance
+      &kRankPathView,      // --rank-path
+      &kDotView,           // --dot
+      &kChromeView,        // --chrome
+      &kPerfettoView,      // --perfetto
+      &kFoldedView,        // --folded
+      &kWhatIfView,        // --what-if NAME=K: last, after the path it changes was shown
+  };
+  return views;
+}
+
+const View* find_view(std::string_view name) {
+  for (const View* v : report_views())
+    if (name == v->name) return v;
+  return nullptr;
+}
+
+ViewModel compute_view(const View& view, const Trace& trace, const ViewSettings& settings) {
+  return view.compute ? view.compute(trace, settings) : ViewModel();
+}
+
+void render_view(const View& view, const Trace& trace, const ViewModel& model, bool json,
+                 std::ostream& out) {
+  if (json && !view.has_json())
+    throw ViewError(std::string("--") + view.name + " has no --json form");
+  if (view.format) {
+    make_exporter(view.format)->write(trace, out);
+  } else if (json) {
+    JsonWriter w(out);
+    view.json(trace, model, w);
+  } else {
+    view.text(trace, model, out);
+  }
+}
+
+}  // namespace brickprof

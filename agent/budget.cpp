@@ -1,6 +1,7 @@
 // The memory budget (see budget.h).
 #include "agent/budget.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace brickprof::agent::budget {
@@ -9,13 +10,26 @@ namespace {
 std::atomic<uint64_t> g_capacity{256ull << 20};
 std::atomic<uint64_t> g_used{0};
 
-}  // namespace
-
-bool charge(uint64_t bytes) {
+bool charge_within(uint64_t bytes, uint64_t limit) {
   uint64_t used = g_used.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  if (used <= g_capacity.load(std::memory_order_relaxed)) return true;
+  if (used <= limit) return true;
   g_used.fetch_sub(bytes, std::memory_order_relaxed);
   return false;
+}
+
+}  // namespace
+
+uint64_t write_reserve() {
+  const uint64_t capacity = g_capacity.load(std::memory_order_relaxed);
+  return std::min<uint64_t>(capacity, std::clamp<uint64_t>(capacity / 16, 64 << 10, 16 << 20));
+}
+
+bool charge(uint64_t bytes) {
+  return charge_within(bytes, g_capacity.load(std::memory_order_relaxed) - write_reserve());
+}
+
+bool charge_for_write(uint64_t bytes) {
+  return charge_within(bytes, g_capacity.load(std::memory_order_relaxed));
 }
 
 void release(uint64_t bytes) { g_used.fetch_sub(bytes, std::memory_order_relaxed); }

@@ -9,9 +9,17 @@
 
 namespace brickprof::agent::budget {
 
-// Takes `bytes` from the budget; false (and nothing taken) when they do not
-// fit. Lock-free and async-signal-safe.
+// Takes `bytes` from the budget for recording; false (and nothing taken)
+// when they do not fit beside the write's reserve. Lock-free and
+// async-signal-safe.
 bool charge(uint64_t bytes);
+// The same for the exit write, which may also take the reserve: a buffer
+// recorded full still leaves room for the aggregate tree (tree, DOT and
+// folded files) and the write's indexes.
+bool charge_for_write(uint64_t bytes);
+// The part of the capacity recording leaves to the write: a sixteenth,
+// at least 64 KiB, at most 16 MiB.
+uint64_t write_reserve();
 // Gives back what a charge took.
 void release(uint64_t bytes);
 

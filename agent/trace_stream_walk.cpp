@@ -198,7 +198,7 @@ uint32_t TraceStream::Impl::enter_cpu(const Node& node, const Opened& o, uint32_
 }
 
 bool TraceStream::Impl::charge(uint64_t bytes) {
-  if (!budget::charge(bytes)) return false;
+  if (!budget::charge_for_write(bytes)) return false;
   charged += bytes;
   return true;
 }

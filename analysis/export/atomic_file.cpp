@@ -80,13 +80,14 @@ std::string errno_text(int err) { return std::strerror(err); }
 }  // namespace
 
 PendingFile::PendingFile(const std::string& path) : path_(path) {
-  // The agent's write deadline (SIGALRM, whose handler removes the listed
-  // files) is held off from creating the file to listing it: firing in
-  // between, it left the new file behind.
-  sigset_t deadline, saved;
-  sigemptyset(&deadline);
-  sigaddset(&deadline, SIGALRM);
-  pthread_sigmask(SIG_BLOCK, &deadline, &saved);
+  // Signals are held off from creating the file to listing it: the agent's
+  // write deadline (SIGALRM) and its dump handlers (SIGTERM, SIGINT, ...)
+  // remove the listed files, and firing in between left the new one behind.
+  // Faults stay deliverable: they are this thread's own.
+  sigset_t held, saved;
+  sigfillset(&held);
+  for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS}) sigdelset(&held, fault);
+  pthread_sigmask(SIG_BLOCK, &held, &saved);
   // O_EXCL and O_NOFOLLOW: never through someone else's file or link; a
   // name someone else took is tried again under another.
   for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {

@@ -297,9 +297,11 @@ int main(int argc, char** argv) {
                 m(&Outcome::nodes), m(&Outcome::nodes_wall), m(&Outcome::nodes_cpu));
     std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n",
                 m(&Outcome::json_mb), m(&Outcome::json_wall), m(&Outcome::json_cpu));
-    if (m(&Outcome::perfetto_mb) > 0)
+    if (m(&Outcome::perfetto_mb) > 0 && m(&Outcome::nodes) > 0)
       std::printf("  Perfetto                    %8.1f MB  (%.1f bytes per node)\n",
                   m(&Outcome::perfetto_mb), m(&Outcome::perfetto_mb) * 1e6 / m(&Outcome::nodes));
+    else if (m(&Outcome::perfetto_mb) > 0)
+      std::printf("  Perfetto                    %8.1f MB\n", m(&Outcome::perfetto_mb));
     std::printf("  all outputs                 %8.1f MB\n", m(&Outcome::all_mb));
   }
   return 0;

@@ -14,7 +14,6 @@
 // lane to write it.
 #include <algorithm>
 #include <map>
-#include <new>
 #include <stdexcept>
 
 #include "agent/budget.h"

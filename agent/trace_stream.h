@@ -28,7 +28,9 @@
 //     formats list them by id. A consuming write frees each chunk of
 //     events once read.
 //  3. Write: JSON and Chrome read the spill in id order (ranges and GPU
-//     records come from memory); tree, DOT and folded render the aggregate.
+//     records come from memory); tree, DOT and folded render the aggregate;
+//     Perfetto reads each thread's id block in the order its track lists
+//     slices (trace_stream_perfetto.cpp).
 //
 // The outputs are byte for byte the Trace-based exporters' for the same
 // events (tests/agent/gpu/stream_golden_test.cpp checks it on a recorded

@@ -76,6 +76,7 @@ struct TraceStream::Impl final : StreamedTrace {
   // pass 2
   StringId site_name(uint32_t site);
   StringId layer_name(uint64_t index);
+  StringId gpu_name(const StagedRecord& r);
   int32_t brick_slot(uint32_t site, StringId name);
   uint32_t enter(const Node& node, const GpuDetail* detail, uint32_t parent_agg);
   uint32_t enter_cpu(const Node& node, const Opened& o, uint32_t parent_agg);
@@ -98,6 +99,7 @@ struct TraceStream::Impl final : StreamedTrace {
   void write_dot(std::ostream& out) override;
   void write_chrome(std::ostream& out) override;
   void write_folded(std::ostream& out) override;
+  void write_perfetto(std::ostream& out) override;  // trace_stream_perfetto.cpp
 
   std::vector<Recorder::ThreadEvents> threads;
   Clock clock;

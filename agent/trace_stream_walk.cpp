@@ -182,6 +182,14 @@ int32_t TraceStream::Impl::brick_slot(uint32_t site, StringId name) {
   return brick_slots[site];
 }
 
+StringId TraceStream::Impl::gpu_name(const StagedRecord& r) {
+  const StringId staged_name = r.node.name;
+  if (staged_name >= gpu_names.size()) gpu_names.resize(staged_name + 1, kUnset);
+  if (gpu_names[staged_name] == kUnset)
+    gpu_names[staged_name] = exemplars.strings.intern(gpu.name(r));
+  return gpu_names[staged_name];
+}
+
 uint32_t TraceStream::Impl::enter_cpu(const Node& node, const Opened& o, uint32_t parent_agg) {
   if (aggregate_full) return kNoAgg;
   const uint64_t layer = node.kind == NodeKind::kLayer ? o.arg : 0;
@@ -237,11 +245,7 @@ uint32_t TraceStream::Impl::enter(const Node& node, const GpuDetail* detail, uin
 void TraceStream::Impl::visit_gpu(uint32_t record, const Frame* parent) {
   const StagedRecord& r = gpu.record(record);
   Node n = r.node;
-  const StringId staged_name = r.node.name;
-  if (staged_name >= gpu_names.size()) gpu_names.resize(staged_name + 1, kUnset);
-  if (gpu_names[staged_name] == kUnset)
-    gpu_names[staged_name] = exemplars.strings.intern(gpu.name(r));
-  n.name = gpu_names[staged_name];
+  n.name = gpu_name(r);
   n.detail = kNoDetail;
   const uint32_t agg = enter(n, &r.detail, parent ? parent->agg : group(n.thread));
   add_time(agg, n.duration_ns(), kNoAgg);

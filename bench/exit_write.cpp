@@ -152,7 +152,8 @@ long dropped_events(const std::string& path) {
 }
 
 struct Outcome {
-  double before_mb = 0, peak_mb = 0, wall_s = 0, cpu_s = 0, json_mb = 0, all_mb = 0;
+  double before_mb = 0, peak_mb = 0, wall_s = 0, cpu_s = 0, json_mb = 0, perfetto_mb = 0,
+         all_mb = 0;
   double nodes = 0, events = 0;  // events: recorded (asked for, less the dropped)
   // Per second of wall and of CPU time (taken per round: what is kept can
   // differ from round to round when GPU records race events for the cap).
@@ -215,8 +216,11 @@ bool run_once(const Setup& s, const std::string& agent, Outcome* o) {
     o->peak_mb = static_cast<double>(usage.ru_maxrss) / 1024;
     const std::string json = prefix + ".json";
     o->json_mb = static_cast<double>(file_size(json)) / 1e6;
-    for (const char* ext : {".json", ".tree.txt", ".dot", ".trace.json", ".folded"})
+    o->perfetto_mb = static_cast<double>(file_size(prefix + ".pftrace")) / 1e6;
+    for (const char* ext :
+         {".json", ".tree.txt", ".dot", ".trace.json", ".folded", ".json.gz", ".pftrace"})
       o->all_mb += static_cast<double>(file_size(prefix + ext)) / 1e6;
+    // Nodes and dropped events are read from the JSON: without it, not counted.
     o->nodes = static_cast<double>(count_nodes(json));
     o->events = static_cast<double>(asked - dropped_events(json));
     o->events_wall = o->events / o->wall_s / 1e6;
@@ -285,12 +289,19 @@ int main(int argc, char** argv) {
     std::printf("  write time, wall            %8.2f s\n", m(&Outcome::wall_s));
     std::printf("  write time, CPU             %8.2f s  (user + system, every thread)\n",
                 m(&Outcome::cpu_s));
+    if (m(&Outcome::json_mb) == 0)
+      std::printf("  (no JSON written: nodes and events not counted)\n");
     std::printf("  events recorded             %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n",
                 m(&Outcome::events), m(&Outcome::events_wall), m(&Outcome::events_cpu));
     std::printf("  nodes written               %8.0f  (%.2f M/s wall, %.2f M/s CPU)\n",
                 m(&Outcome::nodes), m(&Outcome::nodes_wall), m(&Outcome::nodes_cpu));
     std::printf("  JSON                        %8.1f MB  (%.1f MB/s wall, %.1f MB/s CPU)\n",
                 m(&Outcome::json_mb), m(&Outcome::json_wall), m(&Outcome::json_cpu));
+    if (m(&Outcome::perfetto_mb) > 0 && m(&Outcome::nodes) > 0)
+      std::printf("  Perfetto                    %8.1f MB  (%.1f bytes per node)\n",
+                  m(&Outcome::perfetto_mb), m(&Outcome::perfetto_mb) * 1e6 / m(&Outcome::nodes));
+    else if (m(&Outcome::perfetto_mb) > 0)
+      std::printf("  Perfetto                    %8.1f MB\n", m(&Outcome::perfetto_mb));
     std::printf("  all outputs                 %8.1f MB\n", m(&Outcome::all_mb));
   }
   return 0;

@@ -39,8 +39,7 @@ constexpr Format kFormats[] = {
     {"chrome", ".trace.json", &write_chrome_trace, &StreamedTrace::write_chrome},
     {"folded", ".folded", &write_folded, &StreamedTrace::write_folded},
     {"json.gz", ".json.gz", &write_trace_json_gz, &StreamedTrace::write_json_gz},
-    // Not streamed yet: the agent says so and writes the others.
-    {"perfetto", ".pftrace", &write_perfetto_trace, nullptr},
+    {"perfetto", ".pftrace", &write_perfetto_trace, &StreamedTrace::write_perfetto},
 };
 
 const Format* find_format(std::string_view name) {
@@ -188,11 +187,7 @@ WrittenOutputs write_outputs(const Trace& trace, const std::vector<std::string>&
 
 WrittenOutputs write_outputs(StreamedTrace& trace, const std::vector<std::string>& formats,
                              OutputSink& sink) {
-  return write_each(formats, sink, [&](const Format& f) -> std::string {
-    if (!f.streamed)
-      return std::string(f.name) +
-             ": not written at exit (write it from the JSON: brickprof report --" +
-             std::string(f.name) + ")";
+  return write_each(formats, sink, [&](const Format& f) {
     return sink.emit(f.name, f.extension, [&](std::ostream& out) { (trace.*(f.streamed))(out); });
   });
 }

@@ -39,6 +39,7 @@ class StreamedTrace {
   virtual void write_dot(std::ostream& out) = 0;
   virtual void write_chrome(std::ostream& out) = 0;
   virtual void write_folded(std::ostream& out) = 0;
+  virtual void write_perfetto(std::ostream& out) = 0;
   // The JSON through a gzip layer (export_json_gz.cpp).
   void write_json_gz(std::ostream& out);
 };

@@ -1,8 +1,9 @@
 // The streamed exit write (agent/trace_stream.h) against the whole-Trace
 // writer it replaces, on one recorded trace: every format must come out
-// byte for byte the same. The trace is recorded in this process, through
-// the agent's recorder and its CUPTI source on the fake driver and fake
-// CUPTI: several threads, layers, bricks and scopes, marks and work, NVTX
+// byte for byte the same, and the Perfetto trace what `brickprof report
+// --perfetto` writes from the streamed JSON. The trace is recorded in this
+// process, through the agent's recorder and its CUPTI source on the fake
+// driver and fake CUPTI: several threads, layers, bricks and scopes, marks and work, NVTX
 // push/pop and start/end ranges (one ending on another thread), kernels,
 // copies, a memset, a sync, a CUDA graph captured in one window and replayed
 // in another, and capture windows (cuProfilerStart/Stop) that cut scopes
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -24,7 +26,9 @@
 #include "agent/recorder.h"
 #include "agent/replay.h"
 #include "agent/trace_stream.h"
+#include "analysis/export/export_perfetto.h"
 #include "analysis/export/sink.h"
+#include "analysis/json/trace_json.h"
 
 namespace brickprof::agent {
 namespace {
@@ -176,7 +180,7 @@ TEST_F(StreamGolden, StreamedWriteIsTheTraceWritersBytes) {
   const std::vector<capture::Window> windows = capture::windows();
   ASSERT_EQ(windows.size(), 3u);
   std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
-  const std::vector<std::string> formats = {"json", "tree", "dot", "chrome", "folded"};
+  const std::vector<std::string> formats = {"json", "tree", "dot", "chrome", "folded", "perfetto"};
 
   Trace old;
   ReplayResult replayed = replay(threads, clock, end_ticks, old, windows);
@@ -241,8 +245,80 @@ TEST_F(StreamGolden, StreamedWriteIsTheTraceWritersBytes) {
                   << a.substr(from, 400) << "\n--- streamed:\n"
                   << b.substr(from, 400);
   }
+  // And what `brickprof report --perfetto` writes from the streamed JSON.
+  std::ostringstream reported;
+  write_perfetto_trace(parse_trace_json(new_outputs.text("json")), reported);
+  EXPECT_TRUE(reported.str() == new_outputs.text("perfetto"))
+      << "perfetto from the JSON: " << reported.str().size() << " bytes, streamed "
+      << new_outputs.text("perfetto").size();
   dump.reset();
   cuCtxDestroy(gpu.ctx);
+}
+
+// Perfetto's slice order and lanes on events made by hand, which a recorded
+// run almost never has: a zero-length mark at the nanosecond a longer
+// sibling starts (slices go by start, then the longer first: not id order),
+// and one thread id with two blocks of events (a thread that registered
+// again) whose scopes overlap without nesting (a second lane).
+TEST_F(StreamGolden, PerfettoOrdersAndSplitsHandMadeEvents) {
+  Clock::init();
+  const Clock clock = Clock::fit_now();
+  const uint64_t t0 = Clock::ticks();
+  const uint64_t us = static_cast<uint64_t>(1000.0 / clock.ns_per_tick()) + 1;
+  const uint32_t a = scope("outer"), b = scope("inner"), m = scope("instant");
+  std::vector<uint64_t> words[3];
+  const auto push = [&](int t, uint32_t site, uint64_t at) {
+    words[t].insert(words[t].end(), {event_tag(site, EventType::kPush), t0 + at * us, 0});
+  };
+  const auto pop = [&](int t, uint64_t at) {
+    words[t].insert(words[t].end(), {event_tag(0, EventType::kPop), t0 + at * us});
+  };
+  const auto mark = [&](int t, uint32_t site, uint64_t at) {
+    words[t].insert(words[t].end(), {event_tag(site, EventType::kMark), t0 + at * us});
+  };
+  push(0, a, 0);  // outer [0, 300] holds instant [100, 100] and inner [100, 200]
+  mark(0, m, 100);
+  push(0, b, 100);
+  pop(0, 200);
+  pop(0, 300);
+  push(0, a, 400);  // [400, 500]
+  pop(0, 500);
+  push(1, b, 250);  // tid 7 again: [250, 450] overlaps both
+  pop(1, 450);
+  mark(2, m, 50);  // at the root of another thread
+  push(2, a, 50);
+  pop(2, 60);
+  std::vector<Recorder::ThreadEvents> threads(3);
+  const uint32_t tids[3] = {7, 7, 8};
+  for (int t = 0; t < 3; ++t) {
+    threads[t].tid = tids[t];
+    threads[t].name = "worker";
+    threads[t].segments.push_back({words[t].data(), static_cast<uint32_t>(words[t].size())});
+  }
+  const uint64_t end_ticks = t0 + 1000 * us;
+
+  Trace old;
+  replay(threads, clock, end_ticks, old);
+  fill_process_info(old, 0, clock.to_ns(end_ticks), {{7, "worker"}, {8, "worker"}},
+                    CmdlineMode::kFull);
+  std::ostringstream expected;
+  write_perfetto_trace(old, expected);
+
+  TraceStream streamed(threads, clock, end_ticks, {}, nullptr, false, dir_.string());
+  Trace header;
+  header.process = process_info(0, clock.to_ns(end_ticks), CmdlineMode::kFull);
+  header.threads = thread_infos(streamed.node_threads(), streamed.noted_names());
+  MemorySink outputs;
+  ASSERT_TRUE(streamed.write(header, {"json", "perfetto"}, outputs).failures.empty());
+  EXPECT_TRUE(outputs.text("perfetto") == expected.str())
+      << "streamed " << outputs.text("perfetto").size() << " bytes, whole-Trace writer "
+      << expected.str().size();
+  std::ostringstream reported;
+  write_perfetto_trace(parse_trace_json(outputs.text("json")), reported);
+  EXPECT_TRUE(outputs.text("perfetto") == reported.str());
+  // The case is there: two lanes on tid 7 (an "(overlapping 2)" track).
+  EXPECT_NE(expected.str().find("worker (overlapping 2)"), std::string::npos);
+  EXPECT_EQ(old.nodes.size(), 7u);
 }
 
 }  // namespace

@@ -77,6 +77,36 @@ def configs(args):
     ]
 
 
+def kernels_per_step(trace_path):
+    """Kernels under each "decode token" scope of a trace, in order."""
+    nodes = json.load(open(trace_path))["nodes"]
+    by_id = {n["id"]: n for n in nodes}
+    counts = {n["id"]: 0 for n in nodes if n["name"] == "decode token"}
+    for n in nodes:
+        if n["kind"] != "kernel":
+            continue
+        p = n.get("parent")
+        while p is not None and p not in counts:
+            p = by_id[p].get("parent")
+        if p is not None:
+            counts[p] += 1
+    return list(counts.values())
+
+
+def windows_complete(out, workload):
+    """Every recorded window of the sampled run holds as many kernels as a
+    decode step of the default run: none lost when the records were
+    switched on at its start or off at its end. None unless every step of
+    the default run holds the same number of kernels (graph replays belong
+    to the bricks that captured them, all in one step)."""
+    full = kernels_per_step(os.path.join(out, f"{slug(workload)}-brickprof-0.json"))
+    sampled = kernels_per_step(os.path.join(out, f"{slug(workload)}-brickprof-sampled-0.json"))
+    if not full or min(full) != max(full) or full[0] == 0:
+        return None
+    want = full[0]
+    return [c for c in sampled if c != want], want, len(sampled)
+
+
 def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")
 
@@ -147,8 +177,8 @@ def main():
     names = [w["name"] for w in workloads]
     width = max(24, *(len(n) + 2 for n in names))
     print(f"decode time under each tool as a ratio to plain (1.000 = no overhead; median "
-          f"tokens/s of {args.rounds} alternating rounds; sampled: every {args.sample_every}th "
-          f"decode step)")
+          f"tokens/s of {args.rounds} alternating rounds; sampled: one decode step in "
+          f"{args.sample_every})")
     print(f"{'':24}" + "".join(f"  {n:>{width}}" for n in names))
     for config, _ in table:
         row = f"{config:24}"
@@ -180,6 +210,19 @@ def main():
             print(f"goal {w}: brickprof sampled {s:.3f} <= {SAMPLED_GOAL}: {verdict}")
             if s > SAMPLED_GOAL:
                 missed.append(f"{w}: sampled {100 * (s - 1):.1f}% over plain")
+    for w in workloads:
+        if w["unavailable"] or not rates[("brickprof sampled", w["name"])] or \
+                not rates[("brickprof", w["name"])]:
+            continue
+        complete = windows_complete(args.out, w["name"])
+        if complete is None:
+            continue
+        short, want, n = complete
+        print(f"{w['name']}: {n} sampled windows, {len(short)} without the {want:.0f} kernels "
+              f"of a decode step")
+        if short:
+            errors.append(f"brickprof sampled on {w['name']}: windows with {short[:5]} kernels, "
+                          f"a step has {want:.0f}")
     for e in errors:
         print("FAIL:", e)
     if args.goals and missed:

@@ -22,17 +22,17 @@ constexpr size_t kMaxWindows = size_t{1} << 18;
 std::atomic<Mode> g_mode{Mode::kAll};
 std::mutex g_mu;
 std::atomic<bool> g_open{false};  // written under g_mu, read without it too
-int64_t g_threads_inside = 0;  // kScope: threads inside a trigger scope
+int64_t g_threads_inside = 0;     // kScope: threads inside a trigger scope
 uint64_t g_refused = 0;
-bool g_refusing = false;      // the current would-be window is not recorded
-uint64_t g_every = 1;         // BRICKPROF_CAPTURE_EVERY
-uint64_t g_max = 0;           // BRICKPROF_CAPTURE_MAX, 0: no limit
-uint64_t g_would_be = 0;      // would-be windows so far, recorded or not
-uint64_t g_sampled_out = 0;   // of those, left out by every/max
+bool g_refusing = false;     // the current would-be window is not recorded
+uint64_t g_every = 1;        // BRICKPROF_CAPTURE_EVERY
+uint64_t g_max = 0;          // BRICKPROF_CAPTURE_MAX, 0: no limit
+uint64_t g_would_be = 0;     // would-be windows so far, recorded or not
+uint64_t g_sampled_out = 0;  // of those, left out by every/max
 std::atomic<bool> g_activity_wanted{true};
 std::atomic<void (*)()> g_activity_hook{nullptr};
-bool g_frozen = false;        // the trace is being written: no new window
-bool g_user_enabled = true;   // brickprof_set_enabled()
+bool g_frozen = false;       // the trace is being written: no new window
+bool g_user_enabled = true;  // brickprof_set_enabled()
 
 // Built on first use and never freed, like the recorder's tables: the
 // dump runs after static destructors may have.
@@ -113,22 +113,22 @@ void configure(Mode mode, const std::string& scope_name, uint64_t every, uint64_
   Recorder::capture_by_scope(mode == Mode::kScope ? scope_name : "");
   bool changed;
   {
-  AgentLock lock(g_mu);
-  name_storage() = scope_name;
-  g_mode.store(mode, std::memory_order_relaxed);
-  windows_list().clear();
-  g_open = false;
-  g_threads_inside = 0;
-  g_refused = 0;
-  g_refusing = false;
-  g_every = every == 0 ? 1 : every;
-  g_max = max;
-  g_would_be = 0;
-  g_sampled_out = 0;
-  g_frozen = false;
-  g_user_enabled = true;
-  apply_locked();
-  changed = update_wanted_locked();
+    AgentLock lock(g_mu);
+    name_storage() = scope_name;
+    g_mode.store(mode, std::memory_order_relaxed);
+    windows_list().clear();
+    g_open = false;
+    g_threads_inside = 0;
+    g_refused = 0;
+    g_refusing = false;
+    g_every = every == 0 ? 1 : every;
+    g_max = max;
+    g_would_be = 0;
+    g_sampled_out = 0;
+    g_frozen = false;
+    g_user_enabled = true;
+    apply_locked();
+    changed = update_wanted_locked();
   }
   run_hook_if(changed);
 }
@@ -248,7 +248,7 @@ std::string why_nothing_was_recorded() {
 }
 
 void reset_after_fork(bool this_thread_inside) {
-  new (&g_mu) std::mutex();  // another thread may have held it at fork
+  new (&g_mu) std::mutex();        // another thread may have held it at fork
   g_activity_hook.store(nullptr);  // CUDA does not survive fork: nothing to switch
   // A fresh list: another thread may have been growing the old one.
   windows_storage() = new std::vector<Window>();

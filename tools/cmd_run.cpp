@@ -24,7 +24,7 @@ struct RunOptions {
   std::string output, formats, log, sync, gpu, ptx, capture, cuda_graph_trace, cmdline;
   unsigned buffer_mb = 0;
   unsigned capture_every = 0, capture_max = 0;  // 0: not given
-  std::vector<std::string> command;  // positionals given before any "--"
+  std::vector<std::string> command;             // positionals given before any "--"
 };
 
 bool has_item(std::string_view list, std::string_view item) {

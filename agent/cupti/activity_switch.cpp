@@ -93,11 +93,11 @@ void apply_pending() {
 void enter_callback() { ++t_callback_depth; }
 void leave_callback() { --t_callback_depth; }
 
-Report report(int64_t now_ns) {
+Report report() {
   AgentLock lock(g_switch_mu);
   Report r;
   r.off = spans();
-  if (g_off_since >= 0) r.off.push_back({g_off_since, now_ns > g_off_since ? now_ns : g_off_since});
+  r.off_since = g_off_since;
   r.spans_not_listed = g_spans_not_listed;
   r.switches = g_switches;
   r.failed_calls = g_failed_calls;

@@ -28,15 +28,15 @@ void apply_pending();
 void enter_callback();
 void leave_callback();
 
-// When the records were off, in CLOCK_MONOTONIC ns (one still off ends at
-// `now_ns`); spans past the list's bound, and switches CUPTI refused, are
-// counted.
+// When the records were off, in CLOCK_MONOTONIC ns; spans past the list's
+// bound, and switches CUPTI refused, are counted.
 struct Report {
   std::vector<TimeRange> off;
+  int64_t off_since = -1;  // still off since then (the trace's end closes it), or -1
   uint64_t spans_not_listed = 0;
   uint64_t switches = 0;  // enable or disable rounds made
   uint64_t failed_calls = 0;
 };
-Report report(int64_t now_ns);
+Report report();
 
 }  // namespace brickprof::agent::activity_switch

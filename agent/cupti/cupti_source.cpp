@@ -59,7 +59,7 @@ void add_devices(GpuState& s, Trace& trace) {
 // progress may wait inside CUPTI on the buffer callback, which takes them).
 activity_switch::Report switch_report(const GpuState& s) {
   if (s.config.capture == capture::Mode::kAll) return {};
-  return activity_switch::report(monotonic_ns());
+  return activity_switch::report();
 }
 
 // ptx[] and the source's diagnostics; `left_out`: records attribution left
@@ -69,6 +69,9 @@ void add_ptx_and_diagnostics(GpuState& s, Trace& trace, uint64_t left_out,
   trace.ptx = s.registry.export_modules();
   Diagnostics& d = trace.diagnostics;
   d.activity_off = switched.off;
+  if (switched.off_since >= 0)  // still off at the end: ends with the trace
+    d.activity_off.push_back(
+        {switched.off_since, std::max(switched.off_since, trace.process.end_ns)});
   if (switched.switches != 0)
     d.capture += "; CUPTI's work records off between windows (" +
                  std::to_string(switched.switches) + " switches)";

@@ -109,6 +109,7 @@ TEST(CriticalPath, TimeOutsideCaptureWindowsIsNotOnThePath) {
   for (const PathStep& s : cp.steps)
     if (s.node == kNoNode) untracked += s.duration_ns;
   EXPECT_EQ(untracked, 20'000);
+  EXPECT_EQ(cp.measured_span_ns, 320'000);  // the span, less the 30 µs between windows
   t.diagnostics.capture_windows = {{0, 100'000}, {150'000, 350'000}};  // the gap wholly outside
   EXPECT_EQ(compute_critical_path(t, build_dependency_graph(t)).length_ns, 300'000);
 }

@@ -4,9 +4,7 @@ fake driver under the agent, in both window modes: the program finishes
 (the caller's timeout catches a deadlock) with its own exit status and
 output, every window is in the trace, and CUPTI's records were switched
 off between them.
-  capture_stress.py APP AGENT FAKE_CUDA_DIR OUT_DIR [TOGGLES] [LAUNCHERS]
-Env PRELOAD_FIRST: a library to preload before the agent (the TSan runtime
-when the app and agent are ThreadSanitizer builds)."""
+  capture_stress.py APP AGENT FAKE_CUDA_DIR OUT_DIR [TOGGLES] [LAUNCHERS]"""
 import json
 import os
 import subprocess
@@ -18,11 +16,10 @@ def main():
     toggles = int(sys.argv[5]) if len(sys.argv) > 5 else 10000
     launchers = sys.argv[6] if len(sys.argv) > 6 else "3"
     os.makedirs(out_dir, exist_ok=True)
-    preload = " ".join(p for p in (os.environ.get("PRELOAD_FIRST", ""), agent) if p)
     failed = []
     for mode, capture in (("scope", "scope:window"), ("profiler", "cuda-profiler-api")):
         out = os.path.join(out_dir, "stress-" + mode)
-        env = dict(os.environ, LD_LIBRARY_PATH=fake_dir, LD_PRELOAD=preload,
+        env = dict(os.environ, LD_LIBRARY_PATH=fake_dir, LD_PRELOAD=os.path.abspath(agent),
                    BRICKPROF_CAPTURE=capture, BRICKPROF_OUTPUT=out, BRICKPROF_FORMATS="json")
         r = subprocess.run([app, mode, str(toggles), launchers], env=env,
                            capture_output=True, text=True)

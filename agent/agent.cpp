@@ -232,7 +232,8 @@ void start() {
   set_log_level(the_config().log_level);
   for (const std::string& w : the_config().warnings) log_warn(w);
   Recorder::set_capacity(the_config().buffer_bytes);
-  capture::configure(the_config().capture, the_config().capture_scope);
+  capture::configure(the_config().capture, the_config().capture_scope,
+                     the_config().capture_every, the_config().capture_max);
   std::atexit([] { dump_at_exit(); });
   // quick_exit skips atexit but runs these (after the program's own, which
   // were registered later), then _exit through libc's internal symbol.

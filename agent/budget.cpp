@@ -21,7 +21,7 @@ bool charge_within(uint64_t bytes, uint64_t limit) {
 
 uint64_t write_reserve() {
   const uint64_t capacity = g_capacity.load(std::memory_order_relaxed);
-  return std::min<uint64_t>(capacity, std::clamp<uint64_t>(capacity / 16, 64 << 10, 16 << 20));
+  return std::min<uint64_t>(capacity / 4, std::clamp<uint64_t>(capacity / 16, 64 << 10, 16 << 20));
 }
 
 bool charge(uint64_t bytes) {

@@ -18,7 +18,7 @@ bool charge(uint64_t bytes);
 // folded files) and the write's indexes.
 bool charge_for_write(uint64_t bytes);
 // The part of the capacity recording leaves to the write: a sixteenth,
-// at least 64 KiB, at most 16 MiB.
+// at least 64 KiB (but at most a quarter), at most 16 MiB.
 uint64_t write_reserve();
 // Gives back what a charge took.
 void release(uint64_t bytes);

@@ -1,5 +1,6 @@
 // Capture windows (see capture.h). Windows open and close rarely (a
-// profiler call, an outermost trigger scope), so one mutex orders them.
+// profiler call, an outermost trigger scope), so one mutex orders them;
+// the activity hook is called after it is released (agent/README.md).
 #include "agent/capture.h"
 
 #include <atomic>
@@ -23,7 +24,13 @@ std::mutex g_mu;
 std::atomic<bool> g_open{false};  // written under g_mu, read without it too
 int64_t g_threads_inside = 0;     // kScope: threads inside a trigger scope
 uint64_t g_refused = 0;
-bool g_refusing = false;     // the current would-be window was refused
+bool g_refusing = false;     // the current would-be window is not recorded
+uint64_t g_every = 1;        // BRICKPROF_CAPTURE_EVERY
+uint64_t g_max = 0;          // BRICKPROF_CAPTURE_MAX, 0: no limit
+uint64_t g_would_be = 0;     // would-be windows so far, recorded or not
+uint64_t g_sampled_out = 0;  // of those, left out by every/max
+std::atomic<bool> g_activity_wanted{true};
+std::atomic<void (*)()> g_activity_hook{nullptr};
 bool g_frozen = false;       // the trace is being written: no new window
 bool g_user_enabled = true;  // brickprof_set_enabled()
 
@@ -45,9 +52,27 @@ void apply_locked() {
   Recorder::set_enabled(g_user_enabled && !g_frozen && (mode() == Mode::kAll || g_open));
 }
 
+// Sets the wanted state of the GPU's records; true if it changed (the
+// caller then runs the hook, after releasing g_mu).
+bool update_wanted_locked() {
+  const bool wanted = mode() == Mode::kAll || g_open;
+  return g_activity_wanted.exchange(wanted, std::memory_order_acq_rel) != wanted;
+}
+
+void run_hook_if(bool changed) {
+  if (!changed) return;
+  if (void (*hook)() = g_activity_hook.load(std::memory_order_acquire)) hook();
+}
+
 void open_locked() {
   if (g_open || g_refusing || g_frozen) return;
   std::vector<Window>& list = windows_list();
+  const uint64_t index = g_would_be++;  // 0-based
+  if (index % g_every != 0 || (g_max != 0 && list.size() >= g_max)) {
+    ++g_sampled_out;
+    g_refusing = true;  // off until this would-be window closes
+    return;
+  }
   if (list.size() >= kMaxWindows) {
     ++g_refused;
     g_refusing = true;
@@ -86,46 +111,79 @@ const char* mode_name(Mode m) {
 
 }  // namespace
 
-void configure(Mode mode, const std::string& scope_name) {
+void configure(Mode mode, const std::string& scope_name, uint64_t every, uint64_t max) {
   // Outside g_mu: the recorder takes its own lock, which never waits on ours.
   Recorder::capture_by_scope(mode == Mode::kScope ? scope_name : "");
-  AgentLock lock(g_mu);
-  name_storage() = scope_name;
-  g_mode.store(mode, std::memory_order_relaxed);
-  windows_list().clear();
-  g_open = false;
-  g_threads_inside = 0;
-  g_refused = 0;
-  g_refusing = false;
-  g_frozen = false;
-  g_user_enabled = true;
-  apply_locked();
+  bool changed;
+  {
+    AgentLock lock(g_mu);
+    name_storage() = scope_name;
+    g_mode.store(mode, std::memory_order_relaxed);
+    windows_list().clear();
+    g_open = false;
+    g_threads_inside = 0;
+    g_refused = 0;
+    g_refusing = false;
+    g_every = every == 0 ? 1 : every;
+    g_max = max;
+    g_would_be = 0;
+    g_sampled_out = 0;
+    g_frozen = false;
+    g_user_enabled = true;
+    apply_locked();
+    changed = update_wanted_locked();
+  }
+  run_hook_if(changed);
 }
 
 Mode mode() { return g_mode.load(std::memory_order_relaxed); }
 const std::string& scope_name() { return name_storage(); }
 bool window_open() { return g_open; }
+bool activity_wanted() { return g_activity_wanted.load(std::memory_order_acquire); }
+void set_activity_hook(void (*on_change)()) {
+  g_activity_hook.store(on_change, std::memory_order_release);
+}
 
 void profiler_start() {
   if (mode() != Mode::kCudaProfilerApi) return;
-  AgentLock lock(g_mu);
-  open_locked();
+  bool changed;
+  {
+    AgentLock lock(g_mu);
+    open_locked();
+    changed = update_wanted_locked();
+  }
+  run_hook_if(changed);
 }
 
 void profiler_stop() {
   if (mode() != Mode::kCudaProfilerApi) return;
-  AgentLock lock(g_mu);
-  close_locked();
+  bool changed;
+  {
+    AgentLock lock(g_mu);
+    close_locked();
+    changed = update_wanted_locked();
+  }
+  run_hook_if(changed);
 }
 
 void enter_scope() {
-  AgentLock lock(g_mu);
-  if (g_threads_inside++ == 0) open_locked();
+  bool changed;
+  {
+    AgentLock lock(g_mu);
+    if (g_threads_inside++ == 0) open_locked();
+    changed = update_wanted_locked();
+  }
+  run_hook_if(changed);
 }
 
 void leave_scope() {
-  AgentLock lock(g_mu);
-  if (g_threads_inside > 0 && --g_threads_inside == 0) close_locked();
+  bool changed;
+  {
+    AgentLock lock(g_mu);
+    if (g_threads_inside > 0 && --g_threads_inside == 0) close_locked();
+    changed = update_wanted_locked();
+  }
+  run_hook_if(changed);
 }
 
 void freeze(bool frozen) {
@@ -150,6 +208,11 @@ uint64_t windows_refused() {
   return g_refused;
 }
 
+uint64_t windows_sampled_out() {
+  AgentLock lock(g_mu);
+  return g_sampled_out;
+}
+
 std::string describe(double ns_per_tick) {
   Mode m = mode();
   if (m == Mode::kAll) return "all";
@@ -164,6 +227,12 @@ std::string describe(double ns_per_tick) {
          format_duration(static_cast<int64_t>(static_cast<double>(ticks) * ns_per_tick)) +
          " recorded";
   if (g_open) out += " (the last still open at exit)";
+  if (g_every > 1 || g_max != 0) {
+    out += "; sampled: every " + std::to_string(g_every) +
+           (g_max != 0 ? ", at most " + std::to_string(g_max) : std::string()) + ", " +
+           std::to_string(g_sampled_out) + " of " + std::to_string(g_would_be) +
+           " would-be windows left out";
+  }
   if (g_refused) out += ", " + std::to_string(g_refused) + " more not recorded (window list full)";
   return out;
 }
@@ -182,7 +251,8 @@ std::string why_nothing_was_recorded() {
 }
 
 void reset_after_fork(bool this_thread_inside) {
-  new (&g_mu) std::mutex();  // another thread may have held it at fork
+  new (&g_mu) std::mutex();        // another thread may have held it at fork
+  g_activity_hook.store(nullptr);  // CUDA does not survive fork: nothing to switch
   // A fresh list: another thread may have been growing the old one.
   windows_storage() = new std::vector<Window>();
   g_refused = 0;
@@ -196,6 +266,7 @@ void reset_after_fork(bool this_thread_inside) {
     apply_locked();
   }
   if (g_open) windows_list().push_back(Window{Clock::ticks(), 0});
+  update_wanted_locked();
 }
 
 }  // namespace brickprof::agent::capture

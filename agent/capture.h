@@ -4,6 +4,8 @@
 // range with a given name. Outside those windows the recorder is off, so a
 // long run costs memory only for what it keeps. Window edges are kept (in
 // ticks) so the replay can tell scopes the window cut from unbalanced ones.
+// Windows may be sampled (one in K, at most M), and the GPU source is told
+// when CUPTI's records are wanted (agent/README.md has the lock design).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +24,20 @@ struct Window {
 // At start, before anything records (and again in tests: it starts
 // afresh): in a limited mode recording is off until a window opens. In
 // scope mode the recorder is told which sites open windows.
-void configure(Mode mode, const std::string& scope_name);
+// `every` K: record the 1st, K+1th, ... would-be window; `max` M: at most
+// M windows (0: no limit).
+void configure(Mode mode, const std::string& scope_name, uint64_t every = 1, uint64_t max = 0);
 Mode mode();
 const std::string& scope_name();
 bool window_open();          // lock-free
+
+// Whether the GPU's work records are wanted now: in mode all, or while a
+// window is open. Lock-free.
+bool activity_wanted();
+// Called, with no capture lock held, after activity_wanted() changed (the
+// GPU source switches CUPTI's records; see agent/README.md). Null: none.
+// The hook is dropped in a fork child: CUDA does not survive fork.
+void set_activity_hook(void (*on_change)());
 
 // cuProfilerStart / cuProfilerStop (kCudaProfilerApi only; idempotent).
 void profiler_start();
@@ -49,6 +61,8 @@ void set_user_enabled(bool on);
 // silently).
 std::vector<Window> windows();
 uint64_t windows_refused();
+// Would-be windows left out by BRICKPROF_CAPTURE_EVERY / _MAX.
+uint64_t windows_sampled_out();
 // "cuda-profiler-api: 2 windows, 35.1 ms" and the like, for diagnostics.
 std::string describe(double ns_per_tick);
 

@@ -128,6 +128,23 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
     }
   }
 
+  // Sampling of capture windows: a positive count, at most 10^9.
+  auto window_count = [&c](const char* var, std::string_view v, uint64_t& out, const char* used) {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n == 0 || n > 1000000000)
+      warn(c, var, v, used);
+    else
+      out = n;
+  };
+  if (auto v = get("BRICKPROF_CAPTURE_EVERY"); !v.empty())
+    window_count("BRICKPROF_CAPTURE_EVERY", v, c.capture_every, "1 (every window)");
+  if (auto v = get("BRICKPROF_CAPTURE_MAX"); !v.empty())
+    window_count("BRICKPROF_CAPTURE_MAX", v, c.capture_max, "no limit");
+  if ((c.capture_every > 1 || c.capture_max != 0) && c.capture == capture::Mode::kAll)
+    c.warnings.push_back(
+        "BRICKPROF_CAPTURE_EVERY/_MAX sample capture windows; BRICKPROF_CAPTURE=all has none");
+
   if (auto v = get("BRICKPROF_SIGNAL_DUMP_SECONDS"); !v.empty()) {
     unsigned s = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), s);

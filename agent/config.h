@@ -32,6 +32,8 @@ struct Config {
   // BRICKPROF_CAPTURE=all|cuda-profiler-api|scope:NAME (see capture.h)
   capture::Mode capture = capture::Mode::kAll;
   std::string capture_scope;                     // NAME of scope:NAME
+  uint64_t capture_every = 1;                    // BRICKPROF_CAPTURE_EVERY: one window in K
+  uint64_t capture_max = 0;                      // BRICKPROF_CAPTURE_MAX: 0 = no limit
   // How long the trace write may take when a signal ends the program; past
   // it the process dies of its signal anyway (the write may be stuck on a
   // lock the interrupted code holds).

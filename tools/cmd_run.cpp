@@ -23,7 +23,8 @@ namespace {
 struct RunOptions {
   std::string output, formats, log, sync, gpu, ptx, capture, cuda_graph_trace, cmdline;
   unsigned buffer_mb = 0;
-  std::vector<std::string> command;  // positionals given before any "--"
+  unsigned capture_every = 0, capture_max = 0;  // 0: not given
+  std::vector<std::string> command;             // positionals given before any "--"
 };
 
 bool has_item(std::string_view list, std::string_view item) {
@@ -58,6 +59,8 @@ void set_agent_env(const std::string& agent, const RunOptions& o) {
   set_env("BRICKPROF_CUDA_GRAPH_TRACE", o.cuda_graph_trace);
   set_env("BRICKPROF_CMDLINE", o.cmdline);
   if (o.buffer_mb) set_env("BRICKPROF_BUFFER_MB", std::to_string(o.buffer_mb));
+  if (o.capture_every) set_env("BRICKPROF_CAPTURE_EVERY", std::to_string(o.capture_every));
+  if (o.capture_max) set_env("BRICKPROF_CAPTURE_MAX", std::to_string(o.capture_max));
 }
 
 // Like system(): the child gets the terminal's signals; we wait it out and
@@ -133,6 +136,8 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
       o.capture != "cudaProfilerApi" &&
       (o.capture.rfind("scope:", 0) != 0 || o.capture.size() == 6))
     return fail("run: --capture: '" + o.capture + "' is not all, cuda-profiler-api or scope:NAME");
+  if ((o.capture_every || o.capture_max) && (o.capture.empty() || o.capture == "all"))
+    return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
   std::string error;
   std::string agent = find_agent(&error);
   if (agent.empty()) return fail("run: " + error);
@@ -174,6 +179,12 @@ Command add_run_command(CLI::App& parent) {
                   "What to record: all, cuda-profiler-api (between cudaProfilerStart and "
                   "cudaProfilerStop), or scope:NAME (inside every scope, brick or NVTX range "
                   "named NAME) [BRICKPROF_CAPTURE]");
+  sub->add_option("--capture-every", o->capture_every,
+                  "Record one capture window in K: the 1st, K+1th, ... [BRICKPROF_CAPTURE_EVERY]")
+      ->check(CLI::Range(1u, 1000000000u));
+  sub->add_option("--capture-max", o->capture_max,
+                  "Record at most M capture windows [BRICKPROF_CAPTURE_MAX]")
+      ->check(CLI::Range(1u, 1000000000u));
   sub->add_option("--cuda-graph-trace", o->cuda_graph_trace,
                   "Kernels replayed from CUDA graphs: node (each kernel, attributed to the scope "
                   "that captured it) or graph (each replay as one interval: a fifth of CUPTI's "

@@ -8,6 +8,7 @@
 #include "agent/clock.h"
 #include "agent/critical_section.h"
 #include "agent/cupti/activity.h"
+#include "agent/cupti/activity_switch.h"
 #include "agent/cupti/devices.h"
 #include "agent/recorder.h"
 
@@ -159,6 +160,9 @@ void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     return;
   }
   if (cb->callbackSite == CUPTI_API_ENTER) {
+    // A window edge a callback reached switches here, before this call's
+    // work is launched (agent/README.md, rule 3).
+    activity_switch::apply_pending();
     on_api_enter(s, domain, *slot, cb);
   } else {
     on_api_exit(s, domain, *slot, cb);
@@ -242,6 +246,11 @@ void CUPTIAPI on_cupti_callback(void* userdata, CUpti_CallbackDomain domain,
   auto* s = static_cast<GpuState*>(userdata);
   if (s == nullptr || data == nullptr) return;
   CriticalSection section;  // the trace write would wait on CUPTI and on us
+  // A switch of CUPTI's records asked for in here waits for a later callback.
+  struct InCallback {
+    InCallback() { activity_switch::enter_callback(); }
+    ~InCallback() { activity_switch::leave_callback(); }
+  } in_callback;
   try {
     switch (domain) {
       case CUPTI_CB_DOMAIN_DRIVER_API:

@@ -10,6 +10,7 @@
 #include "agent/capture.h"
 #include "agent/critical_section.h"
 #include "agent/cupti/activity.h"
+#include "agent/cupti/activity_switch.h"
 #include "agent/cupti/callbacks.h"
 #include "agent/cupti/devices.h"
 #include "agent/cupti/state.h"
@@ -54,11 +55,26 @@ void add_devices(GpuState& s, Trace& trace) {
             [](const Device& a, const Device& b) { return a.id < b.id; });
 }
 
+// When CUPTI's records were off (read before the record locks: a switch in
+// progress may wait inside CUPTI on the buffer callback, which takes them).
+activity_switch::Report switch_report(const GpuState& s) {
+  if (s.config.capture == capture::Mode::kAll) return {};
+  return activity_switch::report();
+}
+
 // ptx[] and the source's diagnostics; `left_out`: records attribution left
 // out of the capture. Caller holds the record locks.
-void add_ptx_and_diagnostics(GpuState& s, Trace& trace, uint64_t left_out) {
+void add_ptx_and_diagnostics(GpuState& s, Trace& trace, uint64_t left_out,
+                             const activity_switch::Report& switched) {
   trace.ptx = s.registry.export_modules();
   Diagnostics& d = trace.diagnostics;
+  d.activity_off = switched.off;
+  if (switched.off_since >= 0)  // still off at the end: ends with the trace
+    d.activity_off.push_back(
+        {switched.off_since, std::max(switched.off_since, trace.process.end_ns)});
+  if (switched.switches != 0)
+    d.capture += "; CUPTI's work records off between windows (" +
+                 std::to_string(switched.switches) + " switches)";
   d.dropped_activity_records += s.dropped_records.load() + s.translation.dropped_over_cap;
   d.zero_timestamp_records += s.translation.zero_timestamp_records;
   d.records_outside_capture += s.translation.outside_capture + left_out;
@@ -77,6 +93,9 @@ void add_ptx_and_diagnostics(GpuState& s, Trace& trace, uint64_t left_out) {
   note(s.graph_nodes_dropped,
        "CUDA graph node clones not mapped at the cap (their records land under the launch)");
   note(s.translation.unhandled_records, "activity records of kinds not translated");
+  note(switched.spans_not_listed,
+       "spans with CUPTI's records off not listed in activity_off (list full)");
+  note(switched.failed_calls, "CUPTI activity enable/disable calls refused at window edges");
 }
 
 AttributionInputs inputs_of(GpuState& s) {
@@ -91,9 +110,10 @@ AttributionInputs inputs_of(GpuState& s) {
 class CuptiDump final : public GpuDump {
  public:
   // `devices`: queried before the locks are taken (add_devices).
-  CuptiDump(GpuState& s, std::vector<Device> devices)
+  CuptiDump(GpuState& s, std::vector<Device> devices, activity_switch::Report switched)
       : s_(s),
         devices_(std::move(devices)),
+        switched_(std::move(switched)),
         lock_(s.translate_mu, s.addresses_mu, s.graph_mu),
         in_(inputs_of(s)) {}
 
@@ -110,12 +130,13 @@ class CuptiDump final : public GpuDump {
   }
   void contribute_header(Trace& header, uint64_t left_out) override {
     header.devices = devices_;
-    add_ptx_and_diagnostics(s_, header, left_out);
+    add_ptx_and_diagnostics(s_, header, left_out, switched_);
   }
 
  private:
   GpuState& s_;
   std::vector<Device> devices_;
+  activity_switch::Report switched_;
   std::scoped_lock<std::mutex, std::mutex, std::mutex> lock_;
   AttributionInputs in_;
 };
@@ -129,17 +150,18 @@ class CuptiSource final : public GpuSource {
   std::unique_ptr<GpuDump> begin_dump() override {
     Trace devices;
     add_devices(*s_, devices);
-    return std::make_unique<CuptiDump>(*s_, std::move(devices.devices));
+    return std::make_unique<CuptiDump>(*s_, std::move(devices.devices), switch_report(*s_));
   }
 
   void contribute(Trace& trace, const LaunchIndex& launches) override {
     GpuState& s = *s_;
     add_devices(s, trace);
+    const activity_switch::Report switched = switch_report(s);
     std::scoped_lock lock(s.translate_mu, s.addresses_mu, s.graph_mu);
     AttributionInputs in = inputs_of(s);
     in.launches = &launches;
     Attribution attributed = attribute(s.translation.staged, in, trace);
-    add_ptx_and_diagnostics(s, trace, attributed.outside_capture);
+    add_ptx_and_diagnostics(s, trace, attributed.outside_capture, switched);
   }
 
  private:
@@ -185,6 +207,8 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
       set_gpu_state(nullptr);
       return fail(s, why, status, false);
     }
+    // Outside a window: CUPTI's records off from the start.
+    if (config.capture != capture::Mode::kAll) activity_switch::install(*s);
     if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
       Recorder::set_scope_end_hook(sync_at_scope_end);
     const auto& kinds = s->enabled_kinds;

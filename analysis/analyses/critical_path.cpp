@@ -104,6 +104,40 @@ CriticalPathReport critical_path_report(const Trace& trace, const DependencyGrap
   return r;
 }
 
+namespace {
+
+// The measured span less the stretches between capture windows where no
+// activity lies: nothing was recorded there, so that time is neither work
+// nor missing. (A stretch with some activity, as a hand-made trace may
+// have, counts whole.)
+int64_t recorded_span(const Trace& t, const DependencyGraph& g) {
+  const int64_t a = g.origin, b = g.measured_end;
+  const std::vector<TimeRange>& windows = t.diagnostics.capture_windows;
+  if (windows.empty()) return b - a;
+  std::vector<TimeRange> outside;  // [a, b) less the windows, in order
+  int64_t at = a;
+  for (const TimeRange& w : windows) {
+    if (w.start_ns > at) outside.push_back({at, std::min(w.start_ns, b)});
+    at = std::max(at, w.end_ns);
+    if (at >= b) break;
+  }
+  if (at < b) outside.push_back({at, b});
+  std::vector<bool> busy(outside.size(), false);
+  for (uint32_t v = 0; v < g.size(); ++v) {
+    const int64_t s = g.start[v], e = g.start[v] + g.duration[v];
+    auto o = std::upper_bound(outside.begin(), outside.end(), s,
+                              [](int64_t x, const TimeRange& r) { return x < r.end_ns; });
+    for (; o != outside.end() && o->start_ns < e; ++o) busy[o - outside.begin()] = true;
+  }
+  int64_t span = b - a;
+  for (size_t i = 0; i < outside.size(); ++i)
+    if (!busy[i] && outside[i].end_ns > outside[i].start_ns)
+      span -= outside[i].end_ns - outside[i].start_ns;
+  return span;
+}
+
+}  // namespace
+
 int64_t evaluate_length(const DependencyGraph& g, const std::vector<int64_t>& durations) {
   std::vector<int64_t> finish;
   forward(g, durations, finish, nullptr);
@@ -114,7 +148,7 @@ int64_t evaluate_length(const DependencyGraph& g, const std::vector<int64_t>& du
 
 CriticalPath compute_critical_path(const Trace& trace, const DependencyGraph& g) {
   CriticalPath cp;
-  cp.measured_span_ns = g.size() ? g.measured_end - g.origin : 0;
+  cp.measured_span_ns = g.size() ? recorded_span(trace, g) : 0;
   const size_t n = g.size();
   if (n == 0) return cp;
   std::vector<int64_t> finish;

@@ -62,6 +62,7 @@ class Builder {
   void sweep_one(size_t iv_begin, size_t iv_end, size_t pt_begin, size_t pt_end);
   uint32_t add_activity(uint32_t owner, uint32_t lane, int64_t start, int64_t dur);
   void emit(int64_t a, int64_t b, uint32_t owner, uint32_t lane, bool wait, uint32_t* wait_act);
+  void emit_untracked(int64_t a, int64_t b, uint32_t lane);
   void build_streams();
   void link_waits();
   void link_trace_edges();
@@ -194,6 +195,20 @@ void Builder::emit(int64_t a, int64_t b, uint32_t owner, uint32_t lane, bool wai
   }
 }
 
+// Untracked time [a, b) between a thread's scopes, where it was recorded:
+// with capture windows, only the parts inside them (time between windows
+// was not recorded, so nothing can be said of it).
+void Builder::emit_untracked(int64_t a, int64_t b, uint32_t lane) {
+  const std::vector<TimeRange>& windows = t_.diagnostics.capture_windows;
+  if (windows.empty()) return emit(a, b, kNoNode, lane, false, nullptr);
+  auto w = std::upper_bound(windows.begin(), windows.end(), a,
+                            [](int64_t x, const TimeRange& r) { return x < r.end_ns; });
+  for (; w != windows.end() && w->start_ns < b; ++w) {
+    const int64_t lo = std::max(a, w->start_ns), hi = std::min(b, w->end_ns);
+    if (lo < hi) emit(lo, hi, kNoNode, lane, false, nullptr);
+  }
+}
+
 // One thread: a stack sweep over properly nested intervals (an interval that
 // overruns its parent is clipped to it).
 void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
@@ -218,7 +233,7 @@ void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
     }
     if (t <= cur) return;
     if (stack.empty()) {
-      emit(cur, t, kNoNode, lane, false, nullptr);  // untracked time between scopes
+      emit_untracked(cur, t, lane);  // untracked time between scopes
     } else {
       Open& top = stack.back();
       emit(cur, t, top.node, lane, top.wait, &top.wait_act);

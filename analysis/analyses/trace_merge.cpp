@@ -280,8 +280,10 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
   // Capture windows belong to one process's recorder: one list for several
   // would clip one rank's GPUs with another's windows. Only a merge of a
   // single process keeps them.
-  if (out.sources.size() == 1)
+  if (out.sources.size() == 1) {
     out.diagnostics.capture_windows = inputs[0].diagnostics.capture_windows;
+    out.diagnostics.activity_off = inputs[0].diagnostics.activity_off;
+  }
   out.diagnostics.cupti = joined_status(out.sources, &SourceInfo::cupti, out.diagnostics.cupti);
   out.diagnostics.nvtx = joined_status(out.sources, &SourceInfo::nvtx, out.diagnostics.nvtx);
   if (hosts.size() > 1 && !one_timeline(out.sources)) {

@@ -151,10 +151,11 @@ void read_sources(od::array arr, std::vector<SourceInfo>& out, Cursor& c) {
 namespace {
 
 // [{"start_ns": S, "end_ns": E}, ...]: each S <= E, in order, apart.
-void read_time_ranges(od::value& v, std::vector<TimeRange>& out, const Cursor& c) {
+void read_time_ranges(od::value& v, std::vector<TimeRange>& out, const Cursor& c,
+                      const char* name) {
   od::array arr;
   if (v.get_array().get(arr) != simdjson::SUCCESS) fail(c.describe() + ": expected an array");
-  Cursor at{"diagnostics.capture_windows", 0, {}};  // errors name the element
+  Cursor at{name, 0, {}};  // errors name the element
   for (auto element : arr) {
     od::object obj;
     if (element.get_object().get(obj) != simdjson::SUCCESS)
@@ -198,7 +199,9 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
     else if (k == "capture")
       d.capture = get_string(v, c);
     else if (k == "capture_windows")
-      read_time_ranges(v, d.capture_windows, c);
+      read_time_ranges(v, d.capture_windows, c, "diagnostics.capture_windows");
+    else if (k == "activity_off")
+      read_time_ranges(v, d.activity_off, c, "diagnostics.activity_off");
     else if (k == "scopes_cut_by_capture")
       d.scopes_cut_by_capture = get_uint(v, c);
     else if (k == "records_outside_capture")

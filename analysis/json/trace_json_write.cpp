@@ -93,6 +93,12 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.end_array();
   w.field("scopes_cut_by_capture", d.scopes_cut_by_capture);
   w.field("records_outside_capture", d.records_outside_capture);
+  if (!d.activity_off.empty()) {  // only with capture windows: older readers never see it
+    w.key("activity_off").begin_array();
+    for (const TimeRange& r : d.activity_off)
+      w.begin_object().field("start_ns", r.start_ns).field("end_ns", r.end_ns).end_object();
+    w.end_array();
+  }
   w.key("warnings").begin_array();
   for (const std::string& s : d.warnings) w.value(s);
   w.end_array();

@@ -153,6 +153,9 @@ struct Diagnostics {
   std::vector<TimeRange> capture_windows;  // sorted; empty: all was recorded
   uint64_t scopes_cut_by_capture = 0;
   uint64_t records_outside_capture = 0;
+  // When CUPTI's work records were switched off (between capture windows);
+  // GPU work launched then has no record. Sorted; empty: never off.
+  std::vector<TimeRange> activity_off;
   std::vector<std::string> warnings;
 };
 

@@ -214,6 +214,71 @@ TEST_F(CaptureTest, RecordedScopesCloseAndTooDeepOnesAreCounted) {
   EXPECT_EQ(r.scopes_cut_by_capture, 0u);
 }
 
+// BRICKPROF_CAPTURE_EVERY=3, _MAX=2: of seven would-be windows, the 1st and
+// the 4th are recorded; the rest leave the recorder off, as between windows.
+TEST_F(CaptureTest, SamplingRecordsOneWindowInKAndAtMostM) {
+  uint32_t step = scope("step");
+  capture::configure(capture::Mode::kScope, "step", 3, 2);
+  std::vector<int> recorded;
+  for (int i = 1; i <= 7; ++i) {
+    if (Recorder::push(step, 0)) {
+      recorded.push_back(i);
+      EXPECT_TRUE(Recorder::enabled());
+      EXPECT_TRUE(capture::activity_wanted());
+    } else {
+      EXPECT_FALSE(Recorder::enabled());
+      EXPECT_FALSE(capture::activity_wanted());
+    }
+    Recorder::pop();
+    EXPECT_FALSE(capture::activity_wanted());
+  }
+  EXPECT_EQ(recorded, (std::vector<int>{1, 4}));
+  EXPECT_EQ(capture::windows().size(), 2u);
+  EXPECT_EQ(capture::windows_sampled_out(), 5u);
+  EXPECT_NE(capture::describe(1.0).find("every 3, at most 2, 5 of 7 would-be windows left out"),
+            std::string::npos)
+      << capture::describe(1.0);
+
+  capture::configure(capture::Mode::kCudaProfilerApi, "", 2, 0);
+  recorded.clear();
+  for (int i = 1; i <= 5; ++i) {
+    capture::profiler_start();
+    if (capture::window_open()) recorded.push_back(i);
+    capture::profiler_stop();
+  }
+  EXPECT_EQ(recorded, (std::vector<int>{1, 3, 5}));
+}
+
+// The GPU source's hook runs on every change of the wanted state, and only
+// then, with the capture lock released (it may read the windows).
+int g_hook_calls = 0;
+std::vector<bool> g_hook_saw;
+void count_hook() {
+  ++g_hook_calls;
+  g_hook_saw.push_back(capture::activity_wanted());
+  (void)capture::windows();  // takes the capture lock: would deadlock if held
+}
+
+TEST_F(CaptureTest, ActivityHookRunsOnEachEdgeWithoutTheCaptureLock) {
+  uint32_t step = scope("step"), inner = scope("inner");
+  g_hook_calls = 0;
+  g_hook_saw.clear();
+  capture::set_activity_hook(count_hook);
+  capture::configure(capture::Mode::kScope, "step");
+  EXPECT_FALSE(capture::activity_wanted());  // off until a window opens
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(Recorder::push(step, 0));
+    ASSERT_TRUE(Recorder::push(inner, 0));  // no edge, no call
+    Recorder::pop();
+    Recorder::pop();
+  }
+  capture::configure(capture::Mode::kAll, "");
+  capture::set_activity_hook(nullptr);
+  // configure(scope) turned it off, two windows on and off, configure(all) on.
+  EXPECT_EQ(g_hook_saw, (std::vector<bool>{false, true, false, true, false, true}));
+  EXPECT_EQ(g_hook_calls, 6);
+}
+
 TEST_F(CaptureTest, SaysWhyNothingWasRecorded) {
   EXPECT_EQ(capture::why_nothing_was_recorded(), "");  // all: nothing to explain
   capture::configure(capture::Mode::kCudaProfilerApi, "");

@@ -107,6 +107,26 @@ TEST(ConfigTest, CaptureModes) {
   EXPECT_NE(bad.warnings[0].find("cuda-profiler-api, scope:NAME"), std::string::npos);
 }
 
+TEST(ConfigTest, CaptureSampling) {
+  Config c = read({{"BRICKPROF_CAPTURE", "scope:step"},
+                   {"BRICKPROF_CAPTURE_EVERY", "50"},
+                   {"BRICKPROF_CAPTURE_MAX", "20"}});
+  EXPECT_EQ(c.capture_every, 50u);
+  EXPECT_EQ(c.capture_max, 20u);
+  EXPECT_TRUE(c.warnings.empty());
+  for (const char* bad : {"0", "-1", "5x", "2000000000"}) {
+    Config b = read({{"BRICKPROF_CAPTURE", "scope:step"}, {"BRICKPROF_CAPTURE_EVERY", bad},
+                     {"BRICKPROF_CAPTURE_MAX", bad}});
+    EXPECT_EQ(b.capture_every, 1u) << bad;
+    EXPECT_EQ(b.capture_max, 0u) << bad;
+    EXPECT_EQ(b.warnings.size(), 2u) << bad;
+  }
+  // Sampling with nothing to sample: said, not silently ignored.
+  Config all = read({{"BRICKPROF_CAPTURE_EVERY", "3"}});
+  ASSERT_EQ(all.warnings.size(), 1u);
+  EXPECT_NE(all.warnings[0].find("BRICKPROF_CAPTURE=all has none"), std::string::npos);
+}
+
 TEST(ConfigTest, CmdlineModes) {
   EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "full"}}).cmdline, CmdlineMode::kFull);
   EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "program"}}).cmdline, CmdlineMode::kProgram);

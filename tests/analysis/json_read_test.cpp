@@ -164,5 +164,22 @@ TEST(JsonRead, CaptureWindowsMustBeOrderedRanges) {
             std::string::npos);
 }
 
+// diagnostics.activity_off: when CUPTI's records were off; written only
+// when there were such spans, read back as written, checked like windows.
+TEST(JsonRead, ActivityOffRoundTripsAndIsChecked) {
+  Trace t;
+  t.diagnostics.capture_windows = {{10, 20}};
+  std::ostringstream none;
+  write_trace_json(t, none);
+  EXPECT_EQ(none.str().find("activity_off"), std::string::npos);
+  t.diagnostics.activity_off = {{0, 11}, {20, 40}};
+  std::ostringstream out;
+  write_trace_json(t, out);
+  EXPECT_EQ(parse_trace_json(out.str()).diagnostics.activity_off, t.diagnostics.activity_off);
+  std::string error = error_of(
+      R"({"schema":"brickprof/1","diagnostics":{"activity_off":[{"start_ns":5,"end_ns":1}]}})");
+  EXPECT_NE(error.find("diagnostics.activity_off[0]"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace brickprof

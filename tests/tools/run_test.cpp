@@ -131,6 +131,20 @@ TEST(Run, BadCaptureIsAUsageError) {
   }
 }
 
+TEST(Run, CaptureSamplingReachesTheAgentAndNeedsWindows) {
+  CliResult r = run_with_fake({"run", "--capture", "scope:step", "--capture-every", "50",
+                               "--capture-max", "3", "--", "sh", "-c",
+                               "echo \"$BRICKPROF_CAPTURE_EVERY $BRICKPROF_CAPTURE_MAX\""});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "50 3\n");
+  r = run_with_fake({"run", "--capture-every", "50", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brickprof: run: --capture-every/--capture-max sample capture windows: give "
+                   "--capture too\n");
+  r = run_with_fake({"run", "--capture", "scope:step", "--capture-every", "0", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);  // CLI11's range check
+}
+
 TEST(Run, MissingCommandIs127) {
   CliResult r = run_with_fake({"run", "--", "/nonexistent/program"});
   EXPECT_EQ(r.exit_code, 127);

@@ -4,7 +4,8 @@
 // a flush hands back everything else. Records that find no buffer, records
 // of a context destroyed before they were delivered, and
 // FAKE_CUPTI_DROP_KERNELS victims are counted as dropped. Enabled kinds are
-// collected until disabled, with or without a subscriber.
+// collected until disabled, with or without a subscriber; work done while
+// its kind is disabled generates no record at all, as in CUPTI.
 #include <time.h>
 
 #include <atomic>
@@ -125,8 +126,11 @@ __attribute__((destructor)) void report_records_written() {
   if (std::getenv(fake_cuda::kEnvReportRecords) == nullptr) return;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.records_mu);
-  std::fprintf(stderr, "fake CUPTI: %llu records written to client buffers\n",
-               static_cast<unsigned long long>(s.written));
+  std::fprintf(stderr,
+               "fake CUPTI: %llu records written to client buffers, %llu kernel records "
+               "generated\n",
+               static_cast<unsigned long long>(s.written),
+               static_cast<unsigned long long>(s.kernel_records_generated));
 }
 
 }  // namespace
@@ -160,6 +164,7 @@ void queue_record(const CUpti_Activity* record, size_t size, uint32_t context) {
   std::lock_guard<std::mutex> lock(s.records_mu);
   bool kernel = record->kind == CUPTI_ACTIVITY_KIND_KERNEL ||
                 record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  if (kernel) ++s.kernel_records_generated;
   if (kernel && s.kernels_to_drop > 0) {
     --s.kernels_to_drop;
     ++s.dropped;

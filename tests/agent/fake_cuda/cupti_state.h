@@ -44,6 +44,9 @@ struct State {
   bool delivery_thread = false;
   uint64_t dropped = 0;          // since the client last asked
   uint64_t written = 0;          // into client buffers, ever (FAKE_CUPTI_REPORT_RECORDS)
+  // Kernel records generated, kept or dropped: work done while its kind
+  // was disabled generates none (FAKE_CUPTI_REPORT_RECORDS).
+  uint64_t kernel_records_generated = 0;
   uint64_t kernels_to_drop = 0;  // FAKE_CUPTI_DROP_KERNELS
 
   // Held while buffers are handed back, so they arrive in order. Taken

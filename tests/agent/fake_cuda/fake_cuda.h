@@ -45,7 +45,9 @@ inline constexpr char kEnvSubscribeError[] = "FAKE_CUPTI_SUBSCRIBE_ERROR";
 // CUPTI_ERROR_NOT_COMPATIBLE, as for a kind this device cannot collect.
 inline constexpr char kEnvFailActivityEnable[] = "FAKE_CUPTI_FAIL_ACTIVITY_ENABLE";
 // At exit the fake CUPTI prints to stderr how many records it wrote into
-// client buffers: "fake CUPTI: N records written to client buffers".
+// client buffers and how many kernel records it generated (kept or
+// dropped): "fake CUPTI: N records written to client buffers, K kernel
+// records generated".
 inline constexpr char kEnvReportRecords[] = "FAKE_CUPTI_REPORT_RECORDS";
 // The first N kernel records are dropped as if no buffer space was left.
 inline constexpr char kEnvDropKernels[] = "FAKE_CUPTI_DROP_KERNELS";

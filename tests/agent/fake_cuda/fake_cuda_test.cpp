@@ -383,8 +383,10 @@ TEST_F(FakeCudaTest, ProfilerRangeKeepsOnlyWhatItEnclosed) {
   const json& d = t["diagnostics"];
   EXPECT_EQ(d["capture"].get<std::string>().rfind("cuda-profiler-api: 1 window, ", 0), 0u)
       << d["capture"];
-  // Outside: layer 0's four kernels, the upload, the sync and the download.
-  EXPECT_EQ(d["records_outside_capture"], 7);
+  // Outside (layer 0's four kernels, the upload, the sync and the
+  // download) CUPTI's records were off: none was even generated.
+  EXPECT_EQ(d["records_outside_capture"], 0);
+  EXPECT_EQ(d["activity_off"].size(), 2u);  // before the window, and after it
   EXPECT_EQ(d["scopes_cut_by_capture"], 0);
   EXPECT_EQ(d["unbalanced_pops"], 0);
   EXPECT_EQ(d["dropped_activity_records"], 0);
@@ -417,9 +419,9 @@ TEST_F(FakeCudaTest, ProfiledGraphReplaysLandUnderTheLaunchingScope) {
     EXPECT_EQ(parent_of(t, *k)["name"], kReplayScope) << k->dump();
   }
   EXPECT_EQ(of_kind(t, "scope").size(), kReplays);  // the replay scopes only
-  // Outside: the setup upload, and after the window the stream and context
-  // syncs and the download.
-  EXPECT_EQ(t["diagnostics"]["records_outside_capture"], 4);
+  // Outside (the setup upload, and after the window the stream and context
+  // syncs and the download) CUPTI's records were off.
+  EXPECT_EQ(t["diagnostics"]["records_outside_capture"], 0);
 }
 
 TEST_F(FakeCudaTest, ProfilerRangeNeverStartedRecordsNothingAndSaysSo) {
@@ -429,7 +431,9 @@ TEST_F(FakeCudaTest, ProfilerRangeNeverStartedRecordsNothingAndSaysSo) {
   EXPECT_EQ(r.err, "");
   json t = load_trace();
   EXPECT_TRUE(t["nodes"].empty());
-  EXPECT_EQ(t["diagnostics"]["records_outside_capture"], 11);  // 8 kernels, 2 copies, 1 sync
+  // 8 kernels, 2 copies, 1 sync, all while CUPTI's records were off.
+  EXPECT_EQ(t["diagnostics"]["records_outside_capture"], 0);
+  EXPECT_EQ(t["diagnostics"]["activity_off"].size(), 1u);
   bool said = false;
   for (const json& w : t["diagnostics"]["warnings"])
     said |= w.get<std::string>().find("never called cudaProfilerStart") != std::string::npos;
@@ -525,6 +529,76 @@ TEST_F(FakeCudaTest, FailedStartLeavesNoActivityEnabled) {
   EXPECT_EQ(of_kind(t, "brick").size(), 4u);
   EXPECT_TRUE(of_kind(t, "kernel").empty());
   EXPECT_TRUE(of_kind(t, "sync").empty());
+}
+
+// "fake CUPTI: ..., K kernel records generated" from the fake's report.
+uint64_t kernel_records_generated(const std::string& err) {
+  const std::string tail = " kernel records generated";
+  size_t end = err.find(tail);
+  if (end == std::string::npos) return UINT64_MAX;
+  size_t start = err.rfind(' ', end - 1) + 1;
+  return std::stoull(err.substr(start, end - start));
+}
+
+// scope:NAME windows switch CUPTI's kernel records off between them: the
+// fake GPU generates records for the two RmsNorm launches inside the
+// windows only, not for the six launches outside (with capture all: eight).
+TEST_F(FakeCudaTest, KernelRecordsAreSwitchedOffOutsideWindows) {
+  auto env = agent_env();
+  env[fake_cuda::kEnvReportRecords] = "1";
+  Result all = run_app(env);
+  EXPECT_EQ(kernel_records_generated(all.err), 8u) << all.err;
+  fs::remove_all(dir_);
+  fs::create_directories(dir_);
+
+  env["BRICKPROF_CAPTURE"] = "scope:RmsNorm";
+  Result r = run_app(env);
+  EXPECT_EQ(kernel_records_generated(r.err), 2u) << r.err;
+  json t = load_trace();
+  const json& d = t["diagnostics"];
+  EXPECT_EQ(of_kind(t, "kernel").size(), 2u);
+  EXPECT_EQ(d["records_outside_capture"], 0);
+  EXPECT_EQ(d["dropped_activity_records"], 0);
+  ASSERT_EQ(d["capture_windows"].size(), 2u);
+  // Off from the start to the first window, between the two, and after.
+  const json& off = d["activity_off"];
+  ASSERT_EQ(off.size(), 3u) << d.dump();
+  EXPECT_NE(d["capture"].get<std::string>().find("CUPTI's work records off between windows"),
+            std::string::npos)
+      << d["capture"];
+  for (const json* k : of_kind(t, "kernel"))  // launched while the records were on
+    for (const json& span : off)
+      EXPECT_FALSE(span["start_ns"] <= (*k)["api_start_ns"] && (*k)["api_start_ns"] <= span["end_ns"])
+          << k->dump() << " " << span.dump();
+  for (size_t i = 0; i < 2; ++i) {  // each window lies between two off spans
+    EXPECT_LE(off[i]["start_ns"], d["capture_windows"][i]["start_ns"]);
+    EXPECT_GE(off[i + 1]["start_ns"], d["capture_windows"][i]["end_ns"]);
+  }
+}
+
+// --capture-every 3 --capture-max 2 over seven graph replays, each in a
+// trigger scope: replays 1 and 4 are recorded, CUPTI generates their
+// kernels' records only, and the trace says what sampling left out.
+TEST_F(FakeCudaTest, SampledWindowsRecordOneInKAndAtMostM) {
+  using namespace fake_gpu_app;
+  auto env = agent_env();
+  env[fake_cuda::kEnvReportRecords] = "1";
+  env["BRICKPROF_CAPTURE"] = std::string("scope:") + kReplayScope;
+  env["BRICKPROF_CAPTURE_EVERY"] = "3";
+  env["BRICKPROF_CAPTURE_MAX"] = "2";
+  Result r = run({FAKE_GPU_APP, kGraph, "7"}, env);
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  const size_t per_replay = kLayers * 4;
+  EXPECT_EQ(kernel_records_generated(r.err), 2 * per_replay) << r.err;
+  json t = load_trace();
+  const json& d = t["diagnostics"];
+  EXPECT_EQ(of_kind(t, "kernel").size(), 2 * per_replay);
+  EXPECT_EQ(of_kind(t, "scope").size(), 2u);  // the two recorded replay scopes
+  EXPECT_EQ(d["capture_windows"].size(), 2u);
+  EXPECT_NE(d["capture"].get<std::string>().find("every 3, at most 2, 5 of 7 would-be windows"),
+            std::string::npos)
+      << d["capture"];
+  EXPECT_EQ(d["records_outside_capture"], 0);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "agent/capture.h"
 #include "agent/clock.h"
 #include "agent/config.h"
+#include "agent/cupti/state.h"
 #include "agent/gpu_source.h"
 #include "agent/process_info.h"
 #include "agent/recorder.h"
@@ -95,6 +96,13 @@ TEST_F(StreamGolden, StreamedWriteIsTheTraceWritersBytes) {
   std::string status;
   std::unique_ptr<GpuSource> source = start_gpu_source(config, &status);
   ASSERT_TRUE(source) << status;
+  // CUPTI's records stay on between the windows here, as without the
+  // switch, so that records of work launched outside them reach both
+  // writers' left-out path (and the off span the switch noted at start,
+  // still open, both writers' activity_off).
+  capture::set_activity_hook(nullptr);
+  for (CUpti_ActivityKind kind : gpu_state()->enabled_kinds)
+    ASSERT_EQ(gpu_state()->cupti.activity_enable(kind), CUPTI_SUCCESS);
 
   Gpu gpu;
   CUdevice device;

@@ -1,7 +1,9 @@
 // GPU probe for scripts/gpu-check: known numbers of launches under NVTX
 // layer/brick ranges, eagerly or replayed from a CUDA graph captured inside
 // the bricks, plus a module loaded from PTX text and timed launch loops
-// (bench: empty kernels; graphbench: a graph of empty kernels).
+// (bench: empty kernels; graphbench: a graph of empty kernels; timer:
+// short kernels that stamp the GPU's global timer at their first block's
+// start and last block's end, to hold the trace's kernel times against).
 // Prints what it did as one JSON line so the checker can compare counts.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -30,6 +32,31 @@ __global__ void probe_gate(float* x, int n) {
     x[i] = x[i] > 0.f ? x[i] : 0.f;
 }
 __global__ void probe_empty() {}
+
+// The GPU's own nanosecond clock, the one %globaltimer exposes.
+__device__ __forceinline__ unsigned long long global_timer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+// A short kernel that times itself: thread 0 of each block reads the
+// global timer before and after the block's work; the earliest start and
+// the latest end of all blocks land in stamps[0] and stamps[1] (set to
+// ~0 and 0 beforehand). The work: `iters` dependent FMAs per thread.
+__global__ void probe_timer(unsigned long long* stamps, float* sink, int iters) {
+  __shared__ unsigned long long start;
+  if (threadIdx.x == 0) start = global_timer();
+  __syncthreads();
+  float v = threadIdx.x * 1e-3f;
+  for (int i = 0; i < iters; ++i) v = v * 0.999f + 1e-4f;
+  if (v == -1.f) sink[blockIdx.x] = v;  // never true: keeps the loop
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicMin(&stamps[0], start);
+    atomicMax(&stamps[1], global_timer());
+  }
+}
 
 #define CHECK(x)                                                          \
   do {                                                                    \
@@ -78,6 +105,31 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   dim3 grid(blocks), block(256);
+
+  if (mode == "timer") {  // n short kernels, each stamped by the GPU's global timer
+    const int timer_blocks = grid_env != nullptr ? blocks : 132;
+    const char* iters_env = std::getenv("PROBE_TIMER_ITERS");
+    const int iters = iters_env != nullptr ? std::atoi(iters_env) : 2000;
+    unsigned long long* stamps = nullptr;
+    CHECK(cudaMalloc(&stamps, 2 * sizeof(unsigned long long) * n));
+    std::vector<unsigned long long> init(2 * n);
+    for (int i = 0; i < n; ++i) init[2 * i] = ~0ull, init[2 * i + 1] = 0;
+    CHECK(cudaMemcpy(stamps, init.data(), init.size() * sizeof init[0], cudaMemcpyHostToDevice));
+    CHECK(cudaDeviceSynchronize());
+    nvtxRangePushA("TimerProbe");
+    for (int i = 0; i < n; ++i) {
+      probe_timer<<<timer_blocks, 256, 0, s>>>(stamps + 2 * i, d, iters);
+      CHECK(cudaStreamSynchronize(s));  // one at a time: no overlap to blur the edges
+    }
+    nvtxRangePop();
+    CHECK(cudaMemcpy(init.data(), stamps, init.size() * sizeof init[0], cudaMemcpyDeviceToHost));
+    std::printf("{\"mode\":\"timer\",\"launches\":%d,\"blocks\":%d,\"iters\":%d,\"stamps_ns\":[", n,
+                timer_blocks, iters);
+    for (int i = 0; i < n; ++i)
+      std::printf("%s[%llu,%llu]", i ? "," : "", init[2 * i], init[2 * i + 1]);
+    std::printf("]}\n");
+    return 0;
+  }
 
   if (mode == "bench") {  // host launch overhead of an empty kernel
     for (int i = 0; i < 1000; ++i) probe_empty<<<1, 1, 0, s>>>();

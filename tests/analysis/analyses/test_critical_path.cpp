@@ -100,6 +100,22 @@ TEST(CriticalPath, SerialTraceIsTheTimeline) {
             "No cross-stream or cross-thread work: the critical path is the timeline itself.\n");
 }
 
+// With capture windows, time between them was not recorded: the untracked
+// gap between two scopes counts only where a window covers it.
+TEST(CriticalPath, TimeOutsideCaptureWindowsIsNotOnThePath) {
+  Trace t = load("serial.json");  // RmsNorm [0, 100 µs], QkvProjection [150, 350 µs]
+  t.diagnostics.capture_windows = {{0, 110'000}, {140'000, 350'000}};
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 320'000);  // 100 + 10 + 10 + 200: the 30 µs between windows left out
+  int64_t untracked = 0;
+  for (const PathStep& s : cp.steps)
+    if (s.node == kNoNode) untracked += s.duration_ns;
+  EXPECT_EQ(untracked, 20'000);
+  EXPECT_EQ(cp.measured_span_ns, 320'000);  // the span, less the 30 µs between windows
+  t.diagnostics.capture_windows = {{0, 100'000}, {150'000, 350'000}};  // the gap wholly outside
+  EXPECT_EQ(compute_critical_path(t, build_dependency_graph(t)).length_ns, 300'000);
+}
+
 // A start/end range (NVTX) on a range lane is an annotation: a long one must
 // not become the critical path, nor add a lane of parallel work.
 TEST(CriticalPath, RangeLanesAreNotWork) {

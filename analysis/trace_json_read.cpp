@@ -100,6 +100,7 @@ class Reader {
   }
   uint32_t resolve(uint64_t raw_id, const char* what);
   void link();
+  void check_python_stacks();
 
   // Ids that do not fit the model's 32-bit fields wait here for link().
   struct LongParent {
@@ -231,6 +232,10 @@ Trace Reader::read(TraceText& source) {
         read_threads(parse(json_, i, end).get_array(), t_.threads, c_);
       } else if (key == "ptx") {
         read_ptx(parse(json_, i, end).get_array(), t_.ptx, c_);
+      } else if (key == "python_frames") {
+        read_python_frames(parse(json_, i, end).get_array(), t_.python_frames, c_);
+      } else if (key == "python_stacks") {
+        read_python_stacks(parse(json_, i, end).get_array(), t_.python_stacks, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
       i = skip_space(end);
     }
@@ -244,6 +249,7 @@ Trace Reader::read(TraceText& source) {
   }
   if (!saw_schema) fail("no \"schema\" key: not a brickprof trace");
   link();
+  check_python_stacks();
   return std::move(t_);
 }
 
@@ -364,6 +370,7 @@ void Reader::read_node(od::object obj) {
       case TraceKey::kDstAddr: g.dst_addr = get_uint(v, c_); break;
       case TraceKey::kSync: g.sync = get_enum<SyncKind>(v, c_); break;
       case TraceKey::kEvent: g.event = get_uint(v, c_); break;
+      case TraceKey::kPythonStack: g.python_stack = u32(); break;
       default: break;  // unknown (or an edge's) key: skipped
     }
   }
@@ -471,6 +478,27 @@ void Reader::link() {
     } else {
       e.src = resolve(e.src, "src");
       e.dst = resolve(e.dst, "dst");
+    }
+  }
+}
+
+// Every stack names known frames, every GPU node a known stack.
+void Reader::check_python_stacks() {
+  c_ = Cursor{};
+  c_.section = "python_stacks";
+  for (size_t i = 0; i < t_.python_stacks.size(); ++i) {
+    c_.index = static_cast<int64_t>(i);
+    for (uint32_t f : t_.python_stacks[i])
+      if (f >= t_.python_frames.size())
+        fail(c_.describe() + ": unknown python frame " + std::to_string(f));
+  }
+  c_.section = "nodes";
+  for (uint32_t i = 0; i < t_.nodes.size(); ++i) {
+    const GpuDetail* d = t_.detail(t_.nodes[i]);
+    if (d == nullptr || d->python_stack == kNoPythonStack) continue;
+    if (d->python_stack >= t_.python_stacks.size()) {
+      c_.index = static_cast<int64_t>(i);
+      fail(c_.describe() + ": unknown python_stack " + std::to_string(d->python_stack));
     }
   }
 }

@@ -123,5 +123,7 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c);
 void read_devices(od::array arr, std::vector<Device>& out, Cursor& c);
 void read_threads(od::array arr, std::vector<ThreadInfo>& out, Cursor& c);
 void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c);
+void read_python_frames(od::array arr, std::vector<PythonFrame>& out, Cursor& c);
+void read_python_stacks(od::array arr, std::vector<std::vector<uint32_t>>& out, Cursor& c);
 
 }  // namespace brickprof::json_read

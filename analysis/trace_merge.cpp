@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 namespace brickprof {
 namespace {
@@ -115,6 +116,15 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
       return it->second;
     };
     const auto base = static_cast<uint32_t>(out.nodes.size());
+    // Python stacks: appended, their ids and frame ids moved past the earlier inputs'.
+    const auto stack_base = static_cast<uint32_t>(out.python_stacks.size());
+    const auto frame_base = static_cast<uint32_t>(out.python_frames.size());
+    out.python_frames.insert(out.python_frames.end(), t.python_frames.begin(),
+                             t.python_frames.end());
+    for (std::vector<uint32_t> stack : t.python_stacks) {
+      for (uint32_t& f : stack) f += frame_base;
+      out.python_stacks.push_back(std::move(stack));
+    }
     for (const Node& n : t.nodes) {
       Node copy = n;
       copy.name = out.strings.intern(t.name(n));
@@ -123,6 +133,7 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
       if (const GpuDetail* d = t.detail(n)) {
         GpuDetail g = *d;
         g.device = device_of(d->device);
+        if (g.python_stack != kNoPythonStack) g.python_stack += stack_base;
         out.add_gpu_node(copy, g);
       } else {
         copy.detail = kNoDetail;

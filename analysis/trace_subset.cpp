@@ -46,6 +46,8 @@ Subset subtrees_named(const Trace& trace, std::string_view name) {
   t.devices = trace.devices;
   t.threads = trace.threads;
   t.ptx = trace.ptx;
+  t.python_frames = trace.python_frames;  // kept GPU nodes keep their stack ids
+  t.python_stacks = trace.python_stacks;
   t.sources = trace.sources;
   t.strings = trace.strings;  // names keep their ids
   std::vector<uint32_t> renumbered(n, kNoNode);

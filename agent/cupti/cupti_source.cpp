@@ -16,6 +16,7 @@
 #include "agent/cupti/subscribe.h"
 #include "agent/gpu_source.h"
 #include "agent/log.h"
+#include "agent/python/python_frames.h"
 #include "agent/recorder.h"
 
 namespace brickprof::agent {
@@ -111,6 +112,7 @@ class CuptiDump final : public GpuDump {
   void contribute_header(Trace& header, uint64_t left_out) override {
     header.devices = devices_;
     add_ptx_and_diagnostics(s_, header, left_out);
+    python::contribute(header);
   }
 
  private:
@@ -140,6 +142,7 @@ class CuptiSource final : public GpuSource {
     in.launches = &launches;
     Attribution attributed = attribute(s.translation.staged, in, trace);
     add_ptx_and_diagnostics(s, trace, attributed.outside_capture);
+    python::contribute(trace);
   }
 
  private:
@@ -187,6 +190,7 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
     }
     if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
       Recorder::set_scope_end_hook(sync_at_scope_end);
+    python::start(config.python_depth);
     const auto& kinds = s->enabled_kinds;
     const bool graphs_whole =
         std::find(kinds.begin(), kinds.end(), CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != kinds.end();

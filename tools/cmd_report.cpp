@@ -1,5 +1,5 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
-// [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
+// [--under NAME] [--python-frames N] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
 // [--html PAGE]`: reads a saved trace and prints the chosen views (the
 // registry in analysis/views.h: one flag per view), of the whole trace or of
 // the subtrees under scopes named NAME (analysis/trace_subset.h), against
@@ -15,6 +15,7 @@
 #include "analysis/dependency_graph.h"
 #include "analysis/html_page.h"
 #include "analysis/json_writer.h"
+#include "analysis/python_frames.h"
 #include "analysis/sink.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_subset.h"
@@ -32,6 +33,7 @@ struct ReportOptions {
   std::map<std::string, bool> chosen;                      // switch views, by name
   std::map<std::string, std::vector<std::string>> values;  // views taking values, by name
   std::string under;                                       // empty: the whole trace
+  uint32_t python_frames = 1;  // frames that group GPU work launched outside every scope
   PeakOptionText peaks;
   std::string html;  // the HTML page to write, if any
 };
@@ -145,6 +147,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   std::optional<HtmlReportPage> page;
   try {
     trace = read_trace_file(o.file);
+    group_by_python_frames(trace, o.python_frames);  // before --under, which may name a frame
     if (!o.under.empty()) {
       Subset subset = subtrees_named(trace, o.under);
       if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
@@ -230,6 +233,12 @@ Command add_report_command(CLI::App& parent) {
                   "state without prefill and warm-up): those scopes, their nested scopes and "
                   "the GPU work they launched")
       ->type_name("NAME");
+  sub->add_option("--python-frames", o->python_frames,
+                  "GPU work launched outside every scope goes under the innermost N Python "
+                  "frames that launched it (\"model.py:212 forward\"), when the trace has "
+                  "them; 0: left at the top (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 256));
   add_peak_options(*sub, o->peaks);
   sub->add_flag("--json", o->json,
                 "Print the views as one JSON object, one key per view (not --dot, --chrome, "

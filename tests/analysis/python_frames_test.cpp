@@ -8,6 +8,7 @@
 
 #include "analysis/python_frames.h"
 #include "analysis/trace_json.h"
+#include "analysis/trace_merge.h"
 
 namespace brickprof {
 namespace {
@@ -138,6 +139,32 @@ TEST(PythonFrames, DeeperGroupingSharesTheOuterFrames) {
   EXPECT_EQ(t.name(module), "run.py:5 <module>");
   EXPECT_EQ(module.start_ns, 100);
   EXPECT_EQ(module.end_ns, 310);
+}
+
+// Each input's stacks are appended, their ids and frame ids moved past the
+// earlier inputs', so every GPU node still names its own frames.
+TEST(PythonFrames, MergeRenumbersEachInputsStacks) {
+  Trace first = with_frames();
+  add_kernel(first, 100, 1);
+  Trace second;
+  second.python_frames = {{"/b/serve.py", 7, "handle"}};
+  second.python_stacks = {{0}};
+  add_kernel(second, 100, 0);
+  add_kernel(second, 200, kNoPythonStack);
+  const Trace merged = merge_traces({first, second});
+  ASSERT_EQ(merged.python_frames.size(), 4u);
+  EXPECT_EQ(merged.python_stacks, (std::vector<std::vector<uint32_t>>{{1, 0}, {2, 0}, {3}}));
+  std::vector<std::string> innermost;
+  for (const Node& n : merged.nodes) {
+    const GpuDetail* d = merged.detail(n);
+    if (d == nullptr) continue;
+    innermost.push_back(
+        d->python_stack == kNoPythonStack
+            ? "-"
+            : python_frame_name(merged.python_frames[merged.python_stacks[d->python_stack][0]]));
+  }
+  EXPECT_EQ(innermost, (std::vector<std::string>{"model.py:11 forward", "serve.py:7 handle", "-"}));
+  EXPECT_EQ(error_of(to_json(merged)), "");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 ctypes, for the Python-frame test (python_frames_test.cpp): three launching
 functions in two files (norm and attention here, mlp in python_app_layers),
 a copy, a memset, and a thread that launches with the GIL released (ctypes.CDLL).
+With the argument "profile-mlp", cuProfilerStart/Stop surround each mlp call.
 Lines that launch end in a "launch-site: NAME" comment the test looks for.
 Prints "ok" and exits 0, or names the failing call and exits 1."""
 import ctypes
@@ -47,6 +48,7 @@ def launch_without_gil(f, buffer, ctx):
 
 
 def main():
+    profile_mlp = sys.argv[1:] == ["profile-mlp"]
     check(cuda.cuInit(0), "cuInit")
     device = ctypes.c_int()
     check(cuda.cuDeviceGet(ctypes.byref(device), 0), "cuDeviceGet")
@@ -68,7 +70,11 @@ def main():
     for _ in range(STEPS):
         norm(kernels["norm_kernel"], device_buffer)
         attention(kernels["attention_kernel"], device_buffer)
+        if profile_mlp:
+            check(cuda.cuProfilerStart(), "cuProfilerStart")
         python_app_layers.mlp(cuda, kernels["mlp_kernel"], device_buffer, params)
+        if profile_mlp:
+            check(cuda.cuProfilerStop(), "cuProfilerStop")
     worker = threading.Thread(target=launch_without_gil,
                               args=(kernels["norm_kernel"], device_buffer, ctx))
     worker.start()

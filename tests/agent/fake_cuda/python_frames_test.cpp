@@ -76,11 +76,14 @@ class PythonFramesTest : public TempDirTest {
     return json::parse(in);
   }
   // Runs the app plain and traced: same status and output.
-  void run_app(const std::map<std::string, std::string>& traced_env) {
-    Result plain = run({PYTHON3, kApp}, env(false));
+  void run_app(const std::map<std::string, std::string>& traced_env,
+               const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {PYTHON3, kApp};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Result plain = run(argv, env(false));
     ASSERT_EQ(plain.exit_code(), 0) << plain.err;
     ASSERT_EQ(plain.out, "ok\n");
-    Result traced = run({PYTHON3, kApp}, traced_env);
+    Result traced = run(argv, traced_env);
     ASSERT_EQ(traced.status, plain.status) << traced.err;
     ASSERT_EQ(traced.out, plain.out);
   }
@@ -194,6 +197,29 @@ TEST_F(PythonFramesTest, DepthZeroReadsNoFrames) {
   const json t = load(trace_file());
   EXPECT_FALSE(t.contains("python_frames"));
   for (const json& n : t["nodes"]) EXPECT_FALSE(n.contains("python_stack")) << n.dump();
+}
+
+// Outside capture windows the launch records are dropped: their stacks are
+// not read either (nor interned: the table holds only the window's).
+TEST_F(PythonFramesTest, NoStacksReadOutsideCaptureWindows) {
+  auto e = env(true);
+  e["BRICKPROF_CAPTURE"] = "cuda-profiler-api";
+  run_app(e, {"profile-mlp"});
+  const json t = load(trace_file());
+  const Site mlp = launch_sites().at("mlp");
+  ASSERT_TRUE(t.contains("python_stacks"));
+  ASSERT_EQ(t["python_stacks"].size(), 1u) << t["python_stacks"].dump();
+  const json& inner = t["python_frames"].at(t["python_stacks"][0][0].get<size_t>());
+  EXPECT_EQ(base_name(inner["file"]), mlp.file);
+  EXPECT_EQ(inner["line"], mlp.line);
+  size_t kernels = 0;
+  for (const json& n : t["nodes"]) {
+    if (n["kind"] != "kernel") continue;
+    ++kernels;
+    EXPECT_EQ(n["name"], "mlp_kernel");
+    EXPECT_EQ(n["python_stack"], 0);
+  }
+  EXPECT_EQ(kernels, 3u);
 }
 
 // A program without Python: one failed lookup of Py_IsInitialized at

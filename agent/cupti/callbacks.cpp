@@ -143,8 +143,11 @@ void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
     }
   }
   const uint64_t exit_tsc = Clock::ticks();  // the stack walk is not the call's time
+  // Not while recording is off (a capture window closed): the record is
+  // dropped, the walk would cost for nothing.
+  const bool stack = launches_work(slot.info.cls) && Recorder::enabled();
   Recorder::cuda_api(enter, exit_tsc, site, cb->correlationId,
-                     launches_work(slot.info.cls) ? python::current_stack() : 0);
+                     stack ? python::current_stack() : 0);
 }
 
 void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

@@ -148,7 +148,9 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   std::optional<HtmlReportPage> page;
   try {
     trace = read_trace_file(o.file);
-    group_by_python_frames(trace, o.python_frames);  // before --under, which may name a frame
+    // Before --under, which may name a frame. Not for the HTML page: it
+    // shows the trace as recorded, node for node.
+    if (o.html.empty()) group_by_python_frames(trace, o.python_frames);
     if (!o.under.empty()) {
       Subset subset = subtrees_named(trace, o.under);
       if (subset.roots == 0) return fail(o.file + ": no scope named '" + o.under + "' (--under)");
@@ -237,7 +239,7 @@ Command add_report_command(CLI::App& parent) {
   sub->add_option("--python-frames", o->python_frames,
                   "GPU work launched outside every scope goes under the innermost N Python "
                   "frames that launched it (\"model.py:212 forward\"), when the trace has "
-                  "them; 0 to 256, 0: left at the top (default 1)")
+                  "them (not with --html); 0 to 256, 0: left at the top (default 1)")
       ->type_name("N");
   add_peak_options(*sub, o->peaks);
   sub->add_flag("--json", o->json,

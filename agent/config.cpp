@@ -165,6 +165,15 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
       warn(c, "BRICKPROF_CMDLINE", v, "full (valid: full, program, none)");
   }
 
+  if (auto v = get("BRICKPROF_PYTHON_DEPTH"); !v.empty()) {
+    unsigned depth = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), depth);
+    if (ec != std::errc() || end != v.data() + v.size() || depth > 256)
+      warn(c, "BRICKPROF_PYTHON_DEPTH", v, "32 (valid: 0 to 256)");
+    else
+      c.python_depth = depth;
+  }
+
   if (auto v = get("BRICKPROF_RUN_PID"); !v.empty()) {
     long pid = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), pid);

@@ -39,6 +39,8 @@ struct Config {
   // lock the interrupted code holds).
   unsigned signal_dump_seconds = 20;             // BRICKPROF_SIGNAL_DUMP_SECONDS
   CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
+  // Python frames kept per GPU launch (innermost first); 0: none read.
+  uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
   // Set by `brickprof run`: the pid it started (that process writes a trace
   // even if it recorded nothing), and the file where each agent lists the
   // files it wrote, for run to print.

@@ -16,6 +16,7 @@ GpuAttribution::GpuAttribution(GpuDump* dump)
     r.node.parent = kNoNode;
     r.node.thread = 0;
     r.detail.api_start_ns = r.detail.api_end_ns = 0;
+    r.detail.python_stack = kNoPythonStack;
     r.id = r.captured_scope = r.captured_scope_raw = kNoNode;
     r.found = 0;
     by_correlation_.emplace_back(r.detail.correlation, static_cast<uint32_t>(i));
@@ -32,7 +33,7 @@ GpuAttribution::GpuAttribution(GpuDump* dump)
 }
 
 void GpuAttribution::launch(uint64_t correlation, uint32_t scope, uint32_t tid,
-                            int64_t api_start_ns, int64_t api_end_ns) {
+                            int64_t api_start_ns, int64_t api_end_ns, uint32_t python_stack) {
   if (!records_) return;
   auto first = std::lower_bound(by_correlation_.begin(), by_correlation_.end(),
                                 std::make_pair(correlation, uint32_t{0}));
@@ -42,6 +43,7 @@ void GpuAttribution::launch(uint64_t correlation, uint32_t scope, uint32_t tid,
     r.node.thread = tid;
     r.detail.api_start_ns = api_start_ns;
     r.detail.api_end_ns = api_end_ns;
+    r.detail.python_stack = python_stack;
     r.found |= StagedRecord::kLaunchFound;
   }
 }

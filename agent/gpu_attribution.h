@@ -24,7 +24,7 @@ class GpuAttribution {
   explicit GpuAttribution(GpuDump* dump);
 
   void launch(uint64_t correlation, uint32_t scope, uint32_t tid, int64_t api_start_ns,
-              int64_t api_end_ns);
+              int64_t api_end_ns, uint32_t python_stack);
   void graph_node(uint64_t graph_node_id, uint32_t scope);
   // After every thread was read: each record's parent and addresses; the
   // kept ones are numbered from `first_id` in staged order.

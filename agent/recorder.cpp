@@ -268,10 +268,10 @@ void Recorder::work(double flops, double bytes) {
 }
 
 void Recorder::cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
-                        uint64_t correlation) {
+                        uint32_t correlation, uint32_t python_stack) {
   if (!recording()) return;
   append(EventType::kCudaApi, name_site, enter_tsc, [&](uint64_t* w) {
-    w[2] = correlation;
+    w[2] = correlation | static_cast<uint64_t>(python_stack) << 32;
     w[3] = exit_tsc;
   });
 }

@@ -21,7 +21,8 @@ enum class EventType : uint8_t {
   kPush,        // a = element count or layer index; site = what was opened
   kPop,         //
   kWork,        // a, b = FLOPs and bytes (double bits) for the innermost scope
-  kCudaApi,     // tsc = API enter, a = correlation id, b = API exit tsc, site = API name
+  kCudaApi,     // tsc = API enter, a = correlation id | Python stack << 32 (see
+                //   python_frames.h; 0: none), b = API exit tsc, site = API name
   kGraphNode,   // a = CUDA graph node id created under the current scope
   kMark,        // an instant (NVTX mark); site = its name
   kRangeStart,  // a = range id; site = its name (the range may end on another thread)
@@ -71,8 +72,9 @@ class Recorder {
   static bool push(uint32_t site, uint64_t arg);
   static bool pop();
   static void work(double flops, double bytes);
+  // `python_stack`: python::current_stack()'s id, 0 for none.
   static void cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
-                       uint64_t correlation);
+                       uint32_t correlation, uint32_t python_stack);
   static void graph_node(uint64_t graph_node_id);
   static void mark(uint32_t site);
   static void range_start(uint32_t site, uint64_t range_id);

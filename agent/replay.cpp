@@ -66,8 +66,10 @@ class TraceBuilder {
     trace_.nodes[top].flops += flops;
     trace_.nodes[top].bytes_moved += bytes;
   }
-  void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns) {
-    result_.launches.by_correlation[correlation] = LaunchPoint{top, tid_, api_start_ns, api_end_ns};
+  void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns,
+              uint32_t python_stack) {
+    result_.launches.by_correlation[correlation] =
+        LaunchPoint{top, tid_, api_start_ns, api_end_ns, python_stack};
   }
   void graph_node(uint64_t graph_node_id, uint32_t top) {
     result_.launches.scope_of_graph_node[graph_node_id] = top;

@@ -24,6 +24,7 @@ struct LaunchPoint {
   uint32_t thread = 0;
   int64_t api_start_ns = 0;
   int64_t api_end_ns = 0;
+  uint32_t python_stack = kNoPythonStack;
 };
 
 struct LaunchIndex {

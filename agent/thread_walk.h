@@ -12,7 +12,8 @@
 //   void close(uint32_t id, int64_t end_ns, bool clamp)   innermost first; with
 //       `clamp` (a window edge, exit), never before the node's start
 //   void work(uint32_t top, double flops, double bytes)
-//   void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns)
+//   void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns,
+//               uint32_t python_stack)   the stack as the trace numbers it (kNoPythonStack: none)
 //   void graph_node(uint64_t graph_node_id, uint32_t top)
 //   void range_start(uint64_t range_id, uint64_t tsc, uint32_t site)
 //   void range_end(uint64_t range_id, uint64_t tsc)
@@ -135,7 +136,8 @@ class ThreadWalk {
         if (top != kNoNode) v.work(top, double_of(e.a), double_of(e.b));
         break;
       case EventType::kCudaApi:
-        v.launch(e.a, top, clock_.to_ns(e.tsc), clock_.to_ns(e.b));
+        v.launch(e.a & 0xffffffffu, top, clock_.to_ns(e.tsc), clock_.to_ns(e.b),
+                 e.a >> 32 == 0 ? kNoPythonStack : static_cast<uint32_t>(e.a >> 32) - 1);
         break;
       case EventType::kGraphNode:
         v.graph_node(e.a, top);

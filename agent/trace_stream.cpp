@@ -28,8 +28,9 @@ struct Planner {
   void open(uint32_t, uint32_t, const Opened&) {}
   void close(uint32_t, int64_t, bool) {}
   void work(uint32_t, double, double) {}
-  void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns) {
-    gpu.launch(correlation, top, tid, api_start_ns, api_end_ns);
+  void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns,
+              uint32_t python_stack) {
+    gpu.launch(correlation, top, tid, api_start_ns, api_end_ns, python_stack);
   }
   void graph_node(uint64_t graph_node_id, uint32_t top) { gpu.graph_node(graph_node_id, top); }
   void range_start(uint64_t range_id, uint64_t tsc, uint32_t site) {
@@ -165,6 +166,7 @@ void TraceStream::Impl::write_json(std::ostream& out) {
       write_trace_json_edge(w, Edge{r.node.parent, r.id, EdgeType::kLaunches});
   }
   w.end_array();
+  write_trace_json_python(w, header.python_frames, header.python_stacks);
   write_trace_json_tail(w, header.ptx, stats);
 }
 

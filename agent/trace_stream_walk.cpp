@@ -90,7 +90,7 @@ class TraceStream::Impl::ThreadEmitter {
     frames_.back().flops += flops;
     frames_.back().bytes_moved += bytes;
   }
-  void launch(uint64_t, uint32_t, int64_t, int64_t) {}
+  void launch(uint64_t, uint32_t, int64_t, int64_t, uint32_t) {}
   void graph_node(uint64_t, uint32_t) {}
   void range_start(uint64_t, uint64_t, uint32_t) {}
   void range_end(uint64_t, uint64_t) {}

@@ -1,5 +1,5 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
-// [--under NAME] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
+// [--under NAME] [--python-frames N] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
 // [--html PAGE]`: reads a saved trace and prints the chosen views (the
 // registry in analysis/views/views.h: one flag per view), of the whole trace or of
 // the subtrees under scopes named NAME (analysis/analyses/trace_subset.h), against
@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "analysis/analyses/dependency_graph.h"
+#include "analysis/analyses/python_frames.h"
 #include "analysis/analyses/trace_subset.h"
 #include "analysis/export/sink.h"
 #include "analysis/html/html_page.h"
@@ -33,6 +34,7 @@ struct ReportOptions {
   std::map<std::string, bool> chosen;                      // switch views, by name
   std::map<std::string, std::vector<std::string>> values;  // views taking values, by name
   std::string under;                                       // empty: the whole trace
+  uint32_t python_frames = 1;  // frames that group GPU work launched outside every scope
   PeakOptionText peaks;
   std::string html;  // the HTML page to write, if any
   bool quiet = false;
@@ -99,6 +101,7 @@ void render_text(const Trace& trace, const std::vector<const View*>& views, cons
 int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("report: unexpected arguments after --");
   // Usage errors first, before any (possibly large) trace is read.
+  if (o.python_frames > 256) return fail("report: --python-frames is 0 to 256");
   ViewSettings settings;
   std::vector<const View*> views;
   for (const View* v : report_views()) {
@@ -148,6 +151,9 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
     trace = read_trace_file(o.file, progress.reading(o.file));
+    // Before --under, which may name a frame. Not for the HTML page: it
+    // shows the trace as recorded, node for node.
+    if (o.html.empty()) group_by_python_frames(trace, o.python_frames);
     if (!o.under.empty()) {
       Subset subset = subtrees_named(trace, o.under);
       if (subset.roots == 0) {
@@ -243,6 +249,11 @@ Command add_report_command(CLI::App& parent) {
                   "state without prefill and warm-up): those scopes, their nested scopes and "
                   "the GPU work they launched")
       ->type_name("NAME");
+  sub->add_option("--python-frames", o->python_frames,
+                  "GPU work launched outside every scope goes under the innermost N Python "
+                  "frames that launched it (\"model.py:212 forward\"), when the trace has "
+                  "them (not with --html); 0 to 256, 0: left at the top (default 1)")
+      ->type_name("N");
   add_peak_options(*sub, o->peaks);
   sub->add_flag("--json", o->json,
                 "Print the views as one JSON object, one key per view (not --dot, --chrome, "

@@ -1,6 +1,7 @@
 // CUPTI callback switchboard and handlers (see callbacks.h). The launch path
 // is: enter -> store a tick count in a thread_local frame; exit -> one
-// Recorder::cuda_api append. No lock and no allocation in steady state.
+// Recorder::cuda_api append (with the Python stack's id, interned under a
+// lock, when the thread holds the GIL). No allocation in steady state.
 #include "agent/cupti/callbacks.h"
 
 #include "agent/budget.h"
@@ -10,6 +11,7 @@
 #include "agent/cupti/activity.h"
 #include "agent/cupti/activity_switch.h"
 #include "agent/cupti/devices.h"
+#include "agent/python/python_frames.h"
 #include "agent/recorder.h"
 
 namespace brickprof::agent {
@@ -114,6 +116,12 @@ void track_capture(GpuState& s, ApiClass cls, const CUpti_CallbackData* cb) {
   }
 }
 
+// Calls that put work on the GPU: their Python stack is recorded.
+bool launches_work(ApiClass cls) {
+  return cls == ApiClass::kLaunch || cls == ApiClass::kGraphLaunch || cls == ApiClass::kMemcpy ||
+         cls == ApiClass::kMemset;
+}
+
 void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
                  const CUpti_CallbackData* cb) {
   ThreadFrames& f = t_frames;
@@ -135,7 +143,12 @@ void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
                                                              std::memory_order_release)) {
     }
   }
-  Recorder::cuda_api(enter, Clock::ticks(), site, cb->correlationId);
+  const uint64_t exit_tsc = Clock::ticks();  // the stack walk is not the call's time
+  // Not while recording is off (a capture window closed): the record is
+  // dropped, the walk would cost for nothing.
+  const bool stack = launches_work(slot.info.cls) && Recorder::enabled();
+  Recorder::cuda_api(enter, exit_tsc, site, cb->correlationId,
+                     stack ? python::current_stack() : 0);
 }
 
 void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -229,6 +242,7 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
     }
     case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
       note_device_of_context(s, rd->context);
+      python::look_again_if_loaded();  // a program that loaded libpython after we started
       break;
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
       // Records of a context not yet delivered are lost with it.

@@ -17,6 +17,7 @@
 #include "agent/cupti/subscribe.h"
 #include "agent/gpu_source.h"
 #include "agent/log.h"
+#include "agent/python/python_frames.h"
 #include "agent/recorder.h"
 
 namespace brickprof::agent {
@@ -131,6 +132,7 @@ class CuptiDump final : public GpuDump {
   void contribute_header(Trace& header, uint64_t left_out) override {
     header.devices = devices_;
     add_ptx_and_diagnostics(s_, header, left_out, switched_);
+    python::contribute(header);
   }
 
  private:
@@ -162,6 +164,7 @@ class CuptiSource final : public GpuSource {
     in.launches = &launches;
     Attribution attributed = attribute(s.translation.staged, in, trace);
     add_ptx_and_diagnostics(s, trace, attributed.outside_capture, switched);
+    python::contribute(trace);
   }
 
  private:
@@ -211,6 +214,7 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
     if (config.capture != capture::Mode::kAll) activity_switch::install(*s);
     if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
       Recorder::set_scope_end_hook(sync_at_scope_end);
+    python::start(config.python_depth);
     const auto& kinds = s->enabled_kinds;
     const bool graphs_whole =
         std::find(kinds.begin(), kinds.end(), CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != kinds.end();

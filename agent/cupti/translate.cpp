@@ -283,6 +283,7 @@ Attribution attribute(const StagedRecords& staged, const AttributionInputs& in, 
         n.thread = launch->second.thread;
         d.api_start_ns = launch->second.api_start_ns;
         d.api_end_ns = launch->second.api_end_ns;
+        d.python_stack = launch->second.python_stack;
       }
       // Graph replays: the scope that captured the node beats the scope
       // around cudaGraphLaunch (often none, or a whole step).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 namespace brickprof {
 namespace {
@@ -158,6 +159,15 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
     const Alignment align(t);
     if (!was_merged) sources[0].alignment = align.describe();
     const auto base = static_cast<uint32_t>(out.nodes.size());
+    // Python stacks: appended, their ids and frame ids moved past the earlier inputs'.
+    const auto stack_base = static_cast<uint32_t>(out.python_stacks.size());
+    const auto frame_base = static_cast<uint32_t>(out.python_frames.size());
+    out.python_frames.insert(out.python_frames.end(), t.python_frames.begin(),
+                             t.python_frames.end());
+    for (std::vector<uint32_t> stack : t.python_stacks) {
+      for (uint32_t& f : stack) f += frame_base;
+      out.python_stacks.push_back(std::move(stack));
+    }
     for (const Node& n : t.nodes) {
       Node copy = n;
       copy.name = out.strings.intern(t.name(n));
@@ -170,6 +180,7 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
         g.device = device_of(d->device);
         g.api_start_ns = align(d->api_start_ns);
         g.api_end_ns = align(d->api_end_ns);
+        if (g.python_stack != kNoPythonStack) g.python_stack += stack_base;
         out.add_gpu_node(copy, g);
       } else {
         copy.detail = kNoDetail;

@@ -22,6 +22,8 @@ void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
   t.ptx = trace.ptx;
   t.sources = trace.sources;
   t.communicators = trace.communicators;
+  t.python_frames = trace.python_frames;  // kept GPU nodes keep their stack ids
+  t.python_stacks = trace.python_stacks;
   t.strings = trace.strings;  // names keep their ids
   std::vector<uint32_t> renumbered(n, kNoNode);
   for (uint32_t i = 0; i < n; ++i) {

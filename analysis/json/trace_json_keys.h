@@ -48,19 +48,20 @@ enum class TraceKey : uint8_t {
   kSync,
   kEvent,
   kMpi,
+  kPythonStack,
   // edges[]
   kSrc,
   kDst,
   kType,
 };
 
-inline constexpr std::array<std::string_view, 39> kTraceKeyNames = {
+inline constexpr std::array<std::string_view, 40> kTraceKeyNames = {
     "",         "id",       "kind",      "name",        "parent",       "thread",     "start_ns",
     "end_ns",   "index",    "brick_id",  "category",    "elements",     "flops",      "bytes_moved",
     "device",   "context",  "stream",    "correlation", "api_start_ns", "api_end_ns", "grid",
     "block",    "smem",     "registers", "ptx_hash",    "graph_node",   "graph_id",   "bytes",
     "direction", "src_kind", "dst_kind", "src_addr",    "dst_addr",     "sync",       "event",
-    "mpi",      "src",      "dst",      "type"};
+    "mpi",      "python_stack", "src",   "dst",      "type"};
 static_assert(kTraceKeyNames.size() == static_cast<size_t>(TraceKey::kType) + 1);
 
 // "" for kUnknown.
@@ -136,6 +137,7 @@ inline TraceKey key_from_raw(const char* raw) {
     case 'p':
       if (is(raw, "parent")) return TraceKey::kParent;
       if (is(raw, "ptx_hash")) return TraceKey::kPtxHash;
+      if (is(raw, "python_stack")) return TraceKey::kPythonStack;
       break;
     case 'r':
       if (is(raw, "registers")) return TraceKey::kRegisters;

@@ -23,6 +23,9 @@ void write_trace_json_node(JsonWriter& w, uint32_t id, const Node& node, std::st
                            const GpuDetail* detail, const CommCall* call = nullptr);
 // One element of "edges".
 void write_trace_json_edge(JsonWriter& w, const Edge& edge);
+// "python_frames" and "python_stacks", when there are any.
+void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,
+                             const std::vector<std::vector<uint32_t>>& stacks);
 // "ptx", the derived "bricks" and "categories", and the closing brace.
 void write_trace_json_tail(JsonWriter& w, const std::vector<PtxModule>& ptx,
                            const TraceStats& stats);

@@ -102,6 +102,7 @@ class Reader {
   uint32_t resolve(uint64_t raw_id, const char* what);
   void link();
   void link_communicators();
+  void check_python_stacks();
 
   // Ids that do not fit the model's 32-bit fields wait here for link().
   struct LongParent {
@@ -236,6 +237,10 @@ Trace Reader::read(TraceText& source) {
         read_ptx(parse(json_, i, end).get_array(), t_.ptx, c_);
       } else if (key == "communicators") {
         read_communicators(parse(json_, i, end).get_array(), t_.communicators, c_);
+      } else if (key == "python_frames") {
+        read_python_frames(parse(json_, i, end).get_array(), t_.python_frames, c_);
+      } else if (key == "python_stacks") {
+        read_python_stacks(parse(json_, i, end).get_array(), t_.python_stacks, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
       i = skip_space(end);
     }
@@ -249,6 +254,7 @@ Trace Reader::read(TraceText& source) {
   }
   if (!saw_schema) fail("no \"schema\" key: not a brickprof trace");
   link();
+  check_python_stacks();
   return std::move(t_);
 }
 
@@ -454,6 +460,9 @@ void Reader::read_node(od::object obj) {
       case TraceKey::kEvent:
         g.event = get_uint(v, c_);
         break;
+      case TraceKey::kPythonStack:
+        g.python_stack = u32();
+        break;
       case TraceKey::kMpi:
         read_comm_call(v, call, c_);
         has_call = true;
@@ -596,6 +605,27 @@ void Reader::link_communicators() {
       fail("nodes[" + std::to_string(call.node) + "].mpi.comm refers to unknown communicator " +
            std::to_string(call.comm));
     call.comm = it->second;
+  }
+}
+
+// Every stack names known frames, every GPU node a known stack.
+void Reader::check_python_stacks() {
+  c_ = Cursor{};
+  c_.section = "python_stacks";
+  for (size_t i = 0; i < t_.python_stacks.size(); ++i) {
+    c_.index = static_cast<int64_t>(i);
+    for (uint32_t f : t_.python_stacks[i])
+      if (f >= t_.python_frames.size())
+        fail(c_.describe() + ": unknown python frame " + std::to_string(f));
+  }
+  c_.section = "nodes";
+  for (uint32_t i = 0; i < t_.nodes.size(); ++i) {
+    const GpuDetail* d = t_.detail(t_.nodes[i]);
+    if (d == nullptr || d->python_stack == kNoPythonStack) continue;
+    if (d->python_stack >= t_.python_stacks.size()) {
+      c_.index = static_cast<int64_t>(i);
+      fail(c_.describe() + ": unknown python_stack " + std::to_string(d->python_stack));
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // Readers of the trace's small sections: process, diagnostics, devices,
-// threads, ptx (see trace_json_values.h). Unknown keys are ignored.
+// threads, ptx, communicators, python_frames, python_stacks (see
+// trace_json_values.h). Unknown keys are ignored.
 #include "analysis/json/trace_json_values.h"
 
 namespace brickprof::json_read {
@@ -317,6 +318,35 @@ void read_comm_call(od::value v, CommCall& call, const Cursor& c) {
     }
   }
   if (!has_op) fail(c.describe() + ": missing \"op\"");
+}
+
+void read_python_frames(od::array arr, std::vector<PythonFrame>& out, Cursor& c) {
+  each_element(arr, "python_frames", c, [&](od::object obj) {
+    PythonFrame f;
+    each_field(obj, c, [&](std::string_view k, od::value& v) {
+      if (k == "file")
+        f.file = get_string(v, c);
+      else if (k == "line")
+        f.line = get_int(v, c);
+      else if (k == "function")
+        f.function = get_string(v, c);
+    });
+    out.push_back(std::move(f));
+  });
+}
+
+// Each stack is an array of frame ids (checked against python_frames once
+// the whole trace is read).
+void read_python_stacks(od::array arr, std::vector<std::vector<uint32_t>>& out, Cursor& c) {
+  c.section = "python_stacks";
+  c.index = 0;
+  for (auto e : arr) {
+    std::vector<uint32_t> stack;
+    for (auto f : e.get_array()) stack.push_back(static_cast<uint32_t>(get_uint(f.value(), c)));
+    out.push_back(std::move(stack));
+    ++c.index;
+  }
+  c.index = -1;
 }
 
 }  // namespace brickprof::json_read

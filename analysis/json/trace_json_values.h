@@ -126,5 +126,7 @@ void read_ptx(od::array arr, std::vector<PtxModule>& out, Cursor& c);
 void read_communicators(od::array arr, std::vector<Communicator>& out, Cursor& c);
 // A node's "mpi" object.
 void read_comm_call(od::value v, CommCall& call, const Cursor& c);
+void read_python_frames(od::array arr, std::vector<PythonFrame>& out, Cursor& c);
+void read_python_stacks(od::array arr, std::vector<std::vector<uint32_t>>& out, Cursor& c);
 
 }  // namespace brickprof::json_read

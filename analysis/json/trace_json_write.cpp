@@ -174,6 +174,7 @@ char* put_gpu_detail(char* p, NodeKind kind, const GpuDetail& g) {
     p = put_int(put(p, ",\"api_start_ns\":"), g.api_start_ns);
     p = put_int(put(p, ",\"api_end_ns\":"), g.api_end_ns);
   }
+  if (g.python_stack != kNoPythonStack) p = put_int(put(p, ",\"python_stack\":"), g.python_stack);
   switch (kind) {
     case NodeKind::kKernel:
       p = put_dims(p, ",\"grid\":", g.grid);
@@ -284,6 +285,25 @@ void write_trace_json_head(JsonWriter& w, const Trace& t) {
   write_communicators(w, t.communicators);
 }
 
+void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,
+                             const std::vector<std::vector<uint32_t>>& stacks) {
+  if (frames.empty() && stacks.empty()) return;  // traces without Python keep their form
+  w.key("python_frames").begin_array();
+  for (const PythonFrame& f : frames) {
+    w.newline().begin_object();
+    w.field("file", f.file).field("line", f.line).field("function", f.function);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("python_stacks").begin_array();
+  for (const std::vector<uint32_t>& s : stacks) {
+    w.newline().begin_array();
+    for (uint32_t f : s) w.value(f);
+    w.end_array();
+  }
+  w.end_array();
+}
+
 void write_trace_json_tail(JsonWriter& w, const std::vector<PtxModule>& ptx,
                            const TraceStats& stats) {
   w.key("ptx").begin_array();
@@ -335,6 +355,7 @@ void write_trace_json(const Trace& t, std::ostream& out) {
   w.key("edges").begin_array();
   for (const Edge& e : t.edges) write_trace_json_edge(w, e);
   w.end_array();
+  write_trace_json_python(w, t.python_frames, t.python_stacks);
   write_trace_json_tail(w, t.ptx, compute_stats(t));
 }
 

@@ -16,6 +16,7 @@ namespace brickprof {
 
 inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
 inline constexpr uint32_t kNoDetail = std::numeric_limits<uint32_t>::max();
+inline constexpr uint32_t kNoPythonStack = std::numeric_limits<uint32_t>::max();
 
 enum class NodeKind : uint8_t { kLayer, kBrick, kScope, kKernel, kTransfer, kMemset, kSync };
 enum class EdgeType : uint8_t { kContains, kLaunches, kSequence, kDependsOn, kTransfer };
@@ -102,6 +103,16 @@ struct GpuDetail {
   // sync
   SyncKind sync = SyncKind::kUnknown;
   uint64_t event = 0;
+  // The Python stack of the launching thread: an index into
+  // Trace::python_stacks, kNoPythonStack when none was read.
+  uint32_t python_stack = kNoPythonStack;
+};
+
+// A Python frame that launched GPU work: the line being run in a function.
+struct PythonFrame {
+  std::string file;      // co_filename, as Python has it
+  int64_t line = 0;
+  std::string function;  // co_qualname (co_name before 3.11)
 };
 
 struct Edge {
@@ -233,6 +244,10 @@ struct Trace {
   // that name, each one step of the program, which the Chrome export marks
   // as Kineto's ProfilerStep#N. Not in the JSON trace.
   std::string steps_name;
+  // Python stacks of GPU launches (GpuDetail::python_stack): frame ids,
+  // innermost first.
+  std::vector<PythonFrame> python_frames;
+  std::vector<std::vector<uint32_t>> python_stacks;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

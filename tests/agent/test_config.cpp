@@ -136,6 +136,18 @@ TEST(ConfigTest, CmdlineModes) {
   EXPECT_NE(bad.warnings[0].find("full, program, none"), std::string::npos) << bad.warnings[0];
 }
 
+TEST(ConfigTest, PythonDepth) {
+  EXPECT_EQ(read({}).python_depth, 32u);
+  EXPECT_EQ(read({{"BRICKPROF_PYTHON_DEPTH", "0"}}).python_depth, 0u);
+  EXPECT_EQ(read({{"BRICKPROF_PYTHON_DEPTH", "256"}}).python_depth, 256u);
+  for (const char* bad : {"257", "-1", "10x", "deep"}) {
+    Config c = read({{"BRICKPROF_PYTHON_DEPTH", bad}});
+    EXPECT_EQ(c.python_depth, 32u) << bad;
+    ASSERT_EQ(c.warnings.size(), 1u) << bad;
+    EXPECT_NE(c.warnings[0].find("0 to 256"), std::string::npos) << c.warnings[0];
+  }
+}
+
 // A relative prefix is made absolute against the folder the program
 // started in (a % in that folder's name is not an expansion); an absolute
 // one, or no known folder, stays as it is.

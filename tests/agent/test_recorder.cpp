@@ -178,10 +178,10 @@ TEST_F(RecorderTest, CudaCallsRememberTheirScope) {
   uint32_t api = Recorder::intern_api_name("cuLaunchKernel");
   Recorder::push(brick, 1);
   uint64_t t0 = Clock::ticks();
-  Recorder::cuda_api(t0, Clock::ticks(), api, 42);
+  Recorder::cuda_api(t0, Clock::ticks(), api, 42, 0);
   Recorder::graph_node(7);
   Recorder::pop();
-  Recorder::cuda_api(Clock::ticks(), Clock::ticks(), api, 43);  // outside any scope
+  Recorder::cuda_api(Clock::ticks(), Clock::ticks(), api, 43, 0);  // outside any scope
   ReplayResult r;
   Trace t = replay_all(&r);
   ASSERT_EQ(t.nodes.size(), 1u);
@@ -190,6 +190,19 @@ TEST_F(RecorderTest, CudaCallsRememberTheirScope) {
   EXPECT_LE(r.launches.by_correlation[42].api_start_ns, r.launches.by_correlation[42].api_end_ns);
   EXPECT_EQ(r.launches.by_correlation[43].scope, kNoNode);
   EXPECT_EQ(r.launches.scope_of_graph_node[7], 0u);
+}
+
+// The Python stack rides in the CUDA call's record beside the correlation
+// id (a full 32-bit one), and comes out of the walk numbered as the trace's.
+TEST_F(RecorderTest, CudaCallsCarryTheirPythonStack) {
+  uint32_t api = Recorder::intern_api_name("cuLaunchKernel");
+  Recorder::cuda_api(Clock::ticks(), Clock::ticks(), api, 0xfffffffeu, 5);
+  Recorder::cuda_api(Clock::ticks(), Clock::ticks(), api, 7, 0);
+  ReplayResult r;
+  replay_all(&r);
+  ASSERT_TRUE(r.launches.by_correlation.count(0xfffffffeu));
+  EXPECT_EQ(r.launches.by_correlation[0xfffffffeu].python_stack, 4u);
+  EXPECT_EQ(r.launches.by_correlation[7].python_stack, kNoPythonStack);
 }
 
 // A thread that exits is retired by its key's destructor: its events stay

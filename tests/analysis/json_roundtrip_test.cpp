@@ -35,6 +35,7 @@ void expect_same_detail(const GpuDetail& a, const GpuDetail& b, uint32_t id) {
   EXPECT_EQ(a.dst_addr, b.dst_addr);
   EXPECT_EQ(a.sync, b.sync);
   EXPECT_EQ(a.event, b.event);
+  EXPECT_EQ(a.python_stack, b.python_stack);
 }
 
 void expect_same(const Trace& a, const Trace& b) {
@@ -120,6 +121,13 @@ void expect_same(const Trace& a, const Trace& b) {
     EXPECT_EQ(a.ptx[i].kernels, b.ptx[i].kernels);
     EXPECT_EQ(a.ptx[i].source, b.ptx[i].source);
   }
+  ASSERT_EQ(a.python_frames.size(), b.python_frames.size());
+  for (size_t i = 0; i < a.python_frames.size(); ++i) {
+    EXPECT_EQ(a.python_frames[i].file, b.python_frames[i].file);
+    EXPECT_EQ(a.python_frames[i].line, b.python_frames[i].line);
+    EXPECT_EQ(a.python_frames[i].function, b.python_frames[i].function);
+  }
+  EXPECT_EQ(a.python_stacks, b.python_stacks);
 }
 
 TEST(JsonExport, RoundTripsEveryField) {

@@ -113,6 +113,7 @@ Trace full_trace() {
   kd.ptx_hash = 0xfedcba9876543210ull;
   kd.graph_node = 1234567;
   kd.graph_id = 12;
+  kd.python_stack = 1;
   uint32_t kid = t.add_gpu_node(k, kd);
 
   Node x;
@@ -169,6 +170,8 @@ Trace full_trace() {
 
   t.ptx.push_back({0xfedcba9876543210ull, "ptx", 12345, {"gemv", "gemv2"}, ".version 8.0\n"});
   t.ptx.push_back({0x1ull, "cubin", 99, {}, ""});
+  t.python_frames = {{"/src/model \"v2\".py", 212, "Model.forward"}, {"run.py", 30, "<module>"}};
+  t.python_stacks = {{1}, {0, 1}};
   return t;
 }
 

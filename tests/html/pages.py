@@ -7,9 +7,12 @@ import pathlib
 import subprocess
 
 DATA_ELEMENT = 'id="brickprof-data">'
-# The views make_page.py is given, as the C++ writer computes them for its page.
+# The views make_page.py is given, as the C++ writer computes them for its page
+# (the page shows the trace as recorded: GPU work not grouped by Python frames).
 VIEWS = [
     "--json",
+    "--python-frames",
+    "0",
     "--summary",
     "--tree",
     "--critical-path",

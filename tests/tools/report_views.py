@@ -4,7 +4,8 @@ import re
 import subprocess
 
 # report's options that are not views.
-NOT_VIEWS = {"help", "under", "peak-gflops", "peak-gbps", "link-gbps", "json", "out", "html", "quiet"}
+NOT_VIEWS = {"help", "under", "python-frames", "peak-gflops", "peak-gbps", "link-gbps", "json", "out",
+             "html", "quiet"}
 
 
 def report_views(brickprof):

@@ -18,6 +18,10 @@
                                      of each vs the GPU's %globaltimer from its
                                      first block's start to its last block's
                                      end; fails past 0.5 us or 5% (the larger)
+  python-frames TRACE SCRIPT         most kernels have a Python stack (PyTorch
+                                     releases the GIL around some calls), each
+                                     passes through SCRIPT, some through
+                                     Block.forward
   ncu TRACE NCU_CSV [TOL [PROBE_OUT]] per-kernel median durations vs ncu (and
                                      the probe's own event timing, printed)
   overhead MAX_OWN GOAL NAME=OUT...  per ns_* field of launch_probe's JSON
@@ -199,6 +203,37 @@ def cmd_captured(trace_path, layer):
     cmd_attributed(trace_path)
 
 
+def cmd_python_frames(trace_path, script):
+    t = load(trace_path)
+    frames, stacks = t.get("python_frames", []), t.get("python_stacks", [])
+    if not stacks:
+        fail("no python_stacks in the trace")
+    work = [n for n in t["nodes"] if n["kind"] in ("kernel", "transfer", "memset")]
+    # PyTorch releases the GIL around some calls (.cuda(), some copies):
+    # those launch with no stack, as they should.
+    without = [n["name"] for n in work if "python_stack" not in n]
+    print(f"{len(work) - len(without)} of {len(work)} GPU nodes have a Python stack; "
+          f"without: {sorted(set(without))[:8]}")
+    kernels_with = [n for n in work if n["kind"] == "kernel" and "python_stack" in n]
+    if 2 * len(kernels_with) < len([n for n in work if n["kind"] == "kernel"]):
+        fail("fewer than half of the kernels have a Python stack")
+    lines = {}
+    for n in work:
+        if "python_stack" not in n:
+            continue
+        stack = [frames[f] for f in stacks[n["python_stack"]]]
+        mine = [f for f in stack if f["file"].endswith(script)]
+        if not mine:
+            fail(f"{n['name']}: stack does not pass through {script}: {stack[:3]}")
+        key = f"{mine[0]['line']} {mine[0]['function']}"
+        lines[key] = lines.get(key, 0) + 1
+    print(f"{len(stacks)} stacks, {len(frames)} frames; GPU nodes by the script's innermost "
+          f"line: {dict(sorted(lines.items()))}")
+    if not any(k.endswith(" Block.forward") for k in lines):
+        fail("no GPU work under Block.forward")
+    print("ok")
+
+
 def cmd_ncu(trace_path, csv_path, tol="0.05", probe_path=None):
     t = load(trace_path)
     if probe_path:  # the probe's own CUDA-event timing of the same launches
@@ -308,7 +343,8 @@ def cmd_overhead(max_own_ns, goal_ns, *configs):
 if __name__ == "__main__":
     cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ranges": cmd_ranges,
             "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured,
-            "whole-graphs": cmd_whole_graphs, "globaltimer": cmd_globaltimer}
+            "whole-graphs": cmd_whole_graphs, "globaltimer": cmd_globaltimer,
+            "python-frames": cmd_python_frames}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -2,19 +2,56 @@
 #include "agent/config.h"
 
 #include <algorithm>
-#include <charconv>
-#include <sstream>
+#include <optional>
 #include <string_view>
 
+#include "analysis/settings.h"
 #include "analysis/sink.h"
 
 namespace brickprof::agent {
 namespace {
 
-void warn(Config& c, const char* var, std::string_view value, const std::string& used) {
-  c.warnings.push_back(std::string(var) + "='" + std::string(value) + "' is not valid; using " +
-                       used);
+using settings::setting;
+
+// The enums follow the table's order of choices (an index is the value).
+consteval bool is_choice(std::string_view variable, size_t index, std::string_view name) {
+  return settings::choice(setting(variable).values, index) == name;
 }
+static_assert(is_choice("BRICKPROF_SYNC", size_t(SyncMode::kNone), "none"));
+static_assert(is_choice("BRICKPROF_PTX", size_t(PtxMode::kSource), "source"));
+static_assert(is_choice("BRICKPROF_CUDA_GRAPH_TRACE", size_t(GraphTrace::kGraph), "graph"));
+static_assert(is_choice("BRICKPROF_CMDLINE", size_t(CmdlineMode::kNone), "none"));
+
+class Reader {
+ public:
+  Reader(Config& c, const char* (*getenv_fn)(const char*)) : c_(c), getenv_(getenv_fn) {}
+
+  // The variable's value if it is set, non-empty and allowed; a bad value
+  // gets one warning, and the caller keeps the default.
+  std::optional<std::string_view> get(const settings::Setting& s) {
+    const char* raw = getenv_(s.variable.data());
+    std::string_view v = raw ? std::string_view(raw) : std::string_view();
+    if (v.empty()) return std::nullopt;
+    if (settings::problem(s, v).empty()) return v;
+    std::string valid = settings::valid_values(s);
+    c_.warnings.push_back(std::string(s.variable) + "='" + std::string(v) +
+                          "' is not valid; using " + std::string(s.fallback) +
+                          (valid.empty() ? "" : " (valid: " + valid + ")"));
+    return std::nullopt;
+  }
+  template <typename Enum>
+  void choice(const settings::Setting& s, Enum& out) {
+    if (auto v = get(s)) out = static_cast<Enum>(settings::choice_index(s, *v));
+  }
+  template <typename Number>
+  void count(const settings::Setting& s, Number& out, int shift = 0) {
+    if (auto v = get(s)) out = static_cast<Number>(*settings::count_value(s, *v) << shift);
+  }
+
+ private:
+  Config& c_;
+  const char* (*getenv_)(const char*);
+};
 
 }  // namespace
 
@@ -30,105 +67,30 @@ const char* to_string(SyncMode mode) {
 
 Config read_config(const char* (*getenv_fn)(const char*)) {
   Config c;
-  auto get = [&](const char* name) -> std::string_view {
-    const char* v = getenv_fn(name);
-    return v ? std::string_view(v) : std::string_view();
-  };
-  if (auto v = get("BRICKPROF_OUTPUT"); !v.empty()) c.output = std::string(v);
-
-  if (auto v = get("BRICKPROF_FORMATS"); !v.empty()) {
-    std::vector<std::string> formats;
-    bool bad = false;
-    std::stringstream ss{std::string(v)};
-    for (std::string item; std::getline(ss, item, ',');) {
-      if (item.empty()) continue;
-      if (make_exporter(item)) formats.push_back(item); else bad = true;
-    }
-    if (bad || formats.empty()) warn(c, "BRICKPROF_FORMATS", v, "json,tree,dot");
-    else c.formats = formats;
-  }
-
-  if (auto v = get("BRICKPROF_LOG"); !v.empty()) {
-    if (v == "off" || v == "error" || v == "warn" || v == "info" || v == "debug")
-      c.log_level = std::string(v);
-    else
-      warn(c, "BRICKPROF_LOG", v, "warn");
-  }
-
-  if (auto v = get("BRICKPROF_BUFFER_MB"); !v.empty()) {
-    uint64_t mb = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), mb);
-    if (ec != std::errc() || end != v.data() + v.size() || mb == 0 || mb > (1u << 20))
-      warn(c, "BRICKPROF_BUFFER_MB", v, "256");
-    else
-      c.buffer_bytes = mb << 20;
-  }
-
-  if (auto v = get("BRICKPROF_GPU"); !v.empty()) {
-    if (v == "auto") c.gpu = true;
-    else if (v == "off") c.gpu = false;
-    else warn(c, "BRICKPROF_GPU", v, "auto");
-  }
-
-  if (auto v = get("BRICKPROF_SYNC"); !v.empty()) {
-    if (v == "deferred") c.sync = SyncMode::kDeferred;
-    else if (v == "per-layer") c.sync = SyncMode::kPerLayer;
-    else if (v == "immediate") c.sync = SyncMode::kImmediate;
-    else if (v == "none") c.sync = SyncMode::kNone;
-    else warn(c, "BRICKPROF_SYNC", v, "deferred");
-  }
-
-  if (auto v = get("BRICKPROF_PTX"); !v.empty()) {
-    if (v == "hash") c.ptx = PtxMode::kHash;
-    else if (v == "source") c.ptx = PtxMode::kSource;
-    else warn(c, "BRICKPROF_PTX", v, "hash");
-  }
-
-  if (auto v = get("BRICKPROF_CUDA_GRAPH_TRACE"); !v.empty()) {
-    if (v == "node") c.graph_trace = GraphTrace::kNode;
-    else if (v == "graph") c.graph_trace = GraphTrace::kGraph;
-    else warn(c, "BRICKPROF_CUDA_GRAPH_TRACE", v, "node (valid: node, graph)");
-  }
-
-  if (auto v = get("BRICKPROF_CAPTURE"); !v.empty()) {
+  Reader r(c, getenv_fn);
+  if (auto v = r.get(setting("BRICKPROF_OUTPUT"))) c.output = std::string(*v);
+  if (auto v = r.get(setting("BRICKPROF_FORMATS"))) c.formats = parse_formats(*v);
+  if (auto v = r.get(setting("BRICKPROF_LOG"))) c.log_level = std::string(*v);
+  r.count(setting("BRICKPROF_BUFFER_MB"), c.buffer_bytes, 20);
+  if (auto v = r.get(setting("BRICKPROF_GPU"))) c.gpu = *v == "auto";
+  r.choice(setting("BRICKPROF_SYNC"), c.sync);
+  r.choice(setting("BRICKPROF_PTX"), c.ptx);
+  r.choice(setting("BRICKPROF_CUDA_GRAPH_TRACE"), c.graph_trace);
+  if (auto v = r.get(setting("BRICKPROF_CAPTURE"))) {
     constexpr std::string_view kScopePrefix = "scope:";
-    if (v == "all") {
+    if (*v == "all") {
       c.capture = capture::Mode::kAll;
-    } else if (v == "cuda-profiler-api" || v == "cudaProfilerApi") {  // the latter as nsys spells it
-      c.capture = capture::Mode::kCudaProfilerApi;
-    } else if (v.substr(0, kScopePrefix.size()) == kScopePrefix && v.size() > kScopePrefix.size()) {
+    } else if (v->substr(0, kScopePrefix.size()) == kScopePrefix) {
       c.capture = capture::Mode::kScope;
-      c.capture_scope = std::string(v.substr(kScopePrefix.size()));
+      c.capture_scope = std::string(v->substr(kScopePrefix.size()));
     } else {
-      warn(c, "BRICKPROF_CAPTURE", v, "all (valid: all, cuda-profiler-api, scope:NAME)");
+      c.capture = capture::Mode::kCudaProfilerApi;
     }
   }
-
-  if (auto v = get("BRICKPROF_SIGNAL_DUMP_SECONDS"); !v.empty()) {
-    unsigned s = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
-    if (ec != std::errc() || end != v.data() + v.size() || s == 0 || s > 3600)
-      warn(c, "BRICKPROF_SIGNAL_DUMP_SECONDS", v, "20");
-    else
-      c.signal_dump_seconds = s;
-  }
-
-  if (auto v = get("BRICKPROF_CMDLINE"); !v.empty()) {
-    if (v == "full") c.cmdline = CmdlineMode::kFull;
-    else if (v == "program") c.cmdline = CmdlineMode::kProgram;
-    else if (v == "none") c.cmdline = CmdlineMode::kNone;
-    else warn(c, "BRICKPROF_CMDLINE", v, "full (valid: full, program, none)");
-  }
-
-  if (auto v = get("BRICKPROF_RUN_PID"); !v.empty()) {
-    long pid = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), pid);
-    if (ec != std::errc() || end != v.data() + v.size() || pid <= 0)
-      warn(c, "BRICKPROF_RUN_PID", v, "none");
-    else
-      c.run_pid = pid;
-  }
-  c.run_manifest = std::string(get("BRICKPROF_RUN_MANIFEST"));
+  r.count(setting("BRICKPROF_SIGNAL_DUMP_SECONDS"), c.signal_dump_seconds);
+  r.choice(setting("BRICKPROF_CMDLINE"), c.cmdline);
+  r.count(setting("BRICKPROF_RUN_PID"), c.run_pid);
+  if (auto v = r.get(setting("BRICKPROF_RUN_MANIFEST"))) c.run_manifest = std::string(*v);
   return c;
 }
 

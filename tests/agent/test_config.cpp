@@ -133,6 +133,19 @@ TEST(ConfigTest, AnchorsARelativeOutputPrefix) {
             "/a%b/x-7");
 }
 
+// `brickprof run --formats "json, chrome"` passes the list on as given; the
+// agent reads it as run checked it (the table in analysis/settings.h).
+TEST(ConfigTest, FormatsReadAsRunChecksThem) {
+  Config c = read({{"BRICKPROF_FORMATS", "json, chrome,"}});
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome"}));
+  Config bad = read({{"BRICKPROF_SYNC", "sometimes"}});
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0],
+            "BRICKPROF_SYNC='sometimes' is not valid; using deferred (valid: deferred, per-layer, "
+            "immediate, none)");
+}
+
 TEST(ConfigTest, ZeroBufferIsRejected) {
   EXPECT_EQ(read({{"BRICKPROF_BUFFER_MB", "0"}}).warnings.size(), 1u);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "analysis/json_writer.h"
+#include "analysis/hash_text.h"
 #include "analysis/stats.h"
 #include "analysis/trace_json.h"
 #include "analysis/trace_json_parts.h"
@@ -140,9 +141,10 @@ char* put_quoted(char* p, std::string_view plain) {  // enum names: nothing to e
 }
 
 char* put_hex(char* p, uint64_t v) {
-  char tmp[] = "\"0x0000000000000000\"";
-  for (int i = 0; i < 16; ++i) tmp[18 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
-  return put(p, std::string_view(tmp, sizeof tmp - 1));
+  *p++ = '"';
+  p = put_hash_text(p, v);
+  *p++ = '"';
+  return p;
 }
 
 char* put_dims(char* p, std::string_view key, const uint32_t (&d)[3]) {

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "agent/ptx/hash.h"
+#include "analysis/hash_text.h"
 #include "analysis/trace_json.h"
 #include "tests/agent/run_program.h"
 #include "tests/agent/temp_dir_test.h"
@@ -128,10 +128,7 @@ void expect_attributed(const json& t) {
   ASSERT_EQ(t["ptx"].size(), 1u);
   const json& module = t["ptx"][0];
   EXPECT_EQ(module["kind"], "ptx");
-  char built[32];
-  std::snprintf(built, sizeof built, "0x%016llx",
-                static_cast<unsigned long long>(brickprof::agent::fnv1a64(read_file(BRICKLAYER_PTX))));
-  EXPECT_EQ(module["hash"], built);
+  EXPECT_EQ(module["hash"], brickprof::hash_text(brickprof::agent::fnv1a64(read_file(BRICKLAYER_PTX))));
   std::set<std::string> in_module = module["kernels"].get<std::set<std::string>>();
 
   auto kernels = of_kind(t, "kernel");

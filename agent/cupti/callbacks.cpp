@@ -3,13 +3,13 @@
 // Recorder::cuda_api append. No lock and no allocation in steady state.
 #include "agent/cupti/callbacks.h"
 
-#include "agent/budget.h"
-#include "agent/capture.h"
-#include "agent/clock.h"
-#include "agent/critical_section.h"
+#include "agent/capture/capture.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/devices.h"
-#include "agent/recorder.h"
+#include "agent/lifecycle/critical_section.h"
+#include "agent/recorder/budget.h"
+#include "agent/recorder/clock.h"
+#include "agent/recorder/recorder.h"
 
 namespace brickprof::agent {
 namespace {

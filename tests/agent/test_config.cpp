@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "agent/config.h"
+#include "agent/io/config.h"
 
 namespace brickprof::agent {
 namespace {

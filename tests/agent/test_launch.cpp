@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "agent/process_info.h"
+#include "agent/io/process_info.h"
 
 namespace brickprof::agent {
 namespace {

@@ -5,19 +5,14 @@
 #include <string>
 
 #include "agent/io/config.h"
+#include "tests/support/fake_env.h"
 
 namespace brickprof::agent {
 namespace {
 
-std::map<std::string, std::string> g_env;
-const char* fake_getenv(const char* name) {
-  auto it = g_env.find(name);
-  return it == g_env.end() ? nullptr : it->second.c_str();
-}
-
 Config read(std::map<std::string, std::string> env) {
-  g_env = std::move(env);
-  return read_config(fake_getenv);
+  test::fake_env() = std::move(env);
+  return read_config(test::fake_getenv);
 }
 
 TEST(ConfigTest, Defaults) {

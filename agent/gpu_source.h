@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "agent/config.h"
-#include "agent/replay.h"
-#include "agent/staged_records.h"
+#include "agent/io/config.h"
+#include "agent/recorder/replay.h"
+#include "agent/recorder/staged_records.h"
 #include "analysis/model/trace.h"
 
 namespace brickprof::agent {

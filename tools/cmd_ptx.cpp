@@ -2,10 +2,10 @@
 // one module (recorded with BRICKPROF_PTX=source), ready to save as a .ptx
 // file; --info prints what the registry knows about it instead
 // (analysis/analyses/ptx_lookup.h).
-#include <cstdio>
 #include <iostream>
 #include <memory>
 
+#include "analysis/model/hash_text.h"
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
@@ -19,11 +19,6 @@ struct PtxOptions {
   bool info = false;
 };
 
-std::string hex(uint64_t hash) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
 
 int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("ptx: unexpected arguments after --");
@@ -39,13 +34,13 @@ int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
   }
   const PtxModule* module = find_ptx(trace, *hash);
   if (module == nullptr)
-    return fail(o.file + ": no PTX module with hash " + hex(*hash) + " (the trace lists " +
+    return fail(o.file + ": no PTX module with hash " + hash_text(*hash) + " (the trace lists " +
                 std::to_string(trace.ptx.size()) + ")");
   if (o.info) {
     print_ptx(trace, *hash, std::cout);
   } else {
     if (module->source.empty())
-      return fail(o.file + ": PTX module " + hex(*hash) + " (" + module->kind +
+      return fail(o.file + ": PTX module " + hash_text(*hash) + " (" + module->kind +
                   ") has no source stored; record with BRICKPROF_PTX=source, or use --info");
     std::cout << module->source;
     if (module->source.back() != '\n') std::cout << '\n';

@@ -10,8 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <stdexcept>
 
+#include "analysis/model/settings.h"
 #include "analysis/export/sink.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
@@ -21,10 +24,9 @@ namespace brickprof::cli {
 namespace {
 
 struct RunOptions {
-  std::string output, formats, log, sync, gpu, ptx, capture, cuda_graph_trace, cmdline;
-  unsigned buffer_mb = 0;
-  unsigned capture_every = 0, capture_max = 0;  // 0: not given
-  std::vector<std::string> command;             // positionals given before any "--"
+  // A value per row of settings::kSettings ("" where the flag was not given).
+  std::string values[std::size(settings::kSettings)];
+  std::vector<std::string> command;  // positionals given before any "--"
 };
 
 bool has_item(std::string_view list, std::string_view item) {
@@ -36,10 +38,6 @@ bool has_item(std::string_view list, std::string_view item) {
   return false;
 }
 
-void set_env(const char* name, const std::string& value) {
-  if (!value.empty()) ::setenv(name, value.c_str(), 1);
-}
-
 void set_agent_env(const std::string& agent, const RunOptions& o) {
   // Prepend, keeping whatever the user preloads; the loader accepts ':'.
   const char* preload = std::getenv("LD_PRELOAD");
@@ -49,18 +47,9 @@ void set_agent_env(const std::string& agent, const RunOptions& o) {
     ::setenv("LD_PRELOAD", (agent + ":" + preload).c_str(), 1);
   ::setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
   ::setenv("NVTX_INJECTION64_PATH", agent.c_str(), 1);
-  set_env("BRICKPROF_OUTPUT", o.output);
-  set_env("BRICKPROF_FORMATS", o.formats);
-  set_env("BRICKPROF_LOG", o.log);
-  set_env("BRICKPROF_SYNC", o.sync);
-  set_env("BRICKPROF_GPU", o.gpu);
-  set_env("BRICKPROF_PTX", o.ptx);
-  set_env("BRICKPROF_CAPTURE", o.capture);
-  set_env("BRICKPROF_CUDA_GRAPH_TRACE", o.cuda_graph_trace);
-  set_env("BRICKPROF_CMDLINE", o.cmdline);
-  if (o.buffer_mb) set_env("BRICKPROF_BUFFER_MB", std::to_string(o.buffer_mb));
-  if (o.capture_every) set_env("BRICKPROF_CAPTURE_EVERY", std::to_string(o.capture_every));
-  if (o.capture_max) set_env("BRICKPROF_CAPTURE_MAX", std::to_string(o.capture_max));
+  for (size_t i = 0; i < std::size(settings::kSettings); ++i)
+    if (!o.values[i].empty())
+      ::setenv(std::string(settings::kSettings[i].variable).c_str(), o.values[i].c_str(), 1);
 }
 
 // Like system(): the child gets the terminal's signals; we wait it out and
@@ -124,19 +113,21 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   command.insert(command.end(), trailing.begin(), trailing.end());
   if (command.empty())
     return fail("run: no command given (usage: brickprof run [options] -- CMD ARGS...)");
-  if (!o.formats.empty()) {
-    std::vector<std::string> names = parse_formats(o.formats);
-    if (names.empty()) return fail("run: --formats: empty list");
-    for (const std::string& f : names)
-      if (!make_exporter(f))
-        return fail("run: --formats: unknown format '" + f + "' (" + format_list() + ")");
+  // The agent would warn and use the default; say it here instead.
+  for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
+    const settings::Setting& s = settings::kSettings[i];
+    if (o.values[i].empty()) continue;
+    if (std::string problem = settings::problem(s, o.values[i]); !problem.empty())
+      return fail("run: " + std::string(s.flag) + ": " + problem);
   }
-  // The agent would warn and record everything; say it here instead.
-  if (!o.capture.empty() && o.capture != "all" && o.capture != "cuda-profiler-api" &&
-      o.capture != "cudaProfilerApi" &&
-      (o.capture.rfind("scope:", 0) != 0 || o.capture.size() == 6))
-    return fail("run: --capture: '" + o.capture + "' is not all, cuda-profiler-api or scope:NAME");
-  if ((o.capture_every || o.capture_max) && (o.capture.empty() || o.capture == "all"))
+  auto given = [&](std::string_view variable) -> const std::string& {
+    for (size_t i = 0; i < std::size(settings::kSettings); ++i)
+      if (settings::kSettings[i].variable == variable) return o.values[i];
+    throw std::logic_error("not a setting");
+  };
+  const std::string& capture = given("BRICKPROF_CAPTURE");
+  if ((!given("BRICKPROF_CAPTURE_EVERY").empty() || !given("BRICKPROF_CAPTURE_MAX").empty()) &&
+      (capture.empty() || capture == "all"))
     return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
   std::string error;
   std::string agent = find_agent(&error);
@@ -148,7 +139,7 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   else
     ::setenv("BRICKPROF_RUN_MANIFEST", manifest.path().c_str(), 1);
   const int status = spawn_and_wait(command);
-  const char* log = std::getenv("BRICKPROF_LOG");
+  const char* log = std::getenv(settings::setting("BRICKPROF_LOG").variable.data());
   if (!log || std::string_view(log) != "off")
     for (const std::string& file : manifest.written_files())
       std::cerr << "brickprof: wrote " << file << '\n';
@@ -161,39 +152,14 @@ Command add_run_command(CLI::App& parent) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = parent.add_subcommand(
       "run", "Run CMD with the profiler agent loaded: brickprof run [OPTIONS] -- CMD [ARGS...]");
-  sub->add_option("--output", o->output,
-                  "Output path prefix (%p pid, %r rank, %h host, %n program) [BRICKPROF_OUTPUT]");
-  sub->add_option("--formats", o->formats,
-                  "Comma list of " + format_list() + " [BRICKPROF_FORMATS]");
-  sub->add_option("--log", o->log, "Agent log level [BRICKPROF_LOG]")
-      ->check(CLI::IsMember({"off", "error", "warn", "info", "debug"}));
-  sub->add_option("--buffer-mb", o->buffer_mb, "Cap on event memory, MiB [BRICKPROF_BUFFER_MB]")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--sync", o->sync, "GPU timing mode [BRICKPROF_SYNC]")
-      ->check(CLI::IsMember({"deferred", "per-layer", "immediate", "none"}));
-  sub->add_option("--gpu", o->gpu, "GPU profiling [BRICKPROF_GPU]")
-      ->check(CLI::IsMember({"auto", "off"}));
-  sub->add_option("--ptx", o->ptx, "Store PTX hashes only, or source too [BRICKPROF_PTX]")
-      ->check(CLI::IsMember({"hash", "source"}));
-  sub->add_option("--capture", o->capture,
-                  "What to record: all, cuda-profiler-api (between cudaProfilerStart and "
-                  "cudaProfilerStop), or scope:NAME (inside every scope, brick or NVTX range "
-                  "named NAME) [BRICKPROF_CAPTURE]");
-  sub->add_option("--capture-every", o->capture_every,
-                  "Record one capture window in K: the 1st, K+1th, ... [BRICKPROF_CAPTURE_EVERY]")
-      ->check(CLI::Range(1u, 1000000000u));
-  sub->add_option("--capture-max", o->capture_max,
-                  "Record at most M capture windows [BRICKPROF_CAPTURE_MAX]")
-      ->check(CLI::Range(1u, 1000000000u));
-  sub->add_option("--cuda-graph-trace", o->cuda_graph_trace,
-                  "Kernels replayed from CUDA graphs: node (each kernel, attributed to the scope "
-                  "that captured it) or graph (each replay as one interval: a fifth of CUPTI's "
-                  "cost per replay, no kernels inside) [BRICKPROF_CUDA_GRAPH_TRACE]")
-      ->check(CLI::IsMember({"node", "graph"}));
-  sub->add_option("--cmdline", o->cmdline,
-                  "How much of each command line a trace keeps: full, program (argv[0] only) or "
-                  "none [BRICKPROF_CMDLINE]")
-      ->check(CLI::IsMember({"full", "program", "none"}));
+  for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
+    const settings::Setting& s = settings::kSettings[i];
+    if (s.flag.empty()) continue;
+    std::string help = std::string(s.help);
+    if (s.kind == settings::Kind::kFormats) help += ": " + format_list();
+    if (s.kind == settings::Kind::kChoice) help += " {" + std::string(s.values) + "}";
+    sub->add_option(std::string(s.flag), o->values[i], help + " [" + std::string(s.variable) + "]");
+  }
   sub->add_option("command", o->command, "The command to profile (put it after --)");
   sub->footer(
       "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"

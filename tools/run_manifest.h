@@ -1,6 +1,6 @@
 // The list of files the agents of one `brickprof run` wrote: run creates a
 // private file and names it in BRICKPROF_RUN_MANIFEST; each agent appends a
-// line per file it wrote (agent/output.h); run prints them when the program
+// line per file it wrote (agent/io/output.h); run prints them when the program
 // ends, like other profilers' "Generated:" lines.
 #pragma once
 

@@ -3,10 +3,10 @@
 
 #include <cstdlib>
 
-#include "agent/budget.h"
-#include "agent/capture.h"
-#include "agent/clock.h"
-#include "agent/critical_section.h"
+#include "agent/capture/capture.h"
+#include "agent/lifecycle/critical_section.h"
+#include "agent/recorder/budget.h"
+#include "agent/recorder/clock.h"
 
 namespace brickprof::agent {
 namespace {

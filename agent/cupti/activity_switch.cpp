@@ -5,10 +5,10 @@
 #include <atomic>
 #include <mutex>
 
-#include "agent/budget.h"
-#include "agent/capture.h"
-#include "agent/clock.h"
-#include "agent/critical_section.h"
+#include "agent/recorder/budget.h"
+#include "agent/capture/capture.h"
+#include "agent/recorder/clock.h"
+#include "agent/lifecycle/critical_section.h"
 
 namespace brickprof::agent::activity_switch {
 namespace {

@@ -4,15 +4,15 @@
 // lock, when the thread holds the GIL). No allocation in steady state.
 #include "agent/cupti/callbacks.h"
 
-#include "agent/budget.h"
-#include "agent/capture.h"
-#include "agent/clock.h"
-#include "agent/critical_section.h"
+#include "agent/capture/capture.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/activity_switch.h"
 #include "agent/cupti/devices.h"
+#include "agent/lifecycle/critical_section.h"
 #include "agent/python/python_frames.h"
-#include "agent/recorder.h"
+#include "agent/recorder/budget.h"
+#include "agent/recorder/clock.h"
+#include "agent/recorder/recorder.h"
 
 namespace brickprof::agent {
 namespace {

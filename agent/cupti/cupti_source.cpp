@@ -7,8 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/capture.h"
-#include "agent/critical_section.h"
+#include "agent/capture/capture.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/activity_switch.h"
 #include "agent/cupti/callbacks.h"
@@ -16,9 +15,10 @@
 #include "agent/cupti/state.h"
 #include "agent/cupti/subscribe.h"
 #include "agent/gpu_source.h"
-#include "agent/log.h"
+#include "agent/io/log.h"
+#include "agent/lifecycle/critical_section.h"
 #include "agent/python/python_frames.h"
-#include "agent/recorder.h"
+#include "agent/recorder/recorder.h"
 
 namespace brickprof::agent {
 namespace {

@@ -4,8 +4,8 @@
 #include <mutex>
 #include <set>
 
-#include "agent/critical_section.h"
 #include "agent/cupti/callbacks.h"
+#include "agent/lifecycle/critical_section.h"
 #include "analysis/analyses/machine_peaks.h"
 
 namespace brickprof::agent {

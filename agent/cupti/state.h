@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/config.h"
 #include "agent/cupti/api_class.h"
 #include "agent/cupti/libraries.h"
 #include "agent/cupti/translate.h"
+#include "agent/io/config.h"
 #include "agent/ptx/registry.h"
 #include "analysis/model/trace.h"
 

@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "agent/ptx/registry.h"
-#include "agent/replay.h"
-#include "agent/staged_records.h"
+#include "agent/recorder/replay.h"
+#include "agent/recorder/staged_records.h"
 #include "analysis/model/trace.h"
 
 namespace brickprof::agent {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/critical_section.h"
+#include "agent/lifecycle/critical_section.h"
 
 namespace brickprof::agent::mpi {
 namespace {

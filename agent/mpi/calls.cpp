@@ -7,10 +7,10 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "agent/agent.h"
-#include "agent/critical_section.h"
+#include "agent/lifecycle/agent.h"
+#include "agent/lifecycle/critical_section.h"
 #include "agent/mpi/clock_sync.h"
-#include "agent/recorder.h"
+#include "agent/recorder/recorder.h"
 
 namespace brickprof::agent::mpi {
 namespace {

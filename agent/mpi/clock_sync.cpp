@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "agent/clock.h"
+#include "agent/recorder/clock.h"
 
 namespace brickprof::agent::mpi {
 namespace {

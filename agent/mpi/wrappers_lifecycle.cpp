@@ -3,7 +3,7 @@
 // numbers in creation order.
 #include <atomic>
 
-#include "agent/log.h"
+#include "agent/io/log.h"
 #include "agent/mpi/wrappers.h"
 
 namespace brickprof::agent::mpi {

@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "agent/agent.h"
+#include "agent/lifecycle/agent.h"
 #include "agent/ptx/hash.h"
-#include "agent/recorder.h"
+#include "agent/recorder/recorder.h"
 #include "analysis/model/bricks.h"
 
 namespace brickprof::agent {

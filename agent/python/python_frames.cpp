@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "agent/budget.h"
-#include "agent/critical_section.h"
+#include "agent/recorder/budget.h"
+#include "agent/lifecycle/critical_section.h"
 #include "agent/python/cpython_api.h"
 #include "agent/python/stack_table.h"
 

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/staged_records.h"
+#include "agent/recorder/staged_records.h"
 #include "analysis/model/trace.h"
 
 namespace brickprof::agent::python {

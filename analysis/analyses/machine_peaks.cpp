@@ -2,19 +2,13 @@
 #include "analysis/analyses/machine_peaks.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 
+#include "analysis/model/name_key.h"
+
 namespace brickprof {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 const Device* find_gpu(const Trace& t, uint32_t id) {
   for (const Device& d : t.devices)
@@ -52,7 +46,7 @@ Peaks combine(PeakValue flops, PeakValue bw, const Peaks& table) {
 Backend backend_named_in(const Trace& t) {
   bool avx512 = false, avx2 = false, neon = false, scalar = false;
   for (StringId i = 0; i < t.strings.size(); ++i) {
-    std::string s = lower(t.strings.view(i));
+    std::string s = lower_case(t.strings.view(i));
     avx512 =
         avx512 || s.find("avx512") != std::string::npos || s.find("avx-512") != std::string::npos;
     avx2 = avx2 || s.find("avx2") != std::string::npos;
@@ -116,7 +110,7 @@ Peaks backend_default(Backend b) {
 }
 
 bool is_cpu_device(const Trace& t, const Device& d) {
-  if (d.id == kHostDeviceId || lower(d.name).rfind("cpu", 0) == 0) return true;
+  if (d.id == kHostDeviceId || lower_case(d.name).rfind("cpu", 0) == 0) return true;
   for (const SourceInfo& s : t.sources)
     for (const SourceInfo::IdMap& m : s.devices)
       if (m.id == d.id && m.source_id == kHostDeviceId) return true;
@@ -158,7 +152,7 @@ Peaks link_peak(const Trace& t, uint32_t device, const PeakOverrides& o) {
     return p;
   }
   const Device* d = find_gpu(t, device);
-  std::string name = d ? lower(d->name) : "";
+  std::string name = d ? lower_case(d->name) : "";
   bool fast = name.find("h100") != std::string::npos || name.find("h200") != std::string::npos ||
               name.find("gh200") != std::string::npos || name.find("b200") != std::string::npos;
   p.gbps = fast ? 50 : 25;

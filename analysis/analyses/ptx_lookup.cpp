@@ -1,9 +1,10 @@
 // Looks a module up in a trace's ptx[] and prints it (see ptx_lookup.h).
 #include "analysis/analyses/ptx_lookup.h"
 
-#include <cstdio>
 #include <map>
 #include <string>
+
+#include "analysis/model/hash_text.h"
 
 namespace brickprof {
 
@@ -40,9 +41,7 @@ const PtxModule* find_ptx(const Trace& trace, uint64_t hash) {
 bool print_ptx(const Trace& trace, uint64_t hash, std::ostream& out) {
   const PtxModule* module = find_ptx(trace, hash);
   if (module == nullptr) return false;
-  char hex[24];
-  std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(hash));
-  out << "module " << hex << "  " << module->kind << "  " << module->bytes << " bytes\n";
+  out << "module " << hash_text(hash) << "  " << module->kind << "  " << module->bytes << " bytes\n";
   out << "kernels (" << module->kernels.size() << "):\n";
   for (const std::string& k : module->kernels) out << "  " << k << "\n";
 

@@ -2,11 +2,11 @@
 #include "analysis/analyses/trace_analyzer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <unordered_map>
 
 #include "analysis/model/bricks.h"
+#include "analysis/model/name_key.h"
 
 namespace brickprof {
 
@@ -14,11 +14,7 @@ bool is_communication(std::string_view name) {
   // MPI calls, the collectives' brick names, NCCL kernels (bricks.h).
   if (custom_brick_category(name) == Category::kCommunication || is_communication_kernel(name))
     return true;
-  std::string s;
-  s.reserve(name.size());
-  for (char c : name)
-    if (c != '_' && c != '-')
-      s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const std::string s = name_key(name, "_-");
   for (std::string_view k :
        {"allreduce", "allgather", "reducescatter", "broadcast", "alltoall", "nccl", "send", "recv"})
     if (s.find(k) != std::string::npos) return true;

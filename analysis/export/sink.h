@@ -29,7 +29,7 @@ class Exporter {
 };
 
 // A trace written without being held whole (the agent's exit write,
-// agent/trace_stream.h): it writes each format itself, byte for byte what
+// agent/io/trace_stream.h): it writes each format itself, byte for byte what
 // the exporter writes for the same trace.
 class StreamedTrace {
  public:

@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
+
+#include "analysis/model/hash_text.h"
 
 namespace brickprof {
 
@@ -202,9 +203,10 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
 
 JsonWriter& JsonWriter::hex(uint64_t v) {
   separate();
-  char tmp[] = "\"0x0000000000000000\"";
-  for (int i = 0; i < 16; ++i) tmp[18 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
-  put(std::string_view(tmp, sizeof tmp - 1));
+  char tmp[kHashTextSize + 2];
+  tmp[0] = '"';
+  *put_hash_text(tmp + 1, v) = '"';
+  put(std::string_view(tmp, sizeof tmp));
   return *this;
 }
 

@@ -7,6 +7,7 @@
 #include "analysis/json/json_writer.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/json/trace_json_parts.h"
+#include "analysis/model/hash_text.h"
 #include "analysis/model/stats.h"
 
 namespace brickprof {
@@ -146,9 +147,10 @@ char* put_quoted(char* p, std::string_view plain) {  // enum names: nothing to e
 }
 
 char* put_hex(char* p, uint64_t v) {
-  char tmp[] = "\"0x0000000000000000\"";
-  for (int i = 0; i < 16; ++i) tmp[18 - i] = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
-  return put(p, std::string_view(tmp, sizeof tmp - 1));
+  *p++ = '"';
+  p = put_hash_text(p, v);
+  *p++ = '"';
+  return p;
 }
 
 char* put_dims(char* p, std::string_view key, const uint32_t (&d)[3]) {

@@ -6,6 +6,8 @@
 #include <iterator>
 #include <string>
 
+#include "analysis/model/name_key.h"
+
 namespace brickprof {
 namespace {
 
@@ -101,8 +103,6 @@ constexpr Alias kAliases[] = {
     {"sampler", BRICKPROF_BRICK_SAMPLING},
 };
 
-constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // A brick's canonical name finds that brick, so a name the trace shows reads back.
 constexpr bool every_name_is_an_alias() {
   for (const BrickInfo& b : kBricks) {
@@ -110,7 +110,7 @@ constexpr bool every_name_is_an_alias() {
     for (const Alias& a : kAliases) {
       if (a.brick != b.id || a.key.size() != b.name.size()) continue;
       bool same = true;
-      for (size_t i = 0; i < a.key.size(); ++i) same = same && a.key[i] == lower(b.name[i]);
+      for (size_t i = 0; i < a.key.size(); ++i) same = same && a.key[i] == ascii_lower(b.name[i]);
       found = found || same;
     }
     if (!found) return false;
@@ -118,16 +118,6 @@ constexpr bool every_name_is_an_alias() {
   return true;
 }
 static_assert(every_name_is_an_alias(), "each canonical brick name is among kAliases");
-
-std::string normalise(std::string_view name) {
-  std::string key;
-  key.reserve(name.size());
-  for (char c : name) {
-    if (c == '_' || c == '-' || c == ' ' || c == '.') continue;
-    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  return key;
-}
 
 }  // namespace
 
@@ -140,7 +130,7 @@ Category brick_category(int brick_id) {
 }
 
 int brick_from_name(std::string_view name) {
-  std::string key = normalise(name);
+  std::string key = name_key(name);
   for (const Alias& a : kAliases)
     if (a.key == key) return a.brick;
   return -1;
@@ -148,10 +138,10 @@ int brick_from_name(std::string_view name) {
 
 Category custom_brick_category(std::string_view name) {
   if (name.substr(0, 4) == "MPI_" || name.substr(0, 4) == "MPI ") return Category::kCommunication;
-  static constexpr std::string_view kCommunication[] = {"allreduce", "allgather", "reducescatter",
-                                                        "broadcast", "bcast",     "alltoall",
-                                                        "sendrecv",  "barrier",   "reduce"};
-  const std::string key = normalise(name);
+  static constexpr std::string_view kCommunication[] = {
+      "allreduce", "allgather", "reducescatter", "broadcast", "bcast",
+      "alltoall",  "sendrecv",  "barrier",       "reduce"};
+  const std::string key = name_key(name);
   for (std::string_view c : kCommunication)
     if (key == c) return Category::kCommunication;
   return Category::kOther;
@@ -163,9 +153,7 @@ bool is_communication_kernel(std::string_view name) {
 
 std::optional<int32_t> layer_from_name(std::string_view name) {
   // "Layer 3", "layer.3", "layers.3", "layer_3", "model.layers.3"
-  std::string lower;
-  for (char c : name)
-    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const std::string lower = lower_case(name);
   size_t pos = lower.rfind("layer");
   if (pos == std::string::npos) return std::nullopt;
   size_t i = pos + 5;

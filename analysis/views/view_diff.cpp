@@ -1,20 +1,14 @@
 // The `brickprof diff` renderers: the changes as text for people (what
 // moved beyond the limits, changed code, gone and new), every entry as JSON.
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/model/format.h"
+#include "analysis/model/hash_text.h"
 
 namespace brickprof {
 namespace {
-
-std::string hex_hash(uint64_t hash) {
-  char h[24];
-  std::snprintf(h, sizeof h, "0x%016llx", static_cast<unsigned long long>(hash));
-  return h;
-}
 
 }  // namespace
 
@@ -57,8 +51,8 @@ void diff_text(const TraceDiff& d, std::ostream& out) {
     out << (e.regression ? "REGRESSION " : "           ")
         << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << e.name;
     if (e.kind == DiffEntry::Kind::kKernel) {
-      out << " [" << hex_hash(e.base_ptx_hash);
-      if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hex_hash(e.ptx_hash);
+      out << " [" << hash_text(e.base_ptx_hash);
+      if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hash_text(e.ptx_hash);
       out << ']';
     }
     if (!e.base_count)

@@ -1,23 +1,18 @@
 // Runs a program with extra environment and captures what it printed, for
-// tests that load the agent into real processes.
+// tests that load the agent into real processes (tests/support/child.h with
+// the environment as a map).
 #pragma once
-
-#include <sys/wait.h>
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "tests/support/child.h"
+
 namespace brickprof::test {
 
-struct Result {
-  int status = 0;  // raw wait status
-  std::string out;
-  std::string err;
-  long peak_rss_kb = 0;  // the child's peak resident memory (ru_maxrss)
-  int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-};
+using Result = ChildResult;
 
 // Runs argv with `env` added to this process's environment. With
 // `wait_for_ready_then_term`, sends SIGTERM once the child printed a line.

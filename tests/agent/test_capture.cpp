@@ -5,10 +5,10 @@
 #include <thread>
 #include <vector>
 
-#include "agent/capture.h"
-#include "agent/clock.h"
-#include "agent/recorder.h"
-#include "agent/replay.h"
+#include "agent/capture/capture.h"
+#include "agent/recorder/clock.h"
+#include "agent/recorder/recorder.h"
+#include "agent/recorder/replay.h"
 
 namespace brickprof::agent {
 namespace {

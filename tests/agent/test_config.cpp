@@ -4,20 +4,15 @@
 #include <map>
 #include <string>
 
-#include "agent/config.h"
+#include "agent/io/config.h"
+#include "tests/support/fake_env.h"
 
 namespace brickprof::agent {
 namespace {
 
-std::map<std::string, std::string> g_env;
-const char* fake_getenv(const char* name) {
-  auto it = g_env.find(name);
-  return it == g_env.end() ? nullptr : it->second.c_str();
-}
-
 Config read(std::map<std::string, std::string> env) {
-  g_env = std::move(env);
-  return read_config(fake_getenv);
+  test::fake_env() = std::move(env);
+  return read_config(test::fake_getenv);
 }
 
 TEST(ConfigTest, Defaults) {
@@ -163,6 +158,19 @@ TEST(ConfigTest, AnchorsARelativeOutputPrefix) {
   EXPECT_EQ(anchor_output_pattern("../../../x", "/a"), "/x");
   EXPECT_EQ(expand_output_prefix(anchor_output_pattern("x-%p", "/a%b"), 7, 0, "h", "p"),
             "/a%b/x-7");
+}
+
+// `brickprof run --formats "json, chrome"` passes the list on as given; the
+// agent reads it as run checked it (the table in analysis/model/settings.h).
+TEST(ConfigTest, FormatsReadAsRunChecksThem) {
+  Config c = read({{"BRICKPROF_FORMATS", "json, chrome,"}});
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "chrome"}));
+  Config bad = read({{"BRICKPROF_SYNC", "sometimes"}});
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0],
+            "BRICKPROF_SYNC='sometimes' is not valid; using deferred (valid: deferred, per-layer, "
+            "immediate, none)");
 }
 
 TEST(ConfigTest, ZeroBufferIsRejected) {

@@ -1,11 +1,11 @@
 // A signal that lands inside the agent's critical sections is held until
-// the outermost one ends, then raised again (see agent/critical_section.h).
+// the outermost one ends, then raised again (see agent/lifecycle/critical_section.h).
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <mutex>
 
-#include "agent/critical_section.h"
+#include "agent/lifecycle/critical_section.h"
 
 namespace brickprof::agent {
 namespace {

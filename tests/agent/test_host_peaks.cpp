@@ -1,6 +1,6 @@
 // The agent's store of the host peaks a program reports (agent/host_peaks):
 // what becomes the trace's "cpu" device, and what does not.
-#include "agent/host_peaks.h"
+#include "agent/io/host_peaks.h"
 
 #include <gtest/gtest.h>
 

@@ -6,20 +6,15 @@
 #include <map>
 #include <string>
 
-#include "agent/process_info.h"
+#include "agent/io/process_info.h"
+#include "tests/support/fake_env.h"
 
 namespace brickprof::agent {
 namespace {
 
-std::map<std::string, std::string> g_env;
-const char* fake_getenv(const char* name) {
-  auto it = g_env.find(name);
-  return it == g_env.end() ? nullptr : it->second.c_str();
-}
-
 LaunchInfo launched(std::map<std::string, std::string> env) {
-  g_env = std::move(env);
-  return detect_launch(fake_getenv);
+  test::fake_env() = std::move(env);
+  return detect_launch(test::fake_getenv);
 }
 
 TEST(Launch, EachLaunchersVariables) {

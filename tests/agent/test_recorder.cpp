@@ -4,10 +4,10 @@
 #include <thread>
 #include <vector>
 
-#include "agent/budget.h"
-#include "agent/clock.h"
-#include "agent/recorder.h"
-#include "agent/replay.h"
+#include "agent/recorder/budget.h"
+#include "agent/recorder/clock.h"
+#include "agent/recorder/recorder.h"
+#include "agent/recorder/replay.h"
 
 namespace brickprof::agent {
 namespace {

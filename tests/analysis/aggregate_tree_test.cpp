@@ -7,6 +7,7 @@
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/export/export_tree.h"
 #include "test_traces.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -93,13 +94,8 @@ TEST(TreeExport, DeepChainIsCutAtTheDepthLimit) {
   // Deep enough to overflow a recursive builder's stack.
   Trace t;
   uint32_t parent = kNoNode;
-  for (int i = 0; i < 300000; ++i) {
-    Node n;
-    n.name = t.strings.intern("s");
-    n.parent = parent;
-    n.end_ns = 300000 - i;
-    parent = t.add_node(n);
-  }
+  for (int i = 0; i < 300000; ++i)
+    parent = test::add_node(t, {.name = "s", .parent = parent, .end_ns = 300000 - i});
   std::ostringstream out;
   write_tree(t, out);
   const std::string text = out.str();

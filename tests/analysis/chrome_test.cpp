@@ -9,6 +9,7 @@
 #include "analysis/analyses/trace_merge.h"
 #include "analysis/export/export_chrome.h"
 #include "test_traces.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -121,15 +122,12 @@ TEST(ChromeExport, FlowsGoFromLaunchingScopeToKernel) {
 
 TEST(ChromeExport, LargeTimestampsKeepNanoseconds) {
   Trace t;
-  Node n;
-  n.name = t.strings.intern("late");
-  n.start_ns = 987654321012345;  // ~11 days of CLOCK_MONOTONIC
-  n.end_ns = n.start_ns + 1001;
-  t.add_node(n);
+  const int64_t start = 987654321012345;  // ~11 days of CLOCK_MONOTONIC
+  test::add_node(t, {.name = "late", .start_ns = start, .end_ns = start + 1001});
   json doc = export_small(t);
   for (const json& e : doc["traceEvents"]) {
     if (e["ph"] != "X") continue;
-    EXPECT_EQ(std::llround(e["ts"].get<double>() * 1000.0), n.start_ns);
+    EXPECT_EQ(std::llround(e["ts"].get<double>() * 1000.0), start);
     EXPECT_EQ(to_ns(e["dur"]), 1001);
   }
 }

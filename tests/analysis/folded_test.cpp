@@ -13,6 +13,7 @@
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/export/export_folded.h"
 #include "analysis/model/queries.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -61,15 +62,15 @@ Trace random_trace(unsigned seed, int threads) {
     for (int r = 0; r < 40; ++r) {
       std::vector<uint32_t> open;
       for (int step = 0; step < 12; ++step) {
-        Node n;
-        n.kind = rng() % 5 == 0 ? NodeKind::kBrick : NodeKind::kScope;
-        n.name = t.strings.intern(pick());
-        n.thread = static_cast<uint32_t>(th);
-        n.parent = open.empty() ? kNoNode : open.back();
-        n.start_ns = time;
-        n.end_ns = time + 1000 - 50 * static_cast<int64_t>(open.size());
+        const NodeKind kind = rng() % 5 == 0 ? NodeKind::kBrick : NodeKind::kScope;
+        uint32_t id =
+            test::add_node(t, {.kind = kind,
+                               .name = pick(),
+                               .parent = open.empty() ? kNoNode : open.back(),
+                               .thread = static_cast<uint32_t>(th),
+                               .start_ns = time,
+                               .end_ns = time + 1000 - 50 * static_cast<int64_t>(open.size())});
         time += 1 + rng() % 7;
-        uint32_t id = t.add_node(n);
         if (rng() % 3 != 0 && open.size() < 6) open.push_back(id);
         if (rng() % 4 == 0 && !open.empty()) open.pop_back();
       }
@@ -91,14 +92,11 @@ TEST(Folded, SameBytesAsTheWholeStackDefinition) {
 TEST(Folded, DeepStacksKeep127FramesAndOneForTheRest) {
   Trace t;
   const int depth = 1000;
-  for (int i = 0; i < depth; ++i) {
-    Node n;
-    n.name = t.strings.intern("level " + std::to_string(i));
-    n.parent = i == 0 ? kNoNode : static_cast<uint32_t>(i - 1);
-    n.start_ns = i;
-    n.end_ns = 2 * depth - i;  // self time 2 ns each
-    t.add_node(n);
-  }
+  for (int i = 0; i < depth; ++i)
+    test::add_node(t, {.name = "level " + std::to_string(i),
+                       .parent = i == 0 ? kNoNode : static_cast<uint32_t>(i - 1),
+                       .start_ns = i,
+                       .end_ns = 2 * depth - i});  // self time 2 ns each
   std::istringstream lines(folded(t));
   std::string line, last;
   size_t count = 0;

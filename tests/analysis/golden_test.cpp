@@ -22,7 +22,7 @@ TEST_P(GoldenTest, MatchesExactly) {
   Trace trace = read_trace_file(test::data_path(g.trace));
   MemorySink sink;
   ASSERT_TRUE(write_outputs(trace, {g.format}, sink).failures.empty());
-  EXPECT_EQ(sink.text(g.format), test::read_text(test::data_path(g.expected)));
+  EXPECT_EQ(sink.text(g.format), test::read_file(test::data_path(g.expected)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,

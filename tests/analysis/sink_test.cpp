@@ -52,7 +52,7 @@ TEST(FileSink, WritesEveryFormatNextToThePrefix) {
     auto e = make_exporter(name);
     fs::path path = dir / ("run" + std::string(e->extension()));
     ASSERT_TRUE(fs::exists(path)) << path;
-    EXPECT_EQ(test::read_text(path.string()), memory.text(name)) << name;
+    EXPECT_EQ(test::read_file(path.string()), memory.text(name)) << name;
   }
   // Nothing but the outputs: no temporary files left behind.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()),
@@ -66,7 +66,7 @@ TEST(FileSink, ReplacesAnOldFileWhole) {
   std::ofstream(path) << std::string(100000, 'x');
   FileSink files((dir / "run").string());
   EXPECT_TRUE(write_outputs(t, {"tree"}, files).failures.empty());
-  EXPECT_EQ(test::read_text(path), test::read_text(test::data_path("tree_small.tree.txt")));
+  EXPECT_EQ(test::read_file(path), test::read_file(test::data_path("tree_small.tree.txt")));
 }
 
 TEST(FileSink, MissingDirectoryIsAnErrorLineNotACrash) {
@@ -113,8 +113,8 @@ TEST(WriteFileAtomically, PlantedSymlinksNeitherBlockNorAreFollowed) {
     fs::create_symlink(victim,
                        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
   EXPECT_EQ(write_file_atomically(path, [](std::ostream& out) { out << "new"; }), "");
-  EXPECT_EQ(test::read_text(path), "new");
-  EXPECT_EQ(test::read_text(victim.string()), "precious");
+  EXPECT_EQ(test::read_file(path), "new");
+  EXPECT_EQ(test::read_file(victim.string()), "precious");
 }
 
 // The temporary file whose name `fill` sees, the one being written.
@@ -141,7 +141,7 @@ TEST(WriteFileAtomically, WritesThroughTheDescriptorItCreated) {
     out.flush();
   });
   EXPECT_EQ(error, "");
-  EXPECT_EQ(test::read_text(victim.string()), "precious");
+  EXPECT_EQ(test::read_file(victim.string()), "precious");
   EXPECT_EQ(fs::file_size(dir / "moved"), 1u << 20);
 }
 
@@ -183,7 +183,7 @@ TEST(WriteFileAtomically, NeverTakesDescriptorsZeroToTwo) {
   ::close(saved);
   EXPECT_EQ(error, "");
   EXPECT_FALSE(zero_open_while_writing);
-  EXPECT_EQ(test::read_text(path), "data");
+  EXPECT_EQ(test::read_file(path), "data");
 }
 
 // A write cut short (a signal handler calls remove_unfinished_files as the

@@ -13,14 +13,6 @@ std::string data_path(const std::string& name) {
   return std::string(BRICKPROF_TEST_DATA) + "/" + name;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return std::move(s).str();
-}
-
 Trace small_trace() { return read_trace_file(data_path("tree_small.json")); }
 
 Trace full_trace() {

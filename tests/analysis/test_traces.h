@@ -4,12 +4,12 @@
 #include <string>
 
 #include "analysis/model/trace.h"
+#include "tests/support/read_file.h"
 
 namespace brickprof::test {
 
 // Path of a fixture under tests/data/.
 std::string data_path(const std::string& name);
-std::string read_text(const std::string& path);
 
 // tests/data/tree_small.json, parsed.
 Trace small_trace();

@@ -1,6 +1,7 @@
 // subtrees_named: the part of a trace under scopes of one name; source_subset:
 // one process of a merged trace.
 #include "analysis/analyses/trace_subset.h"
+#include "tests/support/trace_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -79,12 +80,8 @@ TEST(TraceSubset, ChildrenListedBeforeTheirParentsKeepTheirParent) {
 TEST(TraceSubset, OneSourceOfAMergedTrace) {
   Trace t;
   auto node = [&](const char* name, uint32_t thread, uint32_t parent, NodeKind kind) {
-    Node n;
-    n.kind = kind;
-    n.name = t.strings.intern(name);
-    n.thread = thread;
-    n.parent = parent;
-    return kind == NodeKind::kKernel ? t.add_gpu_node(n, GpuDetail{}) : t.add_node(n);
+    const NodeSpec n{.kind = kind, .name = name, .parent = parent, .thread = thread};
+    return kind == NodeKind::kKernel ? add_gpu_node(t, n) : add_node(t, n);
   };
   const uint32_t a = node("step", 1, kNoNode, NodeKind::kScope);  // rank 0, thread 1
   node("k0", 1, a, NodeKind::kKernel);

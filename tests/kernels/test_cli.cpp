@@ -1,10 +1,12 @@
 // The bricklayer binary: bad arguments give one stderr line and exit 2; a small run works.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include "tests/support/child.h"
 
 namespace {
 
@@ -13,23 +15,14 @@ struct Result {
   std::string out, err;
 };
 
+// bricklayer with `args`, split at spaces.
 Result run(const std::string& args) {
   const char* exe = std::getenv("BRICKLAYER_EXE");
-  const std::string err_path = ::testing::TempDir() + "bricklayer_stderr.txt";
-  const std::string cmd = std::string(exe ? exe : "bricklayer") + " " + args + " 2>" + err_path;
-  Result r{-1, {}, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* e = fopen(err_path.c_str(), "r")) {
-    while ((n = fread(buf, 1, sizeof buf, e)) > 0) r.err.append(buf, n);
-    fclose(e);
-  }
-  return r;
+  std::vector<std::string> argv = {exe ? exe : "bricklayer"};
+  std::istringstream words(args);
+  for (std::string word; words >> word;) argv.push_back(word);
+  brickprof::test::ChildResult r = brickprof::test::run_child(argv);
+  return {r.exit_code(), std::move(r.out), std::move(r.err)};
 }
 
 int lines(const std::string& s) {

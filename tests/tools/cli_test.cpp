@@ -19,7 +19,7 @@ TEST(Report, DefaultIsSummaryThenTree) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   size_t summary = r.out.find("Per-brick timing:");
-  size_t tree = r.out.find(read_text(data_path("tree_small.tree.txt")));
+  size_t tree = r.out.find(read_file(data_path("tree_small.tree.txt")));
   ASSERT_NE(summary, std::string::npos) << r.out;
   ASSERT_NE(tree, std::string::npos) << r.out;
   EXPECT_LT(summary, tree);
@@ -43,7 +43,7 @@ TEST(Report, SummaryTableRows) {
 TEST(Report, DiagnosticsAreShown) {
   std::string dir = fresh_dir("diag");
   std::string path = dir + "/lossy.json";
-  std::string text = read_text(data_path("tree_small.json"));
+  std::string text = read_file(data_path("tree_small.json"));
   std::string from = "\"dropped_events\":0", to = "\"dropped_events\":17";
   text.replace(text.find(from), from.size(), to);
   from = "\"warnings\":[]";
@@ -58,9 +58,9 @@ TEST(Report, DiagnosticsAreShown) {
 
 TEST(Report, ExportViewsMatchTheExporters) {
   CliResult tree = run_brickprof({"report", "--tree", data_path("tree_small.json")});
-  EXPECT_EQ(tree.out, read_text(data_path("tree_small.tree.txt")));
+  EXPECT_EQ(tree.out, read_file(data_path("tree_small.tree.txt")));
   CliResult folded = run_brickprof({"report", "--folded", data_path("tree_small.json")});
-  EXPECT_EQ(folded.out, read_text(data_path("tree_small.folded")));
+  EXPECT_EQ(folded.out, read_file(data_path("tree_small.folded")));
   CliResult dot = run_brickprof({"report", "--dot", data_path("tree_small.json")});
   EXPECT_EQ(dot.out.rfind("digraph brickprof {", 0), 0u);
   CliResult chrome = run_brickprof({"report", "--chrome", data_path("tree_small.json")});
@@ -119,7 +119,7 @@ TEST(Report, WritesToOutFile) {
       run_brickprof({"report", "--tree", data_path("tree_small.json"), "-o", dir + "/t.txt"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(read_text(dir + "/t.txt"), read_text(data_path("tree_small.tree.txt")));
+  EXPECT_EQ(read_file(dir + "/t.txt"), read_file(data_path("tree_small.tree.txt")));
 }
 
 struct BadInput {
@@ -147,7 +147,7 @@ TEST_P(ReportBadInput, ExitTwoWithOneLine) {
 
 std::string truncated_copy() {
   std::string dir = fresh_dir("truncated");
-  std::string text = read_text(data_path("tree_small.json"));
+  std::string text = read_file(data_path("tree_small.json"));
   std::string path = dir + "/truncated.json";
   std::ofstream(path) << text.substr(0, text.size() / 2);
   return path;

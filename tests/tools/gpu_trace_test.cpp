@@ -69,7 +69,7 @@ TEST(GpuTraces, ReplayThroughEveryAnalysisAndExport) {
   const auto traces = gpu_traces();
   if (traces.empty()) GTEST_SKIP() << "no GPU-captured trace in tests/data/gpu/ yet";
   for (const std::string& file : traces) {
-    expect_captured(json::parse(read_text(file)), file);
+    expect_captured(json::parse(read_file(file)), file);
     for (const auto& flags : report_views()) {
       std::vector<std::string> args = {"report", file};
       args.insert(args.end(), flags.begin(), flags.end());

@@ -1,6 +1,6 @@
 // Writes traces built to break exports that are not linear in nodes and
-// depth (hostile_test.cpp runs `brickprof report` on them under a memory
-// limit):
+// depth (BENCHMARKS.md times `brickprof report` on them under a memory
+// limit; the test of every view and export is hostile_views.py):
 //   hostile_trace deep N OUT      a chain of N nested scopes, a kernel at the bottom
 //   hostile_trace names N OUT     N scopes of distinct names, each with a child
 //   hostile_trace huge N OUT      names of N bytes: a scope, its child, a kernel

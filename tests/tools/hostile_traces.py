@@ -11,10 +11,11 @@ names per node, or prints text quadratic in depth.
   name, with work figures (roofline rows) and API times (launches);
 - huge: names of several MB (a brick, a scope, a kernel, a copy), thousands
   of GPU operations under them (copies going back and forth), idle gaps
-  between them.
+  between them;
+- threads: THREADS threads, each with one brick.
 
-usage: hostile_traces.py OUT_DIR [--depth N] [--names N] [--huge-mb N]
-Writes OUT_DIR/{deep,names,huge}.json.
+usage: hostile_traces.py OUT_DIR [--depth N] [--names N] [--huge-mb N] [--threads N]
+Writes OUT_DIR/{deep,names,huge,threads}.json.
 """
 import argparse
 import os
@@ -23,12 +24,14 @@ import os
 class Writer:
     """Streams a brickprof/1 trace: nodes are written as they are added."""
 
-    def __init__(self, path, program):
+    def __init__(self, path, program, threads=0):
         self.f = open(path, "w", encoding="utf-8")
         self.count = 0
         self.f.write('{"schema":"brickprof/1","process":{"pid":1,"program":"%s",'
                      '"start_ns":0,"end_ns":0},"devices":[{"id":0,"name":"Test GPU",'
-                     '"sm_count":1}],"nodes":[\n' % program)
+                     '"sm_count":1}],"threads":[' % program)
+        self.f.write(",".join('{"tid":%d,"name":"worker %d"}' % (t + 1, t) for t in range(threads)))
+        self.f.write('],"nodes":[\n')
 
     def node(self, kind, name, parent, thread, start, end, extra=""):
         sep = ",\n" if self.count else ""
@@ -141,17 +144,28 @@ def huge(path, megabytes):
     w.close()
 
 
+def threads(path, count):
+    # COUNT threads, each one root brick: per-thread state and lanes.
+    w = Writer(path, "threads", count)
+    for i in range(count):
+        w.node("brick", "RmsNorm", None, i + 1, i, i + 1,
+               ',"brick_id":0,"category":"Norm","elements":8')
+    w.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir")
     ap.add_argument("--depth", type=int, default=100_000)
     ap.add_argument("--names", type=int, default=1_000_000)
     ap.add_argument("--huge-mb", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=100_000)
     o = ap.parse_args()
     os.makedirs(o.out_dir, exist_ok=True)
     deep(os.path.join(o.out_dir, "deep.json"), o.depth)
     names(os.path.join(o.out_dir, "names.json"), o.names)
     huge(os.path.join(o.out_dir, "huge.json"), o.huge_mb)
+    threads(os.path.join(o.out_dir, "threads.json"), o.threads)
 
 
 if __name__ == "__main__":

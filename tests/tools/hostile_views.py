@@ -6,9 +6,11 @@ overflow from recursion on depth) or a hang is a failure. Time is not
 judged: the timeout only catches hangs.
 
 The traces (hostile_traces.py): a chain of 10^5 nested scopes with GPU work
-at the bottom, 10^6 distinct names, names of several MB.
+at the bottom, 10^6 distinct names, names of several MB, 10^5 threads. The
+folded export of the chain keeps 127 frames and one for the rest.
 
 usage: hostile_views.py BRICKPROF [--dir DIR] [--depth N] [--names N] [--huge-mb N]
+                        [--threads N]
 """
 import argparse
 import os
@@ -26,8 +28,9 @@ ADDRESS_SPACE = 4 << 30
 TIMEOUT_S = 1800
 
 # The views come from `report --help`; these are the values for --what-if.
-WHAT_IF = {"deep": "RmsNorm=2", "names": "kernel_0000007=2", "huge": "k=2"}
-UNDER = {"deep": "nest 1", "names": "all", "huge": "k"}
+WHAT_IF = {"deep": "RmsNorm=2", "names": "kernel_0000007=2", "huge": "k=2", "threads": "RmsNorm=2"}
+UNDER = {"deep": "nest 1", "names": "all", "huge": "k", "threads": "RmsNorm"}
+MAX_FOLDED_FRAMES = 128  # 127 frames and "[deeper frames]"
 
 # Cases known to fail, each with why. The file exports are not the views'
 # code (analysis/export_*.cpp): a failure there is reported to their owner
@@ -70,6 +73,26 @@ def cases(name, views):
     return out
 
 
+def check_folded_depth(brickprof, path, folder):
+    """1 (a failure) unless the deepest folded line of `path` is cut at MAX_FOLDED_FRAMES."""
+    out = os.path.join(folder, "deep.folded")
+    proc = subprocess.run([brickprof, "report", path, "--folded", "-o", out],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=TIMEOUT_S,
+                          preexec_fn=limit_memory)
+    if proc.returncode != 0:
+        print("FAIL: brickprof report deep --folded -o: exit %d" % proc.returncode)
+        return 1
+    with open(out, encoding="utf-8", errors="replace") as f:
+        deepest = max((line.count(";") + 1 for line in f), default=0)
+    os.unlink(out)
+    if deepest > MAX_FOLDED_FRAMES:
+        print("FAIL: the deep folded export has a line of %d frames (at most %d)"
+              % (deepest, MAX_FOLDED_FRAMES))
+        return 1
+    print("ok: the deep folded export keeps at most %d frames a line" % MAX_FOLDED_FRAMES)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("brickprof")
@@ -77,6 +100,7 @@ def main():
     ap.add_argument("--depth", type=int, default=100_000)
     ap.add_argument("--names", type=int, default=1_000_000)
     ap.add_argument("--huge-mb", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=100_000)
     o = ap.parse_args()
     folder = o.dir or tempfile.mkdtemp(prefix="brickprof-hostile-")
     os.makedirs(folder, exist_ok=True)
@@ -84,6 +108,7 @@ def main():
         "deep": lambda p: hostile_traces.deep(p, o.depth),
         "names": lambda p: hostile_traces.names(p, o.names),
         "huge": lambda p: hostile_traces.huge(p, o.huge_mb),
+        "threads": lambda p: hostile_traces.threads(p, o.threads),
     }
     # A sanitized build reserves terabytes of shadow memory at start: it
     # cannot run under the limit at all, so there is nothing to judge.
@@ -132,6 +157,8 @@ def main():
                 else:
                     print("ok: brickprof %s" % shown)
                 sys.stdout.flush()
+            if name == "deep":
+                failures += check_folded_depth(o.brickprof, path, folder)
             os.unlink(path)
     finally:
         if not o.dir:

@@ -21,7 +21,7 @@ size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n')
 
 // The JSON a page carries in its data element.
 nlohmann::json page_data(const std::string& path) {
-  const std::string page = read_text(path);
+  const std::string page = read_file(path);
   const std::string element = "id=\"brickprof-data\">";
   size_t start = page.find(element);
   EXPECT_NE(start, std::string::npos) << path;
@@ -46,7 +46,7 @@ TEST(ReportHtml, WritesOneSelfContainedPageAndPrintsNothing) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"report.html"});
-  const std::string page = read_text(dir + "/report.html");
+  const std::string page = read_file(dir + "/report.html");
   EXPECT_EQ(page.rfind("<!doctype html>", 0), 0u);
   EXPECT_EQ(page.substr(page.size() - 8), "</html>\n");
   EXPECT_EQ(page.find("/*@"), std::string::npos) << "an include or data marker is left";
@@ -78,7 +78,7 @@ TEST(ReportHtml, PrintsOnlyTheViewsNamed) {
   const auto doc = nlohmann::json::parse(json.out);
   EXPECT_TRUE(doc.contains("summary") && doc.contains("tree")) << json.out.substr(0, 200);
   // The page is the same whatever is printed beside it.
-  EXPECT_EQ(read_text(dir + "/a.html"), read_text(dir + "/b.html"));
+  EXPECT_EQ(read_file(dir + "/a.html"), read_file(dir + "/b.html"));
 }
 
 TEST(ReportHtml, TheSettingsReachThePage) {
@@ -120,12 +120,12 @@ TEST_P(ReportHtmlBadInput, ExitTwoWithOneLineAndThePageUntouched) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_EQ(r.err.rfind("brickprof: " + GetParam().path + ": ", 0), 0u) << r.err;
-  EXPECT_EQ(read_text(page), "an earlier page");
+  EXPECT_EQ(read_file(page), "an earlier page");
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"report.html"});
 }
 
 std::string truncated_trace() {
-  const std::string text = read_text(gpu_trace());
+  const std::string text = read_file(gpu_trace());
   const std::string path = fresh_dir("html_truncated") + "/truncated.json";
   std::ofstream(path) << text.substr(0, text.size() / 2);
   return path;
@@ -173,7 +173,7 @@ TEST(DiffHtml, WritesThePageAndKeepsTheExitCode) {
   CliResult both = run_brickprof({"diff", base, next, "--html", dir + "/d2.html", "--json"});
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(both.out), nlohmann::json::parse(json.out));
-  EXPECT_EQ(read_text(dir + "/diff.html"), read_text(dir + "/d2.html"));
+  EXPECT_EQ(read_file(dir + "/diff.html"), read_file(dir + "/d2.html"));
 }
 
 TEST(DiffHtml, BadInputIsExitTwoAndNoPage) {

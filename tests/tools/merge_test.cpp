@@ -22,7 +22,7 @@ TEST(Merge, MergedTraceIsReadableByReport) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "");
 
-  auto doc = nlohmann::json::parse(read_text(out));
+  auto doc = nlohmann::json::parse(read_file(out));
   EXPECT_EQ(doc["schema"], "brickprof/1");
   EXPECT_EQ(doc["nodes"].size(), 30u);  // 15 per rank
   EXPECT_EQ(doc["process"]["rank"], -1);
@@ -47,7 +47,7 @@ TEST(Merge, SourcesSurviveTheFileAndAnotherMerge) {
   const std::string rank = data_path("tree_small.json");
   const std::string pair = dir + "/pair.json", three = dir + "/three.json";
   ASSERT_EQ(run_brickprof({"merge", rank, rank, "-o", pair}).exit_code, 0);
-  auto doc = nlohmann::json::parse(read_text(pair));
+  auto doc = nlohmann::json::parse(read_file(pair));
   EXPECT_EQ(doc["process"]["pid"], 4242);  // the first input's, not 0
   EXPECT_EQ(doc["process"]["program"], "bricklayer");
   EXPECT_EQ(doc["process"]["host"], "box");
@@ -67,7 +67,7 @@ TEST(Merge, SourcesSurviveTheFileAndAnotherMerge) {
   // A merged trace merged again keeps its two sources: three in all.
   CliResult r = run_brickprof({"merge", pair, rank, "-o", three});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto all = nlohmann::json::parse(read_text(three));
+  auto all = nlohmann::json::parse(read_file(three));
   ASSERT_EQ(all["sources"].size(), 3u);
   EXPECT_EQ(all["sources"][0]["file"], rank);
   EXPECT_EQ(all["sources"][2]["label"], "rank 1 #2");  // position 1 again: made unique
@@ -93,10 +93,10 @@ TEST(Merge, KeepsOnePtxModulePerHash) {
   std::string out = fresh_dir("merge_ptx") + "/merged.json";
   const std::string rank = data_path("ptx_source.json");
   ASSERT_EQ(run_brickprof({"merge", rank, rank, "-o", out}).exit_code, 0);
-  EXPECT_EQ(nlohmann::json::parse(read_text(out))["ptx"].size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(read_file(out))["ptx"].size(), 2u);
   CliResult ptx = run_brickprof({"ptx", out, "0xa1"});
   EXPECT_EQ(ptx.exit_code, 0) << ptx.err;
-  EXPECT_EQ(ptx.out, read_text(data_path("ptx_source.ptx")));
+  EXPECT_EQ(ptx.out, read_file(data_path("ptx_source.ptx")));
 }
 
 TEST(Merge, BadInputWritesNothing) {

@@ -20,7 +20,7 @@ TEST(Ptx, PrintsTheStoredSource) {
     CliResult r = run_brickprof({"ptx", kTrace, hash});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "");
-    EXPECT_EQ(r.out, read_text(data_path("ptx_source.ptx"))) << hash;
+    EXPECT_EQ(r.out, read_file(data_path("ptx_source.ptx"))) << hash;
   }
 }
 

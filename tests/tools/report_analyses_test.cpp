@@ -60,7 +60,7 @@ std::string line_with(const std::string& text, const std::string& name) {
 
 TEST(ReportAnalyses, CriticalPathJsonMatchesText) {
   auto [text, cp] = text_and_json("critical-path", analyses("seed_threads.json"));
-  EXPECT_EQ(text, read_text(analyses("seed_threads.critical_path.txt")));
+  EXPECT_EQ(text, read_file(analyses("seed_threads.critical_path.txt")));
   EXPECT_EQ(cp["length_ns"], 700'000);
   EXPECT_NE(text.find("Critical Path: " + dur(cp["length_ns"]) + " (" +
                       std::to_string(cp["steps"].size()) + " nodes)"),
@@ -237,7 +237,7 @@ TEST(ReportAnalyses, TextViewsAndWhatIfTogether) {
   CliResult r = run_brickprof(
       {"report", "--critical-path", "--what-if", "RmsNorm=2", analyses("seed_threads.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, read_text(analyses("seed_threads.critical_path.txt")) +
+  EXPECT_EQ(r.out, read_file(analyses("seed_threads.critical_path.txt")) +
                        "\nWhat-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 700.0µs "
                        "-> 650.0µs\n");
 }

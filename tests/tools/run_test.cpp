@@ -91,7 +91,7 @@ TEST(Run, ListsTheFilesTheAgentsWrote) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "-rw-------\n");
   EXPECT_EQ(r.err, "brickprof: wrote " + dir + "/b\nbrickprof: wrote " + dir + "/a\n");
-  std::string manifest = read_text(dir + "/manifest-name");
+  std::string manifest = read_file(dir + "/manifest-name");
   manifest.pop_back();
   EXPECT_FALSE(std::filesystem::exists(manifest)) << manifest;
   // --log off: nothing printed.

@@ -6,6 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/child.h"
+#include "tests/support/read_file.h"
+
 namespace brickprof::test {
 
 struct CliResult {
@@ -14,13 +17,9 @@ struct CliResult {
   std::string err;
 };
 
-// Environment changes for the child: a value sets, nullopt unsets.
-using EnvChanges = std::vector<std::pair<std::string, std::optional<std::string>>>;
-
 CliResult run_brickprof(const std::vector<std::string>& args, const EnvChanges& env = {});
 
 std::string data_path(const std::string& name);
-std::string read_text(const std::string& path);
 // A fresh empty directory under the test temp dir.
 std::string fresh_dir(const std::string& name);
 // Writes a copy of data file `source` with each `from` replaced (once, and

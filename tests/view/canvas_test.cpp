@@ -5,10 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <regex>
 
+#include "tests/support/read_file.h"
 #include "tools/view/styled_text.h"
 
 namespace brickprof::view {
@@ -65,8 +64,7 @@ TEST(Canvas, EveryCharacterWeDrawHasAnAsciiForm) {
   for (const char* dir : {"tools/view", "analysis"}) {
     for (const auto& file : fs::directory_iterator(fs::path(BRICKPROF_SOURCE_ROOT) / dir)) {
       if (file.path().extension() != ".cpp" && file.path().extension() != ".h") continue;
-      std::ifstream in(file.path());
-      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      const std::string text = test::read_file(file.path());
       for (auto m = std::sregex_iterator(text.begin(), text.end(), literal);
            m != std::sregex_iterator(); ++m) {
         const std::string s = m->str();

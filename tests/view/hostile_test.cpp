@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "tests/support/trace_builder.h"
 #include "tools/view/browser.h"
 #include "tools/view/keys.h"
 #include "tools/view/session.h"
@@ -17,42 +18,37 @@ constexpr uint32_t kShapeSize = 100'000;
 
 Trace deep_chain() {
   Trace t;
-  const StringId scope = t.strings.intern("nest");
   uint32_t parent = kNoNode;
-  for (uint32_t i = 0; i < kShapeSize; ++i) {
-    Node n;
-    n.kind = i == 0 ? NodeKind::kLayer : NodeKind::kScope;
-    n.name = i == 0 ? t.strings.intern("Layer 0") : scope;
-    n.parent = parent;
-    n.thread = 1;
-    n.start_ns = i;
-    n.end_ns = 2 * static_cast<int64_t>(kShapeSize) - i;
-    parent = t.add_node(n);
-  }
-  Node k;
-  k.kind = NodeKind::kKernel;
-  k.name = t.strings.intern("deepest_kernel");
-  k.parent = parent;
-  k.thread = 1;
-  k.start_ns = kShapeSize;
-  k.end_ns = kShapeSize + 1;
+  for (uint32_t i = 0; i < kShapeSize; ++i)
+    parent = test::add_node(t, {.kind = i == 0 ? NodeKind::kLayer : NodeKind::kScope,
+                                .name = i == 0 ? "Layer 0" : "nest",
+                                .parent = parent,
+                                .thread = 1,
+                                .start_ns = i,
+                                .end_ns = 2 * static_cast<int64_t>(kShapeSize) - i});
   GpuDetail g;
   g.grid[0] = g.block[0] = 1;
   g.api_start_ns = kShapeSize - 1;
-  t.add_gpu_node(k, g);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kKernel,
+                      .name = "deepest_kernel",
+                      .parent = parent,
+                      .thread = 1,
+                      .start_ns = kShapeSize,
+                      .end_ns = kShapeSize + 1},
+                     g);
   return t;
 }
 
 Trace wide_siblings() {
   Trace t;
   for (uint32_t i = 0; i < kShapeSize; ++i) {
-    Node n;
-    n.kind = NodeKind::kBrick;
-    n.name = t.strings.intern("brick_" + std::to_string(i));
-    n.thread = 1;
-    n.start_ns = 10 * static_cast<int64_t>(i);
-    n.end_ns = n.start_ns + 1 + i % 7;
-    t.add_node(n);
+    const int64_t start = 10 * static_cast<int64_t>(i);
+    test::add_node(t, {.kind = NodeKind::kBrick,
+                       .name = "brick_" + std::to_string(i),
+                       .thread = 1,
+                       .start_ns = start,
+                       .end_ns = start + 1 + i % 7});
   }
   return t;
 }

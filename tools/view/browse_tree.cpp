@@ -2,9 +2,9 @@
 #include "tools/view/browse_tree.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <numeric>
 
+#include "analysis/model/hash_text.h"
 #include "analysis/model/queries.h"
 
 namespace brickprof::view {
@@ -142,10 +142,7 @@ int64_t BrowseTree::gpu_ns(uint32_t row) const { return is_ptx(row) ? 0 : gpu_ns
 
 std::string BrowseTree::label(uint32_t row) const {
   if (is_ptx(row)) {
-    char text[32];
-    std::snprintf(text, sizeof text, "PTX 0x%016llx",
-                  static_cast<unsigned long long>(ptx_hash(row)));
-    return text;
+    return "PTX " + hash_text(ptx_hash(row));
   }
   const AggregateNode& a = tree_.nodes[row];
   if (a.first == kNoNode) return thread_label(trace_, a.thread);

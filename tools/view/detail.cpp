@@ -5,12 +5,12 @@
 #include "tools/view/detail.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "analysis/analyses/launch_stats.h"
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/analyses/roofline.h"
 #include "analysis/model/format.h"
+#include "analysis/model/hash_text.h"
 #include "analysis/model/spread.h"
 #include "analysis/model/stats.h"
 #include "tools/view/tree_pane.h"
@@ -20,11 +20,6 @@ namespace {
 
 constexpr size_t kMaxPathLevels = 6;
 
-std::string hex(uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(v));
-  return text;
-}
 
 std::string share(int64_t part, int64_t whole) {
   return format_share(static_cast<double>(part), static_cast<double>(whole));
@@ -180,13 +175,13 @@ void diff_section(Lines& out, Session& session, uint32_t row) {
   if (e->regression) line.add("  REGRESSION", Style::kRegression);
   if (e->code_changed)
     field(out, "").add(
-        "same name, different code: " + hex(e->base_ptx_hash) + " → " + hex(e->ptx_hash),
+        "same name, different code: " + hash_text(e->base_ptx_hash) + " → " + hash_text(e->ptx_hash),
         Style::kChanged);
 }
 
 void ptx_section(Lines& out, const Trace& t, uint64_t hash, bool with_text) {
   const PtxModule* p = find_ptx(t, hash);
-  Line& line = field(out, "PTX").add(hex(hash), Style::kPtx);
+  Line& line = field(out, "PTX").add(hash_text(hash), Style::kPtx);
   if (!p) {
     line.add("  (not in the trace's registry)", Style::kDim);
     return;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "analysis/model/name_key.h"
+
 namespace brickprof::view {
 
 Matcher::Matcher(std::string pattern) : pattern_(std::move(pattern)) {
@@ -16,7 +18,7 @@ size_t Matcher::find(std::string_view text) const {
   if (!fold_) return text.find(pattern_);
   auto it =
       std::search(text.begin(), text.end(), pattern_.begin(), pattern_.end(),
-                  [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+                  [](char a, char b) { return ascii_lower(a) == b; });
   return it == text.end() ? std::string_view::npos : static_cast<size_t>(it - text.begin());
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "fake_cuda.h"
+#include "tests/support/read_file.h"
 
 namespace {
 
@@ -151,8 +152,7 @@ TEST_F(DriverLimitsTest, StaticSharedMemoryFromThePtxCounts) {
 // bricklayer's attention kernel keeps 128 bytes of static scratch beside its
 // dynamic scores, as nvcc's PTX declares.
 TEST_F(DriverLimitsTest, StaticSharedMemoryOfBricklayersPtx) {
-  std::ifstream in(BRICKLAYER_PTX);
-  const std::string ptx((std::istreambuf_iterator<char>(in)), {});
+  const std::string ptx = brickprof::test::read_file(BRICKLAYER_PTX);
   ASSERT_NE(ptx.find(".entry bl_attention("), std::string::npos);
   CUmodule module;
   CUfunction attention = nullptr, gemv = nullptr;

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -24,9 +23,11 @@
 #include <vector>
 
 #include "agent/ptx/hash.h"
+#include "analysis/model/hash_text.h"
 #include "analysis/json/trace_json.h"
 #include "tests/agent/run_program.h"
 #include "tests/agent/temp_dir_test.h"
+#include "tests/support/read_file.h"
 #include "trace_query.h"
 
 namespace fs = std::filesystem;
@@ -46,11 +47,6 @@ const std::vector<std::string> kSmallModel = {
 
 // (brick name, kernel name) of every kernel of one step, sorted.
 using StepPlan = std::vector<std::pair<std::string, std::string>>;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // The lines of `out` that start with one of `prefixes`.
 std::string lines_starting(const std::string& out, std::initializer_list<const char*> prefixes) {
@@ -125,11 +121,9 @@ void expect_attributed(const json& t) {
   ASSERT_EQ(t["ptx"].size(), 1u);
   const json& module = t["ptx"][0];
   EXPECT_EQ(module["kind"], "ptx");
-  char built[32];
-  std::snprintf(
-      built, sizeof built, "0x%016llx",
-      static_cast<unsigned long long>(brickprof::agent::fnv1a64(read_file(BRICKLAYER_PTX))));
-  EXPECT_EQ(module["hash"], built);
+  EXPECT_EQ(
+      module["hash"],
+      brickprof::hash_text(brickprof::agent::fnv1a64(brickprof::test::read_file(BRICKLAYER_PTX))));
   std::set<std::string> in_module = module["kernels"].get<std::set<std::string>>();
 
   auto kernels = of_kind(t, "kernel");

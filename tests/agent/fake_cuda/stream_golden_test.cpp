@@ -1,4 +1,4 @@
-// The streamed exit write (agent/trace_stream.h) against the whole-Trace
+// The streamed exit write (agent/io/trace_stream.h) against the whole-Trace
 // writer it replaces, on one recorded trace: every format must come out
 // byte for byte the same, and the Perfetto trace what `brickprof report
 // --perfetto` writes from the streamed JSON. The trace is recorded in this
@@ -18,15 +18,15 @@
 #include <thread>
 #include <vector>
 
-#include "agent/capture.h"
-#include "agent/clock.h"
-#include "agent/config.h"
+#include "agent/capture/capture.h"
+#include "agent/recorder/clock.h"
+#include "agent/io/config.h"
 #include "agent/cupti/state.h"
 #include "agent/gpu_source.h"
-#include "agent/process_info.h"
-#include "agent/recorder.h"
-#include "agent/replay.h"
-#include "agent/trace_stream.h"
+#include "agent/io/process_info.h"
+#include "agent/recorder/recorder.h"
+#include "agent/recorder/replay.h"
+#include "agent/io/trace_stream.h"
 #include "analysis/export/export_perfetto.h"
 #include "analysis/export/sink.h"
 #include "analysis/json/trace_json.h"

@@ -13,6 +13,7 @@
 #include "agent/ptx/module_image.h"
 #include "agent/ptx/registry.h"
 #include "analysis/analyses/ptx_lookup.h"
+#include "tests/support/read_file.h"
 
 namespace brickprof::agent {
 namespace {
@@ -20,10 +21,7 @@ namespace {
 std::string read_env_file(const char* var) {
   const char* path = std::getenv(var);
   if (path == nullptr) return {};
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return test::read_file(path);
 }
 
 #define LOAD_OR_SKIP(var, name)          \

@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include "agent/config.h"
+#include "agent/io/config.h"
 #include "agent/gpu_source.h"
 
 namespace brickprof::agent {

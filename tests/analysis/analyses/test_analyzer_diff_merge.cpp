@@ -13,6 +13,7 @@
 #include "analysis/analyses/trace_merge.h"
 #include "analysis/model/trace_scope.h"
 #include "test_util.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -44,13 +45,9 @@ TEST(Analyzer, SpreadOfOneCallsDuration) {
   EXPECT_EQ(ScopeNamer(t)(a.slowest[0]), "DownProjection");
 
   Trace many;  // 100 calls of 1..100 µs, in shuffled order
-  for (int k = 0; k < 100; ++k) {
-    Node n;
-    n.kind = NodeKind::kKernel;
-    n.name = many.strings.intern("gemv");
-    n.end_ns = ((k * 37) % 100 + 1) * 1000;
-    many.add_gpu_node(n, GpuDetail{});
-  }
+  for (int k = 0; k < 100; ++k)
+    test::add_gpu_node(
+        many, {.kind = NodeKind::kKernel, .name = "gemv", .end_ns = ((k * 37) % 100 + 1) * 1000});
   const OpSummary& s = analyze_trace(many).ops.at(0);
   EXPECT_EQ(s.count, 100u);
   EXPECT_EQ(s.min_ns, 1'000);
@@ -95,13 +92,9 @@ TEST(Diff, RegressionAndChangedCode) {
 Trace kernels(std::initializer_list<std::tuple<const char*, uint64_t, int64_t>> list) {
   Trace t;
   for (const auto& [name, hash, ns] : list) {
-    Node n;
-    n.kind = NodeKind::kKernel;
-    n.name = t.strings.intern(name);
-    n.end_ns = ns;
     GpuDetail d;
     d.ptx_hash = hash;
-    t.add_gpu_node(n, d);
+    test::add_gpu_node(t, {.kind = NodeKind::kKernel, .name = name, .end_ns = ns}, d);
   }
   return t;
 }

@@ -10,6 +10,8 @@
 #include "analysis/json/trace_json.h"
 #include "analysis/model/queries.h"
 #include "test_util.h"
+#include "tests/support/read_file.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -19,10 +21,7 @@ Trace load(const std::string& name) {
 }
 
 std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(ANALYSES_DATA) + "/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return test::read_file(std::string(ANALYSES_DATA) + "/" + name);
 }
 
 uint32_t find(const Trace& t, std::string_view name) {
@@ -152,13 +151,10 @@ TEST(CriticalPath, LongChainHasNoRecursion) {
   Trace t;
   const uint32_t n = 1'000'000;
   for (uint32_t i = 0; i < n; ++i) {
-    Node node;
-    node.kind = NodeKind::kScope;
-    node.name = t.strings.intern("s");
-    node.parent = i ? i - 1 : kNoNode;
-    node.start_ns = i;
-    node.end_ns = 2 * static_cast<int64_t>(n) - i;
-    t.add_node(node);
+    test::add_node(t, {.name = "s",
+                       .parent = i ? i - 1 : kNoNode,
+                       .start_ns = i,
+                       .end_ns = 2 * static_cast<int64_t>(n) - i});
     if (i) t.add_edge(i - 1, i, EdgeType::kContains);
   }
   DependencyGraph g = build_dependency_graph(t);

@@ -8,38 +8,36 @@
 #include "analysis/analyses/gpu_idle.h"
 #include "analysis/model/trace_scope.h"
 #include "test_util.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
 
 constexpr int64_t us = 1000;
 
-Node node(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
-          int64_t start, int64_t end) {
-  Node n;
-  n.kind = kind;
-  n.name = t.strings.intern(name);
-  n.parent = parent;
-  n.thread = thread;
-  n.start_ns = start * us;
-  n.end_ns = end * us;
-  return n;
+test::NodeSpec node(NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
+                    int64_t start, int64_t end) {
+  return {.kind = kind,
+          .name = name,
+          .parent = parent,
+          .thread = thread,
+          .start_ns = start * us,
+          .end_ns = end * us};
 }
 
 uint32_t scope(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
                int64_t start, int64_t end) {
-  return t.add_node(node(t, kind, name, parent, thread, start, end));
+  return test::add_node(t, node(kind, name, parent, thread, start, end));
 }
 
 uint32_t op(Trace& t, NodeKind kind, const char* name, uint32_t parent, uint32_t thread,
             uint32_t device, uint32_t stream, int64_t api, int64_t start, int64_t end) {
-  Node n = node(t, kind, name, parent, thread, start, end);
   GpuDetail d;
   d.device = device;
   d.stream = stream;
   d.api_start_ns = api * us;
   d.api_end_ns = api ? (api + 1) * us : 0;
-  return t.add_gpu_node(n, d);
+  return test::add_gpu_node(t, node(kind, name, parent, thread, start, end), d);
 }
 
 // Thread 7: Layer 0 [0,100] holding GateProjection [10,30] and Sampling

@@ -7,6 +7,7 @@
 
 #include "analysis/analyses/launch_stats.h"
 #include "test_util.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -17,18 +18,18 @@ constexpr int64_t us = 1000;
 // API times), from graph node `graph_node` (0: launched directly).
 void kernel(Trace& t, const char* name, int64_t api_start, int64_t api_end, int64_t start,
             int64_t end, uint64_t correlation = 0, uint64_t graph_node = 0) {
-  Node n;
-  n.kind = NodeKind::kKernel;
-  n.name = t.strings.intern(name);
-  n.thread = 7;
-  n.start_ns = start * us;
-  n.end_ns = end * us;
   GpuDetail d;
   d.api_start_ns = api_start * us;
   d.api_end_ns = api_end * us;
   d.correlation = correlation;
   d.graph_node = graph_node;
-  t.add_gpu_node(n, d);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kKernel,
+                      .name = name,
+                      .thread = 7,
+                      .start_ns = start * us,
+                      .end_ns = end * us},
+                     d);
 }
 
 // Direct: a three times (calls of 2, 2, 10 µs; the second kernel runs 1 µs,

@@ -16,6 +16,7 @@
 #include "analysis/json/trace_json.h"
 #include "analysis/model/bricks.h"
 #include "test_util.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -39,17 +40,16 @@ Trace rank_trace(int rank, int64_t compute_ns) {
   t.threads.push_back({tid, "main"});
   auto add = [&](NodeKind kind, std::string_view name, uint32_t parent, int64_t start, int64_t end,
                  Category category) {
-    Node n;
-    n.kind = kind;
-    n.name = t.strings.intern(name);
-    n.parent = parent;
-    n.thread = tid;
-    n.start_ns = start;
-    n.end_ns = end;
-    n.category = category;
-    if (kind == NodeKind::kLayer) n.layer_index = 0;
-    if (kind == NodeKind::kBrick) n.brick_id = static_cast<int16_t>(brick_from_name(name));
-    const uint32_t id = t.add_node(n);
+    const uint32_t id = test::add_node(
+        t, {.kind = kind,
+            .category = category,
+            .brick_id = static_cast<int16_t>(kind == NodeKind::kBrick ? brick_from_name(name) : -1),
+            .layer_index = kind == NodeKind::kLayer ? 0 : -1,
+            .name = name,
+            .parent = parent,
+            .thread = tid,
+            .start_ns = start,
+            .end_ns = end});
     if (parent != kNoNode) t.add_edge(parent, id, EdgeType::kContains);
     return id;
   };

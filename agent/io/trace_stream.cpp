@@ -1,0 +1,254 @@
+// The streamed exit write (see trace_stream.h for the design): the plan
+// (pass 1) and the writers of each format; the walk (pass 2) is in
+// trace_stream_walk.cpp.
+#include "agent/io/trace_stream.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "agent/io/trace_stream_impl.h"
+#include "agent/recorder/budget.h"
+#include "analysis/export/export_chrome.h"
+#include "analysis/export/export_dot.h"
+#include "analysis/export/export_folded.h"
+#include "analysis/export/export_tree.h"
+#include "analysis/json/trace_json_parts.h"
+#include "analysis/model/bricks.h"
+
+namespace brickprof::agent {
+namespace {
+
+// Pass 1's view of a thread: only what attribution and ranges need.
+struct Planner {
+  GpuAttribution& gpu;
+  uint32_t tid;
+  std::vector<RangeStart>& range_starts;
+  RangeEnds& range_ends;
+
+  void open(uint32_t, uint32_t, const Opened&) {}
+  void close(uint32_t, int64_t, bool) {}
+  void work(uint32_t, double, double) {}
+  void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns,
+              uint32_t python_stack) {
+    gpu.launch(correlation, top, tid, api_start_ns, api_end_ns, python_stack);
+  }
+  void graph_node(uint64_t graph_node_id, uint32_t top) { gpu.graph_node(graph_node_id, top); }
+  void range_start(uint64_t range_id, uint64_t tsc, uint32_t site) {
+    range_starts.push_back({range_id, tsc, site});
+  }
+  void range_end(uint64_t range_id, uint64_t tsc) { range_ends.emplace_back(range_id, tsc); }
+  void consumed(const Recorder::Segment&) {}
+};
+
+}  // namespace
+
+void TraceStream::Impl::plan() {
+  std::vector<RangeStart> range_starts;
+  RangeEnds range_ends;
+  first_id.reserve(threads.size());
+  for (const Recorder::ThreadEvents& te : threads) {
+    first_id.push_back(cpu_count);
+    Planner planner{gpu, te.tid, range_starts, range_ends};
+    ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
+    walk.run(planner);
+    if (walk.next_id() != cpu_count) node_threads.insert(te.tid);
+    cpu_count = walk.next_id();
+  }
+  ranges = place_ranges(range_starts, range_ends, clock, end_tsc, windows, counts, &range_lanes);
+  for (const PlacedRange& r : ranges) node_threads.insert(kRangeLaneBase + r.lane);
+  // GPU work's launching threads are not listed (as the whole-Trace write
+  // never did): a thread is listed for the CPU nodes on it.
+  gpu.finish(cpu_count + static_cast<uint32_t>(ranges.size()));
+}
+
+void TraceStream::Impl::aggregate_or_throw(const char* format) const {
+  if (aggregate_full)
+    throw std::runtime_error(std::string(format) +
+                             ": not written, its aggregate tree did not fit BRICKPROF_BUFFER_MB "
+                             "(brickprof report writes it from the JSON trace)");
+}
+
+void TraceStream::Impl::write_folded(std::ostream& out) {
+  aggregate_or_throw("folded");
+  if (!charge(kFoldedEntryBytes * tree.nodes.size()))
+    throw std::runtime_error(
+        "folded: not written, its stacks did not fit BRICKPROF_BUFFER_MB (brickprof report "
+        "writes it from the JSON trace)");
+  brickprof::write_folded(exemplars, tree, out);
+}
+
+void TraceStream::Impl::write_tree(std::ostream& out) {
+  aggregate_or_throw("tree");
+  brickprof::write_tree(exemplars, tree, out);
+}
+
+void TraceStream::Impl::write_dot(std::ostream& out) {
+  aggregate_or_throw("dot");
+  brickprof::write_dot(exemplars, tree, out);
+}
+
+uint32_t TraceStream::Impl::thread_of(uint32_t id) const {
+  auto after = std::upper_bound(first_id.begin(), first_id.end(), id);
+  return threads[static_cast<size_t>(after - first_id.begin()) - 1].tid;
+}
+
+Node TraceStream::Impl::cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid,
+                                 std::string_view* name, CommCall* call, bool* has_call) {
+  (void)id;
+  const SiteInfo info = Recorder::site(r.site);
+  Node n;
+  n.kind = info.kind;
+  n.thread = tid;
+  n.parent = r.parent;
+  n.start_ns = r.start_ns;
+  n.end_ns = r.end_ns;
+  if (n.kind == NodeKind::kLayer) {
+    n.layer_index = static_cast<int32_t>(r.arg);
+    *name = exemplar_text(layer_name(r.arg));
+  } else {
+    CommCall unused_call;
+    bool unused_has;
+    n.elements =
+        written_elements(r.arg, call ? call : &unused_call, has_call ? has_call : &unused_has);
+    *name = info.name;
+  }
+  if (n.kind == NodeKind::kBrick) n.brick_id = info.brick_id;
+  n.category = info.category;  // bricks; scopes of communication (MPI calls)
+  n.flops = r.flops;
+  n.bytes_moved = r.bytes_moved;
+  return n;
+}
+
+Node TraceStream::Impl::range_node(size_t i, std::string_view* name) {
+  const PlacedRange& p = ranges[i];
+  const SiteInfo info = Recorder::site(p.site);
+  Node n;
+  n.kind = info.kind == NodeKind::kBrick ? NodeKind::kBrick : NodeKind::kScope;
+  n.brick_id = info.brick_id;
+  n.category = info.category;
+  n.start_ns = p.start_ns;
+  n.end_ns = p.end_ns;
+  n.thread = kRangeLaneBase + p.lane;
+  *name = info.name;
+  return n;
+}
+
+void TraceStream::Impl::write_json(std::ostream& out) {
+  JsonWriter w(out);
+  write_trace_json_head(w, header);
+  w.key("nodes").begin_array();
+  size_t thread = 0;  // the thread whose id block holds the current id
+  spill.scan([&](uint32_t id, const SpilledNode& r) {
+    while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
+    std::string_view name;
+    CommCall call;
+    bool has_call = false;
+    const Node n = cpu_node(id, r, threads[thread].tid, &name, &call, &has_call);
+    write_trace_json_node(w, id, n, name, nullptr, has_call ? &call : nullptr);
+  });
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    std::string_view name;
+    const Node n = range_node(i, &name);
+    write_trace_json_node(w, cpu_count + static_cast<uint32_t>(i), n, name, nullptr);
+  }
+  for (size_t i = 0; i < gpu.staged(); ++i) {
+    const StagedRecord& r = gpu.record(i);
+    if (r.id != kNoNode) write_trace_json_node(w, r.id, r.node, gpu.name(r), &r.detail);
+  }
+  w.end_array();
+  w.key("edges").begin_array();
+  spill.scan([&](uint32_t id, const SpilledNode& r) {
+    if (r.parent != kNoNode) write_trace_json_edge(w, Edge{r.parent, id, EdgeType::kContains});
+  });
+  for (size_t i = 0; i < gpu.staged(); ++i) {
+    const StagedRecord& r = gpu.record(i);
+    if (r.id != kNoNode && r.node.parent != kNoNode)
+      write_trace_json_edge(w, Edge{r.node.parent, r.id, EdgeType::kLaunches});
+  }
+  w.end_array();
+  write_trace_json_python(w, header.python_frames, header.python_stacks);
+  write_trace_json_tail(w, header.ptx, stats);
+}
+
+void TraceStream::Impl::write_chrome(std::ostream& out) {
+  std::set<std::pair<uint32_t, uint32_t>> streams;
+  bool nccl_kernels = false;
+  for (size_t i = 0; i < gpu.staged(); ++i) {
+    const StagedRecord& r = gpu.record(i);
+    if (r.id == kNoNode) continue;
+    streams.emplace(r.detail.device, r.detail.stream);
+    nccl_kernels |= r.node.kind == NodeKind::kKernel && is_communication_kernel(gpu.name(r));
+  }
+  ChromeTraceWriter chrome(header, out);
+  chrome.begin(node_threads, streams, nccl_kernels);
+  size_t thread = 0;
+  spill.scan([&](uint32_t id, const SpilledNode& r) {
+    while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
+    std::string_view name;
+    CommCall call;
+    bool has_call = false;
+    const Node n = cpu_node(id, r, threads[thread].tid, &name, &call, &has_call);
+    chrome.node(id, n, name, nullptr, nullptr, has_call ? &call : nullptr);
+  });
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    std::string_view name;
+    const Node n = range_node(i, &name);
+    chrome.node(cpu_count + static_cast<uint32_t>(i), n, name, nullptr, nullptr);
+  }
+  for (size_t i = 0; i < gpu.staged(); ++i) {
+    const StagedRecord& r = gpu.record(i);
+    if (r.id == kNoNode) continue;
+    Node parent;
+    const bool has_parent = r.node.parent != kNoNode;
+    if (has_parent) {
+      std::string_view unused;
+      parent = cpu_node(r.node.parent, spill.get(r.node.parent), thread_of(r.node.parent), &unused);
+    }
+    chrome.node(r.id, r.node, gpu.name(r), &r.detail, has_parent ? &parent : nullptr);
+  }
+  chrome.end();
+}
+
+TraceStream::TraceStream(std::vector<Recorder::ThreadEvents> threads, const Clock& clock,
+                         uint64_t end_tsc, std::vector<capture::Window> windows, GpuDump* gpu,
+                         bool consume, const std::string& spill_dir)
+    : impl_(std::make_unique<Impl>(std::move(threads), clock, end_tsc, std::move(windows), gpu,
+                                   consume)) {
+  impl_->plan();
+  if (!impl_->spill.open(impl_->cpu_count, spill_dir, &impl_->note)) throw std::bad_alloc();
+}
+
+TraceStream::~TraceStream() = default;
+
+const WalkCounts& TraceStream::counts() const { return impl_->counts; }
+uint32_t TraceStream::range_lanes() const { return impl_->range_lanes; }
+uint64_t TraceStream::gpu_left_out() const { return impl_->gpu.left_out(); }
+const std::set<uint32_t>& TraceStream::node_threads() const { return impl_->node_threads; }
+
+std::map<uint32_t, std::string> TraceStream::noted_names() const {
+  std::map<uint32_t, std::string> names;
+  for (const Recorder::ThreadEvents& t : impl_->threads) names[t.tid] = t.name;
+  for (uint32_t lane = 0; lane < impl_->range_lanes; ++lane)
+    names[kRangeLaneBase + lane] =
+        lane == 0 ? "NVTX ranges" : "NVTX ranges " + std::to_string(lane + 1);
+  return names;
+}
+
+const std::string& TraceStream::note() const { return impl_->note; }
+
+WrittenOutputs TraceStream::write(const Trace& header, const std::vector<std::string>& formats,
+                                  OutputSink& sink) {
+  try {
+    if (!impl_->walked) {
+      impl_->header = header;
+      impl_->walk();
+    }
+    return write_outputs(*impl_, formats, sink);
+  } catch (const std::exception& e) {
+    return {{}, {std::string("could not write the trace: ") + e.what()}};
+  } catch (...) {
+    return {{}, {"could not write the trace"}};
+  }
+}
+
+}  // namespace brickprof::agent

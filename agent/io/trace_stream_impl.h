@@ -1,0 +1,150 @@
+// The streamed exit write's state, shared by its two files:
+// trace_stream.cpp (the plan and the writers of each format) and
+// trace_stream_walk.cpp (the depth-first walk). Internal to them.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/io/gpu_attribution.h"
+#include "agent/io/node_spill.h"
+#include "agent/io/trace_stream.h"
+#include "agent/recorder/budget.h"
+#include "agent/recorder/replay.h"
+#include "analysis/analyses/aggregate_tree.h"
+#include "analysis/export/sink.h"
+#include "analysis/model/stats.h"
+
+namespace brickprof::agent {
+
+namespace mpi {
+// From agent/mpi when it is linked in (not in the unit-test core library).
+__attribute__((weak)) bool call_of(uint64_t recorded, uint64_t* elements, CommCall* call,
+                                   bool* has_call);  // agent/mpi/contribute.h
+}  // namespace mpi
+
+// A scope's element count as recorded, as written: an MPI call's scope
+// carries a tag that becomes the call's count and figures (*call, when
+// *has_call).
+inline uint64_t written_elements(uint64_t recorded, CommCall* call, bool* has_call) {
+  *has_call = false;
+  uint64_t elements = recorded;
+  if (mpi::call_of && mpi::call_of(recorded, &elements, call, has_call)) return elements;
+  return recorded;
+}
+
+// An open CPU node during the walk.
+struct Frame {
+  uint32_t id;
+  uint32_t agg;
+  uint32_t site;
+  NodeKind kind;
+  int32_t own_brick;      // its statistics slot if it is a brick, else -1
+  int32_t nearest_brick;  // the slot of the nearest brick around it (itself included), or -1
+  uint64_t arg;
+  int64_t start_ns;
+  double flops;
+  double bytes_moved;
+  uint32_t gpu_next;  // its GPU work still to visit: by_parent()[gpu_next, gpu_end)
+  uint32_t gpu_end;
+};
+
+struct TraceStream::Impl final : StreamedTrace {
+  class ThreadEmitter;
+  struct ThreadState;
+
+  Impl(std::vector<Recorder::ThreadEvents> t, const Clock& c, uint64_t end,
+       std::vector<capture::Window> w, GpuDump* g, bool consume_events)
+      : threads(std::move(t)),
+        clock(c),
+        end_tsc(end),
+        windows(std::move(w)),
+        gpu(g),
+        consume(consume_events) {}
+  ~Impl() override { budget::release(charged); }
+
+  void plan();
+  void walk();
+  // `call`, if given, gets the node's MPI call (*has_call).
+  Node cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid, std::string_view* name,
+                CommCall* call = nullptr, bool* has_call = nullptr);
+  Node range_node(size_t i, std::string_view* name);
+  uint32_t thread_of(uint32_t id) const;
+  // pass 2
+  StringId site_name(uint32_t site);
+  StringId layer_name(uint64_t index);
+  StringId gpu_name(const StagedRecord& r);
+  int32_t brick_slot(uint32_t site, StringId name);
+  uint32_t enter(const Node& node, const GpuDetail* detail, uint32_t parent_agg);
+  uint32_t enter_cpu(const Node& node, const Opened& o, uint32_t parent_agg);
+  void visit_gpu(uint32_t record, const Frame* parent);
+  void visit_range(size_t i);
+  std::string_view exemplar_text(StringId id) const { return exemplars.strings.view(id); }
+
+  // The aggregate's share of the budget: a new entry, and its folded trie
+  // node (as measured: the exemplar and its name, the entry, its index
+  // slot; the trie node and its text).
+  static constexpr uint64_t kEntryBytes = 352;
+  static constexpr uint64_t kFoldedEntryBytes = 192;
+  bool charge(uint64_t bytes);
+  uint32_t group(uint32_t tid);
+  void add_time(uint32_t agg, int64_t duration_ns, uint32_t cpu_parent_agg);
+  void aggregate_or_throw(const char* format) const;
+
+  void write_json(std::ostream& out) override;
+  void write_tree(std::ostream& out) override;
+  void write_dot(std::ostream& out) override;
+  void write_chrome(std::ostream& out) override;
+  void write_folded(std::ostream& out) override;
+  void write_perfetto(std::ostream& out) override;  // trace_stream_perfetto.cpp
+
+  std::vector<Recorder::ThreadEvents> threads;
+  Clock clock;
+  uint64_t end_tsc;
+  std::vector<capture::Window> windows;
+  GpuAttribution gpu;
+  bool consume;
+
+  // pass 1
+  WalkCounts counts;
+  std::vector<uint32_t> first_id;  // per thread
+  uint32_t cpu_count = 0;
+  std::vector<PlacedRange> ranges;
+  uint32_t range_lanes = 0;
+  std::set<uint32_t> node_threads;
+
+  NodeSpill spill;
+  std::string note;
+
+  // pass 2
+  Trace header;  // as given, with what the walk found to say
+  bool walked = false;
+  uint64_t charged = 0;         // taken from the budget for the aggregate
+  bool aggregate_full = false;  // the budget refused it: no tree, DOT, folded
+  Trace exemplars;              // each aggregate entry's first member, names interned here
+  AggregateBuilder builder;
+  AggregateTree tree;
+  StatsBuilder stats_builder;
+  TraceStats stats;
+  std::vector<StringId> site_names;  // by site; kUnset until seen
+  std::vector<int32_t> brick_slots;  // statistics slot by site; -1 until seen
+  std::vector<StringId> layer_by_index;
+  std::unordered_map<uint64_t, StringId> layer_names;  // past layer_by_index
+  std::vector<StringId> gpu_names;                     // by the staged records' name ids
+  static constexpr StringId kUnset = UINT32_MAX;
+  // enter()'s answers for CPU nodes, by (parent entry, site, layer index):
+  // the same scopes open under the same entries over and over.
+  struct CachedEntry {
+    uint32_t parent_agg = kNoAgg;
+    uint32_t site = 0;
+    uint64_t layer = 0;
+    uint32_t agg = kNoAgg;
+  };
+  static constexpr size_t kEntryCache = 4096;
+  std::vector<CachedEntry> entry_cache = std::vector<CachedEntry>(kEntryCache);
+};
+
+}  // namespace brickprof::agent

@@ -1,0 +1,40 @@
+// The agent's life cycle: one idempotent start from whichever entry point
+// comes first (LD_PRELOAD constructor, CUDA or NVTX injection), and one dump
+// at exit (atexit, fatal signal, or explicit; or just before an exec or
+// _exit, which atexit never follows), in a known order.
+#pragma once
+
+#include <string>
+
+#include "agent/io/config.h"
+#include "agent/lifecycle/write_deadline.h"
+
+namespace brickprof::agent {
+
+// Reads the config, calibrates the clock, starts the GPU source. Safe to
+// call many times and from several threads.
+void ensure_started();
+// Flushes GPU records, builds the trace, writes the outputs. Runs once.
+void dump_at_exit();
+// Valid after ensure_started().
+const Config& config();
+
+// For the exec and _exit hooks (exec_hooks.cpp): atexit never runs after
+// them. Whether to write the trace now: the agent runs, this is not a vfork
+// child (its getpid() is not the agent's; it shares the parent's memory and
+// stack, so it may only exec or _exit), and something was recorded (a
+// forked child that recorded nothing, as a shell's before its exec, leaves
+// no file), or, at _exit, this is the process the user started (its trace
+// is due even empty; after an exec the new image writes it).
+// Async-signal-safe.
+bool should_save_before_leaving(bool before_exec);
+// Writes the trace as at exit, with `why` among its warnings; before an
+// exec, under its own name (<prefix>.pre-exec: the new image keeps the pid).
+// Past BRICKPROF_SIGNAL_DUMP_SECONDS, give_up(arg) leaves without it. False
+// when it wrote nothing (another write is under way or done).
+bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg);
+// The exec that trace was written for failed: recording goes on, and the
+// next trace written (at exit, or before the next exec) replaces it.
+void resume_after_failed_exec();
+
+}  // namespace brickprof::agent

@@ -1,0 +1,131 @@
+// The recorder: per-thread, lock-free buffers of small event records.
+// Producers (scope API, NVTX injection, CUPTI callbacks) append on their own
+// thread with no lock and no allocation in steady state; at exit the dumper
+// replays every buffer (see replay.h, trace_stream.h). Events, sites and
+// per-thread state are charged to one budget (budget.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/recorder/site_table.h"
+#include "agent/recorder/thread_buffers.h"
+#include "analysis/model/trace.h"
+
+namespace brickprof::agent {
+
+enum class EventType : uint8_t {
+  kPush,        // a = element count or layer index; site = what was opened
+  kPop,         //
+  kWork,        // a, b = FLOPs and bytes (double bits) for the innermost scope
+  kCudaApi,     // tsc = API enter, a = correlation id | Python stack << 32 (see
+                //   python_frames.h; 0: none), b = API exit tsc, site = API name
+  kGraphNode,   // a = CUDA graph node id created under the current scope
+  kMark,        // an instant (NVTX mark); site = its name
+  kRangeStart,  // a = range id; site = its name (the range may end on another thread)
+  kRangeEnd,    // a = range id
+};
+
+// Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
+// a push 24 (fresh memory, not the stores, is most of an event's cost): the
+// tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
+// scope API header writes push and pop records itself (brickprof.h), so this
+// layout is ABI: BRICKPROF__RECORD_LAYOUT.
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3};  // by EventType
+
+inline uint64_t event_tag(uint32_t site, EventType type) {
+  return site | static_cast<uint64_t>(type) << 32;
+}
+
+// A view of one record; only its first words() words exist.
+struct Event {
+  uint64_t tag;
+  uint64_t tsc;
+  uint64_t a;
+  uint64_t b;
+
+  EventType type() const { return static_cast<EventType>(tag >> 32); }
+  uint32_t site() const { return static_cast<uint32_t>(tag); }
+  // Unknown types (never written) count as two words so a walk cannot stall.
+  uint32_t words() const {
+    uint64_t t = tag >> 32;
+    return t < sizeof(kEventWords) / sizeof(kEventWords[0]) ? kEventWords[t] : 2;
+  }
+};
+
+class Recorder {
+ public:
+  // Intern a site by kind, brick id and name (see sites::intern): call once
+  // per call site, then cache the id. Names that do not fit the budget
+  // become sites::kOther and are counted (dropped_names).
+  static uint32_t intern_site(NodeKind kind, int brick_id, std::string_view name);
+  // For NVTX and dynamic names: picks layer / brick / scope from the name.
+  static uint32_t intern_named(std::string_view name, NodeKind default_kind);
+  static uint32_t intern_api_name(std::string_view name);
+
+  // Hot path. push: whether a pop must follow; false (nothing recorded)
+  // when disabled or full, except inside a capture trigger scope, where
+  // every push is counted. pop: whether it was recorded.
+  static bool push(uint32_t site, uint64_t arg);
+  static bool pop();
+  static void work(double flops, double bytes);
+  // `python_stack`: python::current_stack()'s id, 0 for none.
+  static void cuda_api(uint64_t enter_tsc, uint64_t exit_tsc, uint32_t name_site,
+                       uint32_t correlation, uint32_t python_stack);
+  static void graph_node(uint64_t graph_node_id);
+  static void mark(uint32_t site);
+  static void range_start(uint32_t site, uint64_t range_id);
+  static void range_end(uint64_t range_id);
+
+  // Called on the popping thread just before a scope's end is timestamped,
+  // with the kind of scope that ends; BRICKPROF_SYNC=per-layer|immediate
+  // installs one that synchronises the GPU so CPU wall times include it.
+  using ScopeEndHook = void (*)(NodeKind closed_kind);
+  static void set_scope_end_hook(ScopeEndHook hook);
+
+  static void set_enabled(bool on);
+  static bool enabled();
+  // BRICKPROF_CAPTURE=scope:NAME (see capture.h): from now on a thread's
+  // outermost scope or brick named NAME opens a capture window and its pop
+  // closes it; every push and pop then goes through push() and pop(). An
+  // empty NAME turns it off.
+  static void capture_by_scope(std::string_view name);
+  static bool capturing_by_scope();
+  // For the capture trigger (capture/scope_trigger.h): a push or pop
+  // recorded as without one (`closes_recorded`: the push was recorded, so
+  // the pop is even if recording stopped since), and a drop counted on this
+  // thread.
+  static bool record_push(uint32_t site, uint64_t arg);
+  static bool record_pop(bool closes_recorded);
+  static void count_dropped();
+  // The header's inline fast path (brickprof.h): allowed only while ticks
+  // are the cycle counter and no scope-end hook needs every pop.
+  static void set_clock_is_tsc(bool tsc);
+  static void bind_fast_state(volatile uint32_t* word);  // the API table's word
+  static void* thread_buffer();  // a brickprof__thread_buffer*; registers the thread
+  // The budget, bytes (BRICKPROF_BUFFER_MB); set before recording.
+  static void set_capacity(uint64_t bytes);
+
+  // For the dumper: every thread's events in order (recording should be
+  // off). Exited threads keep their buffers as they are until
+  // resume_after_dump() (after a dump that did not end the process).
+  using ThreadEvents = thread_buffers::ThreadEvents;
+  using Segment = thread_buffers::Segment;
+  static std::vector<ThreadEvents> snapshot();
+  static void resume_after_dump();
+  // A destructive dump frees each segment once it is consumed.
+  static void release(const Segment& segment);
+  static uint64_t dropped_events();
+  static uint64_t dropped_names();
+  // Whether any event was recorded or dropped since start (or fork). Lock-free
+  // and async-signal-safe, for the exec and _exit hooks.
+  static bool recorded_anything();
+  static SiteInfo site(uint32_t id);
+  // Forget all events (after fork, in the child).
+  static void reset_after_fork();
+};
+
+}  // namespace brickprof::agent

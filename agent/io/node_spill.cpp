@@ -20,6 +20,7 @@ namespace {
 // An unlinked file in `dir`: O_TMPFILE where the file system has it, else
 // a named one removed at once. -1 if neither works.
 int unnamed_file(const std::string& dir) {
+  StdioSlotsHeld stdio_held;
   int fd = -1;
 #ifdef O_TMPFILE
   fd = move_above_stdio(::open(dir.c_str(), O_RDWR | O_TMPFILE | O_CLOEXEC, 0600));

@@ -90,6 +90,7 @@ PendingFile::PendingFile(const std::string& path) : path_(path) {
   pthread_sigmask(SIG_BLOCK, &held, &saved);
   // O_EXCL and O_NOFOLLOW: never through someone else's file or link; a
   // name someone else took is tried again under another.
+  StdioSlotsHeld stdio_held;
   for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
     temp_ = path + ".tmp." + random_hex();
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -110,6 +111,23 @@ PendingFile::PendingFile(const std::string& path) : path_(path) {
       discard();
     }
   }
+}
+
+StdioSlotsHeld::StdioSlotsHeld() {
+  for (int& slot : held_) {
+    const int fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    if (fd > 2) {  // 0, 1 and 2 are all taken
+      ::close(fd);
+      return;
+    }
+    slot = fd;
+  }
+}
+
+StdioSlotsHeld::~StdioSlotsHeld() {
+  for (int fd : held_)
+    if (fd >= 0) ::close(fd);
 }
 
 int move_above_stdio(int fd) {

@@ -43,6 +43,23 @@ class PendingFile {
 // rename.
 void remove_unfinished_files();
 
+// While it lives, descriptors 0, 1 and 2 that are closed are held (on
+// /dev/null), so a file opened meanwhile gets 3 or above. A program with a
+// closed stdout may write to descriptor 1 at any moment: a file of ours that
+// took it would get those bytes (moving it afterwards races with writes
+// already under way). The program's writes in that window go to /dev/null
+// instead of failing.
+class StdioSlotsHeld {
+ public:
+  StdioSlotsHeld();
+  ~StdioSlotsHeld();
+  StdioSlotsHeld(const StdioSlotsHeld&) = delete;
+  StdioSlotsHeld& operator=(const StdioSlotsHeld&) = delete;
+
+ private:
+  int held_[3] = {-1, -1, -1};
+};
+
 // `fd` itself when it is 3 or more; else a copy at 3 or above, `fd` closed
 // (-1 and errno when no copy can be made). A program whose stdout or stderr
 // is closed writes to 1 or 2 at any moment: a file of ours must not be there.

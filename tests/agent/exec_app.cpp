@@ -1,5 +1,5 @@
 // A program that leaves through exec or _exit, for the agent's hooks
-// (test_exec.cpp). Each mode records a scope named after it first.
+// (exec_test.cpp). Each mode records a scope named after it first.
 //   exec_app exec-via ENTRY    `true` through one exec entry point (execve, execl, ...)
 //   exec_app exec-self         runs itself again in mode after-exec
 //   exec_app exec-chain N      scope "step N", then itself as exec-chain N-1, down to 0

@@ -1,4 +1,4 @@
-// A program that makes the agent's file writing hard (test_files.cpp).
+// A program that makes the agent's file writing hard (files_test.cpp).
 // Each mode records scopes first, so there is a trace to write.
 //   files_app scopes N            N scopes, then exit 0
 //   files_app closed-stdio        closes stdout and stderr; threads write to

@@ -1,4 +1,4 @@
-// What the agent's memory tests run (test_memory.cpp): workloads that grow
+// What the agent's memory tests run (memory_test.cpp): workloads that grow
 // the agent's state without bound unless it is capped and freed.
 //   memory_app names N      N distinct run-time scope names, each pushed once
 //   memory_app threads N    N short-lived threads, one after another, each one scope

@@ -131,7 +131,7 @@ TEST(ReportAnalyses, AnalyzeJsonMatchesText) {
 }
 
 TEST(ReportAnalyses, GpuIdleJsonMatchesText) {
-  // The trace of tests/analysis/analyses/test_gpu_idle.cpp, as a file.
+  // The trace of tests/analysis/analyses/gpu_idle_test.cpp, as a file.
   auto [text, gi] = text_and_json("gpu-idle", analyses("gpu_idle.json"));
   ASSERT_EQ(gi["devices"].size(), 1u);
   const json& d = gi["devices"][0];

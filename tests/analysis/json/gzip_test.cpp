@@ -16,7 +16,7 @@
 #include "analysis/json/gzip_stream.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/trace_generator.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 
 namespace brickprof {
 namespace {

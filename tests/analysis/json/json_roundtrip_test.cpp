@@ -5,7 +5,7 @@
 #include "analysis/export/sink.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/json/trace_json.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 
 namespace brickprof {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 
 namespace brickprof::test {
 namespace {

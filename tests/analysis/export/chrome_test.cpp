@@ -8,7 +8,7 @@
 
 #include "analysis/analyses/trace_merge.h"
 #include "analysis/export/export_chrome.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 #include "tests/support/trace_builder.h"
 
 namespace brickprof {

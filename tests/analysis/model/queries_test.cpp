@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/model/queries.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 
 namespace brickprof {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "analysis/export/export_dot.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 
 namespace brickprof {
 namespace {

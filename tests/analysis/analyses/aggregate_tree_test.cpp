@@ -6,7 +6,7 @@
 
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/export/export_tree.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 #include "tests/support/trace_builder.h"
 
 namespace brickprof {

@@ -10,7 +10,7 @@
 
 #include "analysis/export/atomic_file.h"
 #include "analysis/export/sink.h"
-#include "test_traces.h"
+#include "tests/analysis/test_traces.h"
 
 namespace brickprof {
 namespace {

@@ -45,6 +45,8 @@ std::string& name_storage() {
   static auto* s = new std::string();
   return *s;
 }
+// Built while the library loads (see thread_buffers.cpp: fork and guards).
+[[maybe_unused]] const bool kStorageBuiltAtLoad = (windows_storage(), name_storage(), true);
 
 // Records while the program allows it, nothing is being written, and the
 // mode or an open window says so.

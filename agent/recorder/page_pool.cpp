@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -28,8 +29,16 @@ struct Pool {
   bool thread_started = false;  // guarded by mutex
   bool out_of_memory = false;   // guarded by mutex
 };
+// Published once by compare-and-swap, not a function-local static: a fork
+// while another thread ran a static's initialiser left the child's guard
+// taken for ever (the child's first block, or its fork handler, then hung).
+std::atomic<Pool*> g_pool{nullptr};
 Pool& pool() {
-  static Pool* p = new Pool();
+  Pool* p = g_pool.load(std::memory_order_acquire);
+  if (p) return *p;
+  Pool* fresh = new Pool();
+  if (g_pool.compare_exchange_strong(p, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;  // another thread published first; this one never ran
   return *p;
 }
 

@@ -46,6 +46,8 @@ std::mutex& mutex() {
   static auto* m = new std::mutex();  // built on first use, never destroyed
   return *m;
 }
+// Built while the library loads (see thread_buffers.cpp: fork and guards).
+[[maybe_unused]] const bool kMutexBuiltAtLoad = (mutex(), true);
 
 // Memory the budget accepted first; nullptr (nothing charged) otherwise.
 void* charged_alloc(size_t bytes) {

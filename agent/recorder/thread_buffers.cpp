@@ -50,7 +50,7 @@ struct RetiredThread {
 // (its retired entry and its slot in the live list), so retiring never
 // needs the budget's permission except to keep the compacted words.
 constexpr uint64_t kRegistrationBytes = sizeof(RetiredThread) + 2 * sizeof(ThreadBuffer*);
-constexpr size_t kRetiredBlock = 1024;        // entries per block
+constexpr size_t kRetiredBlock = 1024;  // entries per block
 // Blocks of compacted words: 4 KiB first, doubling to 512 KiB (a small
 // cap must not go to one large block).
 constexpr size_t kFirstArenaWords = 512;
@@ -83,6 +83,9 @@ State*& state_ptr() {
   return s;
 }
 State& state() { return *state_ptr(); }
+// Built while the library loads, one thread running: a fork while another
+// thread ran the initialiser would leave the child's guard taken for ever.
+[[maybe_unused]] const bool kStateBuiltAtLoad = (state_ptr(), true);
 
 pthread_key_t g_key;
 pthread_once_t g_key_once = PTHREAD_ONCE_INIT;

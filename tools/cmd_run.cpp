@@ -12,10 +12,9 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
-#include <stdexcept>
 
-#include "analysis/model/settings.h"
 #include "analysis/export/sink.h"
+#include "analysis/model/settings.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
 #include "tools/run_manifest.h"
@@ -120,13 +119,13 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
     if (std::string problem = settings::problem(s, o.values[i]); !problem.empty())
       return fail("run: " + std::string(s.flag) + ": " + problem);
   }
-  auto given = [&](std::string_view variable) -> const std::string& {
-    for (size_t i = 0; i < std::size(settings::kSettings); ++i)
-      if (settings::kSettings[i].variable == variable) return o.values[i];
-    throw std::logic_error("not a setting");
+  // A flag's value by its row: settings::setting() checks the name at compile time.
+  auto given = [&](const settings::Setting& row) -> const std::string& {
+    return o.values[&row - settings::kSettings];
   };
-  const std::string& capture = given("BRICKPROF_CAPTURE");
-  if ((!given("BRICKPROF_CAPTURE_EVERY").empty() || !given("BRICKPROF_CAPTURE_MAX").empty()) &&
+  const std::string& capture = given(settings::setting("BRICKPROF_CAPTURE"));
+  if ((!given(settings::setting("BRICKPROF_CAPTURE_EVERY")).empty() ||
+       !given(settings::setting("BRICKPROF_CAPTURE_MAX")).empty()) &&
       (capture.empty() || capture == "all"))
     return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
   std::string error;

@@ -32,9 +32,12 @@ int unnamed_file(const std::string& dir) {
   return move_above_stdio(fd);
 }
 
-bool write_all(int fd, const char* data, size_t bytes, off_t at) {
+// All `bytes` through `io` (pread or pwrite), retrying short and
+// interrupted calls; false at an error or the end of the file.
+template <typename Char, typename Io>
+bool transfer_all(Io io, int fd, Char* data, size_t bytes, off_t at) {
   while (bytes > 0) {
-    ssize_t n = ::pwrite(fd, data, bytes, at);
+    ssize_t n = io(fd, data, bytes, at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data += n;
@@ -44,16 +47,12 @@ bool write_all(int fd, const char* data, size_t bytes, off_t at) {
   return true;
 }
 
+bool write_all(int fd, const char* data, size_t bytes, off_t at) {
+  return transfer_all(::pwrite, fd, data, bytes, at);
+}
+
 bool read_all(int fd, char* data, size_t bytes, off_t at) {
-  while (bytes > 0) {
-    ssize_t n = ::pread(fd, data, bytes, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    bytes -= static_cast<size_t>(n);
-    at += n;
-  }
-  return true;
+  return transfer_all(::pread, fd, data, bytes, at);
 }
 
 }  // namespace

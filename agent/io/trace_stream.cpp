@@ -93,7 +93,7 @@ uint32_t TraceStream::Impl::thread_of(uint32_t id) const {
 }
 
 Node TraceStream::Impl::cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid,
-                                 std::string_view* name, CommCall* call, bool* has_call) {
+                                 std::string_view* name, std::optional<CommCall>* call) {
   (void)id;
   const SiteInfo info = Recorder::site(r.site);
   Node n;
@@ -106,10 +106,7 @@ Node TraceStream::Impl::cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid
     n.layer_index = static_cast<int32_t>(r.arg);
     *name = exemplar_text(layer_name(r.arg));
   } else {
-    CommCall unused_call;
-    bool unused_has;
-    n.elements =
-        written_elements(r.arg, call ? call : &unused_call, has_call ? has_call : &unused_has);
+    n.elements = written_elements(r.arg, call);
     *name = info.name;
   }
   if (n.kind == NodeKind::kBrick) n.brick_id = info.brick_id;
@@ -137,14 +134,8 @@ void TraceStream::Impl::write_json(std::ostream& out) {
   JsonWriter w(out);
   write_trace_json_head(w, header);
   w.key("nodes").begin_array();
-  size_t thread = 0;  // the thread whose id block holds the current id
-  spill.scan([&](uint32_t id, const SpilledNode& r) {
-    while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
-    std::string_view name;
-    CommCall call;
-    bool has_call = false;
-    const Node n = cpu_node(id, r, threads[thread].tid, &name, &call, &has_call);
-    write_trace_json_node(w, id, n, name, nullptr, has_call ? &call : nullptr);
+  each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall* call) {
+    write_trace_json_node(w, id, n, name, nullptr, call);
   });
   for (size_t i = 0; i < ranges.size(); ++i) {
     std::string_view name;
@@ -181,14 +172,8 @@ void TraceStream::Impl::write_chrome(std::ostream& out) {
   }
   ChromeTraceWriter chrome(header, out);
   chrome.begin(node_threads, streams, nccl_kernels);
-  size_t thread = 0;
-  spill.scan([&](uint32_t id, const SpilledNode& r) {
-    while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
-    std::string_view name;
-    CommCall call;
-    bool has_call = false;
-    const Node n = cpu_node(id, r, threads[thread].tid, &name, &call, &has_call);
-    chrome.node(id, n, name, nullptr, nullptr, has_call ? &call : nullptr);
+  each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall* call) {
+    chrome.node(id, n, name, nullptr, nullptr, call);
   });
   for (size_t i = 0; i < ranges.size(); ++i) {
     std::string_view name;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -22,17 +23,16 @@ namespace brickprof::agent {
 
 namespace mpi {
 // From agent/mpi when it is linked in (not in the unit-test core library).
-__attribute__((weak)) bool call_of(uint64_t recorded, uint64_t* elements, CommCall* call,
-                                   bool* has_call);  // agent/mpi/contribute.h
+__attribute__((weak)) bool call_of(uint64_t recorded, uint64_t* elements,
+                                   std::optional<CommCall>* call);  // agent/mpi/contribute.h
 }  // namespace mpi
 
 // A scope's element count as recorded, as written: an MPI call's scope
-// carries a tag that becomes the call's count and figures (*call, when
-// *has_call).
-inline uint64_t written_elements(uint64_t recorded, CommCall* call, bool* has_call) {
-  *has_call = false;
+// carries a tag that becomes the call's count and figures (into *call).
+inline uint64_t written_elements(uint64_t recorded, std::optional<CommCall>* call) {
   uint64_t elements = recorded;
-  if (mpi::call_of && mpi::call_of(recorded, &elements, call, has_call)) return elements;
+  std::optional<CommCall> unused;
+  if (mpi::call_of && mpi::call_of(recorded, &elements, call ? call : &unused)) return elements;
   return recorded;
 }
 
@@ -68,9 +68,21 @@ struct TraceStream::Impl final : StreamedTrace {
 
   void plan();
   void walk();
-  // `call`, if given, gets the node's MPI call (*has_call).
+  // `call`, if given, gets the node's MPI call, if it is one's scope.
   Node cpu_node(uint32_t id, const SpilledNode& r, uint32_t tid, std::string_view* name,
-                CommCall* call = nullptr, bool* has_call = nullptr);
+                std::optional<CommCall>* call = nullptr);
+  // visit(id, node, name, call or null) for every CPU node, in id order.
+  template <typename Visit>
+  void each_cpu_node(Visit visit) {
+    size_t thread = 0;  // the thread whose id block holds the current id
+    spill.scan([&](uint32_t id, const SpilledNode& r) {
+      while (thread + 1 < threads.size() && first_id[thread + 1] <= id) ++thread;
+      std::string_view name;
+      std::optional<CommCall> call;
+      const Node n = cpu_node(id, r, threads[thread].tid, &name, &call);
+      visit(id, n, name, call ? &*call : nullptr);
+    });
+  }
   Node range_node(size_t i, std::string_view* name);
   uint32_t thread_of(uint32_t id) const;
   // pass 2

@@ -16,8 +16,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "agent/recorder/budget.h"
 #include "agent/io/trace_stream_impl.h"
+#include "agent/recorder/budget.h"
 #include "analysis/export/export_perfetto.h"
 
 namespace brickprof::agent {

@@ -41,9 +41,7 @@ class TraceStream::Impl::ThreadEmitter {
       n.name = s_.layer_name(o.arg);
     } else {
       n.name = s_.site_name(o.site);
-      CommCall unused_call;
-      bool unused_has;
-      n.elements = written_elements(o.arg, &unused_call, &unused_has);
+      n.elements = written_elements(o.arg, nullptr);
     }
     if (n.kind == NodeKind::kBrick) n.brick_id = o.info.brick_id;
     n.category = o.info.category;  // bricks; scopes of communication (MPI calls)

@@ -35,8 +35,7 @@ void contribute_header(Trace& header) {
   written_snapshot() = std::move(s);
 }
 
-bool call_of(uint64_t recorded, uint64_t* elements, CommCall* call, bool* has_call) {
-  *has_call = false;
+bool call_of(uint64_t recorded, uint64_t* elements, std::optional<CommCall>* call) {
   if ((recorded & kCallTag) == 0) return false;
   const std::optional<Snapshot>& s = written_snapshot();
   const uint64_t slot = recorded & ~kCallTag;
@@ -46,7 +45,6 @@ bool call_of(uint64_t recorded, uint64_t* elements, CommCall* call, bool* has_ca
   *elements = r.elements;
   if (r.comm >= s->communicators.size()) return true;  // the call failed: no arguments to trust
   *call = CommCall{0, r.op, r.comm, r.peer, r.tag, r.bytes, r.recv_bytes, r.seq};
-  *has_call = true;
   return true;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "analysis/model/trace.h"
 
@@ -16,8 +17,8 @@ void contribute_header(Trace& header);
 
 // A scope's element count as recorded: for an MPI call's scope (tagged
 // kCallTag | slot, agent/mpi/calls.h) true, *elements the call's count and,
-// where its arguments can be trusted, *call its figures (*has_call); any
-// other value is left alone (false).
-bool call_of(uint64_t recorded, uint64_t* elements, CommCall* call, bool* has_call);
+// where its arguments can be trusted, *call its figures; any other value is
+// left alone (false).
+bool call_of(uint64_t recorded, uint64_t* elements, std::optional<CommCall>* call);
 
 }  // namespace brickprof::agent::mpi

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 
 #include "analysis/model/name_key.h"
 
@@ -60,48 +61,25 @@ Backend backend_named_in(const Trace& t) {
   return Backend::kAvx2;
 }
 
+// Each backend's name and built-in peaks, in Backend's order.
+struct BuiltIn {
+  std::string_view name;
+  double gflops, gbps;
+};
+constexpr BuiltIn kBuiltIn[] = {
+    {"scalar", 100, 25}, {"AVX2", 500, 50},         {"AVX-512", 2000, 100},
+    {"NEON", 200, 40},   {"RTX 4090", 83000, 1008},
+};
+static_assert(std::size(kBuiltIn) == static_cast<size_t>(Backend::kGpu) + 1);
+
 }  // namespace
 
-std::string_view to_string(Backend b) {
-  switch (b) {
-    case Backend::kScalar:
-      return "scalar";
-    case Backend::kAvx2:
-      return "AVX2";
-    case Backend::kAvx512:
-      return "AVX-512";
-    case Backend::kNeon:
-      return "NEON";
-    case Backend::kGpu:
-      return "RTX 4090";
-  }
-  return "?";
-}
+std::string_view to_string(Backend b) { return kBuiltIn[static_cast<size_t>(b)].name; }
 
 Peaks backend_default(Backend b) {
   Peaks p;
-  switch (b) {
-    case Backend::kScalar:
-      p.gflops = 100;
-      p.gbps = 25;
-      break;
-    case Backend::kAvx2:
-      p.gflops = 500;
-      p.gbps = 50;
-      break;
-    case Backend::kAvx512:
-      p.gflops = 2000;
-      p.gbps = 100;
-      break;
-    case Backend::kNeon:
-      p.gflops = 200;
-      p.gbps = 40;
-      break;
-    case Backend::kGpu:
-      p.gflops = 83000;
-      p.gbps = 1008;
-      break;
-  }
+  p.gflops = kBuiltIn[static_cast<size_t>(b)].gflops;
+  p.gbps = kBuiltIn[static_cast<size_t>(b)].gbps;
   // The figures are brickprof's own, typical of the backend: say so, and
   // that nothing here was measured.
   p.source = "default (built-in " + std::string(to_string(b)) +

@@ -27,8 +27,8 @@ int fp32_lanes_per_sm(int major, int minor) {
   }
 }
 
-Device make_device(const DeviceAttributes& a, const char* gflops_override,
-                   const char* gbps_override, std::vector<std::string>* warnings) {
+Device make_device(const DeviceAttributes& a, std::optional<double> gflops_override,
+                   std::optional<double> gbps_override) {
   Device d;
   d.id = a.id;
   d.name = a.name;
@@ -40,16 +40,13 @@ Device make_device(const DeviceAttributes& a, const char* gflops_override,
                   2.0 * a.clock_khz * 1e3 / 1e9;
   d.peak_gbps = 2.0 * a.memory_clock_khz * 1e3 * a.bus_width_bits / 8.0 / 1e9;
   // An override replaces one figure; the label names each figure's origin.
-  const auto take = [&](const char* text, const char* variable, double* peak) -> const char* {
-    if (text == nullptr || *text == '\0') return "device attributes";
-    if (parse_peak_value(text, peak)) return "override";
-    if (warnings)
-      warnings->push_back(std::string(variable) + "='" + text +
-                          "' is not a positive number; ignored");
-    return "device attributes";
+  const auto take = [](std::optional<double> override, double* peak) -> const char* {
+    if (!override) return "device attributes";
+    *peak = *override;
+    return "override";
   };
-  const char* flops_source = take(gflops_override, "BRICKPROF_PEAK_GFLOPS", &d.peak_gflops);
-  const char* bandwidth_source = take(gbps_override, "BRICKPROF_PEAK_GBPS", &d.peak_gbps);
+  const char* flops_source = take(gflops_override, &d.peak_gflops);
+  const char* bandwidth_source = take(gbps_override, &d.peak_gbps);
   d.peaks_source = peaks_source_label(flops_source, bandwidth_source);
   return d;
 }
@@ -73,17 +70,9 @@ void query_device(GpuState& s, int ordinal) {
   drv.device_get_attribute(&a.bus_width_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev);
   drv.device_get_attribute(&a.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
   drv.device_get_attribute(&a.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-  std::vector<std::string> warnings;
-  Device d = make_device(a, std::getenv("BRICKPROF_PEAK_GFLOPS"),
-                         std::getenv("BRICKPROF_PEAK_GBPS"), &warnings);
-  {
-    AgentLock lock(s.devices_mu);
-    s.devices.push_back(d);
-  }
-  if (!warnings.empty()) {
-    AgentLock lock(s.translate_mu);
-    for (auto& w : warnings) s.warnings.push_back(w);
-  }
+  Device d = make_device(a, s.config.peak_gflops, s.config.peak_gbps);
+  AgentLock lock(s.devices_mu);
+  s.devices.push_back(d);
 }
 
 void note_device_of_context(GpuState& s, CUcontext ctx) {

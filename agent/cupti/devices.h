@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
-#include <vector>
 
 #include "analysis/model/trace.h"
 
@@ -27,10 +27,10 @@ struct DeviceAttributes {
 int fp32_lanes_per_sm(int cc_major, int cc_minor);
 
 // Peaks: FLOP/s = SMs x lanes x 2 (FMA) x clock; bytes/s = 2 (DDR) x memory
-// clock x bus width / 8. Overrides (null or empty = none) win; a bad
-// override is ignored with a warning appended to `warnings`.
-Device make_device(const DeviceAttributes& a, const char* gflops_override,
-                   const char* gbps_override, std::vector<std::string>* warnings);
+// clock x bus width / 8. An override (BRICKPROF_PEAK_*, checked when the
+// settings were read) replaces its figure.
+Device make_device(const DeviceAttributes& a, std::optional<double> gflops_override,
+                   std::optional<double> gbps_override);
 
 struct GpuState;
 // Adds device `ordinal` to state.devices once (driver attribute queries).

@@ -43,6 +43,9 @@ class Reader {
   void choice(const settings::Setting& s, Enum& out) {
     if (auto v = get(s)) out = static_cast<Enum>(settings::choice_index(s, *v));
   }
+  void peak(const settings::Setting& s, std::optional<double>& out) {
+    if (auto v = get(s)) out = settings::peak_value(*v);
+  }
   template <typename Number>
   void count(const settings::Setting& s, Number& out, int shift = 0) {
     if (auto v = get(s)) out = static_cast<Number>(*settings::count_value(s, *v) << shift);
@@ -94,6 +97,8 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
         "BRICKPROF_CAPTURE_EVERY/_MAX sample capture windows; BRICKPROF_CAPTURE=all has none");
   r.count(setting("BRICKPROF_SIGNAL_DUMP_SECONDS"), c.signal_dump_seconds);
   r.count(setting("BRICKPROF_PYTHON_DEPTH"), c.python_depth);
+  r.peak(setting("BRICKPROF_PEAK_GFLOPS"), c.peak_gflops);
+  r.peak(setting("BRICKPROF_PEAK_GBPS"), c.peak_gbps);
   r.choice(setting("BRICKPROF_CMDLINE"), c.cmdline);
   r.count(setting("BRICKPROF_RUN_PID"), c.run_pid);
   if (auto v = r.get(setting("BRICKPROF_RUN_MANIFEST"))) c.run_manifest = std::string(*v);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct Config {
   CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
   // Python frames kept per GPU launch (innermost first); 0: none read.
   uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
+  // The roofline's roofs, in place of those computed from the device.
+  std::optional<double> peak_gflops;             // BRICKPROF_PEAK_GFLOPS
+  std::optional<double> peak_gbps;               // BRICKPROF_PEAK_GBPS
   // Set by `brickprof run`: the pid it started (that process writes a trace
   // even if it recorded nothing), and the file where each agent lists the
   // files it wrote, for run to print.

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "analysis/model/settings.h"
+
 namespace brickprof::agent {
 namespace {
 
@@ -49,11 +51,9 @@ constexpr int64_t kMinFitNs = 20'000'000;  // 20 ms: fit error ~1e-5 relative
 bool Clock::use_tsc_ = false;
 
 void Clock::init() {
-  if (const char* shift = std::getenv("BRICKPROF_TEST_CLOCK_SHIFT_NS")) {
-    char* end = nullptr;
-    const long long ns = std::strtoll(shift, &end, 10);
-    if (end != shift && *end == '\0' && ns >= 0) test_clock_shift_ns = ns;
-  }
+  constexpr const settings::Setting& kShift = settings::setting("BRICKPROF_TEST_CLOCK_SHIFT_NS");
+  if (const char* shift = std::getenv(kShift.variable.data()))
+    if (auto ns = settings::count_value(kShift, shift)) test_clock_shift_ns = int64_t(*ns);
   use_tsc_ = has_invariant_tsc();
   g_start = sample();
 }

@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "analysis/analyses/machine_peaks.h"
 #include "analysis/export/sink.h"
 
 namespace brickprof::settings {
@@ -40,6 +41,12 @@ std::optional<uint64_t> count_value(const Setting& s, std::string_view value) {
   return n;
 }
 
+std::optional<double> peak_value(std::string_view value) {
+  double v = 0;
+  if (!parse_peak_value(value, &v)) return std::nullopt;
+  return v;
+}
+
 std::string problem(const Setting& s, std::string_view value) {
   switch (s.kind) {
     case Kind::kText:
@@ -51,6 +58,8 @@ std::string problem(const Setting& s, std::string_view value) {
       if (count_value(s, value)) return "";
       return quoted(value) + " is not a whole number from " + std::to_string(s.min) + " to " +
              std::to_string(s.max);
+    case Kind::kPeak:
+      return peak_value(value) ? "" : quoted(value) + " is not a positive number";
     case Kind::kCapture: {
       constexpr std::string_view kScope = "scope:";
       bool ok = value == "all" || value == "cuda-profiler-api" || value == "cudaProfilerApi" ||
@@ -74,6 +83,7 @@ std::string problem(const Setting& s, std::string_view value) {
 std::string valid_values(const Setting& s) {
   if (s.kind == Kind::kCount && s.max != UINT64_MAX && s.max <= 1000000000)
     return std::to_string(s.min) + " to " + std::to_string(s.max);
+  if (s.kind == Kind::kPeak) return "a positive number";
   return s.kind == Kind::kChoice || s.kind == Kind::kCapture ? listed(s.values, ", ") : "";
 }
 

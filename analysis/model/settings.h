@@ -18,6 +18,7 @@ enum class Kind {
   kFormats,  // a comma list of output formats (the exporters' names)
   kCount,    // a whole number from `min` to `max`
   kCapture,  // all, cuda-profiler-api (or cudaProfilerApi, as nsys spells it), scope:NAME
+  kPeak,     // a positive, finite decimal number (a roofline peak)
 };
 
 struct Setting {
@@ -61,6 +62,11 @@ inline constexpr Setting kSettings[] = {
      "How much of each command line a trace keeps: full, program (argv[0] only) or none"},
     {"BRICKPROF_SIGNAL_DUMP_SECONDS", "", Kind::kCount, "", 1, 3600, "20", ""},
     {"BRICKPROF_PYTHON_DEPTH", "", Kind::kCount, "", 0, 256, "32", ""},
+    {"BRICKPROF_PEAK_GFLOPS", "", Kind::kPeak, "", 0, 0, "the device's", ""},
+    {"BRICKPROF_PEAK_GBPS", "", Kind::kPeak, "", 0, 0, "the device's", ""},
+    // For tests of cross-rank clock alignment: this process's clock reads
+    // that many ns ahead.
+    {"BRICKPROF_TEST_CLOCK_SHIFT_NS", "", Kind::kCount, "", 0, INT64_MAX, "0", ""},
     // Set by `brickprof run` itself, not by hand.
     {"BRICKPROF_RUN_PID", "", Kind::kCount, "", 1, INT64_MAX, "none", ""},
     {"BRICKPROF_RUN_MANIFEST", "", Kind::kText, "", 0, 0, "", ""},
@@ -89,6 +95,8 @@ constexpr std::string_view choice(std::string_view values, size_t i) {
 int choice_index(const Setting& s, std::string_view value);
 // A kCount setting's number, or nothing if `value` is not a whole number in range.
 std::optional<uint64_t> count_value(const Setting& s, std::string_view value);
+// A kPeak setting's number, or nothing if `value` is not a positive finite number.
+std::optional<double> peak_value(std::string_view value);
 // "" if `value` is allowed, else what is wrong with it, in one phrase:
 // "'sometimes' is not deferred, per-layer, immediate or none",
 // "unknown format 'pdf' (json,tree,...)", "empty list".

@@ -143,6 +143,28 @@ TEST(ConfigTest, PythonDepth) {
   }
 }
 
+// The roofline's roofs: a positive number replaces the device's; anything
+// else (as `report --peak-*` refuses it: an infinite roof, a hex number) is
+// one warning, and the device's figure stays.
+TEST(ConfigTest, PeakOverrides) {
+  Config none = read({});
+  EXPECT_FALSE(none.peak_gflops);
+  EXPECT_FALSE(none.peak_gbps);
+  Config c = read({{"BRICKPROF_PEAK_GFLOPS", "1234.5"}, {"BRICKPROF_PEAK_GBPS", "3000"}});
+  EXPECT_EQ(c.peak_gflops, 1234.5);
+  EXPECT_EQ(c.peak_gbps, 3000.0);
+  EXPECT_TRUE(c.warnings.empty());
+  for (const char* bad : {"fast", "-3", "0", "inf", "0x10"}) {
+    Config b = read({{"BRICKPROF_PEAK_GFLOPS", bad}, {"BRICKPROF_PEAK_GBPS", bad}});
+    EXPECT_FALSE(b.peak_gflops) << bad;
+    EXPECT_FALSE(b.peak_gbps) << bad;
+    ASSERT_EQ(b.warnings.size(), 2u) << bad;
+    EXPECT_NE(b.warnings[0].find("using the device's (valid: a positive number)"),
+              std::string::npos)
+        << b.warnings[0];
+  }
+}
+
 // A relative prefix is made absolute against the folder the program
 // started in (a % in that folder's name is not an expansion); an absolute
 // one, or no known folder, stays as it is.

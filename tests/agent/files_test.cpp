@@ -62,11 +62,13 @@ TEST_F(FilesTest, ClosedStdioNeverEndsUpInTheTrace) {
 // changes directory before the trace is written.
 TEST_F(FilesTest, RelativeOutputIsWhereTheProgramStarted) {
   fs::create_directories(dir_ / "elsewhere");
-  auto env = agent_env();
-  env["BRICKPROF_OUTPUT"] = "rel-%p";
-  Result r = run({"/bin/sh", "-c",
-                  "cd '" + dir_.string() + "' && exec " + BRICKPROF_FILES_APP + " chdir elsewhere"},
-                 env);
+  // The agent is loaded into the program only: a shell under it would write
+  // its own trace, at its exec, in the folder the test runs in.
+  std::string agent_then_program = "env LD_PRELOAD='" + std::string(BRICKPROF_AGENT_PATH) +
+                                   "' BRICKPROF_FORMATS=json BRICKPROF_OUTPUT=rel-%p " +
+                                   BRICKPROF_FILES_APP + " chdir elsewhere";
+  Result r = run({"/bin/sh", "-c", "cd '" + dir_.string() + "' && exec " + agent_then_program},
+                 {});
   ASSERT_EQ(r.exit_code(), 0) << r.err;
   EXPECT_EQ(r.err, "");
   std::vector<std::string> files = all_files();

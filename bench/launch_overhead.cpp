@@ -1,6 +1,6 @@
 // What the agent adds to one cuLaunchKernel on the CPU, without a GPU: a
 // driver-API launch loop on the fake driver and fake CUPTI
-// (tests/agent/fake_cuda), run in child processes alternating three ways:
+// (tests/fakes/cuda_driver), run in child processes alternating three ways:
 // alone, under a do-nothing CUPTI client (null_cupti_client.cpp: what any
 // tracing tool pays, here the fake CUPTI's callback dispatch and record
 // writing), and under the agent. agent - null client = brickprof's own

@@ -1,5 +1,5 @@
 """What recording the Python stack adds to one kernel launch, on the fake
-driver and fake CUPTI (tests/agent/fake_cuda): a Python loop launches empty
+driver and fake CUPTI (tests/fakes/cuda_driver): a Python loop launches empty
 kernels through ctypes.PyDLL (the GIL held, as a CUDA extension holds it)
 from the bottom of a stack DEPTH frames deep, in child processes under the
 agent, alternating BRICKPROF_PYTHON_DEPTH=0 (frames off) with frames on,

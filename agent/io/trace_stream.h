@@ -33,7 +33,7 @@
 //     slices (trace_stream_perfetto.cpp).
 //
 // The outputs are byte for byte the Trace-based exporters' for the same
-// events (tests/agent/gpu/stream_golden_test.cpp checks it on a recorded
+// events (tests/agent/cupti/stream_golden_test.cpp checks it on a recorded
 // trace with threads, NVTX ranges, capture windows and fake-CUPTI records).
 // It relies on one thing the Trace path does not: a thread's pushes are in
 // start order (the cycle counter is monotonic), so its push order is its

@@ -10,7 +10,7 @@
 #include "block_q8k_gpu.h"
 
 // Dynamic shared memory, sized at launch. A macro so these kernels also
-// build as host code for the tests' CPU emulator (tests/cuda_emulator).
+// build as host code for the tests' CPU emulator (tests/fakes/cuda_emulator).
 #ifndef BL_DYNAMIC_SHARED
 #define BL_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #endif

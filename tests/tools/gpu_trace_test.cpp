@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "spawn.h"
-#include "tests/agent/fake_cuda/trace_query.h"
+#include "tests/support/trace_query.h"
 
 namespace brickprof::test {
 namespace {

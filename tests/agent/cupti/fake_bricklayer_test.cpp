@@ -25,10 +25,10 @@
 #include "agent/ptx/hash.h"
 #include "analysis/model/hash_text.h"
 #include "analysis/json/trace_json.h"
-#include "tests/agent/run_program.h"
-#include "tests/agent/temp_dir_test.h"
+#include "tests/support/run_program.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/read_file.h"
-#include "trace_query.h"
+#include "tests/support/trace_query.h"
 
 namespace fs = std::filesystem;
 using brickprof::test::Result;
@@ -315,7 +315,7 @@ std::string generated_by(const std::vector<std::string>& flags,
 }
 
 // With the fake driver running every launch on the CPU emulator
-// (tests/cuda_emulator), bricklayer's CUDA backend computes: eager and
+// (tests/fakes/cuda_emulator), bricklayer's CUDA backend computes: eager and
 // graph replay generate the tokens the scalar backend generates, and the
 // agent loaded into it changes nothing of its output.
 TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) {

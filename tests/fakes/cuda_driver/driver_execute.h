@@ -1,5 +1,5 @@
 // Optional execution: with FAKE_CUDA_KERNELS naming an emulated kernel
-// library (tests/cuda_emulator), device memory is real host memory, copies
+// library (tests/fakes/cuda_emulator), device memory is real host memory, copies
 // and memsets move bytes, and launches run on the CPU emulator. Without it
 // the fake only books and reports work, as before.
 #pragma once

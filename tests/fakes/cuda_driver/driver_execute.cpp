@@ -11,7 +11,7 @@
 namespace fake_cuda {
 namespace {
 
-// tests/cuda_emulator/emulator_api.h, resolved from the library.
+// tests/fakes/cuda_emulator/emulator_api.h, resolved from the library.
 using ParamSizesFn = int (*)(const char*, size_t*, int);
 using LaunchFn = int (*)(const char*, const unsigned*, const unsigned*, unsigned, void**, char*,
                          size_t);

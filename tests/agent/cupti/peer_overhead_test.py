@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peer-overhead step of scripts/gpu-check (tests/agent/gpu/
+"""The peer-overhead step of scripts/gpu-check (tests/gpu/
 peer_overhead.py) on the fake driver: bricklayer's eager and graph decode
 run plain and in every brickprof mode, each leaving a trace (the sampled
 one with a capture window), and the table has a ratio in each of those

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "analysis/json/trace_json.h"
-#include "tests/agent/run_program.h"
-#include "tests/agent/temp_dir_test.h"
+#include "tests/support/run_program.h"
+#include "tests/support/temp_dir.h"
 
 namespace brickprof::test {
 

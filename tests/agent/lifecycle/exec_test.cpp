@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/agent/preload_fixture.h"
-#include "tests/agent/run_program.h"
+#include "tests/support/preload_fixture.h"
+#include "tests/support/run_program.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -1,5 +1,5 @@
 // Programs with the agent loaded, through the shared runner (see run_program.h).
-#include "run_program.h"
+#include "tests/support/run_program.h"
 
 #include "tests/support/child.h"
 

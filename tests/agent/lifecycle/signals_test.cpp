@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/agent/preload_fixture.h"
-#include "tests/agent/run_program.h"
+#include "tests/support/preload_fixture.h"
+#include "tests/support/run_program.h"
 
 using nlohmann::json;
 

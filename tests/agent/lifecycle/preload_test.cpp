@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "analysis/json/trace_json.h"
-#include "tests/agent/preload_fixture.h"
-#include "tests/agent/run_program.h"
+#include "tests/support/preload_fixture.h"
+#include "tests/support/run_program.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -16,10 +16,10 @@
 
 #include "analysis/analyses/python_frames.h"
 #include "analysis/json/trace_json.h"
-#include "fake_gpu_app.h"
-#include "tests/agent/run_program.h"
-#include "tests/agent/temp_dir_test.h"
-#include "trace_query.h"
+#include "tests/fakes/cuda_driver/fake_gpu_app.h"
+#include "tests/support/run_program.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/trace_query.h"
 
 namespace fs = std::filesystem;
 using brickprof::test::Result;

@@ -2,7 +2,7 @@
 // processes: what they write and print, the settings the page takes from the
 // command line, and bad input or an unwritable page (exit 2, one line, no
 // file and no temporary left). The page's data against the traces and the
-// page in a browser: tests/html/.
+// page in a browser: tests/tools/html/.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
+#include <string>
 
 #include "tests/support/read_file.h"
 #include "tools/view/styled_text.h"
@@ -56,14 +58,18 @@ TEST(Canvas, AsciiScreenHasOnlyAscii) {
 
 // Every character the browser and the report views write has an ASCII
 // form: each non-ASCII character inside a string literal of tools/view/ and
-// analysis/ is put on an ASCII canvas and must not come out as '?'.
+// analysis/ (every room of it) is put on an ASCII canvas and must not come
+// out as '?'.
 TEST(Canvas, EveryCharacterWeDrawHasAnAsciiForm) {
   namespace fs = std::filesystem;
   const std::regex literal(R"("(?:[^"\\\n]|\\.)*")");
   size_t checked = 0;
+  std::set<std::string> folders;
   for (const char* dir : {"tools/view", "analysis"}) {
-    for (const auto& file : fs::directory_iterator(fs::path(BRICKPROF_SOURCE_ROOT) / dir)) {
+    for (const auto& file :
+         fs::recursive_directory_iterator(fs::path(BRICKPROF_SOURCE_ROOT) / dir)) {
       if (file.path().extension() != ".cpp" && file.path().extension() != ".h") continue;
+      folders.insert(file.path().parent_path().filename());
       const std::string text = test::read_file(file.path());
       for (auto m = std::sregex_iterator(text.begin(), text.end(), literal);
            m != std::sregex_iterator(); ++m) {
@@ -84,6 +90,7 @@ TEST(Canvas, EveryCharacterWeDrawHasAnAsciiForm) {
     }
   }
   EXPECT_GT(checked, 10u);
+  EXPECT_TRUE(folders.count("views") && folders.count("view")) << "the rooms were not read";
 }
 
 TEST(Canvas, PutRightAlignsByColumns) {

@@ -12,7 +12,7 @@ import json
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "html"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "tools" / "html"))
 import assemble  # noqa: E402
 
 SCHEMA = "brickprof-html/1"

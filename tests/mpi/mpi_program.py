@@ -93,7 +93,8 @@ for rank, path in files.items():
         if "mpi" in n:
             require(n["category"] == "Communication" and n["kind"] == "scope", "node %s" % n)
     comms = {c["id"]: c for c in t["communicators"]}
-    require(comms[0]["name"] == "MPI_COMM_WORLD" and comms[0]["rank"] == rank, "comms %s" % comms)
+    require(comms[0]["name"] == "MPI_COMM_WORLD" and comms[0]["rank"] == rank,
+            "comms %s" % comms)
     world_seq = [n["mpi"]["seq"] for n in t["nodes"]
                  if "mpi" in n and n["mpi"].get("seq") and n["mpi"]["comm"] == 0]
     require(world_seq == list(range(1, len(world_seq) + 1)), "world sequence %s" % world_seq)

@@ -25,6 +25,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from checks import check, load_json, run, summary  # noqa: E402
 
+
 def expected_from_json(trace):
     """(slices, flows, tracks) of a JSON trace, keyed as decoded_keys() keys them."""
     names = {t["tid"]: t["name"] for t in trace.get("threads", []) if t.get("name")}

@@ -43,7 +43,7 @@ def main():
         shutil.rmtree(probe, ignore_errors=True)
     if r.returncode != 0:
         skip("PyPI unreachable (pip download meson-python failed): "
-                         + (r.stderr.strip().splitlines() or ["?"])[-1])
+             + (r.stderr.strip().splitlines() or ["?"])[-1])
     # The build folder is kept between runs (only to save time; the venv is
     # fresh): the command is what a user types, pip install SOURCE.
     run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", source,

@@ -39,7 +39,8 @@ def main():
             gz[f] = path
 
         def same(args_plain, args_gz, what):
-            a, b = run([brickprof] + args_plain, ok_codes=None), run([brickprof] + args_gz, ok_codes=None)
+            a = run([brickprof] + args_plain, ok_codes=None)
+            b = run([brickprof] + args_gz, ok_codes=None)
             check(a.returncode == b.returncode and a.stdout == b.stdout,
                   "%s: .json.gz differs from .json (exit %d vs %d)"
                   % (what, a.returncode, b.returncode))
@@ -98,7 +99,8 @@ def main():
 
         # The agent writes json.gz; without deflate in libz.so.1, plain json.
         out = os.path.join(tmp, "run")
-        r = run([brickprof, "run", "--formats", "json.gz", "--output", out, "--", app], ok_codes=None)
+        r = run([brickprof, "run", "--formats", "json.gz", "--output", out, "--", app],
+                ok_codes=None)
         check(r.returncode == 0, "brickprof run --formats json.gz: exit %d" % r.returncode)
         check(os.path.exists(out + ".json.gz") and not os.path.exists(out + ".json"),
               "the agent did not write %s.json.gz (alone)" % out)

@@ -15,6 +15,7 @@ usage: gzip_cli.py BRICKPROF DATA_DIR APP ZLIB_STUB_DIR
 import gzip
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,8 +40,9 @@ def main():
             gz[f] = path
 
         def same(args_plain, args_gz, what):
-            a = run([brickprof] + args_plain, ok_codes=None)
-            b = run([brickprof] + args_gz, ok_codes=None)
+            # Compared as bytes: --perfetto writes binary.
+            a, b = (subprocess.run([brickprof] + args, capture_output=True, timeout=300)
+                    for args in (args_plain, args_gz))
             check(a.returncode == b.returncode and a.stdout == b.stdout,
                   "%s: .json.gz differs from .json (exit %d vs %d)"
                   % (what, a.returncode, b.returncode))

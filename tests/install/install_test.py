@@ -14,25 +14,14 @@ usage: install_test.py SOURCE_DIR BUILD_DIR VERSION WORK_DIR
 import json
 import os
 import shutil
-import subprocess
 import sys
+from pathlib import Path
 
-FAILURES = []
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import check, load_json, run, summary  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def check(ok, what):
-    if not ok:
-        FAILURES.append(what)
-        print("FAIL: " + what)
-    return ok
-
-
-def run(args, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, timeout=1200, **kw)
-    check(r.returncode == 0, "%s: exit %d\n%s%s" % (" ".join(args), r.returncode, r.stdout[-2000:],
-                                                   r.stderr[-2000:]))
-    return r
+BUILD_TIMEOUT_S = 1200  # building the second configuration on a loaded machine
 
 
 def find(root, name):
@@ -81,8 +70,7 @@ def check_install(root, prefix, version, work, label):
         if not check(os.path.exists(out + ".json"), "%s: no trace from %s (%s)"
                      % (label, exe, r.stderr.strip())):
             continue
-        with open(out + ".json") as f:
-            names = {n["name"] for n in json.load(f)["nodes"]}
+        names = {n["name"] for n in load_json(out + ".json")["nodes"]}
         check({"client work", "RmsNorm"} <= names,
               "%s: %s's trace lacks its scope and brick: %s" % (label, exe, sorted(names)))
 
@@ -108,12 +96,11 @@ def main():
     if os.path.exists(os.path.join(build2, "build.ninja")):
         setup.append("--reconfigure")
     run(setup)
-    run(["ninja", "-C", build2])
+    run(["ninja", "-C", build2], timeout=BUILD_TIMEOUT_S)
     run(["meson", "install", "-C", build2, "--no-rebuild", "--quiet"])
     print("2: prefix %s, libdir lib" % prefix2)
     check_install(prefix2, prefix2, version, os.path.join(work, "clients-2"), "prefix install")
-    print("%d failures" % len(FAILURES))
-    return 1 if FAILURES else 0
+    return summary()
 
 
 if __name__ == "__main__":

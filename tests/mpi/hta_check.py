@@ -10,8 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
-from mpi_common import mpirun_or_skip, tp_plugin_or_skip, SKIP, check, fail, load, mpirun, run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import fail, require, run, skip  # noqa: E402
+from mpi_common import mpirun, mpirun_or_skip, tp_plugin_or_skip  # noqa: E402
 
 BRICKPROF, BRICKLAYER, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 HTA_VERSION = "0.5.0"
@@ -39,9 +42,8 @@ def venv_python():
                        timeout=900)
     if p.returncode != 0:
         shutil.rmtree(VENV, ignore_errors=True)
-        print("SKIP: HolisticTraceAnalysis could not be installed from PyPI (unreachable?): " +
-              (p.stderr.strip().splitlines() or ["no output"])[-1])
-        sys.exit(SKIP)
+        skip("HolisticTraceAnalysis could not be installed from PyPI (unreachable?): " +
+             (p.stderr.strip().splitlines() or ["no output"])[-1])
     open(os.path.join(VENV, ".complete"), "w").close()
     return python
 
@@ -90,8 +92,8 @@ if p.returncode != 0:
     fail("HTA failed:\n" + p.stdout + p.stderr)
 hta = json.loads(p.stdout.strip().splitlines()[-1])
 ours_warnings = [w for w in hta["warnings"] if not w.startswith(GENERIC)]
-check(not ours_warnings, "HTA warned about the traces: %s" % ours_warnings)
-check(hta["ranks"] == [0, 1], "HTA saw ranks %s" % hta["ranks"])
+require(not ours_warnings, "HTA warned about the traces: %s" % ours_warnings)
+require(hta["ranks"] == [0, 1], "HTA saw ranks %s" % hta["ranks"])
 for row in hta["rows"]:
     rank = row["rank"]
     b = ours[rank]
@@ -106,9 +108,9 @@ for row in hta["rows"]:
              ("rest", row["idle_time(us)"] + row["non_compute_time(us)"],
               compute_span_us - b["compute_ns"] / 1000)]
     for what, theirs, mine in pairs:
-        check(abs(theirs - mine) <= 0.01 * step_us,
-              "rank %d %s: HTA %.1f us, brickprof %.1f us (step %.1f us)" %
-              (rank, what, theirs, mine, step_us))
+        require(abs(theirs - mine) <= 0.01 * step_us,
+                "rank %d %s: HTA %.1f us, brickprof %.1f us (step %.1f us)" %
+                (rank, what, theirs, mine, step_us))
     print("rank %d: step %.1f us; compute HTA %.1f / brickprof %.1f us; the rest of its compute's "
           "span HTA %.1f / brickprof %.1f us" %
           (rank, step_us, row["compute_time(us)"], b["compute_ns"] / 1000,

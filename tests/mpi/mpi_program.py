@@ -11,8 +11,11 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
-from mpi_common import check, fail, load, mpirun, run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import load_json, require, run  # noqa: E402
+from mpi_common import mpirun  # noqa: E402
 
 BRICKPROF, APP, WORK, LOADER, USER = sys.argv[1:6]
 SHIFT_NS = 7_300_000_000  # rank 1's clock, 7.3 s ahead
@@ -48,9 +51,9 @@ def expected(rank):
 
 def rank_files(folder):
     files = sorted(glob.glob(os.path.join(folder, "*.json")))
-    check(len(files) == 2, "expected two rank files in %s, got %s" % (folder, files))
-    by_rank = {load(f)["process"]["rank"]: f for f in files}
-    check(sorted(by_rank) == [0, 1], "ranks recorded: %s" % sorted(by_rank))
+    require(len(files) == 2, "expected two rank files in %s, got %s" % (folder, files))
+    by_rank = {load_json(f)["process"]["rank"]: f for f in files}
+    require(sorted(by_rank) == [0, 1], "ranks recorded: %s" % sorted(by_rank))
     return by_rank
 
 
@@ -68,32 +71,33 @@ os.makedirs(WORK)
 #    may interleave differently, so compared sorted).
 plain = mpirun(2, [APP])
 traced = profile(os.path.join(WORK, "traced"))
-check(traced.returncode == plain.returncode, "exit %d, plain %d" % (traced.returncode,
-                                                                     plain.returncode))
-check(sorted(traced.stdout.splitlines()) == sorted(plain.stdout.splitlines()),
-      "stdout differs:\n%s\nplain:\n%s" % (traced.stdout, plain.stdout))
-check(sorted(traced.stderr.splitlines()) == sorted(plain.stderr.splitlines()),
-      "stderr differs:\n%s\nplain:\n%s" % (traced.stderr, plain.stderr))
+require(traced.returncode == plain.returncode, "exit %d, plain %d" % (traced.returncode,
+                                                                       plain.returncode))
+require(sorted(traced.stdout.splitlines()) == sorted(plain.stdout.splitlines()),
+        "stdout differs:\n%s\nplain:\n%s" % (traced.stdout, plain.stdout))
+require(sorted(traced.stderr.splitlines()) == sorted(plain.stderr.splitlines()),
+        "stderr differs:\n%s\nplain:\n%s" % (traced.stderr, plain.stderr))
 
 # 2. Every call, in order, with its bytes, peer and communicator sequence.
 files = rank_files(os.path.join(WORK, "traced"))
 for rank, path in files.items():
-    t = load(path)
+    t = load_json(path)
     p = t["process"]
-    check(p["world_size"] == 2 and p["launcher"] == "open-mpi", "process: %s" % p)
-    check(os.path.basename(path) == "app-r%d.json" % rank, "name %s" % path)
+    require(p["world_size"] == 2 and p["launcher"] == "open-mpi", "process: %s" % p)
+    require(os.path.basename(path) == "app-r%d.json" % rank, "name %s" % path)
     calls = [(n["mpi"]["op"], n["mpi"]["bytes"], n["mpi"].get("recv_bytes", 0),
               n["mpi"].get("peer", -1)) for n in t["nodes"] if "mpi" in n]
-    check(calls == expected(rank), "rank %d calls:\n%s\nexpected:\n%s" %
-          (rank, "\n".join(map(str, calls)), "\n".join(map(str, expected(rank)))))
+    require(calls == expected(rank), "rank %d calls:\n%s\nexpected:\n%s" %
+            (rank, "\n".join(map(str, calls)), "\n".join(map(str, expected(rank)))))
     for n in t["nodes"]:
         if "mpi" in n:
-            check(n["category"] == "Communication" and n["kind"] == "scope", "node %s" % n)
+            require(n["category"] == "Communication" and n["kind"] == "scope", "node %s" % n)
     comms = {c["id"]: c for c in t["communicators"]}
-    check(comms[0]["name"] == "MPI_COMM_WORLD" and comms[0]["rank"] == rank, "comms %s" % comms)
+    require(comms[0]["name"] == "MPI_COMM_WORLD" and comms[0]["rank"] == rank,
+            "comms %s" % comms)
     world_seq = [n["mpi"]["seq"] for n in t["nodes"]
                  if "mpi" in n and n["mpi"].get("seq") and n["mpi"]["comm"] == 0]
-    check(world_seq == list(range(1, len(world_seq) + 1)), "world sequence %s" % world_seq)
+    require(world_seq == list(range(1, len(world_seq) + 1)), "world sequence %s" % world_seq)
 
 merged = os.path.join(WORK, "merged.json")
 run([BRICKPROF, "merge", files[0], files[1], "-o", merged])
@@ -103,11 +107,11 @@ ops = sorted(i["op"] for i in coll["instances"])
 want = sorted(op for op, *_ in expected(0)
               if op not in ("init", "finalize", "clock_sync", "send", "recv", "isend", "irecv",
                             "waitall", "wait"))
-check(ops == want, "collective instances %s, expected %s" % (ops, want))
+require(ops == want, "collective instances %s, expected %s" % (ops, want))
 for inst in coll["instances"]:
-    check(inst["complete"] and len(inst["calls"]) == 2 and
-          sorted(c["rank"] for c in inst["calls"]) == [0, 1], "not matched: %s" % inst)
-check(coll["incomplete"] == 0, "incomplete instances")
+    require(inst["complete"] and len(inst["calls"]) == 2 and
+            sorted(c["rank"] for c in inst["calls"]) == [0, 1], "not matched: %s" % inst)
+require(coll["incomplete"] == 0, "incomplete instances")
 
 # 3. One clock shifted on purpose: the agent measures it, merge undoes it.
 shifted = os.path.join(WORK, "shifted")
@@ -115,11 +119,11 @@ wrapper = ["sh", "-c", 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then '
            "export BRICKPROF_TEST_CLOCK_SHIFT_NS=%d; fi; exec \"$@\"" % SHIFT_NS, "sh"]
 profile(shifted, wrapper)
 files = rank_files(shifted)
-sync = load(files[1])["process"]["clock_sync"]
-check(sync["reference_rank"] == 0 and len(sync["samples"]) == 2, "clock sync %s" % sync)
+sync = load_json(files[1])["process"]["clock_sync"]
+require(sync["reference_rank"] == 0 and len(sync["samples"]) == 2, "clock sync %s" % sync)
 for s in sync["samples"]:
-    check(abs(s["offset_ns"] - SHIFT_NS) < 2_000_000,
-          "measured offset %d, shifted by %d" % (s["offset_ns"], SHIFT_NS))
+    require(abs(s["offset_ns"] - SHIFT_NS) < 2_000_000,
+            "measured offset %d, shifted by %d" % (s["offset_ns"], SHIFT_NS))
 
 
 def barrier_overlap(nodes):
@@ -139,28 +143,28 @@ def world_ids(trace):
     return {c["id"] for c in trace["communicators"] if c["name"] == "MPI_COMM_WORLD"}
 
 
-raw = [(n, {0}) for f in (files[0], files[1]) for n in load(f)["nodes"]]
+raw = [(n, {0}) for f in (files[0], files[1]) for n in load_json(f)["nodes"]]
 raw_gap = barrier_overlap(raw)
-check(raw_gap > SHIFT_NS / 2, "the shift did not show in the raw files (gap %d ns)" % raw_gap)
+require(raw_gap > SHIFT_NS / 2, "the shift did not show in the raw files (gap %d ns)" % raw_gap)
 merged = os.path.join(WORK, "shifted-merged.json")
 run([BRICKPROF, "merge", files[0], files[1], "-o", merged])
-m = load(merged)
+m = load_json(merged)
 gap = barrier_overlap([(n, world_ids(m)) for n in m["nodes"]])
-check(gap < 1_000_000, "after merge a rank still leaves a collective %d ns before another "
-      "arrives" % gap)
-check(abs(m["sources"][1]["alignment"]["offset_ns"] - SHIFT_NS) < 2_000_000,
-      "alignment %s" % m["sources"][1].get("alignment"))
+require(gap < 1_000_000, "after merge a rank still leaves a collective %d ns before another "
+        "arrives" % gap)
+require(abs(m["sources"][1]["alignment"]["offset_ns"] - SHIFT_NS) < 2_000_000,
+        "alignment %s" % m["sources"][1].get("alignment"))
 
 # 4. Merges that are not one job's ranks: one line, exit 2.
 def refused(args, words):
-    p = run([BRICKPROF, "merge"] + args + ["-o", os.path.join(WORK, "x.json")], check=False)
+    p = run([BRICKPROF, "merge"] + args + ["-o", os.path.join(WORK, "x.json")], ok_codes=None)
     lines = p.stderr.strip().splitlines()
-    check(p.returncode == 2 and len(lines) == 1 and words in lines[0] and not p.stdout,
-          "merge %s: exit %d, stderr %r" % (args, p.returncode, p.stderr))
+    require(p.returncode == 2 and len(lines) == 1 and words in lines[0] and not p.stdout,
+            "merge %s: exit %d, stderr %r" % (args, p.returncode, p.stderr))
 
 refused([files[0]], "rank 1 of 2 is missing")
 refused([files[0], files[0]], "rank 0 again")
-bigger = load(files[1])
+bigger = load_json(files[1])
 bigger["process"]["world_size"] = 4
 other = os.path.join(WORK, "world4.json")
 with open(other, "w") as f:
@@ -172,11 +176,11 @@ private = os.path.join(WORK, "private")
 os.makedirs(private)
 p = mpirun(2, [BRICKPROF, "run", "--log", "off", "--formats", "json", "--output",
                os.path.join(private, "user"), "--", LOADER, USER])
-check(sorted(p.stdout.splitlines()) == ["private rank 0: sum 3", "private rank 1: sum 3"],
-      "private user printed:\n" + p.stdout + p.stderr)
+require(sorted(p.stdout.splitlines()) == ["private rank 0: sum 3", "private rank 1: sum 3"],
+        "private user printed:\n" + p.stdout + p.stderr)
 for rank, path in rank_files(private).items():
-    ops = [(n["mpi"]["op"], n["mpi"]["bytes"]) for n in load(path)["nodes"] if "mpi" in n]
-    check(("allreduce", 8) in ops, "rank %d of the private user: %s" % (rank, ops))
+    ops = [(n["mpi"]["op"], n["mpi"]["bytes"]) for n in load_json(path)["nodes"] if "mpi" in n]
+    require(("allreduce", 8) in ops, "rank %d of the private user: %s" % (rank, ops))
 
 # 6. Past the call log's cap (an eighth of BRICKPROF_BUFFER_MB, at least
 #    4096 calls): the calls beyond are counted, not lost silently.
@@ -184,12 +188,12 @@ capped = os.path.join(WORK, "capped")
 os.makedirs(capped)
 mpirun(1, [BRICKPROF, "run", "--log", "off", "--formats", "json", "--buffer-mb", "1", "--output",
            os.path.join(capped, "app"), "--", APP, "barriers", "5000"])
-t = load(os.path.join(capped, "app.json"))
+t = load_json(os.path.join(capped, "app.json"))
 logged = sum(1 for n in t["nodes"] if "mpi" in n)
 # init, a clock sync, 5000 barriers, a clock sync, finalize: 5004 calls
-check(logged == 4096, "%d calls logged, expected the cap of 4096" % logged)
-check("908 MPI calls were not recorded" in " ".join(t["diagnostics"]["warnings"]),
-      "warnings: %s" % t["diagnostics"]["warnings"])
+require(logged == 4096, "%d calls logged, expected the cap of 4096" % logged)
+require("908 MPI calls were not recorded" in " ".join(t["diagnostics"]["warnings"]),
+        "warnings: %s" % t["diagnostics"]["warnings"])
 
 print("ok: mpi_app traced unchanged, %d collectives matched, clock shift undone "
       "(%d ns -> %d ns), bad merges refused, a private MPI library recorded" %

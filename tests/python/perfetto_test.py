@@ -13,24 +13,17 @@ usage: perfetto_test.py BRICKPROF DATA_DIR APP VENV_DIR
 Skips (77) when the packages cannot be installed from PyPI.
 """
 import collections
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-
-FAILURES = []
-
-
-def check(ok, what):
-    if not ok:
-        FAILURES.append(what)
-        print("FAIL: " + what)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import check, load_json, run, summary  # noqa: E402
 
 
 def expected_from_json(trace):
@@ -118,13 +111,6 @@ def compare(decoded, slices, flows, tracks, what):
           "%s: %d slices decoded, %d nodes" % (what, len(decoded.slices), len(slices)))
 
 
-def run(args, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, timeout=600, **kw)
-    if r.returncode != 0:
-        check(False, "%s: exit %d: %s" % (" ".join(args[:3]), r.returncode, r.stderr.strip()))
-    return r
-
-
 def in_venv(brickprof, data, app):
     import perfetto_decode
     import big_trace
@@ -135,16 +121,14 @@ def in_venv(brickprof, data, app):
         fixture = os.path.join(data, "gpu", "bricklayer-graph.json")
         out = os.path.join(tmp, "gpu.pftrace")
         run([brickprof, "report", fixture, "--perfetto", "-o", out])
-        with open(fixture) as f:
-            compare(perfetto_decode.decode(out), *expected_from_json(json.load(f)),
-                    what="GPU fixture")
+        compare(perfetto_decode.decode(out), *expected_from_json(load_json(fixture)),
+                what="GPU fixture")
 
         # A CPU run: the agent writes json and perfetto at exit.
         prefix = os.path.join(tmp, "cpu")
         run([brickprof, "run", "--formats", "json,perfetto", "--output", prefix, "--", app])
         if os.path.exists(prefix + ".pftrace"):
-            with open(prefix + ".json") as f:
-                trace = json.load(f)
+            trace = load_json(prefix + ".json")
             check(len(trace["nodes"]) >= 12, "CPU run: only %d nodes" % len(trace["nodes"]))
             compare(perfetto_decode.decode(prefix + ".pftrace"), *expected_from_json(trace),
                     what="CPU run")
@@ -163,7 +147,7 @@ def in_venv(brickprof, data, app):
         big = os.path.join(tmp, "big.json")
         expected = []
         flows = big_trace.write(big, 1_000_000, expected=expected)
-        run([brickprof, "report", big, "--perfetto", "-o", big + ".pftrace"])
+        run([brickprof, "report", big, "--perfetto", "-o", big + ".pftrace"], timeout=600)
         decoded = perfetto_decode.decode(big + ".pftrace")
         size = os.path.getsize(big + ".pftrace")
         print("10^6-node trace: %d nodes, %d bytes JSON, %d bytes Perfetto (%.1f per node)"
@@ -187,8 +171,7 @@ def main():
         os.environ["BRICKPROF_TEST_VENV"] = venv
         os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
     in_venv(brickprof, data, app)
-    print("%d failures" % len(FAILURES))
-    return 1 if FAILURES else 0
+    return summary()
 
 
 if __name__ == "__main__":

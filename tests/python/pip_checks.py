@@ -7,14 +7,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import brickprof
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import big_trace  # noqa: E402
-
-FAILURES = []
+from checks import check, summary  # noqa: E402
 
 APP = r'''
 import sys
@@ -36,13 +37,6 @@ for i in range(2):
             time.sleep(0.001)
         tokenize()
 '''
-
-
-def check(ok, what):
-    if not ok:
-        FAILURES.append(what)
-        print("FAIL: " + what)
-    return ok
 
 
 def report_bricks(path):
@@ -149,8 +143,7 @@ def main():
             os.remove(path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failures" % len(FAILURES))
-    return 1 if FAILURES else 0
+    return summary()
 
 
 if __name__ == "__main__":

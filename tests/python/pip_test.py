@@ -18,10 +18,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import venv_helper  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import run, skip  # noqa: E402
 
 
 def main():
@@ -31,7 +32,7 @@ def main():
     shutil.rmtree(venv, ignore_errors=True)
     r = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True, text=True)
     if r.returncode != 0:
-        venv_helper.skip("python3 -m venv failed: " + r.stderr.strip()[-200:])
+        skip("python3 -m venv failed: " + r.stderr.strip()[-200:])
     python = os.path.join(venv, "bin", "python")
     probe = tempfile.mkdtemp(prefix="brickprof-pypi-probe-")
     try:
@@ -41,17 +42,12 @@ def main():
     finally:
         shutil.rmtree(probe, ignore_errors=True)
     if r.returncode != 0:
-        venv_helper.skip("PyPI unreachable (pip download meson-python failed): "
-                         + (r.stderr.strip().splitlines() or ["?"])[-1])
+        skip("PyPI unreachable (pip download meson-python failed): "
+             + (r.stderr.strip().splitlines() or ["?"])[-1])
     # The build folder is kept between runs (only to save time; the venv is
     # fresh): the command is what a user types, pip install SOURCE.
-    r = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        source, "-Cbuild-dir=" + os.path.join(work, "build")],
-                       capture_output=True, text=True, timeout=1500)
-    if r.returncode != 0:
-        print(r.stdout[-4000:], r.stderr[-4000:])
-        print("FAIL: pip install %s: exit %d" % (source, r.returncode))
-        return 1
+    run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", source,
+         "-Cbuild-dir=" + os.path.join(work, "build")], timeout=1500)
     env = dict(os.environ, PATH=os.path.join(venv, "bin") + os.pathsep + os.environ["PATH"])
     for var in ("BRICKPROF_AGENT", "LD_PRELOAD", "PYTHONPATH"):
         env.pop(var, None)

@@ -8,13 +8,10 @@ import fcntl
 import os
 import subprocess
 import sys
+from pathlib import Path
 
-SKIP = 77
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(SKIP)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import skip  # noqa: E402
 
 
 def python_with(folder, packages):

@@ -13,27 +13,17 @@
 usage: gzip_cli.py BRICKPROF DATA_DIR APP ZLIB_STUB_DIR
 """
 import gzip
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import check, load_json, run, summary  # noqa: E402
 from report_views import report_views  # noqa: E402
-
-FAILURES = []
-
-
-def check(ok, what):
-    if not ok:
-        FAILURES.append(what)
-        print("FAIL: " + what)
-
-
-def run(args, **kw):
-    return subprocess.run(args, capture_output=True, timeout=300, **kw)
 
 
 def main():
@@ -50,7 +40,9 @@ def main():
             gz[f] = path
 
         def same(args_plain, args_gz, what):
-            a, b = run([brickprof] + args_plain), run([brickprof] + args_gz)
+            # Compared as bytes: --perfetto writes binary.
+            a, b = (subprocess.run([brickprof] + args, capture_output=True, timeout=300)
+                    for args in (args_plain, args_gz))
             check(a.returncode == b.returncode and a.stdout == b.stdout,
                   "%s: .json.gz differs from .json (exit %d vs %d)"
                   % (what, a.returncode, b.returncode))
@@ -76,16 +68,14 @@ def main():
         a, b, c = (os.path.join(tmp, n) for n in ("a.json", "b.json", "c.json.gz"))
         inputs = ["tree_small.json", "gpu/bricklayer-graph.json"]
         run([brickprof, "merge"] + [os.path.join(data, f) for f in inputs] + ["-o", a])
-        r = run([brickprof, "merge"] + [gz[f] for f in inputs] + ["-o", b])
-        check(r.returncode == 0, "merge of .json.gz inputs: exit %d" % r.returncode)
-        with open(a, "rb") as fa, open(b, "rb") as fb:
-            # The merged sources[] name the input files, which differ.
-            ja, jb = json.load(fa), json.load(fb)
-            for j in (ja, jb):
-                for s in j.get("sources", []):
-                    s.pop("file", None)
-            check(ja == jb, "merge of .json.gz inputs differs from .json inputs")
-        r = run([brickprof, "merge"] + [os.path.join(data, f) for f in inputs] + ["-o", c])
+        run([brickprof, "merge"] + [gz[f] for f in inputs] + ["-o", b])
+        ja, jb = load_json(a), load_json(b)
+        # The merged sources[] name the input files, which differ.
+        for j in (ja, jb):
+            for s in j.get("sources", []):
+                s.pop("file", None)
+        check(ja == jb, "merge of .json.gz inputs differs from .json inputs")
+        run([brickprof, "merge"] + [os.path.join(data, f) for f in inputs] + ["-o", c])
         with open(c, "rb") as f:
             check(f.read(2) == b"\x1f\x8b", "merge -o OUT.json.gz did not write gzip")
         same(["report", a, "--summary"], ["report", c, "--summary"], "report of merge -o .json.gz")
@@ -104,42 +94,40 @@ def main():
             f.write(whole[:len(whole) // 2])
         for args in (["report", cut], ["diff", cut, cut], ["merge", cut, "-o",
                      os.path.join(tmp, "m.json")], ["ptx", cut, "0x1"]):
-            r = run([brickprof] + args)
-            err = r.stderr.decode()
+            r = run([brickprof] + args, ok_codes=None)
+            err = r.stderr
             check(r.returncode == 2 and err.count("\n") == 1 and cut in err and "truncated" in err,
                   "%s on a truncated .gz: exit %d, stderr %r" % (args[0], r.returncode, err))
 
         # The agent writes json.gz; without deflate in libz.so.1, plain json.
         out = os.path.join(tmp, "run")
-        r = run([brickprof, "run", "--formats", "json.gz", "--output", out, "--", app])
+        r = run([brickprof, "run", "--formats", "json.gz", "--output", out, "--", app],
+                ok_codes=None)
         check(r.returncode == 0, "brickprof run --formats json.gz: exit %d" % r.returncode)
         check(os.path.exists(out + ".json.gz") and not os.path.exists(out + ".json"),
               "the agent did not write %s.json.gz (alone)" % out)
         if os.path.exists(out + ".json.gz"):
-            with gzip.open(out + ".json.gz", "rt") as f:
-                trace = json.load(f)
+            trace = load_json(out + ".json.gz")
             check(trace["schema"] == "brickprof/1" and trace["nodes"],
                   "the agent's json.gz is not a trace with nodes")
-            check(("wrote " + out + ".json.gz") in r.stderr.decode(),
+            check(("wrote " + out + ".json.gz") in r.stderr,
                   "brickprof run did not list the .json.gz")
-            r = run([brickprof, "report", out + ".json.gz", "--summary"])
+            r = run([brickprof, "report", out + ".json.gz", "--summary"], ok_codes=None)
             check(r.returncode == 0, "report of the agent's json.gz: exit %d" % r.returncode)
         env = dict(os.environ, LD_LIBRARY_PATH=stub_dir)
         out2 = os.path.join(tmp, "nozlib")
         r = run([brickprof, "run", "--formats", "json.gz,tree", "--output", out2, "--", app],
-                env=env)
+                env=env, ok_codes=None)
         check(r.returncode == 0, "run without zlib: exit %d" % r.returncode)
         check(os.path.exists(out2 + ".json") and not os.path.exists(out2 + ".json.gz"),
               "without zlib the agent did not fall back to %s.json" % out2)
         if os.path.exists(out2 + ".json"):
-            with open(out2 + ".json") as f:
-                warnings = json.load(f)["diagnostics"]["warnings"]
+            warnings = load_json(out2 + ".json")["diagnostics"]["warnings"]
             check(any("json.gz needs zlib" in w for w in warnings),
                   "no warning about the missing zlib in diagnostics.warnings: %r" % warnings)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failures" % len(FAILURES))
-    return 1 if FAILURES else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -19,9 +19,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import hostile_traces  # noqa: E402
+from checks import skip  # noqa: E402
 from report_views import report_views  # noqa: E402
 
 ADDRESS_SPACE = 4 << 30
@@ -115,9 +118,8 @@ def main():
     start = subprocess.run([o.brickprof, "--version"], capture_output=True,
                            preexec_fn=limit_memory)
     if start.returncode != 0:
-        print("skipped: %s does not start under a %d GiB address-space limit (sanitized "
-              "build?)" % (o.brickprof, ADDRESS_SPACE >> 30))
-        sys.exit(77)
+        skip("%s does not start under a %d GiB address-space limit (sanitized build?)"
+             % (o.brickprof, ADDRESS_SPACE >> 30))
     views = report_views(o.brickprof)
     failures = 0
     try:

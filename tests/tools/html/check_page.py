@@ -18,10 +18,11 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "support"))
 import chromium  # noqa: E402
 import make_page  # noqa: E402
 import pages  # noqa: E402
-from pages import run  # noqa: E402
+from checks import load_json, run, skip  # noqa: E402
 
 READY = 'document.documentElement.dataset.ready === "true"'
 HOST_KINDS = ("layer", "brick", "scope", "sync")
@@ -505,8 +506,7 @@ def main(argv):
     brickprof, data_dir, out = argv[1], pathlib.Path(argv[2]), pathlib.Path(argv[3])
     binary = chromium.find_chromium()
     if not binary:
-        print("skip: no Chromium (install chromium-headless-shell; scripts/setup does)")
-        return 77
+        skip("no Chromium (install chromium-headless-shell; scripts/setup does)")
     out.mkdir(parents=True, exist_ok=True)
     browser = chromium.Browser(binary, str(out / "chromium.log"))
     try:
@@ -516,7 +516,7 @@ def main(argv):
             trace_path = data_dir / rel
             data = pages.report_page(brickprof, trace_path, out / f"{name}.html")
             url = (out / f"{name}.html").resolve().as_uri()
-            trace = json.loads(trace_path.read_text())
+            trace = load_json(trace_path)
             seconds = guard(name, check_report, page, name, trace, data["views"], url, out)
             if seconds is not None:
                 print(f"{name}: {len(trace['nodes'])} nodes, page ready in {seconds:.2f}s", flush=True)
@@ -527,9 +527,9 @@ def main(argv):
             name = "smoke-" + trace_path.stem
             pages.report_page(brickprof, trace_path, out / f"{name}.html")
             url = (out / f"{name}.html").resolve().as_uri()
-            guard(name, check_smoke, page, name, json.loads(trace_path.read_text()), url)
+            guard(name, check_smoke, page, name, load_json(trace_path), url)
         base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
-        result = json.loads(run([brickprof, "diff", base, new, "--json"], ok_codes=(0, 1)))
+        result = json.loads(run([brickprof, "diff", base, new, "--json"], ok_codes=(0, 1)).stdout)
         pages.diff_page(brickprof, base, new, out / "diff.html")
         url = (out / "diff.html").resolve().as_uri()
         guard("diff", check_diff, page, url, result, out)

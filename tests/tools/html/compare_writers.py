@@ -18,9 +18,11 @@ import unittest
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "support"))
 import make_page  # noqa: E402
 import pages  # noqa: E402
 from check_page import synthetic_trace  # noqa: E402
+from checks import load_json, run  # noqa: E402
 
 DATA = BRICKPROF = PAGE_WITH_LIMITS = None
 TMP = tempfile.TemporaryDirectory()
@@ -62,7 +64,7 @@ def tmp(name):
 def reference_report(trace_path, views_args=(), **limits):
     """make_page.py's data for a trace, from the views brickprof computes for its own page."""
     views = tmp("views.json")
-    views.write_text(pages.run([BRICKPROF, "report", trace_path, *pages.VIEWS, *views_args]))
+    views.write_text(run([BRICKPROF, "report", trace_path, *pages.VIEWS, *views_args]).stdout)
     data = make_page.make_report(
         str(trace_path),
         str(views),
@@ -100,7 +102,8 @@ class Agree(unittest.TestCase):
             with self.subTest(base=base, new=new):
                 cpp = pages.diff_page(BRICKPROF, DATA / base, DATA / new, tmp("diff.html"))
                 result = tmp("diff.json")
-                result.write_text(pages.run([BRICKPROF, "diff", DATA / base, DATA / new, "--json"], (0, 1)))
+                diff = run([BRICKPROF, "diff", DATA / base, DATA / new, "--json"], ok_codes=(0, 1))
+                result.write_text(diff.stdout)
                 ref = make_page.make_diff(str(DATA / base), str(DATA / new), str(result))
                 self.assert_same(cpp, json.loads(json.dumps(ref)), f"{base} -> {new}")
 
@@ -108,7 +111,7 @@ class Agree(unittest.TestCase):
         # Ids need not be 0, 1, 2, ... in a hand-made trace; the views' JSON numbers a node by its
         # position in `nodes`, and so must the timeline, or a critical-path step would select
         # the wrong slice.
-        trace = json.loads((DATA / "analyses/seed_streams.json").read_text())
+        trace = load_json(DATA / "analyses/seed_streams.json")
         shift = {n["id"]: n["id"] * 3 + 1000 for n in trace["nodes"]}
         for n in trace["nodes"]:
             n["id"] = shift[n["id"]]

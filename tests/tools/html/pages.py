@@ -4,7 +4,10 @@ them."""
 
 import json
 import pathlib
-import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from checks import run  # noqa: E402
 
 DATA_ELEMENT = 'id="brickprof-data">'
 # The views make_page.py is given, as the C++ writer computes them for its page
@@ -26,13 +29,6 @@ VIEWS = [
     "--imbalance",
     "--rank-path",
 ]
-
-
-def run(args, ok_codes=(0,)):
-    r = subprocess.run([str(a) for a in args], capture_output=True, text=True)
-    if r.returncode not in ok_codes:
-        raise SystemExit(f"{' '.join(map(str, args))}: exit {r.returncode}: {r.stderr.strip()}")
-    return r.stdout
 
 
 def page_data(path):

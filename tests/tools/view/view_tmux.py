@@ -17,6 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import skip  # noqa: E402
 
 TIMEOUT = 60.0  # seconds a screen may take to appear on a loaded machine
 PROMPT = "view-test$ "  # capture-pane drops trailing spaces: look for PROMPT.strip()
@@ -337,8 +341,7 @@ def main():
     brickprof, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     not_a_terminal(brickprof, data)
     if shutil.which("tmux") is None:
-        print("tmux is not installed: the terminal checks are skipped")
-        return 77
+        skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
                  scenario_exits]
     failed = 0

@@ -18,7 +18,7 @@ import unittest
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "support"))
+sys.path.insert(0, str(HERE.parents[1] / "support"))
 import make_page  # noqa: E402
 import pages  # noqa: E402
 from check_page import synthetic_trace  # noqa: E402

@@ -6,7 +6,7 @@ import json
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "support"))
 from checks import run  # noqa: E402
 
 DATA_ELEMENT = 'id="brickprof-data">'

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from checks import skip  # noqa: E402
 
 TIMEOUT = 60.0  # seconds a screen may take to appear on a loaded machine

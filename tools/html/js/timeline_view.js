@@ -229,11 +229,25 @@ class TimelineView {
     return this.collapsed.has(lane.index) ? 1 : rows;
   }
 
+  laneHeight(lane) {
+    return this.laneRows(lane) * TL.row + 2 * TL.pad;
+  }
+
+  // Calls fn(lane, index, top, height) for each lane a canvas of height H
+  // shows below the ruler, scrolled by scrollTop.
+  forVisibleLanes(H, scrollTop, fn) {
+    this.m.lanes.forEach((lane, li) => {
+      const y = this.laneTop[li] - scrollTop;
+      const hgt = this.laneHeight(lane);
+      if (y <= H && y + hgt >= TL.ruler) fn(lane, li, y, hgt);
+    });
+  }
+
   layout() {
     let y = TL.ruler;
     this.laneTop = this.m.lanes.map((lane) => {
       const top = y;
-      y += this.laneRows(lane) * TL.row + 2 * TL.pad;
+      y += this.laneHeight(lane);
       return top;
     });
     this.contentHeight = y + 4;
@@ -305,10 +319,7 @@ class TimelineView {
     ctx.beginPath();
     ctx.rect(this.x0, TL.ruler, W - this.x0, H - TL.ruler);
     ctx.clip();
-    this.m.lanes.forEach((lane, li) => {
-      const y = this.laneTop[li] - scrollTop;
-      const hgt = this.laneRows(lane) * TL.row + 2 * TL.pad;
-      if (y > H || y + hgt < TL.ruler) return;
+    this.forVisibleLanes(H, scrollTop, (lane, li, y, hgt) => {
       if (li % 2) {
         ctx.fillStyle = th.laneAlt;
         ctx.fillRect(this.x0, y, W - this.x0, hgt);
@@ -326,10 +337,7 @@ class TimelineView {
     ctx.stroke();
     ctx.font = `11px ${th.font}`;
     ctx.textBaseline = 'middle';
-    this.m.lanes.forEach((lane, li) => {
-      const y = this.laneTop[li] - scrollTop;
-      const hgt = this.laneRows(lane) * TL.row + 2 * TL.pad;
-      if (y > H || y + hgt < TL.ruler) return;
+    this.forVisibleLanes(H, scrollTop, (lane, _, y) => {
       const rows = this.laneRows(lane);
       for (let d = 0; d < rows && d < lane.rows.length; d++) {
         const ry = y + TL.pad + d * TL.row;
@@ -491,10 +499,7 @@ class TimelineView {
     ctx.beginPath();
     ctx.rect(0, TL.ruler, this.x0, H - TL.ruler);
     ctx.clip();
-    this.m.lanes.forEach((lane, li) => {
-      const y = this.laneTop[li] - scrollTop;
-      const hgt = this.laneRows(lane) * TL.row + 2 * TL.pad;
-      if (y > H || y + hgt < TL.ruler) return;
+    this.forVisibleLanes(H, scrollTop, (lane, li, y, hgt) => {
       if (li % 2) {
         ctx.fillStyle = th.laneAlt;
         ctx.fillRect(0, y, this.x0 - 1, hgt);

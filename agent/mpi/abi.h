@@ -64,4 +64,12 @@ class Pmpi {
   void* volatile fn_ = nullptr;  // idempotent: a race looks it up twice
 };
 
+inline constexpr int kSuccess = 0;  // MPI_SUCCESS in both ABIs
+
+// The size of a communicator and this rank in it, which the agent asks for
+// itself (a call's peers, the clock alignment).
+using CommIntFn = int(Handle, int*);
+inline Pmpi<CommIntFn> pmpi_comm_size("PMPI_Comm_size");
+inline Pmpi<CommIntFn> pmpi_comm_rank("PMPI_Comm_rank");
+
 }  // namespace brickprof::agent::mpi

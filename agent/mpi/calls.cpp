@@ -16,21 +16,17 @@ namespace brickprof::agent::mpi {
 namespace {
 
 constexpr size_t kBlock = 4096;  // records per block of the log
-constexpr int kSuccess = 0;      // MPI_SUCCESS in both ABIs
 
 using CommGroupFn = int(Handle, Handle*);
 using GroupSizeFn = int(Handle, int*);
 using GroupTranslateFn = int(Handle, int, const int*, Handle, int*);
 using GroupFreeFn = int(Handle*);
-using CommIntFn = int(Handle, int*);
 using TypeSizeFn = int(Handle, int*);
 
 Pmpi<CommGroupFn> pmpi_comm_group("PMPI_Comm_group");
 Pmpi<GroupSizeFn> pmpi_group_size("PMPI_Group_size");
 Pmpi<GroupTranslateFn> pmpi_group_translate("PMPI_Group_translate_ranks");
 Pmpi<GroupFreeFn> pmpi_group_free("PMPI_Group_free");
-Pmpi<CommIntFn> pmpi_comm_size("PMPI_Comm_size");
-Pmpi<CommIntFn> pmpi_comm_rank("PMPI_Comm_rank");
 Pmpi<TypeSizeFn> pmpi_type_size("PMPI_Type_size");
 
 struct CommState {

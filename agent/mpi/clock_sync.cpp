@@ -18,18 +18,14 @@ constexpr int64_t kGoodRtt = 20'000;
 constexpr int64_t kMaxNs = 200'000'000;
 constexpr int64_t kDone = -1;  // a ping that tells rank 0 this rank has finished
 constexpr int kTag = 0x6270;  // on the agent's own communicator: no program message meets it
-constexpr int kSuccess = 0;
 
 using SendFn = int(const void*, int, Handle, int, int, Handle);
 using RecvFn = int(void*, int, Handle, int, int, Handle, void*);
-using CommIntFn = int(Handle, int*);
 using CommDupFn = int(Handle, Handle*);
 using CommFreeFn = int(Handle*);
 
 Pmpi<SendFn> pmpi_send("PMPI_Send");
 Pmpi<RecvFn> pmpi_recv("PMPI_Recv");
-Pmpi<CommIntFn> pmpi_comm_size("PMPI_Comm_size");
-Pmpi<CommIntFn> pmpi_comm_rank("PMPI_Comm_rank");
 Pmpi<CommDupFn> pmpi_comm_dup("PMPI_Comm_dup");
 Pmpi<CommFreeFn> pmpi_comm_free("PMPI_Comm_free");
 

@@ -1,6 +1,10 @@
 // The peak override options of `brickprof report` (see peak_options.h).
 #include "tools/peak_options.h"
 
+#include <optional>
+
+#include "analysis/model/settings.h"
+
 namespace brickprof::cli {
 namespace {
 
@@ -39,7 +43,9 @@ void add_peak_options(CLI::App& command, PeakOptionText& text) {
 std::string parse_peak_options(const PeakOptionText& text, PeakOverrides* peaks) {
   for (const PeakOption& o : kPeakOptions) {
     const std::optional<std::string>& given = text.*o.text;
-    if (given && !parse_peak_value(*given, &(peaks->*o.value)))
+    std::optional<double> value = given ? settings::peak_value(*given) : std::nullopt;
+    if (value) peaks->*o.value = *value;
+    if (given && !value)
       return std::string(o.flag) + ": expected a positive number of " + o.unit + ", got '" +
              *given + "'";
   }

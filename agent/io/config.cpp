@@ -99,6 +99,7 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   r.count(setting("BRICKPROF_PYTHON_DEPTH"), c.python_depth);
   r.peak(setting("BRICKPROF_PEAK_GFLOPS"), c.peak_gflops);
   r.peak(setting("BRICKPROF_PEAK_GBPS"), c.peak_gbps);
+  r.count(setting("BRICKPROF_TEST_CLOCK_SHIFT_NS"), c.test_clock_shift_ns);
   r.choice(setting("BRICKPROF_CMDLINE"), c.cmdline);
   r.count(setting("BRICKPROF_RUN_PID"), c.run_pid);
   if (auto v = r.get(setting("BRICKPROF_RUN_MANIFEST"))) c.run_manifest = std::string(*v);

@@ -45,6 +45,7 @@ struct Config {
   // The roofline's roofs, in place of those computed from the device.
   std::optional<double> peak_gflops;             // BRICKPROF_PEAK_GFLOPS
   std::optional<double> peak_gbps;               // BRICKPROF_PEAK_GBPS
+  int64_t test_clock_shift_ns = 0;               // BRICKPROF_TEST_CLOCK_SHIFT_NS
   // Set by `brickprof run`: the pid it started (that process writes a trace
   // even if it recorded nothing), and the file where each agent lists the
   // files it wrote, for run to print.

@@ -210,10 +210,10 @@ void after_fork_in_child() {
 
 void start() {
   g_pid.store(getpid());
-  Clock::init();
+  the_config() = read_config(getenv_wrapper);
+  Clock::init(the_config().test_clock_shift_ns);
   Recorder::set_clock_is_tsc(Clock::uses_tsc());
   g_start_ns = monotonic_ns();
-  the_config() = read_config(getenv_wrapper);
   settle_compressed_formats(the_config());
   // The folder the program started in: it may chdir before the trace is written.
   char cwd[PATH_MAX];

@@ -3,10 +3,6 @@
 
 #include <cpuid.h>
 
-#include <cstdlib>
-
-#include "analysis/model/settings.h"
-
 namespace brickprof::agent {
 namespace {
 
@@ -50,10 +46,8 @@ constexpr int64_t kMinFitNs = 20'000'000;  // 20 ms: fit error ~1e-5 relative
 
 bool Clock::use_tsc_ = false;
 
-void Clock::init() {
-  constexpr const settings::Setting& kShift = settings::setting("BRICKPROF_TEST_CLOCK_SHIFT_NS");
-  if (const char* shift = std::getenv(kShift.variable.data()))
-    if (auto ns = settings::count_value(kShift, shift)) test_clock_shift_ns = int64_t(*ns);
+void Clock::init(int64_t test_shift_ns) {
+  test_clock_shift_ns = test_shift_ns;
   use_tsc_ = has_invariant_tsc();
   g_start = sample();
 }

@@ -16,7 +16,7 @@ namespace brickprof::agent {
 // BRICKPROF_TEST_CLOCK_SHIFT_NS, for tests only: added to every time this
 // agent reads, as if this process's host clock were that far ahead, so a
 // test on one machine can check that `merge` puts ranks back on one
-// timeline. Set once by Clock::init.
+// timeline. Set once by Clock::init, from the settings.
 inline int64_t test_clock_shift_ns = 0;
 
 inline int64_t monotonic_ns() {
@@ -35,7 +35,8 @@ class Clock {
     return static_cast<uint64_t>(monotonic_ns());
   }
   // Decides tsc vs clock_gettime; takes the first calibration point.
-  static void init();
+  // `test_shift_ns`: BRICKPROF_TEST_CLOCK_SHIFT_NS (see above).
+  static void init(int64_t test_shift_ns = 0);
   static bool uses_tsc() { return use_tsc_; }
 
   // A conversion fitted from init() to now; spins up to a few ms if the run

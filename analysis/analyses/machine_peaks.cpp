@@ -2,8 +2,6 @@
 #include "analysis/analyses/machine_peaks.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <iterator>
 
 #include "analysis/model/name_key.h"
@@ -141,15 +139,6 @@ Peaks link_peak(const Trace& t, uint32_t device, const PeakOverrides& o) {
 std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source) {
   if (flops_source == bandwidth_source) return std::string(flops_source);
   return "FLOP/s " + std::string(flops_source) + "; bandwidth " + std::string(bandwidth_source);
-}
-
-bool parse_peak_value(std::string_view text, double* value) {
-  const char* end = text.data() + text.size();
-  double v = 0;
-  auto [stop, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || stop != end || !std::isfinite(v) || v <= 0) return false;
-  *value = v;
-  return true;
 }
 
 }  // namespace brickprof

@@ -65,9 +65,4 @@ Peaks link_peak(const Trace& trace, uint32_t device, const PeakOverrides& overri
 // "FLOP/s <flops_source>; bandwidth <bandwidth_source>".
 std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source);
 
-// A peak as a user writes it (BRICKPROF_PEAK_*, report --peak-*): a decimal
-// number and nothing else, finite and above zero (a roof of 0 or inf makes
-// every share of it meaningless, and PeakOverrides reads 0 as "not given").
-bool parse_peak_value(std::string_view text, double* value);
-
 }  // namespace brickprof

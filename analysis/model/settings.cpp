@@ -2,8 +2,8 @@
 #include "analysis/model/settings.h"
 
 #include <charconv>
+#include <cmath>
 
-#include "analysis/analyses/machine_peaks.h"
 #include "analysis/export/sink.h"
 
 namespace brickprof::settings {
@@ -42,8 +42,10 @@ std::optional<uint64_t> count_value(const Setting& s, std::string_view value) {
 }
 
 std::optional<double> peak_value(std::string_view value) {
+  const char* end = value.data() + value.size();
   double v = 0;
-  if (!parse_peak_value(value, &v)) return std::nullopt;
+  auto [stop, ec] = std::from_chars(value.data(), end, v);
+  if (ec != std::errc() || stop != end || !std::isfinite(v) || v <= 0) return std::nullopt;
   return v;
 }
 

@@ -95,7 +95,10 @@ constexpr std::string_view choice(std::string_view values, size_t i) {
 int choice_index(const Setting& s, std::string_view value);
 // A kCount setting's number, or nothing if `value` is not a whole number in range.
 std::optional<uint64_t> count_value(const Setting& s, std::string_view value);
-// A kPeak setting's number, or nothing if `value` is not a positive finite number.
+// A peak as a user writes it (BRICKPROF_PEAK_*, report --peak-*): a decimal
+// number and nothing else, finite and above zero (a roof of 0 or inf makes
+// every share of it meaningless, and PeakOverrides reads 0 as "not given");
+// nothing otherwise.
 std::optional<double> peak_value(std::string_view value);
 // "" if `value` is allowed, else what is wrong with it, in one phrase:
 // "'sometimes' is not deferred, per-layer, immediate or none",

@@ -59,8 +59,9 @@ def check_install(root, prefix, version, work, label):
     # CMake: find_package(brickprof) through the prefix.
     build = os.path.join(work, "cmake-build")
     shutil.rmtree(build, ignore_errors=True)
-    run(["cmake", "-S", os.path.join(HERE, "client"), "-B", build, "-DCMAKE_PREFIX_PATH=" + root])
-    run(["cmake", "--build", build])
+    run(["cmake", "-S", os.path.join(HERE, "client"), "-B", build, "-DCMAKE_PREFIX_PATH=" + root],
+        timeout=BUILD_TIMEOUT_S)
+    run(["cmake", "--build", build], timeout=BUILD_TIMEOUT_S)
     clients.append(os.path.join(build, "client"))
     for exe in clients:
         out = os.path.join(work, os.path.basename(exe))
@@ -95,7 +96,7 @@ def main():
              "-Dbenchmarks=disabled", "-Dcuda=disabled"]
     if os.path.exists(os.path.join(build2, "build.ninja")):
         setup.append("--reconfigure")
-    run(setup)
+    run(setup, timeout=BUILD_TIMEOUT_S)
     run(["ninja", "-C", build2], timeout=BUILD_TIMEOUT_S)
     run(["meson", "install", "-C", build2, "--no-rebuild", "--quiet"])
     print("2: prefix %s, libdir lib" % prefix2)

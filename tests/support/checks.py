@@ -1,7 +1,8 @@
 """How a Python test reports what it found: failed checks collected into an
 exit code, commands that must succeed, traces read back, and a skip (exit 77).
 
-A script finds this module from its own folder, so it also runs by hand:
+A script finds this module from its own folder, so it also runs by hand
+(parents[N]: N folders up to tests/):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 """
 import gzip

@@ -1,4 +1,5 @@
-// Small queries over a brickprof JSON trace, for the fake-CUDA tests.
+// Small queries over a brickprof JSON trace read with nlohmann::json, for
+// tests that check what the agent recorded.
 #pragma once
 
 #include <cstdint>
@@ -6,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fake_cuda_test {
+namespace brickprof::test::trace_query {
 
 using nlohmann::json;
 
@@ -65,4 +66,4 @@ inline bool has_edge(const json& t, uint64_t src, uint64_t dst, const std::strin
   return false;
 }
 
-}  // namespace fake_cuda_test
+}  // namespace brickprof::test::trace_query

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using namespace fake_cuda_test;
+using namespace brickprof::test::trace_query;
 
 std::vector<std::string> gpu_traces() {
   std::vector<std::string> out;

@@ -35,7 +35,7 @@ using brickprof::test::Result;
 using brickprof::test::run;
 using brickprof::test::TempDirTest;
 using nlohmann::json;
-using namespace fake_cuda_test;
+using namespace brickprof::test::trace_query;
 
 namespace {
 

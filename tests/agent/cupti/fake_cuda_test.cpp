@@ -27,7 +27,7 @@ using brickprof::test::Result;
 using brickprof::test::run;
 using brickprof::test::TempDirTest;
 using nlohmann::json;
-using namespace fake_cuda_test;
+using namespace brickprof::test::trace_query;
 
 namespace {
 
@@ -340,6 +340,21 @@ TEST_F(FakeCudaTest, OnlyTheDevicesUsedAreListed) {
   json t = load_trace();
   ASSERT_EQ(t["devices"].size(), 1u) << t["devices"].dump();
   EXPECT_EQ(t["devices"][0]["id"], 0);
+}
+
+// BRICKPROF_PEAK_GFLOPS replaces the device's FLOP/s peak in the trace; the
+// bandwidth stays the device's, and the label says which is which.
+TEST_F(FakeCudaTest, PeakOverrideReachesTheDevice) {
+  auto env = agent_env();
+  env["BRICKPROF_PEAK_GFLOPS"] = "1234.5";
+  Result r = run({FAKE_GPU_APP}, env);
+  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  json t = load_trace();
+  ASSERT_EQ(t["devices"].size(), 1u) << t["devices"].dump();
+  EXPECT_EQ(t["devices"][0]["peak_gflops"], 1234.5);
+  EXPECT_GT(t["devices"][0]["peak_gbps"].get<double>(), 0);
+  EXPECT_EQ(t["devices"][0]["peaks_source"], "FLOP/s override; bandwidth device attributes");
+  EXPECT_TRUE(t["diagnostics"]["warnings"].empty()) << t["diagnostics"].dump();
 }
 
 // A captured graph holding kernels and an async upload, replayed: every

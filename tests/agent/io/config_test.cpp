@@ -165,6 +165,18 @@ TEST(ConfigTest, PeakOverrides) {
   }
 }
 
+// The test-only clock shift: a whole number of ns ahead, or a warning.
+TEST(ConfigTest, TestClockShift) {
+  EXPECT_EQ(read({}).test_clock_shift_ns, 0);
+  EXPECT_EQ(read({{"BRICKPROF_TEST_CLOCK_SHIFT_NS", "7300000000"}}).test_clock_shift_ns,
+            7300000000);
+  for (const char* bad : {"-5", "+5", "soon"}) {
+    Config c = read({{"BRICKPROF_TEST_CLOCK_SHIFT_NS", bad}});
+    EXPECT_EQ(c.test_clock_shift_ns, 0) << bad;
+    EXPECT_EQ(c.warnings.size(), 1u) << bad;
+  }
+}
+
 // A relative prefix is made absolute against the folder the program
 // started in (a % in that folder's name is not an expansion); an absolute
 // one, or no known folder, stays as it is.

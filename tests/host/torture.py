@@ -35,7 +35,7 @@ import cases_env  # noqa: E402
 import cases_process  # noqa: E402
 import cases_python  # noqa: E402
 import cases_signals  # noqa: E402
-import checks  # noqa: E402
+import case_checks  # noqa: E402
 import runner  # noqa: E402
 from case import MAXRSS_FILE, Context, expand  # noqa: E402
 
@@ -144,7 +144,7 @@ class Suite:
         (work / "harness.stdout").write_bytes(outcome.stdout)
         (work / "harness.stderr").write_bytes(outcome.stderr)
         (work / "harness.txt").write_text(
-            f"command: {argv!r}\nstatus: {checks.describe_status(outcome.status)}\n"
+            f"command: {argv!r}\nstatus: {case_checks.describe_status(outcome.status)}\n"
             f"timed out: {outcome.timed_out}\npeak memory: {outcome.maxrss_kb} KiB\n")
         return outcome
 
@@ -154,16 +154,16 @@ class Suite:
         plain = self.run_once(case, folder / "plain", with_agent=False)
         second = folder / ("plain2" if self.baseline else "agent")
         other = self.run_once(case, second, with_agent=not self.baseline)
-        problems = checks.compare(case, plain, other, second_is_agent=not self.baseline)
+        problems = case_checks.compare(case, plain, other, second_is_agent=not self.baseline)
         if not self.baseline:
             out = second / "out"
             problems += [f"the run ended before the step '{s}': the case did not happen as "
                          "designed" for s in other.missed_steps]
             if not other.timed_out:
-                problems += checks.check_outputs(case, out, self.brickprof, other.pid)
+                problems += case_checks.check_outputs(case, out, self.brickprof, other.pid)
                 ctx = Context(case=case, plain=plain, agent=other, work=second, out=out,
-                              traces=checks.trace_files(out),
-                              agent_lines=checks.foreign_lines(other.stderr))
+                              traces=case_checks.trace_files(out),
+                              agent_lines=case_checks.foreign_lines(other.stderr))
                 for check in case.checks:
                     try:
                         problems += check(ctx)

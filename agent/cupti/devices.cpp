@@ -40,14 +40,10 @@ Device make_device(const DeviceAttributes& a, std::optional<double> gflops_overr
                   2.0 * a.clock_khz * 1e3 / 1e9;
   d.peak_gbps = 2.0 * a.memory_clock_khz * 1e3 * a.bus_width_bits / 8.0 / 1e9;
   // An override replaces one figure; the label names each figure's origin.
-  const auto take = [](std::optional<double> override, double* peak) -> const char* {
-    if (!override) return "device attributes";
-    *peak = *override;
-    return "override";
-  };
-  const char* flops_source = take(gflops_override, &d.peak_gflops);
-  const char* bandwidth_source = take(gbps_override, &d.peak_gbps);
-  d.peaks_source = peaks_source_label(flops_source, bandwidth_source);
+  d.peak_gflops = gflops_override.value_or(d.peak_gflops);
+  d.peak_gbps = gbps_override.value_or(d.peak_gbps);
+  d.peaks_source = peaks_source_label(gflops_override ? "override" : "device attributes",
+                                      gbps_override ? "override" : "device attributes");
   return d;
 }
 

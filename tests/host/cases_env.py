@@ -138,7 +138,7 @@ ENV = [
     for var, value in BAD_VALUES
 ] + [
     records("env-all-bad", "scopes", "100", group="env",
-            agent_env=dict(BAD_VALUES[::2] + BAD_VALUES[-2:]), traces={"host_records": 1},
+            agent_env=dict(BAD_VALUES), traces={"host_records": 1},
             why="every variable bad at once: warnings, the host unaffected"),
 ]
 

@@ -347,8 +347,7 @@ TEST_F(FakeCudaTest, OnlyTheDevicesUsedAreListed) {
 TEST_F(FakeCudaTest, PeakOverrideReachesTheDevice) {
   auto env = agent_env();
   env["BRICKPROF_PEAK_GFLOPS"] = "1234.5";
-  Result r = run({FAKE_GPU_APP}, env);
-  EXPECT_EQ(r.exit_code(), 0) << r.err;
+  run_app(env);
   json t = load_trace();
   ASSERT_EQ(t["devices"].size(), 1u) << t["devices"].dump();
   EXPECT_EQ(t["devices"][0]["peak_gflops"], 1234.5);

@@ -1,9 +1,10 @@
 // Python frames of GPU work, end to end on the fake driver: python_app.py
-// launches through ctypes from three functions in two files, and every
-// kernel, copy and memset it launched while holding the GIL must carry the
-// stack that ends at its launching line; the thread that launched with the
-// GIL released carries none; the views group the work under those lines;
-// and a program without Python is unaffected.
+// launches through ctypes from four functions in two files, and every
+// kernel, copy and memset must carry the stack that ends at its launching
+// line, whether its thread held the GIL (ctypes.PyDLL) or released it
+// (ctypes.CDLL); the views group the work under those lines; and a program
+// without Python is unaffected. (python_versions_test.cpp runs more shapes
+// of launch on every CPython the machine has.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -114,11 +115,6 @@ TEST_F(PythonFramesTest, EachLaunchCarriesTheStackEndingAtItsLine) {
     if (n["kind"] != "kernel" && n["kind"] != "transfer" && n["kind"] != "memset") continue;
     const std::string site = site_of(n);
     ++seen[site];
-    if (site == "nogil") {
-      // Launched with the GIL released: no stack, and no crash.
-      EXPECT_FALSE(n.contains("python_stack")) << n.dump();
-      continue;
-    }
     ASSERT_TRUE(n.contains("python_stack")) << n.dump();
     const json& stack = stacks.at(n["python_stack"].get<size_t>());
     stack_ids.insert(n["python_stack"].get<uint64_t>());
@@ -126,12 +122,18 @@ TEST_F(PythonFramesTest, EachLaunchCarriesTheStackEndingAtItsLine) {
     const json& inner = frames.at(stack[0].get<size_t>());
     EXPECT_EQ(base_name(inner["file"]), sites.at(site).file) << n.dump();
     EXPECT_EQ(inner["line"], sites.at(site).line) << n.dump();
-    const std::string function = site == "upload" || site == "clear" ? "main" : site;
+    const std::string function = site == "upload" || site == "clear" ? "main"
+                                 : site == "nogil"                   ? "launch_without_gil"
+                                                                     : site;
     EXPECT_EQ(inner["function"], function) << n.dump();
-    // Outermost: the script's module code.
+    // Outermost: the script's module code, or the thread's bootstrap.
     const json& outer = frames.at(stack.back().get<size_t>());
-    EXPECT_EQ(outer["function"], "<module>");
-    EXPECT_EQ(base_name(outer["file"]), "python_app.py");
+    if (site == "nogil") {
+      EXPECT_EQ(base_name(outer["file"]), "threading.py");
+    } else {
+      EXPECT_EQ(outer["function"], "<module>");
+      EXPECT_EQ(base_name(outer["file"]), "python_app.py");
+    }
   }
   const int steps = 3;
   EXPECT_EQ(seen, (std::map<std::string, int>{{"norm", steps},
@@ -141,8 +143,8 @@ TEST_F(PythonFramesTest, EachLaunchCarriesTheStackEndingAtItsLine) {
                                               {"upload", 1},
                                               {"clear", 1}}));
   // Interned: a loop's repeated launches share one stack per site.
-  EXPECT_EQ(stack_ids.size(), 5u);
-  EXPECT_EQ(stacks.size(), 5u);
+  EXPECT_EQ(stack_ids.size(), 6u);
+  EXPECT_EQ(stacks.size(), 6u);
 }
 
 TEST_F(PythonFramesTest, ViewsGroupTheWorkUnderItsFrames) {
@@ -150,11 +152,12 @@ TEST_F(PythonFramesTest, ViewsGroupTheWorkUnderItsFrames) {
   const fs::path file = trace_file();
   brickprof::Trace trace = brickprof::read_trace_file(file.string());
   const std::map<std::string, Site> sites = launch_sites();
-  EXPECT_EQ(brickprof::group_by_python_frames(trace, 1), 14u);  // all but the GIL-less one
+  EXPECT_EQ(brickprof::group_by_python_frames(trace, 1), 15u);  // all, the GIL-less one too
   for (const brickprof::Node& n : trace.nodes) {
     const brickprof::GpuDetail* d = trace.detail(n);
     if (d == nullptr) continue;
-    if (d->python_stack == brickprof::kNoPythonStack) {
+    if (d->python_stack == brickprof::kNoPythonStack) {  // the context sync: no work launched
+      EXPECT_EQ(n.kind, brickprof::NodeKind::kSync);
       EXPECT_EQ(n.parent, brickprof::kNoNode);
       continue;
     }
@@ -171,9 +174,11 @@ TEST_F(PythonFramesTest, ViewsGroupTheWorkUnderItsFrames) {
   // The CLI's tree shows them under "python_app.py:LINE norm" and the like.
   Result tree = run({BRICKPROF_BIN, "report", file.string(), "--tree"}, {});
   ASSERT_EQ(tree.exit_code(), 0) << tree.err;
-  for (const char* site : {"norm", "attention", "mlp"}) {
+  for (const char* site : {"norm", "attention", "mlp", "nogil"}) {
     const Site& s = sites.at(site);
-    EXPECT_NE(tree.out.find(s.file + ":" + std::to_string(s.line) + " " + site), std::string::npos)
+    const std::string function = std::string(site) == "nogil" ? "launch_without_gil" : site;
+    EXPECT_NE(tree.out.find(s.file + ":" + std::to_string(s.line) + " " + function),
+              std::string::npos)
         << site << "\n"
         << tree.out;
   }

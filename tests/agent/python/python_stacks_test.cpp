@@ -1,11 +1,14 @@
 // The interned Python stack table (agent/python/stack_table.h), fed made-up
-// code addresses: a stack is found by its positions, stored once by its
-// lines (positions on the same lines share it), frames are shared between
-// stacks, each code object is described and kept once, and the budget holds.
+// frames: a stack is found by its frames' objects and positions, stored
+// once by its lines (positions on the same lines share it), frames are
+// shared between stacks, a code object's address reused by another with
+// other names or another line table never answers with the old names, a
+// frame that cannot be read leaves the stack out, and the budget holds.
 #include <gtest/gtest.h>
 
-#include <map>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent/python/stack_table.h"
@@ -13,68 +16,154 @@
 namespace brickprof::agent::python {
 namespace {
 
-// Two code objects standing in for Python functions.
-const int kForward = 0, kMain = 0;
-const void* const kForwardCode = &kForward;
-const void* const kMainCode = &kMain;
-
-struct Fixture {
-  std::map<const void*, int> described, kept;
-  StackTable::Describe describe = [this](const void* code, std::string* file, std::string* fn) {
-    ++described[code];
-    *file = code == kForwardCode ? "/src/model.py" : "/src/run.py";
-    *fn = code == kForwardCode ? "Model.forward" : "main";
-    return true;
-  };
-  StackTable::Keep keep = [this](const void* code) { ++kept[code]; };
+// Stand-ins for the interpreter's objects: a code object is an address,
+// its names and line table live in buffers the test may rewrite in place
+// (as a freed object's address is reused by another), and a line table
+// here is one byte per position: the line's offset from the first line.
+struct FakeCode {
+  std::string filename, name;
+  std::vector<uint8_t> linetable;
 };
 
-TEST(PythonStackTable, OneIdPerDistinctStack) {
-  Fixture fx;
-  StackTable table;
-  // Positions (bytecode offsets) and the lines they are on.
-  const FrameKey a[] = {{kForwardCode, 40}, {kMainCode, 8}};
-  const int64_t a_lines[] = {212, 30};
-  const FrameKey b[] = {{kForwardCode, 52}, {kMainCode, 8}};
-  const int64_t b_lines[] = {213, 30};
-  const FrameKey a_too[] = {{kForwardCode, 44}, {kMainCode, 8}};  // another call on line 212
+class FakeSource final : public FrameSource {
+ public:
+  // The key of `code` at `position`, as the reader would make it.
+  FrameKey key(FakeCode& code, int32_t position, int32_t first_line = 100) const {
+    return {&code, &code.filename, &code.name, &code.linetable, first_line, position};
+  }
+  bool content(const FrameKey& key, CodeContent* out, ReadError* error) const override {
+    ++reads;
+    const auto* code = static_cast<const FakeCode*>(key.code);
+    if (code->filename.empty()) {
+      *error = ReadError::kBadName;
+      return false;
+    }
+    out->filename = {reinterpret_cast<const uint8_t*>(code->filename.data()),
+                     static_cast<uint32_t>(code->filename.size()), 1};
+    out->name = {reinterpret_cast<const uint8_t*>(code->name.data()),
+                 static_cast<uint32_t>(code->name.size()), 1};
+    out->linetable = {code->linetable.data(), static_cast<uint32_t>(code->linetable.size())};
+    return true;
+  }
+  int64_t line(const FrameKey& key, const BytesView& t) const override {
+    ++lines;
+    return key.position < static_cast<int32_t>(t.size) ? key.first_line + t.data[key.position] : -1;
+  }
+  mutable std::atomic<int> reads{0};  // the test's threads share the source
+  mutable std::atomic<int> lines{0};
+};
 
-  EXPECT_EQ(table.find(a, 2), 0u);
-  const uint32_t id_a = table.add(a, a_lines, 2, fx.describe, fx.keep);
+FakeCode forward{"/src/model.py", "Model.forward", {12, 12, 12, 13, 13}};
+FakeCode main_code{"/src/run.py", "main", {0, 1, 2, 3}};
+
+TEST(PythonStackTable, OneIdPerDistinctStack) {
+  FakeSource src;
+  StackTable table;
+  ReadError e;
+  const FrameKey a[] = {src.key(forward, 0), src.key(main_code, 2)};
+  const FrameKey a_too[] = {src.key(forward, 1), src.key(main_code, 2)};  // same lines
+  const FrameKey b[] = {src.key(forward, 3), src.key(main_code, 2)};
+
+  EXPECT_EQ(table.find(a, 2, src), 0u);
+  const uint32_t id_a = table.add(a, 2, src, &e);
   EXPECT_EQ(id_a, 1u);
-  for (int i = 0; i < 1000; ++i) EXPECT_EQ(table.find(a, 2), id_a);
-  EXPECT_EQ(table.find(b, 2), 0u);
-  EXPECT_EQ(table.add(b, b_lines, 2, fx.describe, fx.keep), 2u);
-  EXPECT_EQ(table.find(a_too, 2), 0u);
-  EXPECT_EQ(table.add(a_too, a_lines, 2, fx.describe, fx.keep), id_a);  // same lines: same stack
-  EXPECT_EQ(table.find(a_too, 2), id_a);
-  EXPECT_EQ(table.add(a, a_lines, 1, fx.describe, fx.keep), 3u);  // a prefix is another stack
-  // Each code object described and kept once, however often it is seen.
-  EXPECT_EQ(fx.described, (std::map<const void*, int>{{kForwardCode, 1}, {kMainCode, 1}}));
-  EXPECT_EQ(fx.kept, fx.described);
+  EXPECT_EQ(e, ReadError::kNone);
+  const int lines_after_add = src.lines;
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(table.find(a, 2, src), id_a);
+  EXPECT_EQ(src.lines, lines_after_add);  // a found stack costs no line-table walk
+  EXPECT_EQ(table.find(b, 2, src), 0u);
+  EXPECT_EQ(table.add(b, 2, src, &e), 2u);
+  EXPECT_EQ(table.find(a_too, 2, src), 0u);
+  EXPECT_EQ(table.add(a_too, 2, src, &e), id_a);  // same lines: same stack
+  EXPECT_EQ(table.find(a_too, 2, src), id_a);
+  EXPECT_EQ(table.add(a, 1, src, &e), 3u);  // a prefix is another stack
   const std::vector<PythonFrame> frames = table.frames();
-  ASSERT_EQ(frames.size(), 3u);  // forward:212, main:30, forward:213
+  ASSERT_EQ(frames.size(), 3u);  // forward:112, main:102, forward:113
   EXPECT_EQ(frames[0].file, "/src/model.py");
-  EXPECT_EQ(frames[0].line, 212);
+  EXPECT_EQ(frames[0].line, 112);
   EXPECT_EQ(frames[0].function, "Model.forward");
   EXPECT_EQ(frames[1].function, "main");
-  EXPECT_EQ(frames[2].line, 213);
+  EXPECT_EQ(frames[1].line, 102);
+  EXPECT_EQ(frames[2].line, 113);
   EXPECT_EQ(table.stacks(), (std::vector<std::vector<uint32_t>>{{0, 1}, {2, 1}, {0}}));
 }
 
-TEST(PythonStackTable, CodeThatCannotBeDescribedLeavesTheStackOut) {
+// A code object freed and its address (and its names' and line table's)
+// reused by another: the stack found by those addresses is checked against
+// what they hold now, and read afresh when they hold something else.
+TEST(PythonStackTable, AReusedAddressNeverGivesTheOldNames) {
+  FakeSource src;
   StackTable table;
-  int kept = 0;
-  const FrameKey a[] = {{kForwardCode, 1}};
-  const int64_t lines[] = {1};
-  EXPECT_EQ(table.add(
-                a, lines, 1, [](const void*, std::string*, std::string*) { return false; },
-                [&](const void*) { ++kept; }),
-            0u);
-  EXPECT_EQ(kept, 0);
-  EXPECT_EQ(table.find(a, 1), 0u);
+  ReadError e;
+  FakeCode cell{"<cell1>", "f", {0, 0, 5}};
+  const FrameKey k[] = {src.key(cell, 2)};
+  const uint32_t first = table.add(k, 1, src, &e);
+  ASSERT_EQ(first, 1u);
+  EXPECT_EQ(table.find(k, 1, src), first);
+
+  cell.filename = "<cell2>";  // same length, same address, other text
+  EXPECT_EQ(table.find(k, 1, src), 0u);
+  const uint32_t second = table.add(k, 1, src, &e);
+  EXPECT_EQ(second, 2u);
+  EXPECT_EQ(table.find(k, 1, src), second);
+
+  cell.linetable = {0, 0, 7};  // an edited body under the same names
+  EXPECT_EQ(table.find(k, 1, src), 0u);
+  const uint32_t third = table.add(k, 1, src, &e);
+  EXPECT_EQ(third, 3u);
+
+  cell.name = "g";
+  EXPECT_EQ(table.find(k, 1, src), 0u);
+  EXPECT_EQ(table.add(k, 1, src, &e), 4u);
+
+  cell = FakeCode{"<cell1>", "f", {0, 0, 5}};  // back as first seen: the first stack again
+  EXPECT_EQ(table.find(k, 1, src), first);
+  const std::vector<PythonFrame> f = table.frames();
+  const auto& stacks = table.stacks();
+  auto frame_of = [&](uint32_t id) { return f[stacks[id - 1][0]]; };
+  EXPECT_EQ(frame_of(first).file, "<cell1>");
+  EXPECT_EQ(frame_of(second).file, "<cell2>");
+  EXPECT_EQ(frame_of(second).line, 105);
+  EXPECT_EQ(frame_of(third).line, 107);
+  EXPECT_EQ(frame_of(4).function, "g");
+}
+
+TEST(PythonStackTable, AFrameThatCannotBeReadLeavesTheStackOut) {
+  FakeSource src;
+  StackTable table;
+  FakeCode unnamed{"", "f", {0}};
+  const FrameKey k[] = {src.key(forward, 0), src.key(unnamed, 0)};
+  ReadError e;
+  EXPECT_EQ(table.add(k, 2, src, &e), 0u);
+  EXPECT_EQ(e, ReadError::kBadName);
+  EXPECT_EQ(table.find(k, 2, src), 0u);
   EXPECT_TRUE(table.stacks().empty());
-  EXPECT_EQ(table.refused(), 1u);
+  EXPECT_EQ(table.refused(), 0u);  // not the budget's doing
+}
+
+// Threads finding stacks while another adds: find() takes no lock.
+TEST(PythonStackTable, FindsWhileAnotherThreadAdds) {
+  FakeSource src;
+  StackTable table;
+  ReadError e;
+  const FrameKey a[] = {src.key(forward, 0), src.key(main_code, 1)};
+  const uint32_t id = table.add(a, 2, src, &e);
+  std::vector<FakeCode> codes(2000, FakeCode{"/src/gen.py", "g", {0, 1, 2, 3}});
+  std::thread adder([&] {
+    for (FakeCode& c : codes) {
+      const FrameKey k[] = {src.key(c, 1), src.key(main_code, 1)};
+      table.add(k, 2, src, &e);
+    }
+  });
+  bool all_found = true;
+  for (int i = 0; i < 20000; ++i) all_found &= table.find(a, 2, src) == id;
+  adder.join();
+  EXPECT_TRUE(all_found);
+  for (FakeCode& c : codes) {
+    const FrameKey k[] = {src.key(c, 1), src.key(main_code, 1)};
+    EXPECT_NE(table.find(k, 2, src), 0u);
+  }
+  EXPECT_EQ(table.stacks().size(), 2u);  // all the generated ones share one: same text
 }
 
 // A budget that runs out: stacks already interned keep their ids, new ones
@@ -87,21 +176,23 @@ bool take(uint64_t bytes) {
 }
 
 TEST(PythonStackTable, TheBudgetBoundsIt) {
-  Fixture fx;
-  g_left = 2000;
+  FakeSource src;
+  g_left = 400 * 1024;
   StackTable table(MemoryHooks{take, nullptr});
-  const FrameKey first[] = {{kForwardCode, 1}, {kMainCode, 2}};
-  const int64_t first_lines[] = {1, 2};
-  ASSERT_EQ(table.add(first, first_lines, 2, fx.describe, fx.keep), 1u);
-  int64_t refused_at = 0;
-  for (int64_t line = 10; line < 1000 && refused_at == 0; ++line) {
-    const FrameKey k[] = {{kForwardCode, line}, {kMainCode, 2}};
-    const int64_t lines[] = {line, 2};
-    if (table.add(k, lines, 2, fx.describe, fx.keep) == 0) refused_at = line;
+  ReadError e;
+  const FrameKey first[] = {src.key(forward, 1), src.key(main_code, 2)};
+  ASSERT_EQ(table.add(first, 2, src, &e), 1u);
+  std::vector<FakeCode> codes(100000, FakeCode{"/src/gen.py", "g", {}});
+  size_t refused_at = 0;
+  for (size_t i = 0; i < codes.size() && refused_at == 0; ++i) {
+    codes[i].linetable = {static_cast<uint8_t>(i % 200)};
+    codes[i].name = "g" + std::to_string(i);
+    const FrameKey k[] = {src.key(codes[i], 0), src.key(main_code, 2)};
+    if (table.add(k, 2, src, &e) == 0) refused_at = i;
   }
-  EXPECT_NE(refused_at, 0);
+  EXPECT_NE(refused_at, 0u);
   EXPECT_EQ(table.refused(), 1u);
-  EXPECT_EQ(table.find(first, 2), 1u);  // still found
+  EXPECT_EQ(table.find(first, 2, src), 1u);  // still found
 }
 
 }  // namespace

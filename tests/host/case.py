@@ -6,7 +6,8 @@ limits, a private tmpfs). In argv and in environment values these are
 replaced: {bin} the built case programs, {src} their sources, {py} the
 Python interpreter, {work} the run's private folder (the working
 directory), {out} the output folder in it, {agent} the agent library,
-{brickprof} the CLI, {shim_python} a python3 shim found on PATH."""
+{brickprof} the CLI, {shim_python} a python3 shim found on PATH, {fake_cuda} the
+fake CUDA driver and CUPTI's folder (tests/fakes/cuda_driver)."""
 import json
 import re
 from dataclasses import dataclass, field
@@ -47,7 +48,7 @@ class Case:
     also_statuses: tuple = ()
     setup: Optional[Callable] = None  # setup(work: Path, places: dict), before each run
     checks: list = field(default_factory=list)  # check(ctx) -> [problems]
-    needs: tuple = ()  # "root", "tmpfs", "shim-python": else skipped
+    needs: tuple = ()  # "root", "tmpfs", "shim-python", "fake-cuda": else skipped
     heavy: bool = False  # runs alone, after the others
     why: str = ""  # one line: what the case shows
 

@@ -1,12 +1,42 @@
 """Host cases in Python (no torch: threads, multiprocessing with each start
-method, subprocess, asyncio, ctypes, signals, exits, Latin-1 argv), recording
-through ctypes (programs/bp.py)."""
-from case import BUSY_THREADS, Case, has_scope, stdout_says
+method, subprocess, asyncio, ctypes, signals, exits, Latin-1 argv, GPU work
+on the fake driver with sub-interpreters and finalizers), recording through
+ctypes (programs/bp.py, programs/fake_cuda.py)."""
+from case import BUSY_THREADS, Case, has_scope, program_trace, stdout_says
 from cases_signals import INT, TERM, after_ready
 
 
 def py(name, script, *args, **kw):
     return Case(name=name, group="python", argv=["{py}", "{src}/" + script] + list(args), **kw)
+
+
+# Both runs find the fake driver; the agent finds the fake CUPTI beside it.
+FAKE_CUDA = {"LD_LIBRARY_PATH": "{fake_cuda}"}
+
+
+def kernels_with_python_stacks(program, at_least):
+    """Every kernel of the trace has its Python stack, or is counted in the
+    warning that says why not; at least `at_least` have one."""
+    def check(ctx):
+        trace = program_trace(ctx, program)
+        if trace is None:
+            return [f"no single trace of {program}"]
+        kernels = [n for n in trace.get("nodes", []) if n.get("kind") == "kernel"]
+        with_stack = sum("python_stack" in n for n in kernels)
+        counted = 0
+        for w in trace.get("diagnostics", {}).get("warnings", []):
+            if w.startswith("Python stacks not read for "):
+                counted += int(w.split()[5])
+        problems = []
+        if with_stack < at_least:
+            problems.append(f"{with_stack} of {len(kernels)} kernels have a Python stack, "
+                            f"expected at least {at_least}")
+        if with_stack + counted != len(kernels):
+            problems.append(f"{len(kernels) - with_stack - counted} kernels without a Python "
+                            "stack and not counted in a warning")
+        return problems
+    return check
+
 
 
 POOL_TIMEOUT = "10"  # seconds a pool may take to answer before the program gives up
@@ -56,6 +86,15 @@ CASES = [
        why="os.kill(own pid, SIGINT) raises KeyboardInterrupt"),
     py("python-latin1-argv", "py_argv.py", b"caf\xe9", b"\xff\xfe na\xefve",
        why="Latin-1 bytes in argv reach Python unchanged"),
+    py("python-subinterpreter-launches", "py_subinterpreter.py", env=FAKE_CUDA,
+       needs=("fake-cuda",), traces={"python3": 1},
+       checks=[kernels_with_python_stacks("python3", 800)],
+       why="a sub-interpreter alive while threads launch, GIL released and held"),
+    py("python-finalizers-in-launches", "py_finalizers.py", env=FAKE_CUDA,
+       needs=("fake-cuda",), traces={"python3": 1},
+       checks=[stdout_says("finalizers run inside launches: "),
+               kernels_with_python_stacks("python3", 400)],
+       why="gc.set_threshold(1) and cyclic garbage: no __del__ more inside launches"),
     Case("python-path-shim", "python", ["{shim_python}", "-c", "print('through a shim')"],
          needs=("shim-python",), traces={"python3": 1, "*": None},
          why="python3 through a version-manager shim found on PATH (bash scripts)"),

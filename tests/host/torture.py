@@ -64,6 +64,7 @@ class Suite:
                              "LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
         self.base_env["PYTHONDONTWRITEBYTECODE"] = "1"
         self.shim_python = self._find_shim_python()
+        self.fake_cuda = self.build / "tests" / "fakes" / "cuda_driver"
         self.available = self._what_is_available()
 
     def _what_is_available(self):
@@ -77,6 +78,8 @@ class Suite:
             have.add("tmpfs")
         if self.shim_python:
             have.add("shim-python")
+        if (self.fake_cuda / "libcuda.so.1").exists():  # a build with CUDA headers
+            have.add("fake-cuda")
         return have
 
     @staticmethod
@@ -101,7 +104,8 @@ class Suite:
     def places(self, work):
         return {"bin": str(self.bin), "src": str(HERE / "programs"), "py": self.python,
                 "work": str(work), "out": str(work / "out"), "agent": self.agent,
-                "brickprof": self.brickprof, "shim_python": self.shim_python or "python3"}
+                "brickprof": self.brickprof, "shim_python": self.shim_python or "python3",
+                "fake_cuda": str(self.fake_cuda)}
 
     def command(self, case, work, with_agent):
         where = self.places(work)

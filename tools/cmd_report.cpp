@@ -34,7 +34,7 @@ struct ReportOptions {
   std::map<std::string, bool> chosen;                      // switch views, by name
   std::map<std::string, std::vector<std::string>> values;  // views taking values, by name
   std::string under;                                       // empty: the whole trace
-  uint32_t python_frames = 1;  // frames that group GPU work launched outside every scope
+  uint32_t python_frames = kDefaultPythonFrames;  // frames that group GPU work outside scopes
   PeakOptionText peaks;
   std::string html;  // the HTML page to write, if any
   bool quiet = false;
@@ -151,9 +151,8 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
     trace = read_trace_file(o.file, progress.reading(o.file));
-    // Before --under, which may name a frame. Not for the HTML page: it
-    // shows the trace as recorded, node for node.
-    if (o.html.empty()) group_by_python_frames(trace, o.python_frames);
+    // Before --under, which may name a frame; for the page too.
+    group_by_python_frames(trace, o.python_frames);
     if (!o.under.empty()) {
       Subset subset = subtrees_named(trace, o.under);
       if (subset.roots == 0) {
@@ -252,7 +251,7 @@ Command add_report_command(CLI::App& parent) {
   sub->add_option("--python-frames", o->python_frames,
                   "GPU work launched outside every scope goes under the innermost N Python "
                   "frames that launched it (\"model.py:212 forward\"), when the trace has "
-                  "them (not with --html); 0 to 256, 0: left at the top (default 1)")
+                  "them, in every view and the page; 0 to 256, 0: left at the top (default 1)")
       ->type_name("N");
   add_peak_options(*sub, o->peaks);
   sub->add_flag("--json", o->json,

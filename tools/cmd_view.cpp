@@ -1,4 +1,5 @@
-// `brickprof view FILE [BASE] [--under NAME] [--ascii] [--quiet] [--peak-gflops X ...]`:
+// `brickprof view FILE [BASE] [--under NAME] [--python-frames N] [--ascii] [--quiet]
+// [--peak-gflops X ...]`:
 // the full-screen terminal browser (tools/view/): the aggregate tree with a
 // detail pane, and every report view one key away. Everything that can go
 // wrong before the screen is taken (not a terminal, an unknown terminal
@@ -12,6 +13,7 @@
 #include <new>
 #include <optional>
 
+#include "analysis/analyses/python_frames.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
@@ -33,6 +35,7 @@ struct ViewOptions {
   std::string file;
   std::string base;
   std::string under;
+  uint32_t python_frames = kDefaultPythonFrames;  // frames that group GPU work outside scopes
   bool ascii = false;
   bool quiet = false;
   PeakOptionText peaks;
@@ -66,6 +69,7 @@ void browse(view::Session& session, bool ascii) {
 
 int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("view: unexpected arguments after --");
+  if (o.python_frames > 256) return fail("view: --python-frames is 0 to 256");
   PeakOverrides peaks;
   if (std::string bad = parse_peak_options(o.peaks, &peaks); !bad.empty())
     return fail("view: " + bad);
@@ -82,6 +86,9 @@ int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
       Trace trace = read_trace_file(o.file, progress.reading(o.file, two ? "1 of 2" : ""));
       std::optional<Trace> base;
       if (two) base = read_trace_file(o.base, progress.reading(o.base, "2 of 2"));
+      // As `report` groups them, before --under (which may name a frame).
+      group_by_python_frames(trace, o.python_frames);
+      if (base) group_by_python_frames(*base, o.python_frames);
       session.emplace(std::move(trace), o.file, std::move(base), o.base);
       session->set_peaks(peaks);
       if (!o.under.empty() && !session->set_under(o.under)) {
@@ -115,6 +122,11 @@ Command add_view_command(CLI::App& parent) {
   sub->add_option("--under", o->under,
                   "Start with only what ran under scopes named NAME (u and U change it)")
       ->type_name("NAME");
+  sub->add_option("--python-frames", o->python_frames,
+                  "GPU work launched outside every scope goes under the innermost N Python "
+                  "frames that launched it, as in brickprof report; 0 to 256, 0: left at the "
+                  "top (default 1)")
+      ->type_name("N");
   sub->add_flag("--ascii", o->ascii,
                 "Plain ASCII characters and no colour, for terminals without UTF-8 or colour");
   add_quiet_flag(*sub, o->quiet);

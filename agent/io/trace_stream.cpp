@@ -18,19 +18,30 @@
 namespace brickprof::agent {
 namespace {
 
-// Pass 1's view of a thread: only what attribution and ranges need.
+// Pass 1's view of a thread: only what attribution, ranges and the Python
+// frames' grouping need.
 struct Planner {
   GpuAttribution& gpu;
   uint32_t tid;
   std::vector<RangeStart>& range_starts;
   RangeEnds& range_ends;
+  std::vector<int64_t>& python_roots;  // this thread's entry in PythonGroups::roots
+  bool launched_outside = false;       // a launch with a Python stack outside every scope
 
-  void open(uint32_t, uint32_t, const Opened&) {}
+  void open(uint32_t, uint32_t parent, const Opened& o) {
+    // A run of launches grouped under their frames ends at a root scope:
+    // the first one after each launch that may be grouped is all it takes.
+    if (parent == kNoNode && launched_outside) {
+      python_roots.push_back(o.start_ns);
+      launched_outside = false;
+    }
+  }
   void close(uint32_t, int64_t, bool) {}
   void work(uint32_t, double, double) {}
   void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns,
               uint32_t python_stack) {
     gpu.launch(correlation, top, tid, api_start_ns, api_end_ns, python_stack);
+    launched_outside |= top == kNoNode && python_stack != kNoPythonStack;
   }
   void graph_node(uint64_t graph_node_id, uint32_t top) { gpu.graph_node(graph_node_id, top); }
   void range_start(uint64_t range_id, uint64_t tsc, uint32_t site) {
@@ -48,11 +59,19 @@ void TraceStream::Impl::plan() {
   first_id.reserve(threads.size());
   for (const Recorder::ThreadEvents& te : threads) {
     first_id.push_back(cpu_count);
-    Planner planner{gpu, te.tid, range_starts, range_ends};
+    Planner planner{gpu, te.tid, range_starts, range_ends, python.roots[te.tid]};
     ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
     walk.run(planner);
     if (walk.next_id() != cpu_count) node_threads.insert(te.tid);
     cpu_count = walk.next_id();
+  }
+  for (auto it = python.roots.begin(); it != python.roots.end();) {
+    if (it->second.empty()) {
+      it = python.roots.erase(it);
+    } else {
+      std::sort(it->second.begin(), it->second.end());  // a thread that registered again
+      ++it;
+    }
   }
   ranges = place_ranges(range_starts, range_ends, clock, end_tsc, windows, counts, &range_lanes);
   for (const PlacedRange& r : ranges) node_threads.insert(kRangeLaneBase + r.lane);
@@ -162,6 +181,8 @@ void TraceStream::Impl::write_json(std::ostream& out) {
 }
 
 void TraceStream::Impl::write_chrome(std::ostream& out) {
+  std::set<uint32_t> tracks = node_threads;  // and the threads of the Python frames' scopes
+  for (const auto& [tid, scopes] : python.by_thread) tracks.insert(tid);
   std::set<std::pair<uint32_t, uint32_t>> streams;
   bool nccl_kernels = false;
   for (size_t i = 0; i < gpu.staged(); ++i) {
@@ -171,7 +192,7 @@ void TraceStream::Impl::write_chrome(std::ostream& out) {
     nccl_kernels |= r.node.kind == NodeKind::kKernel && is_communication_kernel(gpu.name(r));
   }
   ChromeTraceWriter chrome(header, out);
-  chrome.begin(node_threads, streams, nccl_kernels);
+  chrome.begin(tracks, streams, nccl_kernels);
   each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall* call) {
     chrome.node(id, n, name, nullptr, nullptr, call);
   });
@@ -184,13 +205,18 @@ void TraceStream::Impl::write_chrome(std::ostream& out) {
     const StagedRecord& r = gpu.record(i);
     if (r.id == kNoNode) continue;
     Node parent;
-    const bool has_parent = r.node.parent != kNoNode;
-    if (has_parent) {
+    Node node = r.node;
+    if (python.grouped(i)) {
+      parent = python_node(python.scope_of[i]);
+      node.parent = python.id(python.scope_of[i]);
+    } else if (r.node.parent != kNoNode) {
       std::string_view unused;
       parent = cpu_node(r.node.parent, spill.get(r.node.parent), thread_of(r.node.parent), &unused);
     }
-    chrome.node(r.id, r.node, gpu.name(r), &r.detail, has_parent ? &parent : nullptr);
+    chrome.node(r.id, node, gpu.name(r), &r.detail, node.parent != kNoNode ? &parent : nullptr);
   }
+  for (uint32_t s = 0; s < python.scopes.size(); ++s)
+    chrome.node(python.id(s), python_node(s), exemplar_text(python.names[s]), nullptr, nullptr);
   chrome.end();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include "agent/recorder/budget.h"
 #include "agent/recorder/replay.h"
 #include "analysis/analyses/aggregate_tree.h"
+#include "analysis/analyses/python_frames.h"
 #include "analysis/export/sink.h"
 #include "analysis/model/stats.h"
 
@@ -94,6 +96,12 @@ struct TraceStream::Impl final : StreamedTrace {
   uint32_t enter_cpu(const Node& node, const Opened& o, uint32_t parent_agg);
   void visit_gpu(uint32_t record, const Frame* parent);
   void visit_range(size_t i);
+  // Python frames (trace_stream_python.cpp): the synthetic scopes `report`
+  // makes of GPU work launched outside every scope, made at the walk's
+  // start; a root one visited with all it holds.
+  void group_python();
+  Node python_node(uint32_t scope) const;
+  void visit_python(uint32_t scope, uint32_t parent_agg, uint32_t cpu_parent_agg);
   std::string_view exemplar_text(StringId id) const { return exemplars.strings.view(id); }
 
   // The aggregate's share of the budget: a new entry, and its folded trie
@@ -130,6 +138,30 @@ struct TraceStream::Impl final : StreamedTrace {
 
   NodeSpill spill;
   std::string note;
+
+  // Python frames: in pass 1, the root scope starts of each thread that
+  // may end a run of launches (the first after each launch outside every
+  // scope with a Python stack); at the walk's start, the scopes.
+  struct Child {
+    uint32_t scope;  // its synthetic parent
+    int64_t start_ns;
+    uint32_t id;     // its node id
+    uint32_t index;  // a scope, or a staged record
+    bool is_scope;
+  };
+  struct PythonGroups {
+    RootStarts roots;
+    std::vector<PythonScope> scopes;
+    std::vector<StringId> names;                          // each scope's, in exemplars.strings
+    std::vector<uint32_t> scope_of;                       // by staged record: its scope, or kNoNode
+    std::vector<uint32_t> roots_in_order;                 // root scopes by (start, id)
+    std::vector<Child> children;                          // by (scope, start, id)
+    std::vector<uint32_t> first_child;                    // by scope: where its children start
+    std::map<uint32_t, std::vector<uint32_t>> by_thread;  // in slice order
+    uint32_t first_id = 0;                                // report's id of scope 0
+    uint32_t id(uint32_t scope) const { return first_id + scope; }
+    bool grouped(uint32_t record) const { return !scope_of.empty() && scope_of[record] != kNoNode; }
+  } python;
 
   // pass 2
   Trace header;  // as given, with what the walk found to say

@@ -121,6 +121,29 @@ void TraceStream::Impl::write_perfetto(std::ostream& out) {
     const uint32_t end = i + 1 < threads.size() ? first_id[i + 1] : cpu_count;
     if (first_id[i] != end) blocks[threads[i].tid].emplace_back(first_id[i], end);
   }
+  for (const auto& [tid, scopes] : python.by_thread) blocks[tid];  // perhaps its only slices
+  // A thread's slices: its CPU nodes merged with the Python frames' scopes
+  // on it, in slice order (visit_cpu(item) or visit_python(scope)).
+  const auto visit_track = [&](uint32_t tid, auto visit_cpu, auto visit_python) {
+    static const std::vector<uint32_t> kNone;
+    const auto it = python.by_thread.find(tid);
+    const std::vector<uint32_t>& scopes = it == python.by_thread.end() ? kNone : it->second;
+    size_t next = 0;
+    const auto python_before = [&](const SpillItem* item) {
+      for (; next < scopes.size(); ++next) {
+        const PythonScope& p = python.scopes[scopes[next]];
+        if (item && !slice_precedes(p.start_ns, p.end_ns, python.id(scopes[next]),
+                                    item->node.start_ns, item->node.end_ns, item->id))
+          return;
+        visit_python(scopes[next]);
+      }
+    };
+    visit_thread(spill, blocks.at(tid), [&](const SpillItem& item) {
+      python_before(&item);
+      visit_cpu(item);
+    });
+    python_before(nullptr);
+  };
   const auto range_id = [&](uint32_t i) { return cpu_count + i; };
   Charge range_charge(sizeof(uint32_t) * ranges.size());
   std::vector<uint32_t> range_order(ranges.size());
@@ -152,11 +175,14 @@ void TraceStream::Impl::write_perfetto(std::ostream& out) {
 
   PerfettoTraceWriter writer(header, exemplars.strings.size(), out);
   for (const auto& [tid, tid_blocks] : blocks)
-    writer.add_thread(tid, count_lanes([&](auto place) {
-                        visit_thread(spill, tid_blocks, [&](const SpillItem& item) {
-                          place(item.node.start_ns, item.node.end_ns);
-                        });
-                      }));
+    writer.add_thread(
+        tid, count_lanes([&](auto place) {
+          visit_track(
+              tid, [&](const SpillItem& item) { place(item.node.start_ns, item.node.end_ns); },
+              [&](uint32_t scope) {
+                place(python.scopes[scope].start_ns, python.scopes[scope].end_ns);
+              });
+        }));
   for (size_t begin = 0; begin < range_order.size();) {
     size_t end = begin + 1;
     while (end < range_order.size() &&
@@ -201,6 +227,14 @@ void TraceStream::Impl::write_perfetto(std::ostream& out) {
     std::sort(launched.begin(), launched.end());
     writer.slice(item.id, n, name, id, nullptr, launched, false);
   };
+  const auto write_python = [&](uint32_t scope) {
+    const Node n = python_node(scope);
+    launched.clear();
+    for (uint32_t c = python.first_child[scope]; c < python.first_child[scope + 1]; ++c)
+      if (!python.children[c].is_scope) launched.push_back(python.children[c].id);
+    std::sort(launched.begin(), launched.end());
+    writer.slice(python.id(scope), n, exemplar_text(n.name), n.name, nullptr, launched, false);
+  };
   const auto write_range = [&](uint32_t i) {
     std::string_view name;
     const Node n = range_node(i, &name);
@@ -209,7 +243,14 @@ void TraceStream::Impl::write_perfetto(std::ostream& out) {
   const auto write_gpu = [&](uint32_t index) {
     const StagedRecord& r = gpu.record(index);
     // Every CPU node is a layer, brick or scope: work under one is launched from the CPU.
-    writer.slice(r.id, r.node, gpu.name(r), gpu_name(r), &r.detail, {}, r.node.parent != kNoNode);
+    const bool from_cpu = r.node.parent != kNoNode || python.grouped(index);
+    if (!python.grouped(index)) {
+      writer.slice(r.id, r.node, gpu.name(r), gpu_name(r), &r.detail, {}, from_cpu);
+      return;
+    }
+    Node n = r.node;
+    n.parent = python.id(python.scope_of[index]);
+    writer.slice(r.id, n, gpu.name(r), gpu_name(r), &r.detail, {}, from_cpu);
   };
 
   const std::vector<PerfettoTraceWriter::Track>& tracks = writer.tracks();
@@ -236,9 +277,15 @@ void TraceStream::Impl::write_perfetto(std::ostream& out) {
             write_range(range_order[k]);
         if (lane + 1 == track.lanes) next_range = k;
       } else {
-        visit_thread(spill, blocks.at(track.id), [&](const SpillItem& item) {
-          if (on_lane(item.node.start_ns, item.node.end_ns)) write_cpu(item, track.id);
-        });
+        visit_track(
+            track.id,
+            [&](const SpillItem& item) {
+              if (on_lane(item.node.start_ns, item.node.end_ns)) write_cpu(item, track.id);
+            },
+            [&](uint32_t scope) {
+              const PythonScope& p = python.scopes[scope];
+              if (on_lane(p.start_ns, p.end_ns)) write_python(scope);
+            });
       }
       writer.end_lane();
     }

@@ -269,6 +269,7 @@ void TraceStream::Impl::visit_range(size_t i) {
 void TraceStream::Impl::walk() {
   walked = true;
   exemplars.threads = header.threads;
+  group_python();
   WalkCounts scratch;  // pass 1 counted
   std::vector<std::unique_ptr<ThreadState>> states;
   states.reserve(threads.size());
@@ -280,7 +281,7 @@ void TraceStream::Impl::walk() {
       return start_ns != o.start_ns ? start_ns > o.start_ns : id > o.id;
     }
   };
-  const uint32_t kRanges = kNoSource - 1, kOrphans = kNoSource - 2;
+  const uint32_t kRanges = kNoSource - 1, kOrphans = kNoSource - 2, kPython = kNoSource - 3;
   std::priority_queue<Root, std::vector<Root>, std::greater<Root>> roots;
   for (size_t i = 0; i < threads.size(); ++i) {
     states.push_back(std::make_unique<ThreadState>(*this, i, scratch));
@@ -299,13 +300,22 @@ void TraceStream::Impl::walk() {
                        [&](uint32_t r, uint32_t p) { return gpu.record(r).node.parent < p; }) -
       order.begin());
   auto push_orphan = [&] {
+    while (next_orphan < order.size() && python.grouped(order[next_orphan])) ++next_orphan;
     if (next_orphan < order.size()) {
       const StagedRecord& r = gpu.record(order[next_orphan]);
       roots.push({r.node.start_ns, r.id, kOrphans});
     }
   };
+  size_t next_python = 0;  // GPU work grouped under its Python frames: their root scopes
+  auto push_python = [&] {
+    if (next_python < python.roots_in_order.size()) {
+      const uint32_t scope = python.roots_in_order[next_python];
+      roots.push({python.scopes[scope].start_ns, python.id(scope), kPython});
+    }
+  };
   push_range();
   push_orphan();
+  push_python();
   while (!roots.empty()) {
     const Root r = roots.top();
     roots.pop();
@@ -315,6 +325,10 @@ void TraceStream::Impl::walk() {
     } else if (r.source == kOrphans) {
       visit_gpu(order[next_orphan++], nullptr);
       push_orphan();
+    } else if (r.source == kPython) {
+      const uint32_t scope = python.roots_in_order[next_python++];
+      visit_python(scope, group(python.scopes[scope].thread), kNoAgg);
+      push_python();
     } else {
       ThreadState& t = *states[r.source];
       t.walk_root();

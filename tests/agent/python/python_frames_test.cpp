@@ -18,6 +18,7 @@
 #include "analysis/analyses/python_frames.h"
 #include "analysis/json/trace_json.h"
 #include "tests/fakes/cuda_driver/fake_gpu_app.h"
+#include "tests/support/read_file.h"
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/trace_query.h"
@@ -189,10 +190,56 @@ TEST_F(PythonFramesTest, ViewsGroupTheWorkUnderItsFrames) {
   EXPECT_NE(deep.out.find(":" + std::to_string(sites.at("mlp").line) + " mlp"), std::string::npos)
       << deep.out;
   EXPECT_NE(deep.out.find(" main;python_app_layers.py:"), std::string::npos) << deep.out;
+  // The HTML page too, without asking.
+  const fs::path page = dir_ / "page.html";
+  Result html = run({BRICKPROF_BIN, "report", file.string(), "--html", page.string()}, {});
+  ASSERT_EQ(html.exit_code(), 0) << html.err;
+  const std::string norm = sites.at("norm").file + ":" + std::to_string(sites.at("norm").line);
+  EXPECT_NE(brickprof::test::read_file(page.string()).find(norm + " norm"), std::string::npos);
   // Off: the work stays at the top.
   Result off = run({BRICKPROF_BIN, "report", file.string(), "--tree", "--python-frames", "0"}, {});
   ASSERT_EQ(off.exit_code(), 0) << off.err;
   EXPECT_EQ(off.out.find("python_app.py:"), std::string::npos) << off.out;
+}
+
+// The files the agent writes at exit group GPU work launched outside every
+// scope under its innermost Python frame, as `brickprof report` does when
+// it reads the JSON (which keeps the trace as recorded): byte for byte, with
+// launches inside and outside scopes and runs of launches a scope breaks.
+TEST_F(PythonFramesTest, ExitFilesSayWhatReportSays) {
+  auto e = env(true);
+  e["BRICKPROF_FORMATS"] = "json,tree,dot,folded,chrome,perfetto";
+  e["BRICKPROF_OUTPUT"] = (dir_ / "out").string();
+  Result r = run({PYTHON3, (kAppDir / "python_mixed.py").string()}, e);
+  ASSERT_EQ(r.exit_code(), 0) << r.err;
+  ASSERT_EQ(r.out, "ok\n");
+  const std::string json = (dir_ / "out.json").string();
+  const std::map<std::string, std::string> files = {{"tree", "out.tree.txt"},
+                                                    {"dot", "out.dot"},
+                                                    {"folded", "out.folded"},
+                                                    {"chrome", "out.trace.json"},
+                                                    {"perfetto", "out.pftrace"}};
+  for (const auto& [format, file] : files) {
+    const fs::path reported = dir_ / ("report." + format);
+    Result rep = run({BRICKPROF_BIN, "report", json, "--" + format, "-o", reported.string()}, {});
+    ASSERT_EQ(rep.exit_code(), 0) << rep.err;
+    EXPECT_EQ(brickprof::test::read_file((dir_ / file).string()),
+              brickprof::test::read_file(reported.string()))
+        << format;
+  }
+  // Grouped: the loop's line holds its kernels; a scope broke the main
+  // thread's run of them in two; the scopes keep their own.
+  const std::string tree = brickprof::test::read_file((dir_ / "out.tree.txt").string());
+  const size_t line = tree.find("python_mixed.py:28 launch");
+  ASSERT_NE(line, std::string::npos) << tree;
+  const std::string first = tree.substr(line, tree.find('\n', line) - line);
+  EXPECT_NE(first.find("×2"), std::string::npos) << first;  // main's runs: before and after
+  EXPECT_NE(tree.find("│   │   └── mixed_kernel <<<1,"), std::string::npos) << tree;  // under it
+  EXPECT_NE(tree.find("│   ├── prefill"), std::string::npos) << tree;
+  // Off: report --python-frames 0 shows the work at the top.
+  Result off = run({BRICKPROF_BIN, "report", json, "--tree", "--python-frames", "0"}, {});
+  ASSERT_EQ(off.exit_code(), 0) << off.err;
+  EXPECT_EQ(off.out.find("python_mixed.py:"), std::string::npos) << off.out;
 }
 
 TEST_F(PythonFramesTest, DepthZeroReadsNoFrames) {

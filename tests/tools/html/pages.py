@@ -10,8 +10,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "support"))
 from checks import run  # noqa: E402
 
 DATA_ELEMENT = 'id="brickprof-data">'
-# The views make_page.py is given, as the C++ writer computes them for its page
-# (the page shows the trace as recorded: GPU work not grouped by Python frames).
+# The views make_page.py is given, as the C++ writer computes them for its page:
+# both with GPU work left where it was recorded (not grouped by Python frames,
+# which the reference writer does not do; the page groups it by default).
 VIEWS = [
     "--json",
     "--python-frames",
@@ -39,8 +40,9 @@ def page_data(path):
 
 
 def report_page(brickprof, trace, out, *options):
-    """Writes the report page of `trace` to `out` with brickprof; returns its data."""
-    run([brickprof, "report", trace, "--html", out, *options])
+    """Writes the report page of `trace` to `out` with brickprof, its GPU work not
+    grouped by Python frames (as make_page.py writes it); returns its data."""
+    run([brickprof, "report", trace, "--html", out, "--python-frames", "0", *options])
     return page_data(out)
 
 

@@ -279,6 +279,25 @@ def scenario_diff_and_merged(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_python_frames(brickprof, data, workdir):
+    """A Python program's trace: its GPU work under the lines that launched it,
+    without asking; --python-frames 0 leaves it at the top."""
+    pane = Pane(workdir, 120, 30)
+    try:
+        pane.mark("python")
+        pane.run("%s view %s/analyses/python_frames.json" % (brickprof, data))
+        pane.wait_text("python_app.py:41 attention", "python_app_layers.py:5 mlp")
+        pane.type("q")
+        expect_restored(pane, "python", 0)
+        pane.run("%s view --python-frames 0 %s/analyses/python_frames.json" % (brickprof, data))
+        screen = pane.wait_text("attention_kernel", "mlp_kernel")
+        check("python_app.py:" not in screen, "frames shown with --python-frames 0", screen)
+        pane.type("q")
+        expect_restored(pane, "python", 0)
+    finally:
+        pane.close()
+
+
 def scenario_exits(brickprof, data, workdir):
     """Bad input and a terminal that cannot move the cursor before the screen;
     Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
@@ -343,7 +362,7 @@ def main():
     if shutil.which("tmux") is None:
         skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
-                 scenario_exits]
+                 scenario_python_frames, scenario_exits]
     failed = 0
     for scenario in scenarios:
         workdir = tempfile.mkdtemp(prefix="view_tmux.")

@@ -44,17 +44,19 @@ std::atomic<State*> g_state{nullptr};  // set once the interpreter is known; nev
 std::atomic<uint32_t> g_depth{0};
 std::atomic<bool> g_looked_again{false};
 std::atomic<bool> g_settled{false};  // Python found but not read: no second look
-std::mutex g_why_mu;
-std::string g_why_not;  // why this Python's frames are not read (once)
+// Why this Python's frames are not read: set once, never freed (the exit
+// write may run after this file's static destructors).
+std::atomic<const std::string*> g_why_not{nullptr};
 
 void not_read(const std::string& why) {
-  const std::string message = "Python frames not recorded: " + why;
-  {
-    std::lock_guard lock(g_why_mu);
-    g_why_not = message;
+  const auto* message = new std::string("Python frames not recorded: " + why);
+  const std::string* none = nullptr;
+  if (!g_why_not.compare_exchange_strong(none, message)) {
+    delete message;
+    return;
   }
   g_settled.store(true);
-  log_warn(message);
+  log_warn(*message);
 }
 
 // One look at the process: the symbols, the version, its layout.
@@ -126,10 +128,7 @@ uint32_t current_stack() {
 }
 
 void contribute(Trace& header) {
-  {
-    std::lock_guard lock(g_why_mu);
-    if (!g_why_not.empty()) header.diagnostics.warnings.push_back(g_why_not);
-  }
+  if (const std::string* why = g_why_not.load()) header.diagnostics.warnings.push_back(*why);
   State* s = g_state.load(std::memory_order_acquire);
   if (s == nullptr) return;
   AgentLock lock(s->mu);

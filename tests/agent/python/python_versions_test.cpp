@@ -105,12 +105,16 @@ class PythonVersionsTest : public ::testing::TestWithParam<std::string> {
   }
   // Runs the program plain and traced (same status and output); the trace.
   json run_shapes() {
-    const std::vector<std::string> argv = {py_.path, (kHere / "python_shapes.py").string(),
-                                           (dir_ / "ext").string()};
-    Result plain = run(argv, env(false));
+    return run_traced({py_.path, (kHere / "python_shapes.py").string(), (dir_ / "ext").string()});
+  }
+  // Runs argv plain and traced: same status and output; the trace.
+  json run_traced(const std::vector<std::string>& argv,
+                  const std::map<std::string, std::string>& extra = {}) {
+    std::map<std::string, std::string> plain_env = env(false), traced_env = env(true);
+    for (const auto& [k, v] : extra) plain_env[k] = traced_env[k] = v;
+    Result plain = run(argv, plain_env);
     EXPECT_EQ(plain.exit_code(), 0) << plain.err;
-    EXPECT_EQ(plain.out, "ok\n");
-    Result traced = run(argv, env(true));
+    Result traced = run(argv, traced_env);
     EXPECT_EQ(traced.status, plain.status) << traced.err;
     EXPECT_EQ(traced.out, plain.out);
     std::vector<fs::path> files;
@@ -181,6 +185,56 @@ TEST_P(PythonVersionsTest, EveryKernelUnderItsLaunchingLine) {
                                       {40, 1}}));
 }
 
+// Code objects freed and made again at the same addresses (an exec loop,
+// a notebook's cells): no kernel may carry an earlier cell's names.
+TEST_P(PythonVersionsTest, ReusedAddressesNeverGiveAnotherCodesNames) {
+  constexpr int kRounds = 100;
+  const json t =
+      run_traced({py_.path, (kHere / "python_cells.py").string(), std::to_string(kRounds)});
+  ASSERT_TRUE(t.contains("python_stacks"));
+  int kernels = 0;
+  for (const json& n : t["nodes"]) {
+    if (n["kind"] != "kernel") continue;
+    ++kernels;
+    const int round = n["grid"][0].get<int>() - 1;
+    const json& stack = t["python_stacks"].at(n["python_stack"].get<size_t>());
+    ASSERT_GE(stack.size(), 3u);
+    const json& cell = t["python_frames"].at(stack[1].get<size_t>());  // inside the launcher
+    const std::string file =
+        std::string(round < 10 ? "<cell0" : "<cell") + std::to_string(round) + ">";
+    EXPECT_EQ(cell["file"], file) << cell.dump();
+    EXPECT_EQ(cell["function"], "step") << cell.dump();
+    EXPECT_EQ(cell["line"], 2) << cell.dump();
+  }
+  EXPECT_EQ(kernels, kRounds);
+}
+
+// #28: a sub-interpreter alive while threads of the main one launch with
+// the GIL released and held, and one launches from code it runs in the
+// sub-interpreter. The C API reader crashed (SIGSEGV) here. Every kernel
+// has its stack, or is counted in the warning that says why not (on 3.12
+// the sub-interpreter's code runs on a thread state another thread made).
+TEST_P(PythonVersionsTest, SubInterpreterAliveWhileThreadsLaunch) {
+  const fs::path programs = kHere / ".." / ".." / "host" / "programs";
+  const json t = run_traced({py_.path, (programs / "py_subinterpreter.py").string()},
+                            {{"PYTHONPATH", programs.string()}});
+  size_t kernels = 0, with_stack = 0;
+  for (const json& n : t["nodes"]) {
+    if (n["kind"] != "kernel") continue;
+    ++kernels;
+    with_stack += n.contains("python_stack");
+  }
+  uint64_t counted = 0;
+  for (const json& w : t["diagnostics"]["warnings"]) {
+    const std::string text = w;
+    const std::string prefix = "Python stacks not read for ";
+    if (text.rfind(prefix, 0) == 0) counted += std::stoull(text.substr(prefix.size()));
+  }
+  EXPECT_EQ(kernels, 1000u);
+  EXPECT_GE(with_stack, 800u);  // the main interpreter's threads, at least
+  EXPECT_EQ(with_stack + counted, kernels);
+}
+
 INSTANTIATE_TEST_SUITE_P(CPython, PythonVersionsTest,
                          ::testing::ValuesIn(brickprof::test::tested_pythons()),
                          [](const ::testing::TestParamInfo<std::string>& p) {
@@ -189,5 +243,43 @@ INSTANTIATE_TEST_SUITE_P(CPython, PythonVersionsTest,
                              if (c == '.') c = '_';
                            return name;
                          });
+
+}  // namespace
+
+namespace {
+
+// A Python the agent does not know (3.8 here, whatever its layout): one
+// warning naming it, on stderr and in the trace, no stack, nothing else
+// changed.
+TEST(PythonUnknownVersion, OneWarningNamingIt) {
+  std::string looked;
+  std::optional<Interpreter> py = brickprof::test::find_python("3.8", &looked);
+  if (!py) GTEST_SKIP() << "CPython 3.8 absent (looked in " << looked << ")";
+  const fs::path dir = fs::temp_directory_path() / ("bp-py38-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::vector<std::string> argv = {py->path, (kHere / "python_app.py").string()};
+  Result plain = run(argv, {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR}});
+  Result traced = run(argv, {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR},
+                             {"LD_PRELOAD", BRICKPROF_AGENT_PATH},
+                             {"BRICKPROF_OUTPUT", (dir / "trace").string()},
+                             {"BRICKPROF_FORMATS", "json"}});
+  EXPECT_EQ(traced.status, plain.status) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  std::vector<std::string> lines;
+  std::stringstream err(traced.err);
+  for (std::string line; std::getline(err, line);)
+    if (line.rfind("brickprof:", 0) == 0 && line.find("wrote") == std::string::npos)
+      lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u) << traced.err;
+  EXPECT_NE(lines[0].find("CPython 3.8 is not known"), std::string::npos) << lines[0];
+  std::ifstream in(dir / "trace.json");
+  const json t = json::parse(in);
+  EXPECT_FALSE(t.contains("python_stacks"));
+  bool named = false;
+  for (const json& w : t["diagnostics"]["warnings"])
+    named |= w.get<std::string>().find("CPython 3.8 is not known") != std::string::npos;
+  EXPECT_TRUE(named) << t["diagnostics"].dump();
+  fs::remove_all(dir);
+}
 
 }  // namespace

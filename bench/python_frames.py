@@ -1,13 +1,15 @@
 """What recording the Python stack adds to one kernel launch, on the fake
 driver and fake CUPTI (tests/fakes/cuda_driver): a Python loop launches empty
-kernels through ctypes.PyDLL (the GIL held, as a CUDA extension holds it)
-from the bottom of a stack DEPTH frames deep, in child processes under the
-agent, alternating BRICKPROF_PYTHON_DEPTH=0 (frames off) with frames on,
-round by round. on - off is the stack's cost per launch; the ctypes call,
-the fake driver, the fake CUPTI and the rest of the agent are in both.
+kernels through ctypes from the bottom of a stack DEPTH frames deep, the GIL
+held (ctypes.PyDLL, as a CUDA extension that keeps it) or released
+(ctypes.CDLL, as PyTorch's op bindings release it), in child processes under
+the agent, alternating BRICKPROF_PYTHON_DEPTH=0 (frames off) with frames on,
+round by round. on - off is the stack's cost per launch; the ctypes call, the
+fake driver, the fake CUPTI and the rest of the agent are in both.
 
   python_frames.py AGENT FAKE_CUDA_DIR [--rounds N] [--launches N] [--depths 10,50]
-  python_frames.py --child DEPTH LAUNCHES   (one timed loop; prints ns per launch)
+                   [--gil held,released] [--python PYTHON]
+  python_frames.py --child DEPTH LAUNCHES GIL   (one timed loop; prints ns per launch)
 """
 import argparse
 import ctypes
@@ -22,8 +24,8 @@ PTX = b".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry empty_k
 WARMUP = 20_000
 
 
-def child(depth, launches):
-    cuda = ctypes.PyDLL("libcuda.so.1")
+def child(depth, launches, gil):
+    cuda = (ctypes.PyDLL if gil == "held" else ctypes.CDLL)("libcuda.so.1")
     device, ctx, module, f = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
     for result in (cuda.cuInit(0), cuda.cuDeviceGet(ctypes.byref(device), 0),
                    cuda.cuCtxCreate_v4(ctypes.byref(ctx), None, 0, device),
@@ -51,14 +53,14 @@ def child(depth, launches):
     print((time.thread_time_ns() - start) / launches)
 
 
-def run_child(args, depth, frames_on, out_dir):
+def run_child(args, depth, gil, frames_on, out_dir):
     env = dict(os.environ,
                LD_PRELOAD=args.agent,
                LD_LIBRARY_PATH=args.fake_cuda_dir,
                BRICKPROF_OUTPUT=os.path.join(out_dir, "trace-%p"),
                BRICKPROF_FORMATS="json",
                BRICKPROF_PYTHON_DEPTH="64" if frames_on else "0")
-    out = subprocess.run([sys.executable, __file__, "--child", str(depth), str(args.launches)],
+    out = subprocess.run([args.python, __file__, "--child", str(depth), str(args.launches), gil],
                          env=env, check=True, capture_output=True, text=True).stdout
     for name in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, name))
@@ -66,8 +68,8 @@ def run_child(args, depth, frames_on, out_dir):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        child(int(sys.argv[2]), int(sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("agent")
@@ -75,20 +77,28 @@ def main():
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--launches", type=int, default=100_000)
     p.add_argument("--depths", default="10,50")
+    p.add_argument("--gil", default="held,released", help="held (PyDLL), released (CDLL)")
+    p.add_argument("--python", default=sys.executable, help="the interpreter of the children")
     args = p.parse_args()
     depths = [int(d) for d in args.depths.split(",")]
-    off = {d: [] for d in depths}
-    on = {d: [] for d in depths}
+    gils = args.gil.split(",")
+    cases = [(d, g) for d in depths for g in gils]
+    off = {c: [] for c in cases}
+    on = {c: [] for c in cases}
     with tempfile.TemporaryDirectory() as out_dir:
         for _ in range(args.rounds):
-            for d in depths:
-                off[d].append(run_child(args, d, False, out_dir))
-                on[d].append(run_child(args, d, True, out_dir))
-    print(f"{args.rounds} rounds of {args.launches} launches (thread CPU time, ns per launch)")
-    print("depth  frames off  frames on  on - off (median of per-round differences)")
-    for d in depths:
-        diff = statistics.median(b - a for a, b in zip(off[d], on[d]))
-        print(f"{d:5}  {statistics.median(off[d]):10.0f}  {statistics.median(on[d]):9.0f}  {diff:8.0f}")
+            for d, g in cases:
+                off[(d, g)].append(run_child(args, d, g, False, out_dir))
+                on[(d, g)].append(run_child(args, d, g, True, out_dir))
+    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    print(f"CPython {version}, {args.rounds} rounds of {args.launches} launches "
+          "(thread CPU time, ns per launch)")
+    print("depth  GIL       frames off  frames on  on - off (median of per-round differences)")
+    for d, g in cases:
+        diff = statistics.median(b - a for a, b in zip(off[(d, g)], on[(d, g)]))
+        print(f"{d:5}  {g:8}  {statistics.median(off[(d, g)]):10.0f}  "
+              f"{statistics.median(on[(d, g)]):9.0f}  {diff:8.0f}")
 
 
 if __name__ == "__main__":

@@ -107,13 +107,7 @@ uint32_t FrameReader::walk(FrameKey* keys, uint32_t depth, ReadError* error) con
     if (skip) {
       if (++skipped > kMaxSkipped) break;
     } else {
-      FrameKey& k = keys[n++];
-      k.code = code;
-      k.filename = load<const void*>(code, l.code_filename);
-      k.name = load<const void*>(code, l.code_name);
-      k.linetable = load<const void*>(code, l.code_linetable);
-      k.first_line = load<int32_t>(code, l.code_first_line);
-      k.position = static_cast<int32_t>(position);
+      keys[n++] = {code, position};
     }
     frame = previous;
   }
@@ -150,22 +144,25 @@ bool FrameReader::read_bytes(const void* object, BytesView* out) const {
 }
 
 bool FrameReader::content(const FrameKey& key, CodeContent* out, ReadError* error) const {
-  if (!read_str(key.filename, &out->filename) || !read_str(key.name, &out->name)) {
+  const Layout& l = layout_;
+  if (!read_str(load<const void*>(key.code, l.code_filename), &out->filename) ||
+      !read_str(load<const void*>(key.code, l.code_name), &out->name)) {
     *error = ReadError::kBadName;
     return false;
   }
-  if (!read_bytes(key.linetable, &out->linetable)) {
+  if (!read_bytes(load<const void*>(key.code, l.code_linetable), &out->linetable)) {
     *error = ReadError::kBadLineTable;
     return false;
   }
+  out->first_line = load<int32_t>(key.code, l.code_first_line);
   return true;
 }
 
-int64_t FrameReader::line(const FrameKey& key, const BytesView& linetable) const {
-  const int64_t byte_offset = layout_.position == Layout::Position::kLastiBytes
-                                  ? key.position
-                                  : static_cast<int64_t>(key.position) * 2;
-  return line_of(layout_.lines, linetable.data, linetable.size, key.first_line, byte_offset);
+int64_t FrameReader::line(const FrameKey& key, const CodeContent& code, size_t* read) const {
+  const int64_t byte_offset =
+      layout_.position == Layout::Position::kLastiBytes ? key.position : key.position * 2;
+  return line_of(layout_.lines, code.linetable.data, code.linetable.size, code.first_line,
+                 byte_offset, read);
 }
 
 std::string utf8_of(const StrView& s) {

@@ -24,17 +24,13 @@
 
 namespace brickprof::agent::python {
 
-// One frame as a launch sees it: the code object and where in it the frame
-// is, and the objects its answers (file, function, line) come from, whose
-// addresses are checked again whenever the stack is found (stack_table.h).
-// No member initialisers: a launch's array of them is not cleared.
+// One frame as a launch sees it: its code object and where in it the frame
+// is. What the code's answers (file, function, line) come from is read from
+// the code object when needed (content()). No member initialisers: a
+// launch's array of them is not cleared.
 struct FrameKey {
   const void* code;
-  const void* filename;   // str
-  const void* name;       // str: co_qualname (3.11+) or co_name
-  const void* linetable;  // bytes
-  int32_t first_line;
-  int32_t position;  // f_lasti as its version counts, or code units from the start
+  int64_t position;  // f_lasti as its version counts, or code units from the start
   bool operator==(const FrameKey&) const = default;
 };
 
@@ -55,6 +51,7 @@ struct CodeContent {
   StrView filename;
   StrView name;
   BytesView linetable;
+  int32_t first_line = 0;
 };
 
 enum class ReadError : uint8_t {
@@ -83,10 +80,12 @@ class FrameReader {
   // something was not as expected, 0 with kNone when the thread has no
   // Python frames. Entry (C-stack) and incomplete frames are skipped.
   uint32_t walk(FrameKey* keys, uint32_t depth, ReadError* error) const;
-  // The file name, function name and line table of a frame's code, checked.
+  // The file name, function name, line table and first line of a frame's
+  // code, checked.
   bool content(const FrameKey& key, CodeContent* out, ReadError* error) const;
-  // The frame's line, from its code's line table.
-  int64_t line(const FrameKey& key, const BytesView& linetable) const;
+  // The frame's line, from its code's line table (`*read`, if given: how
+  // many of the table's first bytes it depends on).
+  int64_t line(const FrameKey& key, const CodeContent& code, size_t* read = nullptr) const;
 
  private:
   bool read_str(const void* object, StrView* out) const;

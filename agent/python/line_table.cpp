@@ -8,20 +8,24 @@ namespace {
 
 // 3.9: the line advances by each pair's signed second byte once the
 // address has passed the pair's first.
-int64_t line_of_lnotab(const uint8_t* t, size_t size, int64_t line, int64_t offset) {
+int64_t line_of_lnotab(const uint8_t* t, size_t size, int64_t line, int64_t offset, size_t* read) {
   int64_t address = 0;
-  for (size_t i = 0; i + 1 < size; i += 2) {
+  size_t i = 0;
+  for (; i + 1 < size; i += 2) {
     address += t[i];
     if (address > offset) break;
     line += static_cast<int8_t>(t[i + 1]);
   }
+  *read = i + 1 < size ? i + 1 : size;
   return line;
 }
 
 // 3.10: each pair is a range of bytes and the line delta that applies to
 // it (-128: the range has no line, and the running line is unchanged).
-int64_t line_of_linetable(const uint8_t* t, size_t size, int64_t line, int64_t offset) {
+int64_t line_of_linetable(const uint8_t* t, size_t size, int64_t line, int64_t offset,
+                          size_t* read) {
   int64_t end = 0;
+  *read = size;
   for (size_t i = 0; i + 1 < size; i += 2) {
     const int64_t start = end;
     end += t[i];
@@ -31,7 +35,10 @@ int64_t line_of_linetable(const uint8_t* t, size_t size, int64_t line, int64_t o
       line += delta;
       range_line = line;
     }
-    if (start <= offset && offset < end) return range_line;
+    if (start <= offset && offset < end) {
+      *read = i + 2;
+      return range_line;
+    }
   }
   return -1;
 }
@@ -55,9 +62,11 @@ int64_t signed_varint(const uint8_t* t, size_t size, size_t* i) {
 // 3.11+: entries of `(header & 7) + 1` code units (2 bytes each); the
 // header's code (bits 3-6) says how the line moves: 15 no line, 13 and 14
 // a signed varint delta, 10-12 a delta of 0-2, 0-9 the same line.
-int64_t line_of_locations(const uint8_t* t, size_t size, int64_t line, int64_t offset) {
+int64_t line_of_locations(const uint8_t* t, size_t size, int64_t line, int64_t offset,
+                          size_t* read) {
   int64_t end = 0;
   size_t i = 0;
+  *read = size;
   while (i < size) {
     const uint8_t header = t[i];
     if ((header & 128) == 0) return -1;  // not an entry's start: a damaged table
@@ -71,8 +80,11 @@ int64_t line_of_locations(const uint8_t* t, size_t size, int64_t line, int64_t o
     }
     const int64_t start = end;
     end += ((header & 7) + 1) * 2;
-    if (start <= offset && offset < end) return code == 15 ? -1 : line;
     while (next < size && (t[next] & 128) == 0) ++next;
+    if (start <= offset && offset < end) {
+      *read = next;
+      return code == 15 ? -1 : line;
+    }
     i = next;
   }
   return -1;
@@ -81,16 +93,19 @@ int64_t line_of_locations(const uint8_t* t, size_t size, int64_t line, int64_t o
 }  // namespace
 
 int64_t line_of(LineTableFormat format, const uint8_t* table, size_t size, int64_t first_line,
-                int64_t byte_offset) {
+                int64_t byte_offset, size_t* read) {
+  size_t unused = 0;
+  if (read == nullptr) read = &unused;
+  *read = 0;
   switch (format) {
     case LineTableFormat::kLnotab39:
-      return line_of_lnotab(table, size, first_line, byte_offset);
+      return line_of_lnotab(table, size, first_line, byte_offset, read);
     case LineTableFormat::kLinetable310:
       if (byte_offset < 0) return first_line;
-      return line_of_linetable(table, size, first_line, byte_offset);
+      return line_of_linetable(table, size, first_line, byte_offset, read);
     case LineTableFormat::kLocations311:
       if (byte_offset < 0) return first_line;
-      return line_of_locations(table, size, first_line, byte_offset);
+      return line_of_locations(table, size, first_line, byte_offset, read);
   }
   return -1;
 }

@@ -25,8 +25,9 @@ enum class LineTableFormat : uint8_t {
 
 // The line of the instruction at `byte_offset` (bytes from the start of the
 // code), as PyCode_Addr2Line answers: the first line for a negative
-// offset, -1 where the table says the instruction has no line.
+// offset, -1 where the table says the instruction has no line. `*read`,
+// if given: how many of the table's first bytes the answer depends on.
 int64_t line_of(LineTableFormat format, const uint8_t* table, size_t size, int64_t first_line,
-                int64_t byte_offset);
+                int64_t byte_offset, size_t* read = nullptr);
 
 }  // namespace brickprof::agent::python

@@ -25,8 +25,8 @@ struct State final : FrameSource {
   bool content(const FrameKey& key, CodeContent* out, ReadError* error) const override {
     return reader.content(key, out, error);
   }
-  int64_t line(const FrameKey& key, const BytesView& linetable) const override {
-    return reader.line(key, linetable);
+  int64_t line(const FrameKey& key, const CodeContent& code, size_t* read) const override {
+    return reader.line(key, code, read);
   }
   void count(ReadError e) {
     errors[static_cast<size_t>(e)].fetch_add(1, std::memory_order_relaxed);

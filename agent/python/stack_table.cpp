@@ -22,7 +22,7 @@ uint64_t hash_of(const FrameKey* keys, uint32_t n) {
   uint64_t h = n;
   for (uint32_t i = 0; i < n; ++i)
     h = (h ^ reinterpret_cast<uintptr_t>(keys[i].code) ^
-         static_cast<uint64_t>(static_cast<uint32_t>(keys[i].position)) << 40) *
+         static_cast<uint64_t>(keys[i].position) << 40) *
         0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
@@ -33,9 +33,10 @@ uint64_t hash_of(const uint32_t* ids, uint32_t n) {
   return h;
 }
 
-// Names and line tables are short (tens to hundreds of bytes): compared
-// inline a word at a time, not through memcmp's call and dispatch.
+// Names are short: compared inline a word at a time, not through memcmp's
+// call and dispatch, which pays off from a line table's hundreds of bytes.
 bool equal_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+  if (n > 128) return std::memcmp(a, b, n) == 0;
   uint64_t diff = 0;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -57,31 +58,36 @@ bool same(const BytesView& a, const BytesView& b) {
   return a.size == b.size && equal_bytes(a.data, b.data, a.size);
 }
 
-bool same_objects(const FrameKey& a, const FrameKey& b) {
-  return a.code == b.code && a.filename == b.filename && a.name == b.name &&
-         a.linetable == b.linetable && a.first_line == b.first_line;
-}
-
 }  // namespace
 
-// A code object as the table first read it: the addresses it was found
-// by and copies of what its answers came from. Immutable once published.
+// A code object as the table first read it: copies of what its answers
+// came from. Immutable once published.
 struct StackTable::Code {
-  FrameKey key;  // its position is not used
   StrView filename, name;
   BytesView linetable;
+  int32_t first_line;
   uint32_t file, function;  // into names_
 };
 
-// One way to a stack: the frames a launch read, and the code each was.
-// Immutable once published at the head of its bucket.
+// What a found way checks of one code object it holds: its names, first
+// line, and the first `table_bytes` of its line table (the most any of its
+// frames' lines depends on), read through its frame `frame`.
+struct StackTable::Check {
+  const Code* code;
+  uint32_t frame;
+  uint32_t table_bytes;
+};
+
+// One way to a stack: the frames a launch read, and a check per code
+// object. Immutable once published at the head of its bucket.
 struct StackTable::Way {
   const Way* next;
   uint64_t hash;
   uint32_t n;
   uint32_t stack;
   const FrameKey* keys;
-  const Code* const* codes;
+  const Check* checks;
+  uint32_t n_checks;
 };
 
 // Memory that lives as long as the table, never moved (find() reads it
@@ -130,23 +136,18 @@ void* StackTable::allocate(size_t bytes, bool* ok) {
 }
 
 bool StackTable::verified(const Way& way, const FrameKey* keys, const FrameSource& source) const {
-  static_assert(sizeof(FrameKey) == 4 * sizeof(void*) + 8, "compared as bytes: no padding");
+  static_assert(sizeof(FrameKey) == 16, "compared as bytes: no padding");
   if (std::memcmp(way.keys, keys, way.n * sizeof(FrameKey)) != 0) return false;
-  // A code object met again in the same stack (a method every nn.Module
-  // call goes through, a recursion) is the same object: checked once.
-  constexpr uint32_t kRemembered = 16;
-  const Code* checked[kRemembered];
-  uint32_t n_checked = 0;
-  for (uint32_t i = 0; i < way.n; ++i) {
-    const Code& then = *way.codes[i];
-    if (std::find(checked, checked + n_checked, &then) != checked + n_checked) continue;
+  for (uint32_t i = 0; i < way.n_checks; ++i) {
+    const Check& check = way.checks[i];
     CodeContent now;
     ReadError error;
-    if (!source.content(keys[i], &now, &error)) return false;
-    if (!same(now.filename, then.filename) || !same(now.name, then.name) ||
-        !same(now.linetable, then.linetable))
+    if (!source.content(keys[check.frame], &now, &error)) return false;
+    const Code& then = *check.code;
+    if (now.first_line != then.first_line || !same(now.filename, then.filename) ||
+        !same(now.name, then.name) || now.linetable.size < check.table_bytes ||
+        !equal_bytes(now.linetable.data, then.linetable.data, check.table_bytes))
       return false;
-    if (n_checked < kRemembered) checked[n_checked++] = &then;
   }
   return true;
 }
@@ -181,7 +182,7 @@ const StackTable::Code* StackTable::code_of(const FrameKey& key, const CodeConte
   auto [first, last] = codes_.equal_range(key.code);
   for (auto it = first; it != last; ++it) {
     const Code& c = *it->second;
-    if (same_objects(c.key, key) && same(c.filename, content.filename) &&
+    if (c.first_line == content.first_line && same(c.filename, content.filename) &&
         same(c.name, content.name) && same(c.linetable, content.linetable))
       return &c;
   }
@@ -197,8 +198,7 @@ const StackTable::Code* StackTable::code_of(const FrameKey& key, const CodeConte
   std::memcpy(copies, content.filename.data, file_bytes);
   std::memcpy(copies + file_bytes, content.name.data, name_bytes);
   std::memcpy(copies + file_bytes + name_bytes, content.linetable.data, content.linetable.size);
-  c->key = key;
-  c->key.position = 0;
+  c->first_line = content.first_line;
   c->filename = {copies, content.filename.length, content.filename.kind};
   c->name = {copies + file_bytes, content.name.length, content.name.kind};
   c->linetable = {copies + file_bytes + name_bytes, content.linetable.size};
@@ -254,35 +254,41 @@ uint32_t StackTable::add(const FrameKey* keys, uint32_t n, const FrameSource& so
     buckets_.store(buckets, std::memory_order_release);
   }
   uint32_t ids[kMaxFrames];
-  const Code* codes[kMaxFrames];
+  Check checks[kMaxFrames];
+  uint32_t n_checks = 0;
   for (uint32_t i = 0; i < n; ++i) {
     CodeContent content;
     if (!source.content(keys[i], &content, error)) return 0;
-    codes[i] = code_of(keys[i], content);
-    if (codes[i] == nullptr) {
+    const Code* code = code_of(keys[i], content);
+    if (code == nullptr) {
       ++refused_;
       return 0;
     }
-    ids[i] = frame_id({codes[i]->file, codes[i]->function, source.line(keys[i], content.linetable)},
-                      &ok);
+    size_t read = 0;
+    const int64_t line = source.line(keys[i], content, &read);
+    ids[i] = frame_id({code->file, code->function, line}, &ok);
     if (!ok) {
       ++refused_;
       return 0;
     }
+    Check* check =
+        std::find_if(checks, checks + n_checks, [code](const Check& c) { return c.code == code; });
+    if (check == checks + n_checks) checks[n_checks++] = {code, i, 0};
+    check->table_bytes = std::max(check->table_bytes, static_cast<uint32_t>(read));
   }
   const uint32_t stack = stack_of(ids, n);
   auto* way = static_cast<Way*>(allocate(sizeof(Way), &ok));
   auto* way_keys = static_cast<FrameKey*>(allocate(n * sizeof(FrameKey), &ok));
-  auto* way_codes = static_cast<const Code**>(allocate(n * sizeof(const Code*), &ok));
+  auto* way_checks = static_cast<Check*>(allocate(n_checks * sizeof(Check), &ok));
   if (stack == 0 || !ok) {
     ++refused_;
     return 0;
   }
   std::copy(keys, keys + n, way_keys);
-  std::copy(codes, codes + n, way_codes);
+  std::copy(checks, checks + n_checks, way_checks);
   const uint64_t h = hash_of(keys, n);
   std::atomic<const Way*>& head = buckets[h % kBuckets];
-  *way = Way{head.load(std::memory_order_relaxed), h, n, stack, way_keys, way_codes};
+  *way = Way{head.load(std::memory_order_relaxed), h, n, stack, way_keys, way_checks, n_checks};
   head.store(way, std::memory_order_release);
   return stack;
 }

@@ -1,17 +1,17 @@
 // Python stacks interned as they are seen. A launch finds its stack by the
-// frames it read in place (frame_reader.h): each frame's code object,
-// position, and the addresses of the objects its answers come from. A loop
-// that launches from the same place a million times finds one stack and
-// stores nothing.
+// frames it read in place (frame_reader.h): each frame's code object and
+// position. A loop that launches from the same place a million times finds
+// one stack and stores nothing.
 //
 // Without the GIL no reference can be taken, so a code object the table
 // has seen may be freed and its address given to another. A found stack is
-// therefore checked against the live objects before it is answered: every
-// frame's code object, file name, function name and line table must be at
-// the addresses first seen, and their contents (the names' characters, the
-// line table's bytes) equal to the copies the table took then. Only then
-// can the file, function and line it stored be the ones reading the frames
-// now would give; otherwise the stack is read afresh (a new way to it).
+// therefore checked against the live code objects before it is answered:
+// each one's file name, function name and first line must be those the
+// table copied when it first read them, and its line table's bytes up to
+// the entry its frames' lines were read from (all a line depends on) too;
+// each code object once per stack. Only then are the file, function and
+// line the table stored the ones reading the frames now would give;
+// otherwise the stack is read afresh (a new way to it).
 //
 // find() takes no lock and may run on any number of threads at once: what
 // it reads (the ways, the code copies) is published once, complete, and
@@ -41,7 +41,8 @@ class FrameSource {
  public:
   virtual ~FrameSource() = default;
   virtual bool content(const FrameKey& key, CodeContent* out, ReadError* error) const = 0;
-  virtual int64_t line(const FrameKey& key, const BytesView& linetable) const = 0;
+  // The frame's line, and how many of the table's first bytes it depends on.
+  virtual int64_t line(const FrameKey& key, const CodeContent& code, size_t* read) const = 0;
 };
 
 class StackTable {
@@ -69,6 +70,7 @@ class StackTable {
 
  private:
   struct Code;
+  struct Check;
   struct Way;
   struct Arena;
   struct FrameText {

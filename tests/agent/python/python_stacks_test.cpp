@@ -6,6 +6,7 @@
 // frame that cannot be read leaves the stack out, and the budget holds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -23,14 +24,13 @@ namespace {
 struct FakeCode {
   std::string filename, name;
   std::vector<uint8_t> linetable;
+  int32_t first_line = 100;
 };
 
 class FakeSource final : public FrameSource {
  public:
   // The key of `code` at `position`, as the reader would make it.
-  FrameKey key(FakeCode& code, int32_t position, int32_t first_line = 100) const {
-    return {&code, &code.filename, &code.name, &code.linetable, first_line, position};
-  }
+  FrameKey key(FakeCode& code, int64_t position) const { return {&code, position}; }
   bool content(const FrameKey& key, CodeContent* out, ReadError* error) const override {
     ++reads;
     const auto* code = static_cast<const FakeCode*>(key.code);
@@ -43,11 +43,15 @@ class FakeSource final : public FrameSource {
     out->name = {reinterpret_cast<const uint8_t*>(code->name.data()),
                  static_cast<uint32_t>(code->name.size()), 1};
     out->linetable = {code->linetable.data(), static_cast<uint32_t>(code->linetable.size())};
+    out->first_line = code->first_line;
     return true;
   }
-  int64_t line(const FrameKey& key, const BytesView& t) const override {
+  int64_t line(const FrameKey& key, const CodeContent& code, size_t* read) const override {
     ++lines;
-    return key.position < static_cast<int32_t>(t.size) ? key.first_line + t.data[key.position] : -1;
+    const BytesView& t = code.linetable;
+    *read = std::min<size_t>(t.size, static_cast<size_t>(key.position) + 1);  // up to its byte
+    return key.position < static_cast<int64_t>(t.size) ? code.first_line + t.data[key.position]
+                                                       : -1;
   }
   mutable std::atomic<int> reads{0};  // the test's threads share the source
   mutable std::atomic<int> lines{0};
@@ -107,6 +111,9 @@ TEST(PythonStackTable, AReusedAddressNeverGivesTheOldNames) {
   EXPECT_EQ(second, 2u);
   EXPECT_EQ(table.find(k, 1, src), second);
 
+  cell.linetable = {0, 0, 5, 9};  // a table that grew past what the line depends on
+  EXPECT_EQ(table.find(k, 1, src), second);
+
   cell.linetable = {0, 0, 7};  // an edited body under the same names
   EXPECT_EQ(table.find(k, 1, src), 0u);
   const uint32_t third = table.add(k, 1, src, &e);
@@ -115,6 +122,10 @@ TEST(PythonStackTable, AReusedAddressNeverGivesTheOldNames) {
   cell.name = "g";
   EXPECT_EQ(table.find(k, 1, src), 0u);
   EXPECT_EQ(table.add(k, 1, src, &e), 4u);
+
+  cell.first_line = 300;  // the same body further down its file
+  EXPECT_EQ(table.find(k, 1, src), 0u);
+  EXPECT_EQ(table.add(k, 1, src, &e), 5u);
 
   cell = FakeCode{"<cell1>", "f", {0, 0, 5}};  // back as first seen: the first stack again
   EXPECT_EQ(table.find(k, 1, src), first);
@@ -126,6 +137,7 @@ TEST(PythonStackTable, AReusedAddressNeverGivesTheOldNames) {
   EXPECT_EQ(frame_of(second).line, 105);
   EXPECT_EQ(frame_of(third).line, 107);
   EXPECT_EQ(frame_of(4).function, "g");
+  EXPECT_EQ(frame_of(5).line, 307);
 }
 
 TEST(PythonStackTable, AFrameThatCannotBeReadLeavesTheStackOut) {

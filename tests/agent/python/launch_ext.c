@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 typedef int (*LaunchKernel)(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                            unsigned by, unsigned bz, unsigned shared, void* stream,
-                            void** params, void** extra);
+                            unsigned by, unsigned bz, unsigned shared, void* stream, void** params,
+                            void** extra);
 static LaunchKernel launch_kernel;
 
 static PyObject* launch(PyObject* self, PyObject* args) {
@@ -25,11 +25,14 @@ static PyObject* launch(PyObject* self, PyObject* args) {
   uint64_t device_pointer = pointer;
   void* params[1] = {&device_pointer};
   int result;
+  /* The macros open and close a block, as ATen's and pybind11's releases do. */
+  // clang-format off
   Py_BEGIN_ALLOW_THREADS
   result = launch_kernel((void*)(uintptr_t)function, grid, 1, 1, 128, 1, 1, 0, NULL, params, NULL);
   Py_END_ALLOW_THREADS
   return PyLong_FromLong(result);
 }
+// clang-format on
 
 static PyMethodDef methods[] = {
     {"launch", launch, METH_VARARGS, "cuLaunchKernel with the GIL released"},

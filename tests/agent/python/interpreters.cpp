@@ -44,7 +44,7 @@ std::vector<int> version_numbers(const std::string& text) {
 std::optional<fs::path> from_pyenv(const std::string& version, std::string* looked) {
   const std::optional<fs::path> versions = pyenv_versions();
   if (!versions) {
-    *looked += "no pyenv root";
+    *looked += "no pyenv root ($PYENV_ROOT, `pyenv root`, ~/.pyenv)";
     return std::nullopt;
   }
   *looked += versions->string() + "/" + version + ".*";

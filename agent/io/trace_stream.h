@@ -32,6 +32,11 @@
 //     Perfetto reads each thread's id block in the order its track lists
 //     slices (trace_stream_perfetto.cpp).
 //
+// GPU work launched outside every scope with a Python stack goes under
+// synthetic scopes of its innermost Python frame in every output but the
+// JSON (trace_stream_python.cpp), made at the walk's start from the staged
+// records as `brickprof report` makes them from the JSON, with its ids.
+//
 // The outputs are byte for byte the Trace-based exporters' for the same
 // events (tests/agent/cupti/stream_golden_test.cpp checks it on a recorded
 // trace with threads, NVTX ranges, capture windows and fake-CUPTI records).

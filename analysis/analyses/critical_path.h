@@ -27,7 +27,9 @@ struct NodeSlack {
 
 struct CriticalPath {
   int64_t length_ns = 0;         // modelled end-to-end time
-  int64_t measured_span_ns = 0;  // last end - first start, less time between capture windows
+  // First start to last end of any activity (a blocking call's return
+  // included), less the unrecorded time between capture windows.
+  int64_t measured_span_ns = 0;
   int64_t start_offset_ns = 0;   // when the path's first activity could start
   std::vector<PathStep> steps;   // in time order
   std::vector<int64_t> slack;    // per activity

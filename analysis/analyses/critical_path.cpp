@@ -36,7 +36,7 @@ void forward(const DependencyGraph& g, const std::vector<int64_t>& dur,
 }
 
 // Nodes worth moving: positive slack of at least 1% of the path, largest first.
-std::vector<NodeSlack> opportunities(const CriticalPath& cp, size_t limit) {
+std::vector<NodeSlack> opportunities(const CriticalPath& cp) {
   std::vector<NodeSlack> out;
   if (!cp.parallel()) return out;
   int64_t floor = std::max<int64_t>(1, cp.length_ns / 100);
@@ -47,13 +47,7 @@ std::vector<NodeSlack> opportunities(const CriticalPath& cp, size_t limit) {
     if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
     return a.node < b.node;
   };
-  if (out.size() > limit) {
-    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(limit), out.end(),
-                      by_slack);
-    out.resize(limit);
-  } else {
-    std::sort(out.begin(), out.end(), by_slack);
-  }
+  std::sort(out.begin(), out.end(), by_slack);
   return out;
 }
 
@@ -99,7 +93,7 @@ CriticalPathReport critical_path_report(const Trace& trace, const DependencyGrap
   r.path.slack = {};
   r.lanes = graph.lanes;
   r.activities = graph.size();
-  r.opportunities = opportunities(r.path, CriticalPathReport::kMaxOpportunities);
+  r.opportunities = opportunities(r.path);
   r.by_label = by_label(trace, r.path);
   return r;
 }

@@ -58,11 +58,10 @@ struct CriticalPathReport {
   CriticalPath path;        // without the per-activity slack (the graph is not kept)
   std::vector<Lane> lanes;  // indexed by PathStep::lane
   size_t activities = 0;    // in the dependency graph
-  // Positive slack of at least 1% of the path, largest first (at most
-  // kMaxOpportunities); none when the path is the timeline itself.
+  // Every node with positive slack of at least 1% of the path, largest
+  // first; none when the path is the timeline itself.
   std::vector<NodeSlack> opportunities;
   std::vector<PathShare> by_label;  // most time first, then by label
-  static constexpr size_t kMaxOpportunities = 100;
 };
 
 CriticalPathReport critical_path_report(const Trace& trace, const DependencyGraph& graph);

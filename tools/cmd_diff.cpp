@@ -65,7 +65,7 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
       Subset subset = subtrees_named(*trace, o.under);
       if (subset.roots == 0) {
         progress.done();
-        return fail(*file + ": no scope named '" + o.under + "' (--under)");
+        return fail(*file + ": " + no_scope_named(*trace, o.under));
       }
       *trace = std::move(subset.trace);
     }

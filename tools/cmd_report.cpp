@@ -158,7 +158,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       Subset subset = subtrees_named(trace, o.under);
       if (subset.roots == 0) {
         progress.done();
-        return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+        return fail(o.file + ": " + no_scope_named(trace, o.under));
       }
       under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
       trace = std::move(subset.trace);
@@ -181,6 +181,9 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
     progress.done();
     return fail(e.what());  // already "FILE: problem"
   } catch (const GraphError& e) {
+    progress.done();
+    return fail(o.file + ": " + e.what());
+  } catch (const ViewError& e) {  // a name the trace does not have (--what-if)
     progress.done();
     return fail(o.file + ": " + e.what());
   } catch (const std::bad_alloc&) {

@@ -86,7 +86,7 @@ void node_json(JsonWriter& w, const Trace& t, uint32_t node) {
   if (node == kNoNode)
     w.null();
   else
-    w.value(node);
+    w.value(t.file_id(node));
   w.field("name", owner_label(t, node));
   w.field("kind", node == kNoNode ? std::string_view("untracked") : to_string(t.nodes[node].kind));
 }

@@ -67,7 +67,7 @@ void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
           .field("start_ns", g.start_ns)
           .field("ns", g.ns)
           .field("host_ns", g.host_ns)
-          .field("next", g.next)
+          .field("next", t.file_id(g.next))
           .field("next_name", t.name(t.nodes[g.next]))
           .field("next_scope", scope(g.next))
           .field("host_scope", g.host_ns ? scope_name(t, g.host_scope) : "")

@@ -161,7 +161,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   w.field("kernels", s.kernels);
   w.key("slowest_kernel");
   if (const auto& slow = s.slowest_kernel) {
-    w.begin_object().field("node", slow->kernel);
+    w.begin_object().field("node", trace.file_id(slow->kernel));
     w.field("name", trace.name(trace.nodes[slow->kernel])).field("gpu_ns", slow->gpu_ns);
     w.key("brick");
     if (slow->brick != kNoNode)

@@ -27,13 +27,13 @@ void more_line(size_t count, std::ostream& out) {
   if (count > kShown) out << "  ... " << count - kShown << " more (--json lists all)\n";
 }
 
-void findings_json(JsonWriter& w, std::string_view key, const std::vector<CopyFinding>& v,
-                   const ScopeNamer& scope) {
+void findings_json(JsonWriter& w, const Trace& t, std::string_view key,
+                   const std::vector<CopyFinding>& v, const ScopeNamer& scope) {
   w.key(key).begin_array();
   for (const CopyFinding& f : v) {
     w.newline()
         .begin_object()
-        .field("node", f.node)
+        .field("node", t.file_id(f.node))
         .field("scope", scope(f.node))
         .field("bytes", f.bytes)
         .field("duration_ns", f.duration_ns);
@@ -75,13 +75,13 @@ void json(const Trace& t, const TransferReport& r, JsonWriter& w) {
     w.end_object();
   }
   w.end_array();
-  findings_json(w, "slow", r.slow, scope);
+  findings_json(w, t, "slow", r.slow, scope);
   w.field("pageable_count", r.pageable_count).field("pageable_bytes", r.pageable_bytes);
-  findings_json(w, "pageable", r.pageable, scope);
+  findings_json(w, t, "pageable", r.pageable, scope);
   w.key("ping_pongs").begin_array();
   for (const PingPong& p : r.ping_pongs) {
     w.newline().begin_object().key("nodes").begin_array();
-    for (uint32_t n : p.nodes) w.value(n);
+    for (uint32_t n : p.nodes) w.value(t.file_id(n));
     w.end_array()
         .field("host_addr", p.host_addr)
         .field("bytes", p.bytes)

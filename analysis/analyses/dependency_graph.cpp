@@ -59,7 +59,7 @@ class Builder {
   void classify();
   void reserve();
   void sweep_threads();
-  void sweep_one(size_t iv_begin, size_t iv_end, size_t pt_begin, size_t pt_end);
+  void sweep_one(uint32_t lane, size_t iv_begin, size_t iv_end, size_t pt_begin, size_t pt_end);
   uint32_t add_activity(uint32_t owner, uint32_t lane, int64_t start, int64_t dur);
   void emit(int64_t a, int64_t b, uint32_t owner, uint32_t lane, bool wait, uint32_t* wait_act);
   void emit_untracked(int64_t a, int64_t b, uint32_t lane);
@@ -213,25 +213,33 @@ void Builder::emit_untracked(int64_t a, int64_t b, uint32_t lane) {
 }
 
 // One thread: a stack sweep over properly nested intervals (an interval that
-// overruns its parent is clipped to it).
-void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
+// overruns its parent is clipped to it). The thread's timeline runs from its
+// first scope, wait or launch to its last: untracked time fills the rest.
+// A scope's first and last activities become the first and last inside it,
+// its nested scopes' included, so a trace edge joins whole scopes.
+void Builder::sweep_one(uint32_t lane, size_t ib, size_t ie, size_t pb, size_t pe) {
   struct Open {
     int64_t end;
     uint32_t node;
     bool wait;
     uint32_t wait_act;
+    uint32_t acts_before;  // activities made before it opened
   };
   std::vector<Open> stack;
   next_point_ = pb;
   points_end_ = pe;
   last_act_ = kNoNode;
-  const uint32_t lane = intervals_[ib].lane;
-  int64_t cur = intervals_[ib].start;
+  int64_t cur = ib < ie ? intervals_[ib].start : points_[pb].time;
+  if (pb < pe) cur = std::min(cur, points_[pb].time);
   auto advance_to = [&](int64_t t) {
     while (!stack.empty() && stack.back().end <= t) {
       Open& top = stack.back();
       if (top.end > cur) emit(cur, top.end, top.node, lane, top.wait, &top.wait_act);
       cur = std::max(cur, top.end);
+      if (!top.wait && g_.size() > top.acts_before) {
+        first_[top.node] = top.acts_before;
+        last_[top.node] = static_cast<uint32_t>(g_.size() - 1);
+      }
       stack.pop_back();
     }
     if (t <= cur) return;
@@ -247,9 +255,10 @@ void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
     const Interval& iv = intervals_[i];
     advance_to(iv.start);
     int64_t end = stack.empty() ? iv.end : std::min(iv.end, stack.back().end);
-    stack.push_back({end, iv.node, iv.wait, kNoNode});
+    stack.push_back({end, iv.node, iv.wait, kNoNode, static_cast<uint32_t>(g_.size())});
   }
   advance_to(stack.empty() ? cur : stack.front().end);
+  if (pb < pe) advance_to(points_[pe - 1].time);  // launches after the last scope
   while (next_point_ < points_end_) issued_from_[next_point_++] = last_act_;
 }
 
@@ -278,9 +287,7 @@ void Builder::sweep_threads() {
     size_t ie = ib, pe = pb;
     while (ie < intervals_.size() && intervals_[ie].lane == lane) ++ie;
     while (pe < points_.size() && points_[pe].lane == lane) ++pe;
-    if (ie > ib) {
-      sweep_one(ib, ie, pb, pe);
-    }  // else: GPU work issued from a thread with no scopes: no CPU source
+    if (ie > ib || pe > pb) sweep_one(lane, ib, ie, pb, pe);  // a thread's lane (not a stream's)
     ib = ie;
     pb = pe;
   }

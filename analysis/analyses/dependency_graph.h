@@ -8,7 +8,8 @@
 // issues GPU work; each piece becomes one activity owned by the innermost
 // scope open over it (its self time). Time on a thread outside every scope
 // becomes an "untracked" activity (owner kNoNode), so a thread's activities
-// tile its span exactly. Every kernel, copy and memset is one activity on its
+// tile its span exactly: from its first scope, host wait or launch to its
+// last. Every kernel, copy and memset is one activity on its
 // (device, stream) lane. Host waits (stream/context/event synchronise,
 // blocking copies) are activities whose modelled duration is only the part of
 // the wait that is not explained by the GPU work they wait for, so making
@@ -20,8 +21,10 @@
 //   -> stream wait / event synchronise (matched by event id, latest record
 //   issued before the wait); the last operation issued on a stream before a
 //   host synchronise -> the wait; a blocking copy -> its host wait; and the
-//   trace's own `sequence`/`depends_on` edges (last piece of src -> first
-//   piece of dst). `contains`/`launches`/`transfer` edges are nesting only.
+//   trace's own `sequence`/`depends_on` edges, between whole nodes: from the
+//   last activity inside src (a scope's nested scopes included; a GPU
+//   operation's own) to the first inside dst. `contains`/`launches`/
+//   `transfer` edges are nesting only.
 //
 // A host wait's own part starts when the GPU work it waits for had finished
 // as measured: for an operation its end, for a marker (event record, stream

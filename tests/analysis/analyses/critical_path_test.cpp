@@ -207,6 +207,54 @@ TEST(CriticalPath, TheMeasuredSpanEndsWhenABlockingCallReturns) {
   EXPECT_EQ(text.find("not explained"), std::string::npos) << text;
 }
 
+// A depends_on edge joins whole scopes: C (thread 2) waits for A with the
+// scope B nested in it (thread 1, until 100 ns), not for A's own time
+// (until 50 ns). Path: A's 50 ns, B's 50 ns, then C's 80 ns.
+TEST(CriticalPath, ADependencyWaitsForTheWholeSourceScope) {
+  Trace t;
+  const uint32_t a = test::add_node(t, {.name = "A", .thread = 1, .end_ns = 100});
+  test::add_node(t, {.name = "B", .parent = a, .thread = 1, .start_ns = 50, .end_ns = 100});
+  const uint32_t c = test::add_node(t, {.name = "C", .thread = 2, .start_ns = 120, .end_ns = 200});
+  t.add_edge(a, c, EdgeType::kDependsOn);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 180);
+}
+
+// ...and reaches the destination's first nested scope: D, open from C's
+// start, runs after A, so the path is A, D, C (not D alone from its start).
+TEST(CriticalPath, ADependencyHoldsTheDestinationsNestedScopes) {
+  Trace t;
+  const uint32_t a = test::add_node(t, {.name = "A", .thread = 1, .end_ns = 100});
+  const uint32_t c = test::add_node(t, {.name = "C", .thread = 2, .start_ns = 100, .end_ns = 200});
+  const uint32_t d =
+      test::add_node(t, {.name = "D", .parent = c, .thread = 2, .start_ns = 100, .end_ns = 150});
+  t.add_edge(a, c, EdgeType::kSequence);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 200);
+  EXPECT_EQ(cp.start_offset_ns, 0);
+  std::vector<uint32_t> steps;
+  for (const PathStep& s : cp.steps) steps.push_back(s.node);
+  EXPECT_EQ(steps, (std::vector<uint32_t>{a, d, c}));
+}
+
+// A thread's timeline runs from its first scope, wait or launch to its
+// last: the time between its last scope and a later launch is untracked
+// work on it, so the kernel cannot start before the launch. S [100, 200],
+// then k launched at 300, run [320, 400]: 100 + 100 + 80, and 20 ns of
+// launch latency the model leaves out.
+TEST(CriticalPath, ALaunchAfterTheLastScopeIsOnTheThreadsTimeline) {
+  Trace t;
+  test::add_node(t, {.name = "S", .thread = 1, .start_ns = 100, .end_ns = 200});
+  GpuDetail k;
+  k.api_start_ns = 300;
+  k.api_end_ns = 310;
+  test::add_gpu_node(
+      t, {.kind = NodeKind::kKernel, .name = "k", .thread = 1, .start_ns = 320, .end_ns = 400}, k);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 280);
+  EXPECT_EQ(cp.measured_span_ns, 300);
+}
+
 // A start/end range (NVTX) on a range lane is an annotation: a long one must
 // not become the critical path, nor add a lane of parallel work.
 TEST(CriticalPath, RangeLanesAreNotWork) {

@@ -133,6 +133,13 @@ TraceSummary summarize_trace(const Trace& trace) {
   for (const Node& node : trace.nodes) s.kernels += node.kind == NodeKind::kKernel;
   s.slowest_kernel = slowest_kernel(trace);
   s.scope_balanced = is_scope_balanced(trace);
+  const std::vector<uint32_t> brick = nearest_brick(trace);
+  for (const Node& node : trace.nodes)
+    if (node.kind == NodeKind::kBrick && node.parent < brick.size() &&
+        brick[node.parent] != kNoNode) {
+      s.nested_bricks = true;
+      break;
+    }
   return s;
 }
 

@@ -81,6 +81,9 @@ struct TraceSummary {
   uint64_t kernels = 0;
   std::optional<SlowestKernel> slowest_kernel;
   bool scope_balanced = true;
+  // Some brick runs inside another: its time is in both bricks' totals, and
+  // so twice in the category totals (each brick's total counts whole).
+  bool nested_bricks = false;
 };
 
 TraceSummary summarize_trace(const Trace& trace);

@@ -138,6 +138,9 @@ void text(const Trace& trace, const TraceSummary& s, std::ostream& out) {
   }
   brick_table(out, s.stats);
   category_table(out, s.stats);
+  if (s.nested_bricks)
+    out << "(bricks nest: a nested brick's time is also in the brick around it, so it counts "
+           "twice here)\n";
   diagnostics(out, trace, s);
 }
 

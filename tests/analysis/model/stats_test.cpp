@@ -53,5 +53,18 @@ TEST(Stats, KernelsCountForTheirNearestBrick) {
   EXPECT_EQ(s.bricks[1].kernels, 1u);
 }
 
+// Each brick's total counts whole in its category, a nested brick's too:
+// 20 µs + 2 µs for 20 µs of wall time, and the summary says so.
+TEST(Stats, NestedBricksCountInBothAndTheSummarySaysSo) {
+  Trace t = brick_with_a_wait();
+  EXPECT_FALSE(summarize_trace(t).nested_bricks);
+  add_node(t, {.kind = NodeKind::kBrick, .category = Category::kNorm, .name = "Inner", .parent = 0,
+               .thread = 1, .start_ns = 10'000, .end_ns = 12'000});
+  const TraceSummary s = summarize_trace(t);
+  EXPECT_TRUE(s.nested_bricks);
+  EXPECT_EQ(s.stats.categories[0].total_ns, 22'000);
+  EXPECT_EQ(s.stats.brick_total_ns, 22'000);
+}
+
 }  // namespace
 }  // namespace brickprof::test

@@ -172,11 +172,14 @@ uint32_t Builder::add_activity(uint32_t owner, uint32_t lane, int64_t start, int
   return id;
 }
 
-// Emits [a, b) of `owner`'s self time, cut at every issue point inside it
-// (a wait is never cut: nothing is issued from a blocked thread).
+// Emits [a, b) of `owner`'s self time, cut at every issue point inside it.
+// A wait is never cut: nothing is issued from a blocked thread, so a launch
+// time inside one (a hand-made trace's guess, the kernel's start) counts as
+// issued before it.
 void Builder::emit(int64_t a, int64_t b, uint32_t owner, uint32_t lane, bool wait,
                    uint32_t* wait_act) {
-  while (next_point_ < points_end_ && points_[next_point_].time <= a)
+  while (next_point_ < points_end_ &&
+         (points_[next_point_].time <= a || (wait && points_[next_point_].time < b)))
     issued_from_[next_point_++] = last_act_;
   if (!wait) {
     while (next_point_ < points_end_ && points_[next_point_].time < b) {

@@ -255,6 +255,27 @@ TEST(CriticalPath, ALaunchAfterTheLastScopeIsOnTheThreadsTimeline) {
   EXPECT_EQ(cp.measured_span_ns, 300);
 }
 
+// A hand-made trace without API times: the kernel's launch is taken at its
+// start (50 ns), inside the host wait [20, 80] of the thread that launched
+// it. A blocked thread issues nothing: the launch came before the wait, so
+// the kernel does not follow it (which made a 120 ns path of a 100 ns run).
+TEST(CriticalPath, ALaunchTimeInsideAHostWaitCountsAsBeforeIt) {
+  Trace t;
+  const uint32_t s = test::add_node(t, {.name = "S", .thread = 1, .end_ns = 100});
+  GpuDetail wait;
+  wait.stream = 1;
+  wait.sync = SyncKind::kStream;
+  test::add_gpu_node(t, {.kind = NodeKind::kSync, .name = "cudaStreamSynchronize", .parent = s,
+                         .thread = 1, .start_ns = 20, .end_ns = 80}, wait);
+  GpuDetail k;
+  k.stream = 1;
+  test::add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "k", .parent = s, .thread = 1,
+                         .start_ns = 50, .end_ns = 90}, k);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.measured_span_ns, 100);
+  EXPECT_EQ(cp.length_ns, 100);
+}
+
 // A start/end range (NVTX) on a range lane is an annotation: a long one must
 // not become the critical path, nor add a lane of parallel work.
 TEST(CriticalPath, RangeLanesAreNotWork) {

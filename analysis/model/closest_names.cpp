@@ -43,7 +43,9 @@ std::vector<std::string_view> closest_names(const std::vector<std::string_view>&
     std::string_view name;
     bool operator<(const Near& o) const { return tier != o.tier ? tier < o.tier : name < o.name; }
   };
-  const size_t allowed = std::max<size_t>(1, typed.size() / 3);
+  if (typed.empty()) return {};
+  // A third of the typed name, at least one edit, and never all of it.
+  const size_t allowed = std::min(std::max<size_t>(1, typed.size() / 3), typed.size() - 1);
   std::vector<Near> near;
   for (std::string_view name : names) {
     if (name.empty() || name == typed) continue;
@@ -57,7 +59,7 @@ std::vector<std::string_view> closest_names(const std::vector<std::string_view>&
       near.push_back({1, name});
       continue;
     }
-    if (longer.size() - shorter.size() > allowed) continue;
+    if (allowed == 0 || longer.size() - shorter.size() > allowed) continue;
     const size_t edits = edits_within(typed, name, allowed);
     if (edits <= allowed) near.push_back({2 + edits, name});
   }

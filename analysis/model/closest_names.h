@@ -12,7 +12,8 @@ namespace brickprof {
 // Of `names` (distinct), those closest to `typed`, at most `limit`, best
 // first: equal but for case; then one containing the other (case aside,
 // the shorter of at least 3 characters); then within a third of the
-// typed length in edits (Levenshtein, case aside), fewest first. Ties by
+// typed length in edits (Levenshtein, case aside; at least one, never the
+// whole name), fewest first. Ties by
 // name. Names longer or shorter than `typed` by more than the edits
 // allowed are not compared letter by letter, so megabyte names cost
 // nothing.

@@ -118,7 +118,7 @@ Command add_diff_command(CLI::App& parent) {
           ->type_name("DUR");
   sub->add_option("--under", o->under,
                   "Compare only what ran under scopes named NAME in each trace (e.g. \"decode "
-                  "token\")")
+                  "token\"; exact, and exit 2 with the closest names when a trace has none)")
       ->type_name("NAME");
   sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text");
   sub->add_option("--html", o->html,

@@ -250,7 +250,8 @@ Command add_report_command(CLI::App& parent) {
   sub->add_option("--under", o->under,
                   "Only what ran under scopes named NAME (e.g. \"decode token\": the steady "
                   "state without prefill and warm-up): those scopes, their nested scopes and "
-                  "the GPU work they launched")
+                  "the GPU work they launched; NAME is exact (case matters), and one no scope "
+                  "has is exit 2 with the closest names")
       ->type_name("NAME");
   sub->add_option("--python-frames", o->python_frames,
                   "GPU work launched outside every scope goes under the innermost N Python "

@@ -157,6 +157,9 @@ void text(const Trace& t, const TransferReport& r, std::ostream& out) {
 }  // namespace
 
 extern constinit const View kTransfersView = make_view<compute, text, json>(
-    "transfers", "Copies per direction, slow and pageable copies, ping-pong", false);
+    "transfers",
+    "Copies per direction, slow (H2D/D2H of 1 MiB+ under half the link) and pageable copies, "
+    "ping-pong",
+    false);
 
 }  // namespace brickprof

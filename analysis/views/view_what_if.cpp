@@ -80,7 +80,7 @@ constexpr View what_if_view() {
   View v = make_view<compute, text, json>(
       "what-if",
       "NAME=K: how much shorter the critical path gets if brick, scope or kernel NAME ran K "
-      "times faster (repeatable)",
+      "times faster (repeatable; a NAME the trace does not have is exit 2)",
       false);
   v.value_name = "NAME=K";
   v.add_value = &add_spec;

@@ -26,7 +26,7 @@ struct NodeSlack {
 };
 
 struct CriticalPath {
-  int64_t length_ns = 0;         // modelled end-to-end time
+  int64_t length_ns = 0;  // modelled end-to-end time
   // First start to last end of any activity (a blocking call's return
   // included), less the unrecorded time between capture windows.
   int64_t measured_span_ns = 0;

@@ -587,11 +587,12 @@ int64_t DependencyGraph::recorded_offset(int64_t t) const {
   auto it = std::upper_bound(unrecorded.begin(), unrecorded.end(), t,
                              [](int64_t x, const TimeRange& r) { return x < r.end_ns; });
   const size_t i = static_cast<size_t>(it - unrecorded.begin());
-  int64_t left_out = i < unrecorded_before.size()
-                         ? unrecorded_before[i]
-                         : (unrecorded.empty() ? 0
-                                               : unrecorded_before.back() + unrecorded.back().end_ns -
-                                                     unrecorded.back().start_ns);
+  int64_t left_out =
+      i < unrecorded_before.size()
+          ? unrecorded_before[i]
+          : (unrecorded.empty() ? 0
+                                : unrecorded_before.back() + unrecorded.back().end_ns -
+                                      unrecorded.back().start_ns);
   if (it != unrecorded.end() && it->start_ns < t) left_out += t - it->start_ns;
   return t - origin - left_out;
 }

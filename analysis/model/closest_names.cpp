@@ -10,9 +10,8 @@ namespace brickprof {
 namespace {
 
 bool contains_folded(std::string_view hay, std::string_view needle) {
-  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-           return ascii_lower(a) == ascii_lower(b);
-         }) != hay.end();
+  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                     [](char a, char b) { return ascii_lower(a) == ascii_lower(b); }) != hay.end();
 }
 
 // Edit distance, case aside, or limit + 1 once it must exceed `limit`
@@ -70,8 +69,7 @@ std::vector<std::string_view> closest_names(const std::vector<std::string_view>&
   return out;
 }
 
-std::string closest_names_note(const std::vector<std::string_view>& names,
-                               std::string_view typed) {
+std::string closest_names_note(const std::vector<std::string_view>& names, std::string_view typed) {
   std::string note;
   for (std::string_view name : closest_names(names, typed)) {
     note += note.empty() ? "; closest: '" : ", '";

@@ -21,7 +21,6 @@ std::vector<std::string_view> closest_names(const std::vector<std::string_view>&
                                             std::string_view typed, size_t limit = 3);
 
 // "; closest: 'A', 'B'", or "" when there is none.
-std::string closest_names_note(const std::vector<std::string_view>& names,
-                               std::string_view typed);
+std::string closest_names_note(const std::vector<std::string_view>& names, std::string_view typed);
 
 }  // namespace brickprof

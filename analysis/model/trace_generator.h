@@ -61,8 +61,8 @@ struct VariedConfig {
 // whole), GPU work launched outside every scope, NVTX ranges, sequence and
 // depends_on edges; some traces recorded in capture windows, some without
 // API times (as hand-made traces are: no event records or stream waits
-// either), some with every thread's work under one scope named "root". Causally consistent as a recorded trace is: GPU
-// work starts after its launch and after the work before it on its stream,
+// either), some with every thread's work under one scope named "root". Causally consistent as a
+// recorded trace is: GPU work starts after its launch and after the work before it on its stream,
 // a host wait returns after the work it waits for, an edge's destination
 // starts after its source ended, no two API calls start at one time.
 Trace generate_varied_trace(const VariedConfig& config);

@@ -27,16 +27,17 @@ struct ThreadState {
   uint32_t tid = 0;
   int64_t clock = 0;
   std::vector<Open> stack;
-  int top_left = 0;                     // top-level scopes still to open
-  uint32_t last_top = kNoNode;          // for sequence edges
-  std::vector<uint32_t> closed;         // scopes that ended (graph capture scopes)
-  std::vector<uint64_t> events;         // recorded by this thread
+  int top_left = 0;              // top-level scopes still to open
+  uint32_t last_top = kNoNode;   // for sequence edges
+  std::vector<uint32_t> closed;  // scopes that ended (graph capture scopes)
+  std::vector<uint64_t> events;  // recorded by this thread
   bool done() const { return stack.empty() && top_left == 0; }
 };
 
 class Generator {
  public:
-  explicit Generator(const VariedConfig& c) : rng_{0x2545F4914F6CDD1Dull ^ (c.seed * 0x9E3779B97F4A7C15ull)}, budget_(c.nodes) {}
+  explicit Generator(const VariedConfig& c)
+      : rng_{0x2545F4914F6CDD1Dull ^ (c.seed * 0x9E3779B97F4A7C15ull)}, budget_(c.nodes) {}
   Trace run();
 
  private:
@@ -105,11 +106,12 @@ void Generator::open_scope(ThreadState& th, bool top) {
   n.start_ns = n.end_ns = th.clock;
   const uint32_t id = t_.add_node(n);
   if (n.parent != kNoNode) t_.add_edge(n.parent, id, EdgeType::kContains);
-  if (top && th.last_top != kNoNode && t_.nodes[th.last_top].end_ns < th.clock &&
-      rng_.chance(30))
+  if (top && th.last_top != kNoNode && t_.nodes[th.last_top].end_ns < th.clock && rng_.chance(30))
     t_.add_edge(th.last_top, id, EdgeType::kSequence);
   if (top) th.last_top = id;
-  const int remaining = top && wrapped_ ? 1 << 30 : rng_.chance(10) ? 0 : static_cast<int>(rng_.range(1, 8));
+  const int remaining = top && wrapped_   ? 1 << 30
+                        : rng_.chance(10) ? 0
+                                          : static_cast<int>(rng_.range(1, 8));
   th.stack.push_back({id, remaining});
 }
 
@@ -160,9 +162,9 @@ void Generator::kernel(ThreadState& th) {
   d.block[1] = d.block[2] = 1;
   d.ptx_hash = 0xAB00 + static_cast<uint64_t>(rng_.range(0, 3));
   const int64_t duration = rng_.chance(10) ? 0 : q_ * rng_.range(1, 40);
-  const uint32_t id = gpu_op(th, NodeKind::kKernel,
-                             kKernelNames[rng_.range(0, std::size(kKernelNames) - 1)], d,
-                             duration, false, current(th));
+  const uint32_t id =
+      gpu_op(th, NodeKind::kKernel, kKernelNames[rng_.range(0, std::size(kKernelNames) - 1)], d,
+             duration, false, current(th));
   if (rng_.chance(20)) {
     t_.nodes[id].flops = 1e5 * static_cast<double>(rng_.range(1, 50));
     t_.nodes[id].bytes_moved = 1e4 * static_cast<double>(rng_.range(1, 50));
@@ -204,8 +206,10 @@ void Generator::copy(ThreadState& th) {
     d.src_addr = 0;
   }
   gpu_op(th, memset ? NodeKind::kMemset : NodeKind::kTransfer,
-         memset ? "cuMemsetD32Async" : blocking ? "cuMemcpy" : "cuMemcpyAsync", d, duration,
-         blocking, current(th));
+         memset     ? "cuMemsetD32Async"
+         : blocking ? "cuMemcpy"
+                    : "cuMemcpyAsync",
+         d, duration, blocking, current(th));
 }
 
 // cudaEventRecord (record) or cudaStreamWaitEvent on a stream of this
@@ -224,7 +228,8 @@ void Generator::marker(ThreadState& th, bool record) {
   } else {
     if (th.events.empty()) return;
     d.sync = SyncKind::kStreamWait;
-    d.event = th.events[static_cast<size_t>(rng_.range(0, static_cast<int64_t>(th.events.size()) - 1))];
+    d.event =
+        th.events[static_cast<size_t>(rng_.range(0, static_cast<int64_t>(th.events.size()) - 1))];
   }
   const int64_t api = std::max(th.clock, last_issue_ + 1);
   last_issue_ = api;
@@ -264,7 +269,8 @@ void Generator::host_wait(ThreadState& th) {
   if (kind == 0) {
     d.sync = SyncKind::kStream;
     // Any thread's stream of that device.
-    d.stream = 10 + 4 * static_cast<uint32_t>(rng_.range(0, static_cast<int64_t>(threads_.size()) - 1)) +
+    d.stream = 10 +
+               4 * static_cast<uint32_t>(rng_.range(0, static_cast<int64_t>(threads_.size()) - 1)) +
                static_cast<uint32_t>(rng_.range(0, streams_per_thread_ - 1));
     done = std::max(done, free_at(d.device, d.stream));
   } else if (kind == 1 || kind == 2) {
@@ -276,7 +282,8 @@ void Generator::host_wait(ThreadState& th) {
     d.sync = SyncKind::kEvent;
     name = "cudaEventSynchronize";
     if (!th.events.empty() && rng_.chance(80)) {
-      d.event = th.events[static_cast<size_t>(rng_.range(0, static_cast<int64_t>(th.events.size()) - 1))];
+      d.event =
+          th.events[static_cast<size_t>(rng_.range(0, static_cast<int64_t>(th.events.size()) - 1))];
       // The latest record of it: the one the wait is matched with.
       done = std::max(done, event_done_[d.event]);
     } else {
@@ -306,7 +313,8 @@ void Generator::graph_replay(ThreadState& th) {
   d.device = static_cast<uint32_t>(rng_.range(0, devices_ - 1));
   d.stream = pick_stream(th);
   const uint32_t parent = !th.closed.empty() && rng_.chance(40)
-                              ? th.closed[static_cast<size_t>(rng_.range(0, static_cast<int64_t>(th.closed.size()) - 1))]
+                              ? th.closed[static_cast<size_t>(
+                                    rng_.range(0, static_cast<int64_t>(th.closed.size()) - 1))]
                               : current(th);
   const uint32_t graph = static_cast<uint32_t>(next_graph_++);
   if (rng_.chance(30)) {

@@ -48,8 +48,7 @@ void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
       out << "  " << owner_label(t, s.node) << " slack=" << format_duration(s.slack_ns) << '\n';
     }
     if (r.opportunities.size() > kMaxOpportunities)
-      out << "  ... " << r.opportunities.size() - kMaxOpportunities
-          << " more (--json lists all)\n";
+      out << "  ... " << r.opportunities.size() - kMaxOpportunities << " more (--json lists all)\n";
   }
   if (n > kMaxPathLines) {
     out << "Time on the path by name:\n";

@@ -108,9 +108,9 @@ void text(const Trace& t, const TransferReport& r, std::ostream& out) {
       << ")\n";
   if (r.totals.empty()) out << "  no transfers in the trace\n";
   for (const DirectionTotal& d : r.totals) {
-    out << "  " << to_string(d.direction) << ": " << d.count << (d.count == 1 ? " copy, " : " copies, ")
-        << format_bytes(static_cast<uint64_t>(d.bytes)) << " in " << format_duration(d.time_ns)
-        << " (";
+    out << "  " << to_string(d.direction) << ": " << d.count
+        << (d.count == 1 ? " copy, " : " copies, ") << format_bytes(static_cast<uint64_t>(d.bytes))
+        << " in " << format_duration(d.time_ns) << " (";
     if (!d.has_rate())
       out << "no rate: zero-length copies only";
     else

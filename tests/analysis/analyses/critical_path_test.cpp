@@ -125,26 +125,43 @@ Trace record_then_wait(SyncKind wait_kind) {
   k.stream = 7;
   k.api_start_ns = 1'000;
   k.api_end_ns = 1'100;
-  test::add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "k1", .parent = s, .thread = 1,
-                         .start_ns = 1'500, .end_ns = 9'000}, k);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kKernel,
+                      .name = "k1",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 1'500,
+                      .end_ns = 9'000},
+                     k);
   GpuDetail record;
   record.stream = 7;
   record.sync = SyncKind::kEvent;
   record.event = 5;
   record.api_start_ns = 1'200;
   record.api_end_ns = 1'300;
-  test::add_gpu_node(t, {.kind = NodeKind::kSync, .name = "cuEventRecord", .parent = s,
-                         .thread = 1, .start_ns = 1'200, .end_ns = 1'300}, record);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kSync,
+                      .name = "cuEventRecord",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 1'200,
+                      .end_ns = 1'300},
+                     record);
   GpuDetail wait;
   wait.stream = 7;
   wait.sync = wait_kind;
   wait.event = 5;
   wait.api_start_ns = 1'400;
   wait.api_end_ns = 9'500;
-  test::add_gpu_node(t, {.kind = NodeKind::kSync,
-                         .name = wait_kind == SyncKind::kEvent ? "cuEventSynchronize"
-                                                               : "cuStreamSynchronize",
-                         .parent = s, .thread = 1, .start_ns = 1'400, .end_ns = 9'500}, wait);
+  test::add_gpu_node(
+      t,
+      {.kind = NodeKind::kSync,
+       .name = wait_kind == SyncKind::kEvent ? "cuEventSynchronize" : "cuStreamSynchronize",
+       .parent = s,
+       .thread = 1,
+       .start_ns = 1'400,
+       .end_ns = 9'500},
+      wait);
   return t;
 }
 
@@ -177,7 +194,8 @@ TEST(CriticalPath, CaptureWindowsLeaveTheSameTimeOutOfEveryThread) {
       test::add_node(t, {.name = "step", .thread = 1, .start_ns = 1'000, .end_ns = 2'000});
   const uint32_t second =
       test::add_node(t, {.name = "step", .thread = 1, .start_ns = 5'000, .end_ns = 6'000});
-  const uint32_t x = test::add_node(t, {.name = "X", .thread = 2, .start_ns = 5'200, .end_ns = 5'300});
+  const uint32_t x =
+      test::add_node(t, {.name = "X", .thread = 2, .start_ns = 5'200, .end_ns = 5'300});
   CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
   EXPECT_EQ(cp.measured_span_ns, 2'000);
   EXPECT_EQ(cp.length_ns, 2'000);
@@ -198,8 +216,13 @@ TEST(CriticalPath, TheMeasuredSpanEndsWhenABlockingCallReturns) {
   d.bytes = 1 << 20;
   d.api_start_ns = 100;
   d.api_end_ns = 10'000;
-  test::add_gpu_node(t, {.kind = NodeKind::kTransfer, .name = "cuMemcpyHtoD", .thread = 1,
-                         .start_ns = 2'000, .end_ns = 9'000}, d);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kTransfer,
+                      .name = "cuMemcpyHtoD",
+                      .thread = 1,
+                      .start_ns = 2'000,
+                      .end_ns = 9'000},
+                     d);
   CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
   EXPECT_EQ(cp.length_ns, 9'900);
   EXPECT_EQ(cp.measured_span_ns, 9'900);
@@ -265,12 +288,24 @@ TEST(CriticalPath, ALaunchTimeInsideAHostWaitCountsAsBeforeIt) {
   GpuDetail wait;
   wait.stream = 1;
   wait.sync = SyncKind::kStream;
-  test::add_gpu_node(t, {.kind = NodeKind::kSync, .name = "cudaStreamSynchronize", .parent = s,
-                         .thread = 1, .start_ns = 20, .end_ns = 80}, wait);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kSync,
+                      .name = "cudaStreamSynchronize",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 20,
+                      .end_ns = 80},
+                     wait);
   GpuDetail k;
   k.stream = 1;
-  test::add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "k", .parent = s, .thread = 1,
-                         .start_ns = 50, .end_ns = 90}, k);
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kKernel,
+                      .name = "k",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 50,
+                      .end_ns = 90},
+                     k);
   CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
   EXPECT_EQ(cp.measured_span_ns, 100);
   EXPECT_EQ(cp.length_ns, 100);

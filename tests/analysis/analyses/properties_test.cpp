@@ -42,16 +42,18 @@ constexpr uint64_t kSmallSeedBase = 1'000'000;
 
 // The seeds to run: BRICKPROF_PROPERTY_SEED alone, else 1..count.
 std::vector<uint64_t> seeds(uint64_t count, uint64_t base = 0) {
-  if (const char* one = std::getenv("BRICKPROF_PROPERTY_SEED")) return {std::strtoull(one, nullptr, 10)};
-  if (const char* n = std::getenv("BRICKPROF_PROPERTY_COUNT")) count = std::strtoull(n, nullptr, 10);
+  if (const char* one = std::getenv("BRICKPROF_PROPERTY_SEED"))
+    return {std::strtoull(one, nullptr, 10)};
+  if (const char* n = std::getenv("BRICKPROF_PROPERTY_COUNT"))
+    count = std::strtoull(n, nullptr, 10);
   std::vector<uint64_t> out;
   for (uint64_t s = 1; s <= count; ++s) out.push_back(base + s);
   return out;
 }
 
 std::string repro(uint64_t seed) {
-  return "seed " + std::to_string(seed) + " (rerun: BRICKPROF_PROPERTY_SEED=" +
-         std::to_string(seed) + " test_properties)";
+  return "seed " + std::to_string(seed) +
+         " (rerun: BRICKPROF_PROPERTY_SEED=" + std::to_string(seed) + " test_properties)";
 }
 
 Trace varied(uint64_t seed, uint32_t nodes) {
@@ -179,7 +181,8 @@ void check_stats(const Trace& t) {
   }
   int64_t categories_total = 0;
   uint64_t categories_count = 0;
-  for (const CategoryStat& c : s.categories) categories_total += c.total_ns, categories_count += c.count;
+  for (const CategoryStat& c : s.categories)
+    categories_total += c.total_ns, categories_count += c.count;
   EXPECT_EQ(categories_total, bricks_total);
   EXPECT_EQ(categories_count, bricks_count);
 }
@@ -223,9 +226,10 @@ int64_t span_from_nodes(const Trace& t) {
   for (const Node& n : t.nodes) {
     if (is_range_lane(n.thread)) continue;
     const GpuDetail* d = t.detail(n);
-    const bool marker = n.kind == NodeKind::kSync && d &&
-                        (d->sync == SyncKind::kStreamWait ||
-                         (d->sync == SyncKind::kEvent && t.name(n).find("Record") != std::string::npos));
+    const bool marker =
+        n.kind == NodeKind::kSync && d &&
+        (d->sync == SyncKind::kStreamWait ||
+         (d->sync == SyncKind::kEvent && t.name(n).find("Record") != std::string::npos));
     if (is_cpu_kind(n.kind) || (n.kind == NodeKind::kSync && !marker)) {
       on_thread(n.thread, n.start_ns, n.end_ns);
       continue;
@@ -240,7 +244,8 @@ int64_t span_from_nodes(const Trace& t) {
       on_thread(n.thread, d->api_start_ns, d->api_end_ns);
   }
   for (const auto& [thread, extent] : threads)
-    if (extent.second > extent.first) lo = std::min(lo, extent.first), hi = std::max(hi, extent.second);
+    if (extent.second > extent.first)
+      lo = std::min(lo, extent.first), hi = std::max(hi, extent.second);
   return hi - lo;
 }
 

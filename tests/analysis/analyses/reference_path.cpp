@@ -62,11 +62,11 @@ class Reference {
 
   const Trace& t_;
   std::vector<Activity> acts_;
-  std::map<uint32_t, std::vector<Interval>> intervals_;              // by thread
+  std::map<uint32_t, std::vector<Interval>> intervals_;                   // by thread
   std::map<uint32_t, std::vector<std::pair<int64_t, uint32_t>>> points_;  // by thread
   std::map<std::pair<uint32_t, uint32_t>, std::vector<StreamOp>> lanes_;  // by (device, stream)
-  std::map<uint32_t, size_t> wait_act_, stream_act_;                 // by node
-  std::map<uint32_t, std::vector<size_t>> thread_acts_;              // by thread, in time order
+  std::map<uint32_t, size_t> wait_act_, stream_act_;                      // by node
+  std::map<uint32_t, std::vector<size_t>> thread_acts_;  // by thread, in time order
   std::vector<TimeRange> unrecorded_;
   int64_t origin_ = 0;
   std::map<size_t, int64_t> done_;
@@ -117,7 +117,8 @@ void Reference::threads() {
     for (const Interval& iv : ivs) hard.insert(iv.start), hard.insert(iv.end);
     for (const auto& [at, node] : pts) hard.insert(at);
     cuts = hard;
-    for (const TimeRange& w : t_.diagnostics.capture_windows) cuts.insert(w.start_ns), cuts.insert(w.end_ns);
+    for (const TimeRange& w : t_.diagnostics.capture_windows)
+      cuts.insert(w.start_ns), cuts.insert(w.end_ns);
     const int64_t lo = *hard.begin(), hi = *hard.rbegin();
     std::vector<size_t>& mine = thread_acts_[tid];
     for (auto it = cuts.lower_bound(lo); it != cuts.end() && *it < hi; ++it) {
@@ -128,8 +129,8 @@ void Reference::threads() {
       for (const Interval& iv : ivs) {
         if (iv.start > a || iv.end < b) continue;
         if (!owner || iv.start > owner->start ||
-            (iv.start == owner->start && (iv.end < owner->end ||
-                                          (iv.end == owner->end && iv.node > owner->node))))
+            (iv.start == owner->start &&
+             (iv.end < owner->end || (iv.end == owner->end && iv.node > owner->node))))
           owner = &iv;
       }
       if (!owner && !in_windows(t_, a, b)) continue;
@@ -213,7 +214,8 @@ void Reference::waits_and_edges() {
     for (const StreamOp& op : ops) {
       const GpuDetail* d = t_.detail(t_.nodes[op.node]);
       if (t_.nodes[op.node].kind == NodeKind::kSync && d->sync == SyncKind::kStreamWait)
-        if (size_t r = record_of(d->event, op.issue); r != SIZE_MAX) acts_[op.act].preds.push_back(r);
+        if (size_t r = record_of(d->event, op.issue); r != SIZE_MAX)
+          acts_[op.act].preds.push_back(r);
     }
   for (const auto& [node, act] : wait_act_) {
     const Node& n = t_.nodes[node];
@@ -291,7 +293,8 @@ ReferencePath Reference::run() {
   if (acts_.empty()) return r;
   origin_ = acts_[0].start;
   int64_t end = acts_[0].end();
-  for (const Activity& a : acts_) origin_ = std::min(origin_, a.start), end = std::max(end, a.end());
+  for (const Activity& a : acts_)
+    origin_ = std::min(origin_, a.start), end = std::max(end, a.end());
   // Time between windows that no activity touches was not recorded.
   const auto& windows = t_.diagnostics.capture_windows;
   if (!windows.empty()) {
@@ -305,8 +308,7 @@ ReferencePath Reference::run() {
     for (const TimeRange& o : outside) {
       if (o.end_ns <= o.start_ns) continue;
       bool touched = false;
-      for (const Activity& a : acts_)
-        touched |= a.start < o.end_ns && o.start_ns < a.end();
+      for (const Activity& a : acts_) touched |= a.start < o.end_ns && o.start_ns < a.end();
       if (!touched) unrecorded_.push_back(o);
     }
   }

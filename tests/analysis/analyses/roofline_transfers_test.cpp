@@ -135,8 +135,14 @@ Trace copies(int n, Direction dir, uint64_t bytes, int64_t duration_ns, MemoryKi
     d.src_addr = 0x1000 + static_cast<uint64_t>(i) * bytes;
     d.dst_addr = 0x9000'0000 + static_cast<uint64_t>(i) * bytes;
     const int64_t at = (i + 1) * 1'000;
-    test::add_gpu_node(t, {.kind = NodeKind::kTransfer, .name = "cuMemcpy", .parent = s,
-                           .thread = 1, .start_ns = at, .end_ns = at + duration_ns}, d);
+    test::add_gpu_node(t,
+                       {.kind = NodeKind::kTransfer,
+                        .name = "cuMemcpy",
+                        .parent = s,
+                        .thread = 1,
+                        .start_ns = at,
+                        .end_ns = at + duration_ns},
+                       d);
   }
   return t;
 }

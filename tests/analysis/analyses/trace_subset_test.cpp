@@ -94,8 +94,14 @@ Trace warm_up_then_decode() {
   GpuDetail d;
   d.api_start_ns = 1'100;
   d.api_end_ns = 1'200;
-  add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "k", .parent = decode, .thread = 1,
-                   .start_ns = 1'300, .end_ns = 2'800}, d);
+  add_gpu_node(t,
+               {.kind = NodeKind::kKernel,
+                .name = "k",
+                .parent = decode,
+                .thread = 1,
+                .start_ns = 1'300,
+                .end_ns = 2'800},
+               d);
   return t;
 }
 

@@ -14,20 +14,39 @@ namespace {
 // and waits in cuStreamSynchronize [3, 9].
 Trace brick_with_a_wait() {
   Trace t;
-  const uint32_t brick = add_node(
-      t, {.kind = NodeKind::kBrick, .category = Category::kNorm, .brick_id = 0,
-          .name = "RmsNorm", .thread = 1, .end_ns = 20'000});
-  add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "k1", .parent = brick, .thread = 1,
-                   .start_ns = 1'500, .end_ns = 2'500});
+  const uint32_t brick = add_node(t, {.kind = NodeKind::kBrick,
+                                      .category = Category::kNorm,
+                                      .brick_id = 0,
+                                      .name = "RmsNorm",
+                                      .thread = 1,
+                                      .end_ns = 20'000});
+  add_gpu_node(t, {.kind = NodeKind::kKernel,
+                   .name = "k1",
+                   .parent = brick,
+                   .thread = 1,
+                   .start_ns = 1'500,
+                   .end_ns = 2'500});
   GpuDetail copy;
   copy.direction = Direction::kH2D;
   copy.bytes = 4096;
-  add_gpu_node(t, {.kind = NodeKind::kTransfer, .name = "cuMemcpyHtoDAsync", .parent = brick,
-                   .thread = 1, .start_ns = 2'600, .end_ns = 2'800}, copy);
+  add_gpu_node(t,
+               {.kind = NodeKind::kTransfer,
+                .name = "cuMemcpyHtoDAsync",
+                .parent = brick,
+                .thread = 1,
+                .start_ns = 2'600,
+                .end_ns = 2'800},
+               copy);
   GpuDetail sync;
   sync.sync = SyncKind::kStream;
-  add_gpu_node(t, {.kind = NodeKind::kSync, .name = "cuStreamSynchronize", .parent = brick,
-                   .thread = 1, .start_ns = 3'000, .end_ns = 9'000}, sync);
+  add_gpu_node(t,
+               {.kind = NodeKind::kSync,
+                .name = "cuStreamSynchronize",
+                .parent = brick,
+                .thread = 1,
+                .start_ns = 3'000,
+                .end_ns = 9'000},
+               sync);
   return t;
 }
 
@@ -42,10 +61,18 @@ TEST(Stats, ABricksGpuTimeIsItsKernels) {
 // The kernels of a nested brick are the inner brick's, not the outer's.
 TEST(Stats, KernelsCountForTheirNearestBrick) {
   Trace t = brick_with_a_wait();
-  const uint32_t inner = add_node(t, {.kind = NodeKind::kBrick, .name = "Inner", .parent = 0,
-                                      .thread = 1, .start_ns = 10'000, .end_ns = 12'000});
-  add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "k2", .parent = inner, .thread = 1,
-                   .start_ns = 10'500, .end_ns = 11'000});
+  const uint32_t inner = add_node(t, {.kind = NodeKind::kBrick,
+                                      .name = "Inner",
+                                      .parent = 0,
+                                      .thread = 1,
+                                      .start_ns = 10'000,
+                                      .end_ns = 12'000});
+  add_gpu_node(t, {.kind = NodeKind::kKernel,
+                   .name = "k2",
+                   .parent = inner,
+                   .thread = 1,
+                   .start_ns = 10'500,
+                   .end_ns = 11'000});
   const TraceStats s = compute_stats(t);
   ASSERT_EQ(s.bricks.size(), 2u);
   EXPECT_EQ(s.bricks[0].gpu_ns, 1'000);
@@ -58,8 +85,13 @@ TEST(Stats, KernelsCountForTheirNearestBrick) {
 TEST(Stats, NestedBricksCountInBothAndTheSummarySaysSo) {
   Trace t = brick_with_a_wait();
   EXPECT_FALSE(summarize_trace(t).nested_bricks);
-  add_node(t, {.kind = NodeKind::kBrick, .category = Category::kNorm, .name = "Inner", .parent = 0,
-               .thread = 1, .start_ns = 10'000, .end_ns = 12'000});
+  add_node(t, {.kind = NodeKind::kBrick,
+               .category = Category::kNorm,
+               .name = "Inner",
+               .parent = 0,
+               .thread = 1,
+               .start_ns = 10'000,
+               .end_ns = 12'000});
   const TraceSummary s = summarize_trace(t);
   EXPECT_TRUE(s.nested_bricks);
   EXPECT_EQ(s.stats.categories[0].total_ns, 22'000);

@@ -65,7 +65,7 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
       Subset subset = subtrees_named(*trace, o.under);
       if (subset.roots == 0) {
         progress.done();
-        return fail(*file + ": no scope named '" + o.under + "' (--under)");
+        return fail(*file + ": " + no_scope_named(*trace, o.under));
       }
       *trace = std::move(subset.trace);
     }
@@ -118,7 +118,7 @@ Command add_diff_command(CLI::App& parent) {
           ->type_name("DUR");
   sub->add_option("--under", o->under,
                   "Compare only what ran under scopes named NAME in each trace (e.g. \"decode "
-                  "token\")")
+                  "token\"; exact, and exit 2 with the closest names when a trace has none)")
       ->type_name("NAME");
   sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text");
   sub->add_option("--html", o->html,

@@ -157,7 +157,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       Subset subset = subtrees_named(trace, o.under);
       if (subset.roots == 0) {
         progress.done();
-        return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+        return fail(o.file + ": " + no_scope_named(trace, o.under));
       }
       under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
       trace = std::move(subset.trace);
@@ -180,6 +180,9 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
     progress.done();
     return fail(e.what());  // already "FILE: problem"
   } catch (const GraphError& e) {
+    progress.done();
+    return fail(o.file + ": " + e.what());
+  } catch (const ViewError& e) {  // a name the trace does not have (--what-if)
     progress.done();
     return fail(o.file + ": " + e.what());
   } catch (const std::bad_alloc&) {
@@ -246,7 +249,8 @@ Command add_report_command(CLI::App& parent) {
   sub->add_option("--under", o->under,
                   "Only what ran under scopes named NAME (e.g. \"decode token\": the steady "
                   "state without prefill and warm-up): those scopes, their nested scopes and "
-                  "the GPU work they launched")
+                  "the GPU work they launched; NAME is exact (case matters), and one no scope "
+                  "has is exit 2 with the closest names")
       ->type_name("NAME");
   sub->add_option("--python-frames", o->python_frames,
                   "GPU work launched outside every scope goes under the innermost N Python "

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "analysis/analyses/python_frames.h"
+#include "analysis/analyses/trace_subset.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/peak_options.h"
@@ -93,7 +94,7 @@ int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
       session->set_peaks(peaks);
       if (!o.under.empty() && !session->set_under(o.under)) {
         progress.done();
-        return fail(o.file + ": no scope named '" + o.under + "' (--under)");
+        return fail(o.file + ": " + no_scope_named(session->whole(), o.under));
       }
       session->start_tree();
       session->wait_tree(kTreeGrace);

@@ -247,8 +247,8 @@ void TraceStream::Impl::visit_gpu(uint32_t record, const Frame* parent) {
   n.detail = kNoDetail;
   const uint32_t agg = enter(n, &r.detail, parent ? parent->agg : group(n.thread));
   add_time(agg, n.duration_ns(), kNoAgg);
-  if (parent && parent->nearest_brick >= 0)
-    stats_builder.add_gpu(static_cast<size_t>(parent->nearest_brick), n.duration_ns());
+  if (parent && parent->nearest_brick >= 0 && n.kind == NodeKind::kKernel)
+    stats_builder.add_kernel(static_cast<size_t>(parent->nearest_brick), n.duration_ns());
 }
 
 void TraceStream::Impl::visit_range(size_t i) {

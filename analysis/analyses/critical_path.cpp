@@ -13,8 +13,8 @@ namespace {
 
 // Earliest finish of every activity; `crit` (optional) gets the predecessor
 // that bound each start. Sources may not start before they were released
-// (their measured start): a thread that began late did so for a reason the
-// trace does not show.
+// (their measured start, on the model's clock: recorded_offset): a thread
+// that began late did so for a reason the trace does not show.
 void forward(const DependencyGraph& g, const std::vector<int64_t>& dur,
              std::vector<int64_t>& finish, std::vector<uint32_t>* crit) {
   finish.assign(g.size(), 0);
@@ -23,7 +23,7 @@ void forward(const DependencyGraph& g, const std::vector<int64_t>& dur,
     int64_t es = 0;
     uint32_t b = g.pred_begin[v], e = g.pred_begin[v + 1];
     if (b == e) {
-      es = g.start[v] - g.origin;
+      es = g.recorded_offset(g.start[v]);
     } else {
       uint32_t best = g.preds[b];
       for (uint32_t k = b; k < e; ++k)
@@ -36,7 +36,7 @@ void forward(const DependencyGraph& g, const std::vector<int64_t>& dur,
 }
 
 // Nodes worth moving: positive slack of at least 1% of the path, largest first.
-std::vector<NodeSlack> opportunities(const CriticalPath& cp, size_t limit) {
+std::vector<NodeSlack> opportunities(const CriticalPath& cp) {
   std::vector<NodeSlack> out;
   if (!cp.parallel()) return out;
   int64_t floor = std::max<int64_t>(1, cp.length_ns / 100);
@@ -47,13 +47,7 @@ std::vector<NodeSlack> opportunities(const CriticalPath& cp, size_t limit) {
     if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
     return a.node < b.node;
   };
-  if (out.size() > limit) {
-    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(limit), out.end(),
-                      by_slack);
-    out.resize(limit);
-  } else {
-    std::sort(out.begin(), out.end(), by_slack);
-  }
+  std::sort(out.begin(), out.end(), by_slack);
   return out;
 }
 
@@ -99,44 +93,10 @@ CriticalPathReport critical_path_report(const Trace& trace, const DependencyGrap
   r.path.slack = {};
   r.lanes = graph.lanes;
   r.activities = graph.size();
-  r.opportunities = opportunities(r.path, CriticalPathReport::kMaxOpportunities);
+  r.opportunities = opportunities(r.path);
   r.by_label = by_label(trace, r.path);
   return r;
 }
-
-namespace {
-
-// The measured span less the stretches between capture windows where no
-// activity lies: nothing was recorded there, so that time is neither work
-// nor missing. (A stretch with some activity, as a hand-made trace may
-// have, counts whole.)
-int64_t recorded_span(const Trace& t, const DependencyGraph& g) {
-  const int64_t a = g.origin, b = g.measured_end;
-  const std::vector<TimeRange>& windows = t.diagnostics.capture_windows;
-  if (windows.empty()) return b - a;
-  std::vector<TimeRange> outside;  // [a, b) less the windows, in order
-  int64_t at = a;
-  for (const TimeRange& w : windows) {
-    if (w.start_ns > at) outside.push_back({at, std::min(w.start_ns, b)});
-    at = std::max(at, w.end_ns);
-    if (at >= b) break;
-  }
-  if (at < b) outside.push_back({at, b});
-  std::vector<bool> busy(outside.size(), false);
-  for (uint32_t v = 0; v < g.size(); ++v) {
-    const int64_t s = g.start[v], e = g.start[v] + g.duration[v];
-    auto o = std::upper_bound(outside.begin(), outside.end(), s,
-                              [](int64_t x, const TimeRange& r) { return x < r.end_ns; });
-    for (; o != outside.end() && o->start_ns < e; ++o) busy[o - outside.begin()] = true;
-  }
-  int64_t span = b - a;
-  for (size_t i = 0; i < outside.size(); ++i)
-    if (!busy[i] && outside[i].end_ns > outside[i].start_ns)
-      span -= outside[i].end_ns - outside[i].start_ns;
-  return span;
-}
-
-}  // namespace
 
 int64_t evaluate_length(const DependencyGraph& g, const std::vector<int64_t>& durations) {
   std::vector<int64_t> finish;
@@ -148,7 +108,7 @@ int64_t evaluate_length(const DependencyGraph& g, const std::vector<int64_t>& du
 
 CriticalPath compute_critical_path(const Trace& trace, const DependencyGraph& g) {
   CriticalPath cp;
-  cp.measured_span_ns = g.size() ? recorded_span(trace, g) : 0;
+  cp.measured_span_ns = g.measured_span();
   const size_t n = g.size();
   if (n == 0) return cp;
   std::vector<int64_t> finish;

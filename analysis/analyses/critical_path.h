@@ -26,8 +26,10 @@ struct NodeSlack {
 };
 
 struct CriticalPath {
-  int64_t length_ns = 0;         // modelled end-to-end time
-  int64_t measured_span_ns = 0;  // last end - first start, less time between capture windows
+  int64_t length_ns = 0;  // modelled end-to-end time
+  // First start to last end of any activity (a blocking call's return
+  // included), less the unrecorded time between capture windows.
+  int64_t measured_span_ns = 0;
   int64_t start_offset_ns = 0;   // when the path's first activity could start
   std::vector<PathStep> steps;   // in time order
   std::vector<int64_t> slack;    // per activity
@@ -56,11 +58,10 @@ struct CriticalPathReport {
   CriticalPath path;        // without the per-activity slack (the graph is not kept)
   std::vector<Lane> lanes;  // indexed by PathStep::lane
   size_t activities = 0;    // in the dependency graph
-  // Positive slack of at least 1% of the path, largest first (at most
-  // kMaxOpportunities); none when the path is the timeline itself.
+  // Every node with positive slack of at least 1% of the path, largest
+  // first; none when the path is the timeline itself.
   std::vector<NodeSlack> opportunities;
   std::vector<PathShare> by_label;  // most time first, then by label
-  static constexpr size_t kMaxOpportunities = 100;
 };
 
 CriticalPathReport critical_path_report(const Trace& trace, const DependencyGraph& graph);

@@ -59,7 +59,7 @@ class Builder {
   void classify();
   void reserve();
   void sweep_threads();
-  void sweep_one(size_t iv_begin, size_t iv_end, size_t pt_begin, size_t pt_end);
+  void sweep_one(uint32_t lane, size_t iv_begin, size_t iv_end, size_t pt_begin, size_t pt_end);
   uint32_t add_activity(uint32_t owner, uint32_t lane, int64_t start, int64_t dur);
   void emit(int64_t a, int64_t b, uint32_t owner, uint32_t lane, bool wait, uint32_t* wait_act);
   void emit_untracked(int64_t a, int64_t b, uint32_t lane);
@@ -67,6 +67,8 @@ class Builder {
   void link_waits();
   void link_trace_edges();
   void order();
+  void measure_span();
+  void shorten_waits();
 
   const Trace& t_;
   DependencyGraph g_;
@@ -89,6 +91,7 @@ class Builder {
   // Per stream lane: ops in issue order, as activity ids and issue times.
   std::vector<std::vector<std::pair<int64_t, uint32_t>>> lane_ops_;
   std::vector<uint32_t> lanes_of_device_;
+  uint32_t first_stream_act_ = 0;  // stream activities are the last ones added
 };
 
 // Consecutive nodes mostly share a thread (and a stream): the last answer is
@@ -169,11 +172,14 @@ uint32_t Builder::add_activity(uint32_t owner, uint32_t lane, int64_t start, int
   return id;
 }
 
-// Emits [a, b) of `owner`'s self time, cut at every issue point inside it
-// (a wait is never cut: nothing is issued from a blocked thread).
+// Emits [a, b) of `owner`'s self time, cut at every issue point inside it.
+// A wait is never cut: nothing is issued from a blocked thread, so a launch
+// time inside one (a hand-made trace's guess, the kernel's start) counts as
+// issued before it.
 void Builder::emit(int64_t a, int64_t b, uint32_t owner, uint32_t lane, bool wait,
                    uint32_t* wait_act) {
-  while (next_point_ < points_end_ && points_[next_point_].time <= a)
+  while (next_point_ < points_end_ &&
+         (points_[next_point_].time <= a || (wait && points_[next_point_].time < b)))
     issued_from_[next_point_++] = last_act_;
   if (!wait) {
     while (next_point_ < points_end_ && points_[next_point_].time < b) {
@@ -210,25 +216,33 @@ void Builder::emit_untracked(int64_t a, int64_t b, uint32_t lane) {
 }
 
 // One thread: a stack sweep over properly nested intervals (an interval that
-// overruns its parent is clipped to it).
-void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
+// overruns its parent is clipped to it). The thread's timeline runs from its
+// first scope, wait or launch to its last: untracked time fills the rest.
+// A scope's first and last activities become the first and last inside it,
+// its nested scopes' included, so a trace edge joins whole scopes.
+void Builder::sweep_one(uint32_t lane, size_t ib, size_t ie, size_t pb, size_t pe) {
   struct Open {
     int64_t end;
     uint32_t node;
     bool wait;
     uint32_t wait_act;
+    uint32_t acts_before;  // activities made before it opened
   };
   std::vector<Open> stack;
   next_point_ = pb;
   points_end_ = pe;
   last_act_ = kNoNode;
-  const uint32_t lane = intervals_[ib].lane;
-  int64_t cur = intervals_[ib].start;
+  int64_t cur = ib < ie ? intervals_[ib].start : points_[pb].time;
+  if (pb < pe) cur = std::min(cur, points_[pb].time);
   auto advance_to = [&](int64_t t) {
     while (!stack.empty() && stack.back().end <= t) {
       Open& top = stack.back();
       if (top.end > cur) emit(cur, top.end, top.node, lane, top.wait, &top.wait_act);
       cur = std::max(cur, top.end);
+      if (!top.wait && g_.size() > top.acts_before) {
+        first_[top.node] = top.acts_before;
+        last_[top.node] = static_cast<uint32_t>(g_.size() - 1);
+      }
       stack.pop_back();
     }
     if (t <= cur) return;
@@ -244,9 +258,10 @@ void Builder::sweep_one(size_t ib, size_t ie, size_t pb, size_t pe) {
     const Interval& iv = intervals_[i];
     advance_to(iv.start);
     int64_t end = stack.empty() ? iv.end : std::min(iv.end, stack.back().end);
-    stack.push_back({end, iv.node, iv.wait, kNoNode});
+    stack.push_back({end, iv.node, iv.wait, kNoNode, static_cast<uint32_t>(g_.size())});
   }
   advance_to(stack.empty() ? cur : stack.front().end);
+  if (pb < pe) advance_to(points_[pe - 1].time);  // launches after the last scope
   while (next_point_ < points_end_) issued_from_[next_point_++] = last_act_;
 }
 
@@ -275,9 +290,7 @@ void Builder::sweep_threads() {
     size_t ie = ib, pe = pb;
     while (ie < intervals_.size() && intervals_[ie].lane == lane) ++ie;
     while (pe < points_.size() && points_[pe].lane == lane) ++pe;
-    if (ie > ib) {
-      sweep_one(ib, ie, pb, pe);
-    }  // else: GPU work issued from a thread with no scopes: no CPU source
+    if (ie > ib || pe > pb) sweep_one(lane, ib, ie, pb, pe);  // a thread's lane (not a stream's)
     ib = ie;
     pb = pe;
   }
@@ -285,6 +298,7 @@ void Builder::sweep_threads() {
 }
 
 void Builder::build_streams() {
+  first_stream_act_ = static_cast<uint32_t>(g_.size());
   group_by_lane(ops_, g_.lanes.size());
   lane_ops_.resize(g_.lanes.size());
   for (size_t i = 0; i < ops_.size(); ++i) {
@@ -350,7 +364,8 @@ uint32_t latest_before(const std::vector<std::pair<int64_t, uint32_t>>& ops, int
   return it == ops.begin() ? kNoNode : std::prev(it)->second;
 }
 
-// Host waits and stream waits get the GPU work they wait for as predecessors.
+// Host waits and stream waits get the GPU work they wait for as
+// predecessors (their durations follow in shorten_waits).
 void Builder::link_waits() {
   // Event records by event id, in issue order: one sorted array, not a list
   // per event (a 10^7-node trace records hundreds of thousands of events).
@@ -388,7 +403,7 @@ void Builder::link_waits() {
   for (const auto& [node, act] : wait_acts_) {
     const Node& n = t_.nodes[node];
     const GpuDetail* d = t_.detail(n);
-    int64_t wait_start = g_.start[act];
+    const int64_t wait_start = g_.start[act];
     sources.clear();
     if (n.kind != NodeKind::kSync) {
       sources.push_back(last_[node]);  // blocking copy: its GPU side
@@ -403,14 +418,8 @@ void Builder::link_waits() {
         if (g_.lanes[l].kind == Lane::Kind::kStream && g_.lanes[l].device == d->device)
           sources.push_back(latest_before(lane_ops_[l], wait_start, hints[l]));
     }
-    int64_t gpu_done = wait_start;
-    for (uint32_t s : sources) {
-      if (s == kNoNode) continue;
-      edges_.emplace_back(s, act);
-      gpu_done = std::max(gpu_done, g_.start[s] + g_.duration[s]);
-    }
-    // Only the part of the wait after the GPU work finished is the wait's own.
-    g_.duration[act] = std::max<int64_t>(0, g_.start[act] + g_.duration[act] - gpu_done);
+    for (uint32_t s : sources)
+      if (s != kNoNode) edges_.emplace_back(s, act);
   }
 }
 
@@ -485,6 +494,70 @@ void Builder::order() {
       what);
 }
 
+// Origin, end and the unrecorded stretches, from the activities' measured
+// times (before shorten_waits: a wait's measured end is its call's return).
+void Builder::measure_span() {
+  const size_t n = g_.size();
+  g_.origin = g_.measured_end = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || g_.start[i] < g_.origin) g_.origin = g_.start[i];
+    if (i == 0 || g_.start[i] + g_.duration[i] > g_.measured_end)
+      g_.measured_end = g_.start[i] + g_.duration[i];
+  }
+  const std::vector<TimeRange>& windows = t_.diagnostics.capture_windows;
+  if (n == 0 || windows.empty()) return;
+  const int64_t a = g_.origin, b = g_.measured_end;
+  std::vector<TimeRange> outside;  // [a, b) less the windows, in order
+  int64_t at = a;
+  for (const TimeRange& w : windows) {
+    if (w.start_ns > at) outside.push_back({at, std::min(w.start_ns, b)});
+    at = std::max(at, w.end_ns);
+    if (at >= b) break;
+  }
+  if (at < b) outside.push_back({at, b});
+  // A stretch with some activity in it (as a hand-made trace may have) was
+  // recorded after all: it stays.
+  std::vector<uint8_t> busy(outside.size(), 0);
+  for (size_t v = 0; v < n; ++v) {
+    const int64_t s = g_.start[v], e = g_.start[v] + g_.duration[v];
+    auto o = std::upper_bound(outside.begin(), outside.end(), s,
+                              [](int64_t x, const TimeRange& r) { return x < r.end_ns; });
+    for (; o != outside.end() && o->start_ns < e; ++o) busy[o - outside.begin()] = 1;
+  }
+  int64_t before = 0;
+  for (size_t i = 0; i < outside.size(); ++i) {
+    if (busy[i] || outside[i].end_ns <= outside[i].start_ns) continue;
+    g_.unrecorded.push_back(outside[i]);
+    g_.unrecorded_before.push_back(before);
+    before += outside[i].end_ns - outside[i].start_ns;
+  }
+}
+
+// A host wait's own part is what is left of it after the GPU work it waits
+// for had finished, as measured: speeding that work up shortens the wait.
+// When a stream activity's work was done: its own end, or for a marker its
+// issue, and no earlier than the work before it on the stream, or the
+// record it waits for (its stream predecessors). One pass in topological
+// order over the stream activities.
+void Builder::shorten_waits() {
+  const auto is_stream = [&](uint32_t v) { return v >= first_stream_act_; };
+  std::vector<int64_t> done(g_.size() - first_stream_act_);
+  for (uint32_t v : g_.order) {
+    if (!is_stream(v)) continue;
+    int64_t at = g_.start[v] + g_.duration[v];
+    for (uint32_t k = g_.pred_begin[v]; k < g_.pred_begin[v + 1]; ++k)
+      if (is_stream(g_.preds[k])) at = std::max(at, done[g_.preds[k] - first_stream_act_]);
+    done[v - first_stream_act_] = at;
+  }
+  for (const auto& [node, act] : wait_acts_) {
+    int64_t gpu_done = g_.start[act];
+    for (uint32_t k = g_.pred_begin[act]; k < g_.pred_begin[act + 1]; ++k)
+      if (is_stream(g_.preds[k]))
+        gpu_done = std::max(gpu_done, done[g_.preds[k] - first_stream_act_]);
+    g_.duration[act] = std::max<int64_t>(0, g_.start[act] + g_.duration[act] - gpu_done);
+  }
+}
+
 DependencyGraph Builder::build() {
   classify();
   reserve();
@@ -494,12 +567,8 @@ DependencyGraph Builder::build() {
   link_trace_edges();
   std::vector<std::vector<std::pair<int64_t, uint32_t>>>().swap(lane_ops_);
   order();
-  g_.origin = 0;
-  g_.measured_end = 0;
-  for (size_t i = 0; i < g_.size(); ++i) {
-    if (i == 0 || g_.start[i] < g_.origin) g_.origin = g_.start[i];
-  }
-  for (const Node& n : t_.nodes) g_.measured_end = std::max(g_.measured_end, n.end_ns);
+  measure_span();
+  shorten_waits();
   return std::move(g_);
 }
 
@@ -512,5 +581,20 @@ bool is_event_record(const Trace& trace, const Node& node) {
 }
 
 DependencyGraph build_dependency_graph(const Trace& trace) { return Builder(trace).build(); }
+
+int64_t DependencyGraph::recorded_offset(int64_t t) const {
+  // The stretches that end at or before t count whole, one that holds t in part.
+  auto it = std::upper_bound(unrecorded.begin(), unrecorded.end(), t,
+                             [](int64_t x, const TimeRange& r) { return x < r.end_ns; });
+  const size_t i = static_cast<size_t>(it - unrecorded.begin());
+  int64_t left_out =
+      i < unrecorded_before.size()
+          ? unrecorded_before[i]
+          : (unrecorded.empty() ? 0
+                                : unrecorded_before.back() + unrecorded.back().end_ns -
+                                      unrecorded.back().start_ns);
+  if (it != unrecorded.end() && it->start_ns < t) left_out += t - it->start_ns;
+  return t - origin - left_out;
+}
 
 }  // namespace brickprof

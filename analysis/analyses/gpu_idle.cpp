@@ -9,7 +9,8 @@
 namespace brickprof {
 namespace {
 
-constexpr size_t kTop = 10;
+// The largest gaps kept per device (a ranking: gap_sizes counts them all).
+constexpr size_t kLargestGaps = 10;
 
 // An interval on a lane (a device's operations, a thread's scopes, a
 // thread's host waits), ordered by start, the longer first on a tie so an
@@ -123,11 +124,21 @@ void find_gaps(const Trace& t, const Span* first, const Span* last, Lanes& threa
     }
     w.idle.busy_ns += busy_end - busy_start;
     if (op == last) break;
-    const Node& next = t.nodes[op->index];
+    // Of the operations that start when the gap ends, the one issued first
+    // ends it: if any was queued before the gap, the GPU was not waiting
+    // for the host. Unknown only when none has an API time.
+    const Span* first_issued = op;
+    for (const Span* tie = op; tie != last && tie->start == op->start; ++tie) {
+      const int64_t api = t.detail(t.nodes[tie->index])->api_start_ns;
+      const int64_t best = t.detail(t.nodes[first_issued->index])->api_start_ns;
+      if (api != 0 && (best == 0 || api < best)) first_issued = tie;
+    }
+    const uint32_t next_id = first_issued->index;
+    const Node& next = t.nodes[next_id];
     const GpuDetail& d = *t.detail(next);
     const int64_t issued_at = std::min(d.api_start_ns, op->start);
     auto add_gap = [&](int64_t start, int64_t end) {
-      IdleGap gap{start, end - start, 0, op->index, kNoScope};
+      IdleGap gap{start, end - start, 0, next_id, kNoScope};
       if (d.api_start_ns == 0) {
         w.idle.unknown_ns += gap.ns;
       } else {
@@ -203,7 +214,6 @@ void name_host_waits(const Trace& t, const std::vector<std::vector<Piece>>& piec
               if (a.ns != b.ns) return a.ns > b.ns;
               return scope_name(t, a.scope) < scope_name(t, b.scope);
             });
-  if (w.idle.host_scopes.size() > kTop) w.idle.host_scopes.resize(kTop);
 }
 
 }  // namespace
@@ -243,7 +253,7 @@ GpuIdleReport analyze_gpu_idle(const Trace& t) {
     w.idle.kernel_busy_ns = kernel_busy_ns(t, ops.data() + begin, ops.data() + end);
     group_by_lane(w.host_waits, threads.size());
     name_host_waits(t, pieces, w);
-    size_t k = std::min(kTop, w.gaps.size());
+    size_t k = std::min(kLargestGaps, w.gaps.size());
     std::partial_sort(w.gaps.begin(), w.gaps.begin() + static_cast<std::ptrdiff_t>(k), w.gaps.end(),
                       [](const IdleGap& a, const IdleGap& b) {
                         return a.ns != b.ns ? a.ns > b.ns : a.start_ns < b.start_ns;

@@ -1,6 +1,7 @@
 // GPU idle time: per device, when nothing ran on it (no kernel, copy or
 // memset on any stream) between its first and last operation, and why. Each
-// idle gap ends when an operation starts; the part of the gap before that
+// idle gap ends when an operation starts (of several starting together, the
+// one issued first); the part of the gap before that
 // operation's API call is time the GPU waited for the host to issue work
 // (named by the host scope the launching thread was in), the rest is time
 // between issue and start (launch latency, queueing behind a dependency).
@@ -60,8 +61,8 @@ struct DeviceIdle {
   int64_t issued_ns = 0;   // idle after it was issued, before it started
   int64_t unknown_ns = 0;  // next operation without an API time
   std::array<GapBucket, kGapBucketLimitsNs.size() + 1> buckets{};
-  std::vector<HostWait> host_scopes;  // most first (top 10)
-  std::vector<IdleGap> largest;       // longest first (top 10)
+  std::vector<HostWait> host_scopes;  // every one, most first
+  std::vector<IdleGap> largest;       // the ten longest gaps, longest first
 };
 
 struct GpuIdleReport {

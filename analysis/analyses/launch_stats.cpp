@@ -108,10 +108,14 @@ LaunchStats analyze_launches(const Trace& t) {
     r.shorter_gpu_ns += k.shorter_gpu_ns;
     r.by_kernel.push_back(std::move(out));
   }
-  std::stable_sort(r.by_kernel.begin(), r.by_kernel.end(),
-                   [](const KernelLaunches& a, const KernelLaunches& b) {
-                     return a.gpu.total_ns > b.gpu.total_ns;
-                   });
+  // Most GPU time first; ties by name, direct launches first: the same
+  // order however the trace's names were interned.
+  std::sort(r.by_kernel.begin(), r.by_kernel.end(),
+            [](const KernelLaunches& a, const KernelLaunches& b) {
+              if (a.gpu.total_ns != b.gpu.total_ns) return a.gpu.total_ns > b.gpu.total_ns;
+              if (a.name != b.name) return a.name < b.name;
+              return a.from_graph < b.from_graph;
+            });
   return r;
 }
 

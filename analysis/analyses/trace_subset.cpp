@@ -6,6 +6,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/model/closest_names.h"
+
 namespace brickprof {
 namespace {
 
@@ -32,6 +34,7 @@ void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
     node.detail = kNoDetail;
     const GpuDetail* detail = trace.detail(trace.nodes[i]);
     renumbered[i] = detail ? t.add_gpu_node(node, *detail) : t.add_node(node);
+    t.file_ids.push_back(trace.file_id(i));  // a part of a part keeps the file's ids
   }
   // Parents once every kept node has its id (a merged trace may list a
   // child before its parent); a root's parent is outside: it becomes a root.
@@ -69,7 +72,8 @@ Subset subtrees_named(const Trace& trace, std::string_view name) {
     // Top-down: a node named `name` makes its descendants inside.
     for (size_t i = chain.size(); i-- > 0;) {
       const uint32_t at = chain[i];
-      if (found != Mark::kInside && trace.name(trace.nodes[at]) == name) {
+      if (found != Mark::kInside && is_cpu_kind(trace.nodes[at].kind) &&
+          trace.name(trace.nodes[at]) == name) {
         found = Mark::kInside;
         ++out.roots;
       }
@@ -83,6 +87,25 @@ Subset subtrees_named(const Trace& trace, std::string_view name) {
   copy_kept(trace, keep, out.trace);
   out.trace.steps_name = std::string(name);
   return out;
+}
+
+std::string no_scope_named(const Trace& trace, std::string_view name) {
+  std::vector<uint8_t> seen(trace.strings.size(), 0);
+  std::vector<std::string_view> scopes;
+  std::string_view other_kind;  // what the name is, when a node that is no scope has it
+  for (const Node& n : trace.nodes) {
+    if (!is_cpu_kind(n.kind)) {
+      if (other_kind.empty() && trace.name(n) == name) other_kind = to_string(n.kind);
+      continue;
+    }
+    if (n.name < seen.size() && !seen[n.name]) {
+      seen[n.name] = 1;
+      scopes.push_back(trace.name(n));
+    }
+  }
+  std::string line = "no scope named '" + std::string(name) + "' (--under";
+  if (!other_kind.empty()) line += " takes scopes: that is a " + std::string(other_kind);
+  return line + ")" + closest_names_note(scopes, name);
 }
 
 Subset source_subset(const Trace& trace, size_t source) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "analysis/model/trace.h"
@@ -17,10 +18,18 @@ struct Subset {
   size_t roots = 0;  // nodes named `name` that are not inside another one
 };
 
-// Keeps every node named `name` and its descendants (by parent); edges
-// whose two ends are kept; the process, devices, threads, PTX modules and
-// diagnostics as they are. roots == 0 when no node has that name.
+// Keeps every scope (layer, brick, scope: not a kernel, copy or sync)
+// named `name`, exactly as written (case matters: two scopes may differ in
+// case alone), and its descendants (by parent); edges whose two ends are
+// kept; the process, devices, threads, PTX modules and diagnostics as they
+// are. The kept nodes keep their ids in `trace` (Trace::file_ids). roots
+// == 0 when no scope has that name.
 Subset subtrees_named(const Trace& trace, std::string_view name);
+
+// Why subtrees_named kept nothing, as one line's text: "no scope named
+// 'X' (--under)", what it names if not a scope, and the closest scope
+// names the trace has.
+std::string no_scope_named(const Trace& trace, std::string_view name);
 
 // One input process of a merged trace (`brickprof merge`; trace.sources[i]):
 // the nodes on its threads (GPU work by the thread that launched it), its

@@ -7,8 +7,6 @@
 namespace brickprof {
 namespace {
 
-constexpr size_t kTop = 10;
-
 bool host_side(Direction d) { return d == Direction::kH2D || d == Direction::kD2H; }
 
 uint64_t host_addr(const GpuDetail& d) {
@@ -31,7 +29,12 @@ TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
     tot.direction = d->direction;
     tot.count++;
     tot.bytes += d->bytes;
-    tot.time_ns += n.duration_ns();
+    if (n.duration_ns() > 0) {
+      tot.time_ns += n.duration_ns();
+      tot.timed_bytes += d->bytes;
+    } else {
+      tot.zero_length++;
+    }
     copies.push_back(i);
   }
   for (const DirectionTotal& tot : totals)
@@ -42,25 +45,26 @@ TransferReport analyze_transfers(const Trace& t, const PeakOverrides& o) {
     const Node& n = t.nodes[i];
     const GpuDetail& d = *t.detail(n);
     if (!host_side(d.direction)) continue;
-    double gbps = n.duration_ns() > 0
-                      ? static_cast<double>(d.bytes) / static_cast<double>(n.duration_ns())
-                      : 0;
-    CopyFinding f{i, d.bytes, gbps, r.link.gbps > 0 ? gbps / r.link.gbps : 0};
+    CopyFinding f{i, d.bytes, std::max<int64_t>(0, n.duration_ns()), 0, 0};
+    if (f.has_rate()) {
+      f.gbps = static_cast<double>(d.bytes) / static_cast<double>(f.duration_ns);
+      f.link_share = r.link.gbps > 0 ? f.gbps / r.link.gbps : 0;
+    }
     // Tiny copies are latency-bound by nature; only judge those of 1 MiB+.
-    if (d.bytes >= (1u << 20) && f.link_share < 0.5) slow.push_back(f);
+    if (d.bytes >= (1u << 20) && f.has_rate() && f.link_share < 0.5) slow.push_back(f);
     if (d.src_kind == MemoryKind::kPageable || d.dst_kind == MemoryKind::kPageable) {
       r.pageable_count++;
       r.pageable_bytes += d.bytes;
       pageable.push_back(f);
     }
   }
-  auto top = [&](std::vector<CopyFinding>& v, auto better) {
-    size_t k = std::min(kTop, v.size());
-    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), better);
-    v.resize(k);
-  };
-  top(slow, [](const CopyFinding& a, const CopyFinding& b) { return a.link_share < b.link_share; });
-  top(pageable, [](const CopyFinding& a, const CopyFinding& b) { return a.bytes > b.bytes; });
+  // Every finding, in order (the text shows the first ones, the JSON all).
+  std::sort(slow.begin(), slow.end(), [](const CopyFinding& a, const CopyFinding& b) {
+    return a.link_share != b.link_share ? a.link_share < b.link_share : a.node < b.node;
+  });
+  std::sort(pageable.begin(), pageable.end(), [](const CopyFinding& a, const CopyFinding& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.node < b.node;
+  });
   r.slow = std::move(slow);
   r.pageable = std::move(pageable);
 

@@ -13,21 +13,30 @@
 
 namespace brickprof {
 
+// A copy whose start and end are one timestamp (CUPTI's resolution, or a
+// copy too small to measure) has no rate: it is left out of every rate and
+// of the slow copies, and counted as zero-length.
 struct DirectionTotal {
   Direction direction = Direction::kUnknown;
   uint64_t count = 0;
   uint64_t bytes = 0;
   int64_t time_ns = 0;
+  uint64_t zero_length = 0;  // copies of no duration, among count
+  uint64_t timed_bytes = 0;  // bytes of the others
+  bool has_rate() const { return time_ns > 0; }
+  // Over the copies that took time.
   double gbps() const {
-    return time_ns > 0 ? static_cast<double>(bytes) / static_cast<double>(time_ns) : 0;
+    return has_rate() ? static_cast<double>(timed_bytes) / static_cast<double>(time_ns) : 0;
   }
 };
 
 struct CopyFinding {
   uint32_t node = kNoNode;
   uint64_t bytes = 0;
-  double gbps = 0;
+  int64_t duration_ns = 0;
+  double gbps = 0;        // 0 without a rate
   double link_share = 0;  // achieved / link peak
+  bool has_rate() const { return duration_ns > 0; }
 };
 
 // The same host range crossing the link back and forth: D2H then H2D (the
@@ -51,9 +60,11 @@ struct RepeatedUpload {
 struct TransferReport {
   std::vector<DirectionTotal> totals;  // directions that occur
   Peaks link;
-  std::vector<CopyFinding> slow;  // below half the link, worst first (top 10)
+  // H2D/D2H copies of 1 MiB or more below half the link, worst first
+  // (smaller ones are latency-bound by nature; zero-length ones have no rate).
+  std::vector<CopyFinding> slow;
   uint64_t pageable_count = 0, pageable_bytes = 0;
-  std::vector<CopyFinding> pageable;  // largest first (top 10)
+  std::vector<CopyFinding> pageable;  // every one, largest first
   std::vector<PingPong> ping_pongs;
   std::vector<RepeatedUpload> repeated;  // most wasted first
 };

@@ -62,7 +62,7 @@ void write_cpu_work_track(const Trace& t, int64_t pid, JsonWriter& w) {
     w.newline().begin_object();
     w.field("ph", "X").field("name", t.name(n)).field("cat", "kernel");
     w.field("pid", pid).field("tid", 0).field("ts", ts).field("dur", whole_us(n.end_ns) - ts);
-    w.key("args").begin_object().field("node", id).field("stream", 0).end_object();
+    w.key("args").begin_object().field("node", t.file_id(id)).field("stream", 0).end_object();
     w.end_object();
   }
 }
@@ -84,7 +84,7 @@ void write_profiler_steps(const Trace& t, int64_t pid, JsonWriter& w) {
     w.field("cat", "user_annotation").field("pid", pid).field("tid", n.thread);
     w.key("ts").value(static_cast<double>(n.start_ns) / 1000.0);
     w.key("dur").value(static_cast<double>(n.end_ns - n.start_ns) / 1000.0);
-    w.key("args").begin_object().field("node", steps[k]).end_object();
+    w.key("args").begin_object().field("node", t.file_id(steps[k])).end_object();
     w.end_object();
   }
 }

@@ -272,9 +272,11 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
   ChromeTraceWriter writer(trace, out);
   writer.begin(threads, streams, ran_communication_kernels(trace));
   for (uint32_t id = 0; id < n; ++id) {
-    const Node& node = trace.nodes[id];
-    writer.node(id, node, trace.name(node), trace.detail(node),
-                node.parent < n ? &trace.nodes[node.parent] : nullptr, trace.comm_call(id));
+    Node node = trace.nodes[id];
+    const Node* parent = node.parent < n ? &trace.nodes[node.parent] : nullptr;
+    if (parent) node.parent = trace.file_id(node.parent);  // args name nodes as the file does
+    writer.node(trace.file_id(id), node, trace.name(node), trace.detail(trace.nodes[id]), parent,
+                trace.comm_call(id));
   }
   writer.end(&trace);
 }

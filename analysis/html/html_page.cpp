@@ -126,8 +126,9 @@ void write_critical_path_columns(const Trace& t, const CriticalPathReport& r,
   w.end_array().key("kinds").begin_array();
   for (const std::string& s : kinds) w.value(s);
   w.end_array();
-  column("node",
-         [&](size_t i) { return steps[i].node == kNoNode ? int64_t{-1} : int64_t{steps[i].node}; });
+  column("node", [&](size_t i) {
+    return steps[i].node == kNoNode ? int64_t{-1} : int64_t{t.file_id(steps[i].node)};
+  });
   column("dur", [&](size_t i) { return steps[i].duration_ns; });
   column("name", [&](size_t i) { return name[i]; });
   column("kind", [&](size_t i) { return kind[i]; });

@@ -64,12 +64,14 @@ void write_html_timeline(const Trace& t, const HtmlTimeline& tl, JsonWriter& w) 
     }
     name[i] = index_of[id];
   }
-  // Starts and node ids as differences from the previous slice of the lane.
+  // Starts and node ids (the file's: Trace::file_id) as differences from
+  // the previous slice of the lane.
   std::vector<int64_t> start(slices.size()), node(slices.size());
   for (size_t i = 0; i < slices.size(); ++i) {
     const bool first = i == 0 || slices[i - 1].lane != slices[i].lane;
     start[i] = slices[i].start - (first ? 0 : slices[i - 1].start);
-    node[i] = int64_t{slices[i].node} - (first ? 0 : int64_t{slices[i - 1].node});
+    node[i] =
+        int64_t{t.file_id(slices[i].node)} - (first ? 0 : int64_t{t.file_id(slices[i - 1].node)});
   }
 
   w.begin_object();

@@ -68,7 +68,7 @@ void StatsBuilder::add_brick(size_t slot, int64_t d, uint64_t elements) {
   s.elements += elements;
 }
 
-void StatsBuilder::add_gpu(size_t slot, int64_t d) {
+void StatsBuilder::add_kernel(size_t slot, int64_t d) {
   BrickStat& s = bricks_[slot];
   s.gpu_ns += d;
   s.kernels++;
@@ -120,8 +120,8 @@ TraceStats compute_stats(const Trace& trace) {
   std::vector<uint32_t> owner = nearest_brick(trace);
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
     const Node& node = trace.nodes[i];
-    if (!is_gpu_kind(node.kind) || owner[i] == kNoNode) continue;
-    builder.add_gpu(brick_slot[owner[i]], node.duration_ns());
+    if (node.kind != NodeKind::kKernel || owner[i] == kNoNode) continue;
+    builder.add_kernel(brick_slot[owner[i]], node.duration_ns());
   }
   return builder.finish();
 }
@@ -133,6 +133,13 @@ TraceSummary summarize_trace(const Trace& trace) {
   for (const Node& node : trace.nodes) s.kernels += node.kind == NodeKind::kKernel;
   s.slowest_kernel = slowest_kernel(trace);
   s.scope_balanced = is_scope_balanced(trace);
+  const std::vector<uint32_t> brick = nearest_brick(trace);
+  for (const Node& node : trace.nodes)
+    if (node.kind == NodeKind::kBrick && node.parent < brick.size() &&
+        brick[node.parent] != kNoNode) {
+      s.nested_bricks = true;
+      break;
+    }
   return s;
 }
 

@@ -21,8 +21,11 @@ struct BrickStat {
   int64_t min_ns = 0;
   int64_t max_ns = 0;
   uint64_t elements = 0;
-  int64_t gpu_ns = 0;    // measured time of the GPU work the brick launched
-  uint64_t kernels = 0;  // GPU operations launched from the brick
+  // The measured GPU time of the kernels the brick launched (its nearest
+  // brick ancestor's): copies and memsets are the transfers view's, and a
+  // synchronisation is the host waiting, never GPU time.
+  int64_t gpu_ns = 0;
+  uint64_t kernels = 0;  // those kernels
 
   int64_t avg_ns() const { return count ? total_ns / static_cast<int64_t>(count) : 0; }
   // Elements per second of CPU-side time.
@@ -59,8 +62,8 @@ class StatsBuilder {
   void seen(size_t slot, uint32_t id, Category category);
   // The brick node's own time and elements.
   void add_brick(size_t slot, int64_t duration_ns, uint64_t elements);
-  // GPU work whose nearest brick ancestor counts towards `slot`.
-  void add_gpu(size_t slot, int64_t duration_ns);
+  // A kernel whose nearest brick ancestor counts towards `slot`.
+  void add_kernel(size_t slot, int64_t duration_ns);
   TraceStats finish();
 
  private:
@@ -78,6 +81,9 @@ struct TraceSummary {
   uint64_t kernels = 0;
   std::optional<SlowestKernel> slowest_kernel;
   bool scope_balanced = true;
+  // Some brick runs inside another: its time is in both bricks' totals, and
+  // so twice in the category totals (each brick's total counts whole).
+  bool nested_bricks = false;
 };
 
 TraceSummary summarize_trace(const Trace& trace);

@@ -244,6 +244,10 @@ struct Trace {
   // that name, each one step of the program, which the Chrome export marks
   // as Kineto's ProfilerStep#N. Not in the JSON trace.
   std::string steps_name;
+  // A part of a trace (trace_subset.h) keeps some nodes, renumbered: the id
+  // each had in the trace it was taken from, so every output names a node
+  // as the file does. Empty when every node's id is its index.
+  std::vector<uint32_t> file_ids;
   // Python stacks of GPU launches (GpuDetail::python_stack): frame ids,
   // innermost first.
   std::vector<PythonFrame> python_frames;
@@ -260,6 +264,10 @@ struct Trace {
   void add_edge(uint32_t src, uint32_t dst, EdgeType type) { edges.push_back({src, dst, type}); }
   // The MPI call a node is, or nullptr (binary search in comm_calls).
   const CommCall* comm_call(uint32_t node) const;
+  // The id outputs give node `node`: the file's (see file_ids).
+  uint32_t file_id(uint32_t node) const {
+    return file_ids.empty() || node >= file_ids.size() ? node : file_ids[node];
+  }
 };
 
 }  // namespace brickprof

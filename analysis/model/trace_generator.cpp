@@ -8,20 +8,6 @@
 namespace brickprof {
 namespace {
 
-// Small deterministic PRNG: times vary but every run is identical.
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  int64_t range(int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-};
-
 constexpr int kLayerBricks[] = {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 
 }  // namespace
@@ -35,7 +21,7 @@ uint64_t events_per_layer(const GeneratorConfig& c) {
 
 Trace generate_trace(const GeneratorConfig& c) {
   Trace t;
-  Rng rng{0x9E3779B97F4A7C15ull ^ c.seed};
+  TraceRng rng{0x9E3779B97F4A7C15ull ^ c.seed};
   uint64_t per_layer = events_per_layer(c);
   uint64_t layers = (c.target_events + per_layer - 1) / per_layer;
   t.process.program = "generated";

@@ -39,7 +39,7 @@ void nodes_json(JsonWriter& w, std::string_view key, const Trace& t,
   for (uint32_t i : ids) {
     w.newline()
         .begin_object()
-        .field("node", i)
+        .field("node", t.file_id(i))
         .field("name", t.name(t.nodes[i]))
         .field("duration_ns", t.nodes[i].duration_ns());
     if (scope) w.field("scope", (*scope)(i));

@@ -61,7 +61,7 @@ void json(const Trace& t, const CollectiveReport& r, JsonWriter& w) {
       const CollectiveCall& c = r.calls[inst.first_call + j];
       w.begin_object()
           .field("rank", c.rank)
-          .field("node", c.node)
+          .field("node", t.file_id(c.node))
           .field("arrival_ns", c.arrival_ns)
           .field("end_ns", c.end_ns)
           .field("wait_ns", c.wait_ns)

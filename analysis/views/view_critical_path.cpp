@@ -47,6 +47,8 @@ void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
       const NodeSlack& s = r.opportunities[i];
       out << "  " << owner_label(t, s.node) << " slack=" << format_duration(s.slack_ns) << '\n';
     }
+    if (r.opportunities.size() > kMaxOpportunities)
+      out << "  ... " << r.opportunities.size() - kMaxOpportunities << " more (--json lists all)\n";
   }
   if (n > kMaxPathLines) {
     out << "Time on the path by name:\n";
@@ -83,7 +85,7 @@ void node_json(JsonWriter& w, const Trace& t, uint32_t node) {
   if (node == kNoNode)
     w.null();
   else
-    w.value(node);
+    w.value(t.file_id(node));
   w.field("name", owner_label(t, node));
   w.field("kind", node == kNoNode ? std::string_view("untracked") : to_string(t.nodes[node].kind));
 }

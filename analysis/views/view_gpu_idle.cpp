@@ -11,6 +11,8 @@
 namespace brickprof {
 namespace {
 
+// Host scopes in the text; the JSON lists every one.
+constexpr size_t kShownScopes = 10;
 constexpr const char* kBucketNames[] = {"under 10µs", "10-100µs", "100µs-1ms", "1ms+"};
 constexpr const char* kBucketKeys[] = {"under_10us", "10us_100us", "100us_1ms", "1ms_plus"};
 
@@ -65,7 +67,7 @@ void json(const Trace& t, const GpuIdleReport& r, JsonWriter& w) {
           .field("start_ns", g.start_ns)
           .field("ns", g.ns)
           .field("host_ns", g.host_ns)
-          .field("next", g.next)
+          .field("next", t.file_id(g.next))
           .field("next_name", t.name(t.nodes[g.next]))
           .field("next_scope", scope(g.next))
           .field("host_scope", g.host_ns ? scope_name(t, g.host_scope) : "")
@@ -114,9 +116,13 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
           << format_duration(d.buckets[b].ns) << ')';
     out << '\n';
     if (!d.host_scopes.empty()) out << "  host scopes while the GPU waited for work:\n";
-    for (const HostWait& h : d.host_scopes)
+    for (size_t i = 0; i < d.host_scopes.size() && i < kShownScopes; ++i) {
+      const HostWait& h = d.host_scopes[i];
       out << "    " << scope_name(t, h.scope) << ": " << format_duration(h.ns) << " ("
           << format_share(h.ns, d.host_ns) << ")\n";
+    }
+    if (d.host_scopes.size() > kShownScopes)
+      out << "    ... " << d.host_scopes.size() - kShownScopes << " more (--json lists all)\n";
     out << "  largest gaps:\n";
     for (const IdleGap& g : d.largest) {
       out << "    " << format_duration(g.ns) << " at " << format_duration(g.start_ns - zero)

@@ -138,6 +138,9 @@ void text(const Trace& trace, const TraceSummary& s, std::ostream& out) {
   }
   brick_table(out, s.stats);
   category_table(out, s.stats);
+  if (s.nested_bricks)
+    out << "(bricks nest: a nested brick's time is also in the brick around it, so it counts "
+           "twice here)\n";
   diagnostics(out, trace, s);
 }
 
@@ -161,7 +164,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   w.field("kernels", s.kernels);
   w.key("slowest_kernel");
   if (const auto& slow = s.slowest_kernel) {
-    w.begin_object().field("node", slow->kernel);
+    w.begin_object().field("node", trace.file_id(slow->kernel));
     w.field("name", trace.name(trace.nodes[slow->kernel])).field("gpu_ns", slow->gpu_ns);
     w.key("brick");
     if (slow->brick != kNoNode)

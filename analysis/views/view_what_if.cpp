@@ -1,11 +1,13 @@
 // The `report --what-if NAME=K` view: for each spec, how much shorter the
 // critical path gets when NAME runs K times faster, all on one dependency
 // graph.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
 #include "analysis/analyses/critical_path.h"
 #include "analysis/json/json_writer.h"
+#include "analysis/model/closest_names.h"
 #include "analysis/model/format.h"
 #include "analysis/views/views.h"
 
@@ -18,7 +20,24 @@ void add_spec(std::string_view value, ViewSettings& settings) {
   settings.what_if.push_back(parse_what_if_spec(value));
 }
 
+// A name no node has is bad input (ViewError), with the names that come
+// closest: a typo must not pass for "no saving".
+void check_names(const Trace& t, const ViewSettings& settings) {
+  if (settings.what_if.empty()) return;
+  std::vector<uint8_t> used(t.strings.size(), 0);
+  for (const Node& n : t.nodes)
+    if (n.name < used.size()) used[n.name] = 1;
+  std::vector<std::string_view> names;  // the nodes' names, each once
+  for (StringId s = 1; s < used.size(); ++s)
+    if (used[s]) names.push_back(t.strings.view(s));
+  for (const WhatIfSpec& spec : settings.what_if)
+    if (std::find(names.begin(), names.end(), spec.name) == names.end())
+      throw ViewError("no brick, scope or kernel named '" + spec.name + "' (--what-if)" +
+                      closest_names_note(names, spec.name));
+}
+
 WhatIfResults compute(const Trace& t, const ViewSettings& settings) {
+  check_names(t, settings);
   const DependencyGraph graph = build_dependency_graph(t);
   WhatIfResults results;
   for (const WhatIfSpec& spec : settings.what_if)
@@ -61,7 +80,7 @@ constexpr View what_if_view() {
   View v = make_view<compute, text, json>(
       "what-if",
       "NAME=K: how much shorter the critical path gets if brick, scope or kernel NAME ran K "
-      "times faster (repeatable)",
+      "times faster (repeatable; a NAME the trace does not have is exit 2)",
       false);
   v.value_name = "NAME=K";
   v.add_value = &add_spec;

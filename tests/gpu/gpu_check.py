@@ -354,11 +354,66 @@ def cmd_overhead(max_own_ns, goal_ns, *configs):
     print("ok")
 
 
+def cmd_figures(trace_path, report_path, under=None):
+    """The figures of `report --json --summary --gpu-idle --transfers
+    --critical-path` of a real trace against what the nodes say: each
+    brick's GPU time is its kernels', categories add up to the bricks,
+    the critical path is no longer than the measured span (0.5% or 1 us
+    for clocks a little apart) and its steps add up, every device's busy,
+    idle and unrecorded time make its span, no copy without a duration is
+    rated. With UNDER, the report is of `--under UNDER`: only kernels under
+    a scope so named count."""
+    t = load(trace_path)
+    r = load(report_path)
+    by_id = {n["id"]: n for n in t["nodes"]}
+
+    def inside(n):
+        p = n
+        while p is not None and p["name"] != under:
+            p = by_id.get(p.get("parent"))
+        return p is not None
+
+    gpu = {}
+    for n in t["nodes"]:
+        if n["kind"] != "kernel" or (under is not None and not inside(n)):
+            continue
+        p = by_id.get(n.get("parent"))
+        while p is not None and p["kind"] != "brick":
+            p = by_id.get(p.get("parent"))
+        if p is not None:
+            gpu[p["name"]] = gpu.get(p["name"], 0) + n["end_ns"] - n["start_ns"]
+    problems = []
+    bricks = r["summary"]["bricks"]
+    for b in bricks:
+        if b["gpu_ns"] != gpu.get(b["name"], 0):
+            problems.append(f"brick {b['name']}: GPU {b['gpu_ns']} ns, its kernels {gpu.get(b['name'], 0)}")
+    if sum(c["total_ns"] for c in r["summary"]["categories"]) != sum(b["total_ns"] for b in bricks):
+        problems.append("category totals differ from the bricks'")
+    cp = r["critical-path"]
+    slack = max(1000, cp["measured_span_ns"] // 200)
+    print(f"critical path {cp['length_ns']} ns, measured span {cp['measured_span_ns']} ns")
+    if cp["length_ns"] > cp["measured_span_ns"] + slack:
+        problems.append(f"critical path {cp['length_ns']} ns > measured span {cp['measured_span_ns']} ns")
+    if sum(s["duration_ns"] for s in cp["steps"]) + cp["start_offset_ns"] != cp["length_ns"]:
+        problems.append("the path's steps and start offset do not add up to its length")
+    for d in r["gpu-idle"]["devices"]:
+        gaps = sum(b["ns"] for b in d["gap_sizes"].values())
+        if d["busy_ns"] + gaps + d["outside_capture_ns"] != d["span_ns"] or \
+                d["host_ns"] + d["issued_ns"] + d["unknown_ns"] != gaps:
+            problems.append(f"GPU {d['device']}: busy, gaps and idle do not add up")
+    for c in r["transfers"]["slow"] + r["transfers"]["pageable"]:
+        if c["gbps"] is not None and c["duration_ns"] <= 0:
+            problems.append(f"copy {c['node']} of no duration has a rate")
+    if problems:
+        fail("; ".join(problems[:5]))
+    print(f"ok: {len(bricks)} bricks, {len(r['gpu-idle']['devices'])} devices")
+
+
 if __name__ == "__main__":
     cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ranges": cmd_ranges,
             "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured,
             "whole-graphs": cmd_whole_graphs, "globaltimer": cmd_globaltimer,
-            "python-frames": cmd_python_frames}
+            "python-frames": cmd_python_frames, "figures": cmd_figures}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

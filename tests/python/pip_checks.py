@@ -63,7 +63,8 @@ def compare_bricks(trace, path):
     raw_names = bricks["name"].astype(str)
     total = bricks.groupby(raw_names, sort=False)["duration_ns"].sum()
     count = bricks.groupby(raw_names, sort=False).size()
-    gpu = nodes[nodes["kind"].isin(["kernel", "transfer", "memset", "sync"]) & (nodes["brick"] >= 0)]
+    # A brick's GPU time is its kernels' (README.md).
+    gpu = nodes[(nodes["kind"] == "kernel") & (nodes["brick"] >= 0)]
     gpu_by_brick = gpu.groupby(nodes.loc[gpu["brick"], "name"].astype(str).to_numpy())[
         "duration_ns"].sum()
     for w in want:

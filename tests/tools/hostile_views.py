@@ -32,7 +32,7 @@ TIMEOUT_S = 1800
 
 # The views come from `report --help`; these are the values for --what-if.
 WHAT_IF = {"deep": "RmsNorm=2", "names": "kernel_0000007=2", "huge": "k=2", "threads": "RmsNorm=2"}
-UNDER = {"deep": "nest 1", "names": "all", "huge": "k", "threads": "RmsNorm"}
+UNDER = {"deep": "nest 1", "names": "all", "huge": "Layer 0", "threads": "RmsNorm"}
 MAX_FOLDED_FRAMES = 128  # 127 frames and "[deeper frames]"
 
 # Cases known to fail, each with why. The file exports are not the views'

@@ -206,8 +206,8 @@ TEST(ReportAnalyses, WhatIfTextAndJson) {
   // --what-if alone replaces the default views.
   EXPECT_EQ(text.out,
             "What-if: RmsNorm 2x faster shortens the run by 50.0µs (7.1%): 700.0µs -> 650.0µs\n");
-  CliResult js =
-      run_brickprof({"report", "--json", "--what-if", "RmsNorm=2", "--what-if", "Nope=3x", file});
+  CliResult js = run_brickprof(
+      {"report", "--json", "--what-if", "RmsNorm=2", "--what-if", "AttentionScore=3x", file});
   ASSERT_EQ(js.exit_code, 0) << js.err;
   json doc = json::parse(js.out);
   ASSERT_EQ(doc["what-if"].size(), 2u);
@@ -218,7 +218,39 @@ TEST(ReportAnalyses, WhatIfTextAndJson) {
       text.out.find("by " + dur(r["saved_ns"]) + " (" + fixed(r["saved_pct"].get<double>(), 1) +
                     "%): " + dur(r["before_ns"]) + " -> " + dur(r["after_ns"])),
       std::string::npos);
-  EXPECT_EQ(doc["what-if"][1]["matched_activities"], 0);
+  EXPECT_EQ(doc["what-if"][1]["saved_ns"], 0);  // off the path
+}
+
+// A name the trace does not have is bad input: exit 2, one line naming the
+// closest names it has (case aside, then by spelling), nothing printed.
+TEST(ReportAnalyses, UnknownNamesAreBadInputWithTheClosestNames) {
+  const std::string file = analyses("seed_streams.json");
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--what-if", "rmsnorm=2"},
+            ": no brick, scope or kernel named 'rmsnorm' (--what-if); closest: 'RmsNorm', "
+            "'rmsnorm_kernel'"},
+           {{"--what-if", "gate_gemm=2", "--critical-path"},
+            ": no brick, scope or kernel named 'gate_gemm' (--what-if); closest: 'gate_gemv'"},
+           {{"--under", "layer 0"}, ": no scope named 'layer 0' (--under); closest: 'Layer 0'"},
+           {{"--under", "rmsnorm_kernel"},
+            ": no scope named 'rmsnorm_kernel' (--under takes scopes: that is a kernel); "
+            "closest: 'RmsNorm'"},
+           {{"--under", "zzz"}, ": no scope named 'zzz' (--under)"},
+       }) {
+    for (bool json_form : {false, true}) {
+      std::vector<std::string> args = {"report", file};
+      args.insert(args.end(), c.args.begin(), c.args.end());
+      if (json_form) args.push_back("--json");
+      CliResult r = run_brickprof(args);
+      EXPECT_EQ(r.exit_code, 2) << c.args[1];
+      EXPECT_EQ(r.out, "") << c.args[1];
+      EXPECT_EQ(r.err, "brickprof: " + file + c.err + "\n");
+    }
+  }
 }
 
 TEST(ReportAnalyses, EveryViewInOneJsonObject) {

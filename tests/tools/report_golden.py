@@ -23,9 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report_views import report_views  # noqa: E402
 
 # Per fixture: scope names for --under (one that exists) and --what-if specs
-# (names that match, one that does not). Fixtures not listed get
-# DEFAULT_EXTRAS: a --what-if that matches nothing, no --under. The views
-# come from `report --help`.
+# (names that match). Every fixture also gets a --what-if and an --under of
+# names it does not have (exit 2, the closest names). Fixtures not listed get
+# DEFAULT_EXTRAS: no --under, no --what-if that matches. The views come
+# from `report --help`.
 EXTRAS = {
     "tree_small.json": (["QkvProjection"], ["RmsNorm=2", "batched_q4k_gemv=1.5x"]),
     "ptx_source.json": (["RmsNorm"], ["add_one=4"]),
@@ -44,6 +45,9 @@ EXTRAS = {
     "analyses/cycle.json": (["A"], ["A=2"]),
     "analyses/python_frames.json": (["python_app.py:41 attention"], ["attention_kernel=2"]),
     "gpu/bricklayer-graph.json": (["decode token"], ["bl_gemv_q4k=2", "QkvProjection=1.5x"]),
+    "cpu/bricklayer-avx2.json": ([], ["RmsNorm=2"]),
+    "cpu/bricklayer-scalar.json": ([], ["RmsNorm=2"]),
+    "mpi/bricklayer-tp2.json": ([], ["RmsNorm=2"]),
 }
 DEFAULT_EXTRAS = ([], [])
 NO_MATCH = "no_such_name=2"
@@ -71,12 +75,15 @@ def report_cases(fixture, views):
     cases += [["report", "FILE"] + every, ["report", "--json", "FILE"] + every,
               ["report", "FILE", "--tree", "--dot", "--folded"]]
     specs = []
-    for spec in what_ifs + [NO_MATCH]:
+    for spec in what_ifs:
         specs += ["--what-if", spec]
-    cases += [["report", "FILE"] + specs, ["report", "--json", "FILE"] + specs,
-              ["report", "FILE", "--critical-path"] + specs,
-              ["report", "--json", "FILE", "--critical-path"] + specs,
-              ["report", "FILE", "--summary", "--folded"] + specs]
+    if specs:
+        cases += [["report", "FILE"] + specs, ["report", "--json", "FILE"] + specs,
+                  ["report", "FILE", "--critical-path"] + specs,
+                  ["report", "--json", "FILE", "--critical-path"] + specs,
+                  ["report", "FILE", "--summary", "--folded"] + specs]
+    cases += [["report", "FILE", "--critical-path", "--what-if", NO_MATCH],
+              ["report", "--json", "FILE"] + specs + ["--what-if", NO_MATCH]]
     peaks = ["--peak-gflops", "100", "--peak-gbps", "10", "--link-gbps", "12.5"]
     for p in (peaks, ["--peak-gbps", "50"], ["--peak-gflops", "2e3"]):
         cases += [["report", "FILE", "--roofline", "--transfers"] + p,
@@ -90,6 +97,9 @@ def report_cases(fixture, views):
                   ["report", "FILE"] + u + specs, ["report", "--json", "FILE"] + u + specs,
                   ["report", "FILE", "--roofline", "--transfers"] + u + peaks]
     cases.append(["report", "FILE", "--under", "no such scope"])
+    for name in unders[:1]:  # the case changed: bad input, the name as it is suggested
+        if name.swapcase() != name:
+            cases.append(["report", "FILE", "--under", name.swapcase()])
     return cases
 
 

@@ -8,6 +8,17 @@
 #include "analysis/model/queries.h"
 
 namespace brickprof::view {
+namespace {
+
+// Kernels, copies and memsets: a synchronisation's time is the host
+// waiting, not GPU work.
+bool is_gpu_work(const Trace& trace, const AggregateNode& a) {
+  if (a.first == kNoNode) return false;
+  const NodeKind kind = trace.nodes[a.first].kind;
+  return is_gpu_kind(kind) && kind != NodeKind::kSync;
+}
+
+}  // namespace
 
 BrowseTree::BrowseTree(const Trace& trace, AggregateTree tree)
     : trace_(trace), tree_(std::move(tree)) {
@@ -93,7 +104,7 @@ void BrowseTree::roll_up_gpu() {
   // A parent's id is below its children's: one pass from the end.
   for (size_t e = tree_.nodes.size(); e-- > 1;) {
     const AggregateNode& a = tree_.nodes[e];
-    const bool gpu = a.first != kNoNode && is_gpu_kind(trace_.nodes[a.first].kind);
+    const bool gpu = is_gpu_work(trace_, a);
     if (gpu) gpu_ns_[e] = a.total_ns;
     gpu_ns_[a.parent] += gpu_ns_[e];
     if (!gpu) cpu_children_ns_[a.parent] += total_ns(static_cast<uint32_t>(e));
@@ -108,8 +119,7 @@ int64_t BrowseTree::total_ns(uint32_t row) const {
 double BrowseTree::share(uint32_t row) const {
   if (is_ptx(row)) return -1;
   const uint32_t p = parent_[row] == kNoRow ? root_ : parent_[row];
-  const AggregateNode& a = tree_.nodes[row];
-  const bool gpu = a.first != kNoNode && is_gpu_kind(trace_.nodes[a.first].kind);
+  const bool gpu = is_gpu_work(trace_, tree_.nodes[row]);
   const int64_t base = gpu ? gpu_ns_[p] : total_ns(p);
   return base > 0 ? 100.0 * static_cast<double>(total_ns(row)) / static_cast<double>(base) : -1;
 }

@@ -115,6 +115,202 @@ TEST(CriticalPath, TimeOutsideCaptureWindowsIsNotOnThePath) {
   EXPECT_EQ(compute_critical_path(t, build_dependency_graph(t)).length_ns, 300'000);
 }
 
+// Scope S [0, 20 µs] on thread 1; k1 on stream 7 launched at [1.0, 1.1],
+// GPU [1.5, 9.0]; cuEventRecord of event 5 on stream 7 at [1.2, 1.3]; then
+// a host wait at [1.4, 9.5]: on the stream, or on the event.
+Trace record_then_wait(SyncKind wait_kind) {
+  Trace t;
+  const uint32_t s = test::add_node(t, {.name = "S", .thread = 1, .end_ns = 20'000});
+  GpuDetail k;
+  k.stream = 7;
+  k.api_start_ns = 1'000;
+  k.api_end_ns = 1'100;
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kKernel,
+                      .name = "k1",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 1'500,
+                      .end_ns = 9'000},
+                     k);
+  GpuDetail record;
+  record.stream = 7;
+  record.sync = SyncKind::kEvent;
+  record.event = 5;
+  record.api_start_ns = 1'200;
+  record.api_end_ns = 1'300;
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kSync,
+                      .name = "cuEventRecord",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 1'200,
+                      .end_ns = 1'300},
+                     record);
+  GpuDetail wait;
+  wait.stream = 7;
+  wait.sync = wait_kind;
+  wait.event = 5;
+  wait.api_start_ns = 1'400;
+  wait.api_end_ns = 9'500;
+  test::add_gpu_node(
+      t,
+      {.kind = NodeKind::kSync,
+       .name = wait_kind == SyncKind::kEvent ? "cuEventSynchronize" : "cuStreamSynchronize",
+       .parent = s,
+       .thread = 1,
+       .start_ns = 1'400,
+       .end_ns = 9'500},
+      wait);
+  return t;
+}
+
+// The wait's own part is what is left after the GPU work it waits for
+// finished (k1 at 9.0 µs): 0.5 µs, whether it waits on the stream (whose
+// last operation is the record) or on the event. The record's host call
+// ended at 1.3 µs, but the event completes when k1 does.
+TEST(CriticalPath, AnEventRecordDoesNotStretchAHostWait) {
+  for (SyncKind kind : {SyncKind::kStream, SyncKind::kEvent}) {
+    Trace t = record_then_wait(kind);
+    CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+    EXPECT_EQ(cp.length_ns, 19'500) << to_string(kind);  // S 1.0 + k1 7.5 + wait 0.5 + S 10.5
+    EXPECT_EQ(cp.measured_span_ns, 20'000) << to_string(kind);
+    int64_t wait = -1;
+    for (const PathStep& s : cp.steps)
+      if (s.node != kNoNode && t.nodes[s.node].kind == NodeKind::kSync) wait = s.duration_ns;
+    EXPECT_EQ(wait, 500) << to_string(kind);
+  }
+}
+
+// Windows [1, 2] and [5, 6] µs, a "step" filling each on thread 1, X [5.2,
+// 5.3] on thread 2. Time between the windows is left out for every thread
+// alike: X starts 0.2 µs into the second window's recorded time, so the path
+// is the two steps (2 µs, the measured span) and X has 0.7 µs of slack.
+TEST(CriticalPath, CaptureWindowsLeaveTheSameTimeOutOfEveryThread) {
+  Trace t;
+  t.diagnostics.capture = "scope:step";
+  t.diagnostics.capture_windows = {{1'000, 2'000}, {5'000, 6'000}};
+  const uint32_t first =
+      test::add_node(t, {.name = "step", .thread = 1, .start_ns = 1'000, .end_ns = 2'000});
+  const uint32_t second =
+      test::add_node(t, {.name = "step", .thread = 1, .start_ns = 5'000, .end_ns = 6'000});
+  const uint32_t x =
+      test::add_node(t, {.name = "X", .thread = 2, .start_ns = 5'200, .end_ns = 5'300});
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.measured_span_ns, 2'000);
+  EXPECT_EQ(cp.length_ns, 2'000);
+  EXPECT_EQ(slack_of(cp, first), 0);
+  EXPECT_EQ(slack_of(cp, second), 0);
+  EXPECT_EQ(slack_of(cp, x), 700);
+}
+
+// One blocking pageable copy: its API call [0.1, 10] µs, the copy on the GPU
+// [2, 9]. The run measured lasted until the call returned: 9.9 µs, all of
+// it explained (1.9 µs before the copy started, 7 µs of copy, 1 µs after).
+TEST(CriticalPath, TheMeasuredSpanEndsWhenABlockingCallReturns) {
+  Trace t;
+  GpuDetail d;
+  d.direction = Direction::kH2D;
+  d.src_kind = MemoryKind::kPageable;
+  d.dst_kind = MemoryKind::kDevice;
+  d.bytes = 1 << 20;
+  d.api_start_ns = 100;
+  d.api_end_ns = 10'000;
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kTransfer,
+                      .name = "cuMemcpyHtoD",
+                      .thread = 1,
+                      .start_ns = 2'000,
+                      .end_ns = 9'000},
+                     d);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 9'900);
+  EXPECT_EQ(cp.measured_span_ns, 9'900);
+  const std::string text = test::render("critical-path", t);
+  EXPECT_EQ(text.find("not explained"), std::string::npos) << text;
+}
+
+// A depends_on edge joins whole scopes: C (thread 2) waits for A with the
+// scope B nested in it (thread 1, until 100 ns), not for A's own time
+// (until 50 ns). Path: A's 50 ns, B's 50 ns, then C's 80 ns.
+TEST(CriticalPath, ADependencyWaitsForTheWholeSourceScope) {
+  Trace t;
+  const uint32_t a = test::add_node(t, {.name = "A", .thread = 1, .end_ns = 100});
+  test::add_node(t, {.name = "B", .parent = a, .thread = 1, .start_ns = 50, .end_ns = 100});
+  const uint32_t c = test::add_node(t, {.name = "C", .thread = 2, .start_ns = 120, .end_ns = 200});
+  t.add_edge(a, c, EdgeType::kDependsOn);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 180);
+}
+
+// ...and reaches the destination's first nested scope: D, open from C's
+// start, runs after A, so the path is A, D, C (not D alone from its start).
+TEST(CriticalPath, ADependencyHoldsTheDestinationsNestedScopes) {
+  Trace t;
+  const uint32_t a = test::add_node(t, {.name = "A", .thread = 1, .end_ns = 100});
+  const uint32_t c = test::add_node(t, {.name = "C", .thread = 2, .start_ns = 100, .end_ns = 200});
+  const uint32_t d =
+      test::add_node(t, {.name = "D", .parent = c, .thread = 2, .start_ns = 100, .end_ns = 150});
+  t.add_edge(a, c, EdgeType::kSequence);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 200);
+  EXPECT_EQ(cp.start_offset_ns, 0);
+  std::vector<uint32_t> steps;
+  for (const PathStep& s : cp.steps) steps.push_back(s.node);
+  EXPECT_EQ(steps, (std::vector<uint32_t>{a, d, c}));
+}
+
+// A thread's timeline runs from its first scope, wait or launch to its
+// last: the time between its last scope and a later launch is untracked
+// work on it, so the kernel cannot start before the launch. S [100, 200],
+// then k launched at 300, run [320, 400]: 100 + 100 + 80, and 20 ns of
+// launch latency the model leaves out.
+TEST(CriticalPath, ALaunchAfterTheLastScopeIsOnTheThreadsTimeline) {
+  Trace t;
+  test::add_node(t, {.name = "S", .thread = 1, .start_ns = 100, .end_ns = 200});
+  GpuDetail k;
+  k.api_start_ns = 300;
+  k.api_end_ns = 310;
+  test::add_gpu_node(
+      t, {.kind = NodeKind::kKernel, .name = "k", .thread = 1, .start_ns = 320, .end_ns = 400}, k);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.length_ns, 280);
+  EXPECT_EQ(cp.measured_span_ns, 300);
+}
+
+// A hand-made trace without API times: the kernel's launch is taken at its
+// start (50 ns), inside the host wait [20, 80] of the thread that launched
+// it. A blocked thread issues nothing: the launch came before the wait, so
+// the kernel does not follow it (which made a 120 ns path of a 100 ns run).
+TEST(CriticalPath, ALaunchTimeInsideAHostWaitCountsAsBeforeIt) {
+  Trace t;
+  const uint32_t s = test::add_node(t, {.name = "S", .thread = 1, .end_ns = 100});
+  GpuDetail wait;
+  wait.stream = 1;
+  wait.sync = SyncKind::kStream;
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kSync,
+                      .name = "cudaStreamSynchronize",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 20,
+                      .end_ns = 80},
+                     wait);
+  GpuDetail k;
+  k.stream = 1;
+  test::add_gpu_node(t,
+                     {.kind = NodeKind::kKernel,
+                      .name = "k",
+                      .parent = s,
+                      .thread = 1,
+                      .start_ns = 50,
+                      .end_ns = 90},
+                     k);
+  CriticalPath cp = compute_critical_path(t, build_dependency_graph(t));
+  EXPECT_EQ(cp.measured_span_ns, 100);
+  EXPECT_EQ(cp.length_ns, 100);
+}
+
 // A start/end range (NVTX) on a range lane is an annotation: a long one must
 // not become the critical path, nor add a lane of parallel work.
 TEST(CriticalPath, RangeLanesAreNotWork) {

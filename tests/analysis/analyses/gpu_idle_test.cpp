@@ -177,6 +177,43 @@ TEST(GpuIdle, OnlyTimeInsideCaptureWindowsIsIdle) {
   EXPECT_EQ(split.largest[0].start_ns, 80 * us);
 }
 
+// Several operations start exactly at a gap's end: the gap ends with the
+// one issued first. b was queued at 5 µs (before the gap at 10 µs), so the
+// GPU had work waiting and nothing of the gap is the host's, although c,
+// which ends later, was issued at 45 µs.
+TEST(GpuIdle, AtATieTheGapEndsWithTheOperationIssuedFirst) {
+  Trace t;
+  const uint32_t main = scope(t, NodeKind::kScope, "main", kNoNode, 3, 0, 100);
+  op(t, NodeKind::kKernel, "a", main, 3, 0, 1, 1, 2, 10);
+  op(t, NodeKind::kKernel, "b", main, 3, 0, 1, 5, 50, 60);
+  op(t, NodeKind::kKernel, "c", main, 3, 0, 2, 45, 50, 90);
+  const DeviceIdle d = analyze_gpu_idle(t).devices.at(0);
+  EXPECT_EQ(d.gaps, 1u);
+  EXPECT_EQ(d.host_ns, 0);
+  EXPECT_EQ(d.issued_ns, 40 * us);
+  ASSERT_EQ(d.largest.size(), 1u);
+  EXPECT_EQ(t.name(t.nodes[d.largest[0].next]), "b");
+}
+
+// The JSON lists every host scope the GPU waited on; the text the first ten.
+TEST(GpuIdle, JsonListsEveryHostScope) {
+  Trace t;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "scope " + std::to_string(i);
+    const int64_t at = 100 * i;
+    const uint32_t s = scope(t, NodeKind::kScope, name.c_str(), kNoNode, 3, at, at + 100);
+    op(t, NodeKind::kKernel, "k", s, 3, 0, 1, at + 50, at + 60, at + 70);
+  }
+  const DeviceIdle d = analyze_gpu_idle(t).devices.at(0);
+  EXPECT_EQ(d.host_scopes.size(), 12u);
+  const std::string json = test::render("gpu-idle", t, {}, true);
+  size_t scopes = 0;
+  for (size_t at = json.find("{\"scope\":"); at != std::string::npos;
+       at = json.find("{\"scope\":", at + 1))
+    ++scopes;
+  EXPECT_EQ(scopes, 12u) << json;
+}
+
 TEST(GpuIdle, ViewsRenderTextAndJson) {
   Trace t = one_device();
   std::ostringstream text, json;

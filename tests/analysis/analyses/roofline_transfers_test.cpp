@@ -8,6 +8,7 @@
 #include "analysis/analyses/transfers.h"
 #include "analysis/model/trace_scope.h"
 #include "test_util.h"
+#include "tests/support/trace_builder.h"
 
 namespace brickprof {
 namespace {
@@ -119,6 +120,65 @@ TEST(Transfers, LinkOverrideReachesTheView) {
   EXPECT_EQ(text.str().rfind("Transfers (link 100.00GB/s, override)\n", 0), 0u) << text.str();
   EXPECT_NE(json.str().find("\"link\":{\"gbps\":100,\"source\":\"override\"}"), std::string::npos)
       << json.str();
+}
+
+// `n` copies of `bytes` each, in direction `dir`, [i µs, i µs + duration].
+Trace copies(int n, Direction dir, uint64_t bytes, int64_t duration_ns, MemoryKind host) {
+  Trace t;
+  const uint32_t s = test::add_node(t, {.name = "load", .thread = 1, .end_ns = 1'000'000});
+  for (int i = 0; i < n; ++i) {
+    GpuDetail d;
+    d.direction = dir;
+    d.bytes = bytes;
+    d.src_kind = dir == Direction::kH2D ? host : MemoryKind::kDevice;
+    d.dst_kind = dir == Direction::kH2D ? MemoryKind::kDevice : host;
+    d.src_addr = 0x1000 + static_cast<uint64_t>(i) * bytes;
+    d.dst_addr = 0x9000'0000 + static_cast<uint64_t>(i) * bytes;
+    const int64_t at = (i + 1) * 1'000;
+    test::add_gpu_node(t,
+                       {.kind = NodeKind::kTransfer,
+                        .name = "cuMemcpy",
+                        .parent = s,
+                        .thread = 1,
+                        .start_ns = at,
+                        .end_ns = at + duration_ns},
+                       d);
+  }
+  return t;
+}
+
+// A copy whose start and end are one timestamp has no rate: it is neither
+// "slow" nor fast, and the totals' rate is over the copies that took time.
+TEST(Transfers, AZeroLengthCopyHasNoRate) {
+  Trace t = copies(1, Direction::kH2D, 8 << 20, 0, MemoryKind::kPinned);
+  TransferReport r = analyze_transfers(t, {});
+  EXPECT_TRUE(r.slow.empty());
+  ASSERT_EQ(r.totals.size(), 1u);
+  const std::string text = test::render("transfers", t);
+  EXPECT_EQ(text.find("0B/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("H2D: 1 copy, 8.0MiB in 0ns (no rate: zero-length copies only)"),
+            std::string::npos)
+      << text;
+  const std::string json = test::render("transfers", t, {}, true);
+  EXPECT_NE(json.find("\"gbps\":null"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"gbps\":0,"), std::string::npos) << json;
+}
+
+// The text shows ten of a list; the JSON lists every entry
+// (analysis/README.md).
+TEST(Transfers, JsonListsEverySlowAndPageableCopy) {
+  Trace t = copies(12, Direction::kH2D, 1 << 20, 1'000'000, MemoryKind::kPageable);  // 1 GB/s
+  TransferReport r = analyze_transfers(t, {});
+  EXPECT_EQ(r.slow.size(), 12u);
+  EXPECT_EQ(r.pageable.size(), 12u);
+  const std::string json = test::render("transfers", t, {}, true);
+  size_t nodes = 0;
+  for (size_t at = json.find("{\"node\":"); at != std::string::npos;
+       at = json.find("{\"node\":", at + 1))
+    ++nodes;
+  EXPECT_EQ(nodes, 24u) << json;
+  const std::string text = test::render("transfers", t);
+  EXPECT_NE(text.find("  ... 2 more (--json lists all)"), std::string::npos) << text;
 }
 
 }  // namespace

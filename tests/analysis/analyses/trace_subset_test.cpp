@@ -5,12 +5,21 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "analysis/views/views.h"
 #include "tests/analysis/test_traces.h"
 
 namespace brickprof::test {
 namespace {
 
 std::string name_of(const Trace& t, uint32_t id) { return std::string(t.name(t.nodes[id])); }
+
+std::string json_of(std::string_view view, const Trace& t) {
+  std::ostringstream out;
+  render_view(*find_view(view), t, compute_view(*find_view(view), t, {}), true, out);
+  return out.str();
+}
 
 TEST(TraceSubset, KeepsTheNamedScopesTheirDescendantsAndTheirGpuWork) {
   const Trace t = small_trace();  // two "Layer 0" roots and a "Layer 1"
@@ -74,6 +83,45 @@ TEST(TraceSubset, ChildrenListedBeforeTheirParentsKeepTheirParent) {
   EXPECT_EQ(s.trace.nodes[1].parent, kNoNode);
   ASSERT_EQ(s.trace.edges.size(), 1u);  // the edge from outside is gone
   EXPECT_EQ(s.trace.edges[0].src, 1u);
+}
+
+// "warm-up" (node 0) then "decode token" (node 1) launching k (node 2).
+Trace warm_up_then_decode() {
+  Trace t;
+  add_node(t, {.name = "warm-up", .thread = 1, .end_ns = 1'000});
+  const uint32_t decode =
+      add_node(t, {.name = "decode token", .thread = 1, .start_ns = 1'000, .end_ns = 3'000});
+  GpuDetail d;
+  d.api_start_ns = 1'100;
+  d.api_end_ns = 1'200;
+  add_gpu_node(t,
+               {.kind = NodeKind::kKernel,
+                .name = "k",
+                .parent = decode,
+                .thread = 1,
+                .start_ns = 1'300,
+                .end_ns = 2'800},
+               d);
+  return t;
+}
+
+// The views of a part name its nodes by their ids in the file: node 1 is
+// "decode token" in the file, and so it is under --under.
+TEST(TraceSubset, ViewsOfAPartNameNodesByTheirIdsInTheFile) {
+  const Subset s = subtrees_named(warm_up_then_decode(), "decode token");
+  ASSERT_EQ(s.roots, 1u);
+  const std::string json = json_of("critical-path", s.trace);
+  EXPECT_NE(json.find("{\"node\":1,\"name\":\"decode token\""), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"node\":2,\"name\":\"k\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("{\"node\":0,"), std::string::npos) << json;
+}
+
+// --under names scopes: a kernel's name keeps nothing (bad input for the
+// command line).
+TEST(TraceSubset, AKernelNameIsNoScope) {
+  const Subset s = subtrees_named(warm_up_then_decode(), "k");
+  EXPECT_EQ(s.roots, 0u);
+  EXPECT_TRUE(s.trace.nodes.empty());
 }
 
 // A merged trace of two processes: each source's nodes by its threads.

@@ -71,6 +71,7 @@ function fmtGflops(g) {
   return fmtRate(g * 1e9, 'FLOP');
 }
 
+// null: no rate (zero-length copies only).
 function fmtGbps(g) {
-  return fmtRate(g * 1e9, 'B');
+  return g === null || g === undefined ? 'n/a' : fmtRate(g * 1e9, 'B');
 }

@@ -15,7 +15,8 @@ function transfersSection(view, body, timeline) {
             (t) => card(
                 t.direction, fmtBytes(t.bytes),
                 `${fmtCount(t.count)} copies in ${fmtNs(t.time_ns)} · ${fmtGbps(t.gbps)}` +
-                    (link.gbps ? ` (${fmtPct(t.gbps / link.gbps)} of the link)` : ''))),
+                    (link.gbps && t.gbps !== null ? ` (${fmtPct(t.gbps / link.gbps)} of the link)` :
+                                                    ''))),
         card('Link', link.gbps ? fmtGbps(link.gbps) : '–', link.source || ''),
         card(
             'Pageable', fmtCount(view.pageable_count || 0),

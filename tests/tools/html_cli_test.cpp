@@ -161,8 +161,9 @@ TEST(DiffHtml, WritesThePageAndKeepsTheExitCode) {
   ASSERT_EQ(json.exit_code, 1) << json.err;  // the kernel regressed
   CliResult r = run_brickprof({"diff", base, next, "--html", dir + "/diff.html"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "");
+  // The verdict, in one line, says why it failed; stderr where the page is.
+  EXPECT_EQ(r.out, "FAIL: 2 regression(s): kernel gemv, brick RmsNorm\n");
+  EXPECT_EQ(r.err, "brickprof: wrote " + dir + "/diff.html\n");
   const nlohmann::json data = page_data(dir + "/diff.html");
   EXPECT_EQ(data["kind"], "diff");
   EXPECT_EQ(data["title"], "diff_base.json → diff_new.json");

@@ -14,6 +14,7 @@
 
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
+#include "tools/trace_input.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"
 #include "tools/view/browser.h"
@@ -79,9 +80,9 @@ int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
     Progress progress(progress_wanted(o.quiet), std::cerr);
     const bool two = !o.base.empty();
     try {
-      Trace trace = read_trace_file(o.file, progress.reading(o.file, two ? "1 of 2" : ""));
+      Trace trace = read_trace_input(o.file, progress.reading(o.file, two ? "1 of 2" : ""));
       std::optional<Trace> base;
-      if (two) base = read_trace_file(o.base, progress.reading(o.base, "2 of 2"));
+      if (two) base = read_trace_input(o.base, progress.reading(o.base, "2 of 2"));
       session.emplace(std::move(trace), o.file, std::move(base), o.base);
       session->set_peaks(peaks);
       if (!o.under.empty() && !session->set_under(o.under)) {
@@ -123,7 +124,10 @@ Command add_view_command(CLI::App& parent) {
       "Keys: ? help, q quit, 1-9 views, j/k/arrows move, h/l/Enter collapse and expand, / search, "
       "d detail pane, s sort, S slowest, c/C critical path, u under, w what-if, r rank. Needs a "
       "terminal of at least 60x15. Exit code 2 when stdin or stdout is not a terminal, or on bad "
-      "input.");
+      "input.\n"
+      "Examples:\n"
+      "  brickprof view trace.json\n"
+      "  brickprof view new.json base.json --under \"decode token\"");
   return {sub, [o](const std::vector<std::string>& trailing) { return run_view(*o, trailing); }};
 }
 

@@ -7,15 +7,17 @@
 // The judgement of one brick or kernel, all of it from the traces:
 // - its calls' spread: the change per call is the Hodges-Lehmann ratio of
 //   NEW's calls to BASE's with its 99% interval (analysis/model/shift.h), so
-//   a brick whose calls vary much needs a larger change to count;
+//   a brick whose calls vary much needs a larger change to count; taken on
+//   the fastest third of each side's calls (at least five), as waiting for
+//   the CPU only ever adds time to a call while a slower brick moves them all;
 // - the whole run's move: on a shared machine a run is often slower or
 //   faster as a whole (load, clock speed: two runs of one program on a busy
 //   2-core VM moved by +45%), so each entry is judged beyond the common move
 //   of the others of its kind (the median of their ratios, weighted by their
 //   typical time: median call x calls); and as such a move changes single
-//   bricks unevenly (on that VM, by up to about the move itself: memory-bound
+//   bricks unevenly (on that VM, by up to about 60% of the move: memory-bound
 //   and compute-bound code react differently to a neighbour), the
-//   threshold widens by the move;
+//   threshold widens by 3/4 of the move;
 // - its counts: calls gained count like slower calls;
 // - a floor: the time it adds to NEW must exceed a share of BASE's time of
 //   its kind (1% by default), so a tiny brick that doubled does not fail.

@@ -267,6 +267,40 @@ TEST(Diff, ASpreadOfCallsWiderThanTheChangeIsNotARegression) {
   EXPECT_GT(entry(many, "A")->relative_low_pct(), 5.0);
 }
 
+// Calls that waited for the CPU (a preemption, a busy neighbour) took 5 to
+// 10 times their own time: a share `waiting` (in tenths) of each brick's
+// calls, a different share in each run. Judged on each side's fastest
+// calls, the same work passes and doubled work fails, whichever run waited
+// more; judged on all of them, a run that waited for most of its calls
+// looks several times slower, or hides a doubled brick.
+Trace waited(int64_t own_ns, int waiting, const char* name = "Gemv") {
+  Trace t;
+  t.process.program = "app";
+  int64_t at = 0;
+  for (int c = 0; c < 60; ++c) {
+    for (const auto& [brick, ns] : {std::pair{name, own_ns}, std::pair{"A", int64_t{20'000}},
+                                    std::pair{"B", int64_t{30'000}}, std::pair{"C", int64_t{25'000}}}) {
+      const bool waits = (c * 7) % 10 < waiting && std::string_view(brick) == name;
+      const int64_t d = waits ? ns * (5 + c % 6) : ns + (c % 5) * ns / 100;
+      test::add_node(t, {.kind = NodeKind::kBrick, .name = brick, .start_ns = at, .end_ns = at + d});
+      at += d + 10;
+    }
+  }
+  return t;
+}
+
+TEST(Diff, CallsThatWaitedForTheCpuNeitherFailNorHideTheGate) {
+  EXPECT_FALSE(diff_traces(waited(40'000, 1), waited(40'000, 6), DiffLimits{}).failed());
+  EXPECT_FALSE(diff_traces(waited(40'000, 6), waited(40'000, 1), DiffLimits{}).failed());
+  for (auto [base_waits, new_waits] : {std::pair{1, 6}, std::pair{6, 1}}) {
+    const TraceDiff doubled =
+        diff_traces(waited(40'000, base_waits), waited(80'000, new_waits), DiffLimits{});
+    ASSERT_EQ(doubled.regressions, 1u) << base_waits;
+    EXPECT_EQ(doubled.entries[0].name, "Gemv");
+    EXPECT_NEAR(doubled.entries[0].relative_pct(), 100.0, 5.0);
+  }
+}
+
 TEST(Diff, ARunThatLostMostOfBaseFails) {
   Trace base = bricks({{"A", 10'000}, {"B", 20'000}, {"C", 30'000}});
   Trace next = bricks({{"A", 10'000}});

@@ -10,11 +10,19 @@
 
 namespace bricklayer {
 
+// --repeat-brick: every op of one brick dispatched `times` times per call,
+// a slow-down made of the brick's own work (times 1: none).
+struct BrickRepeat {
+  Brick brick = Brick::Embedding;
+  int times = 1;
+};
+
 // Values that change from step to step; everything else is fixed per graph.
 struct Step {
   int pos = 0;                       // tokens each sequence already holds
   const int32_t* tokens = nullptr;   // rows() ids, sequence-major
   int64_t layer_delay_ns = 0;        // --test-slow-us: a busy wait in each layer's first brick
+  BrickRepeat repeat = {};           // --repeat-brick
 };
 
 class Dispatcher {

@@ -49,7 +49,7 @@ void Engine::run(const Graph& g, const std::vector<int32_t>& tokens, bool replay
   }
   if (pos_ + g.seq_tokens > c.context)
     throw std::length_error("context of " + std::to_string(c.context) + " tokens is full");
-  const Step step{pos_, tokens.data(), layer_delay_ns_};
+  const Step step{pos_, tokens.data(), layer_delay_ns_, repeat_};
   if (!replayable) {
     execute_graph(g, d_, step);
   } else {

@@ -34,6 +34,8 @@ class Engine {
   int pos() const { return pos_; }
   // --test-slow-us: a busy wait of `ns` in every layer of every step.
   void set_layer_delay(int64_t ns) { layer_delay_ns_ = ns; }
+  // --repeat-brick: each op of the brick dispatched `times` times per call.
+  void set_brick_repeat(BrickRepeat repeat) { repeat_ = repeat; }
   // Kernel launches one decode step issues eagerly (ops in the graph).
   int64_t decode_ops() const { return decode_.op_count(); }
   const Graph& decode_graph() const { return decode_; }
@@ -47,6 +49,7 @@ class Engine {
   Mode mode_;
   Communicator* comm_;
   int64_t layer_delay_ns_ = 0;
+  BrickRepeat repeat_;
   Graph decode_;
   Graph prefill_;
   int pos_ = 0;

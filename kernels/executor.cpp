@@ -44,15 +44,23 @@ void spin_for(int64_t ns) {
                        std::memory_order_relaxed);
 }
 
-int annotated(const Graph& g, const Node& n, Dispatcher& d, int pos, int64_t delay_ns) {
+// --repeat-brick: the op again, `times` in all. Only bricks whose ops do not
+// write what they read are accepted (main.cpp), so the result is the same.
+int dispatch_repeated(const Graph& g, const Node& n, Dispatcher& d, const BrickRepeat& repeat) {
+  const int times = n.brick == repeat.brick ? repeat.times : 1;
+  for (int i = 1; i < times; ++i) dispatch_node(g, n, d);
+  return dispatch_node(g, n, d);
+}
+
+int annotated(const Graph& g, const Node& n, Dispatcher& d, const Step& s, int64_t delay_ns) {
   const uint64_t elements = static_cast<uint64_t>(g.rows()) * static_cast<uint64_t>(n.n);
-  const Work w = node_work(g, n, pos);
-#define BRICKLAYER_RUN(SCOPE)              \
-  {                                        \
-    SCOPE;                                 \
-    BRICKPROF_WORK(w.flops, w.bytes);      \
-    if (delay_ns > 0) spin_for(delay_ns);  \
-    return dispatch_node(g, n, d);         \
+  const Work w = node_work(g, n, s.pos);
+#define BRICKLAYER_RUN(SCOPE)                    \
+  {                                              \
+    SCOPE;                                       \
+    BRICKPROF_WORK(w.flops, w.bytes);            \
+    if (delay_ns > 0) spin_for(delay_ns);        \
+    return dispatch_repeated(g, n, d, s.repeat); \
   }
   switch (n.brick) {
     case Brick::Embedding: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_EMBEDDING, elements))
@@ -82,12 +90,12 @@ int annotated(const Graph& g, const Node& n, Dispatcher& d, int pos, int64_t del
 }
 
 // `first_delay_ns` holds up the range's first op (a layer's first brick).
-int64_t run_range(const Graph& g, Dispatcher& d, int pos, size_t begin, size_t end,
+int64_t run_range(const Graph& g, Dispatcher& d, const Step& s, size_t begin, size_t end,
                   int64_t first_delay_ns = 0) {
   int64_t count = 0;
   for (size_t i = begin; i < end; ++i) {
     const Node& n = g.nodes[i];
-    if (n.op != Op::None) count += annotated(g, n, d, pos, i == begin ? first_delay_ns : 0);
+    if (n.op != Op::None) count += annotated(g, n, d, s, i == begin ? first_delay_ns : 0);
   }
   return count;
 }
@@ -98,13 +106,13 @@ TestDelays test_delays() { return {g_delays.load(), g_delay_ns.load()}; }
 
 int64_t execute_graph(const Graph& g, Dispatcher& d, const Step& s) {
   d.begin_step(g, s);
-  int64_t count = run_range(g, d, s.pos, 0, g.prologue_end);
+  int64_t count = run_range(g, d, s, 0, g.prologue_end);
   for (size_t l = 0; l < g.layers.size(); ++l) {
     BRICKPROF_LAYER(l);
-    count += run_range(g, d, s.pos, g.layers[l].first, g.layers[l].second, s.layer_delay_ns);
+    count += run_range(g, d, s, g.layers[l].first, g.layers[l].second, s.layer_delay_ns);
   }
   const size_t epilogue = g.layers.empty() ? g.prologue_end : g.layers.back().second;
-  count += run_range(g, d, s.pos, epilogue, g.nodes.size());
+  count += run_range(g, d, s, epilogue, g.nodes.size());
   d.end_step(g);
   return count;
 }

@@ -6,6 +6,7 @@
 #include <cstdarg>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -58,7 +59,48 @@ struct Options {
   int tp = 1;
   int slow_rank = -1;  // --test-slow-rank / --test-slow-us
   double slow_us = 0;
+  std::string repeat_brick;  // --repeat-brick NAME=K
 };
+
+// --repeat-brick NAME=K against the graph: NAME one of its bricks, K from 1
+// to 100, and only a brick whose ops do not overwrite their own input (a
+// RoPE, SiLU or residual add done twice would change the result). Returns
+// the repeat, or sets *error.
+bricklayer::BrickRepeat parse_brick_repeat(const std::string& spec, const bricklayer::Graph& g,
+                                           std::string* error) {
+  using namespace bricklayer;
+  BrickRepeat repeat;
+  const size_t eq = spec.rfind('=');
+  const std::string name = spec.substr(0, eq);
+  char* end = nullptr;
+  const long times = eq == std::string::npos ? 0 : std::strtol(spec.c_str() + eq + 1, &end, 10);
+  if (eq == std::string::npos || end == spec.c_str() + eq + 1 || *end != '\0' || times < 1 ||
+      times > 100) {
+    *error = "--repeat-brick: expected NAME=K with K from 1 to 100, got '" + spec + "'";
+    return repeat;
+  }
+  std::string names;
+  bool found = false;
+  for (const Node& n : g.nodes) {
+    if (n.op == Op::None) continue;
+    const std::string brick = brick_name(n.brick);
+    if (brick != name) {
+      if (names.find(brick) == std::string::npos) names += (names.empty() ? "" : ", ") + brick;
+      continue;
+    }
+    found = true;
+    repeat.brick = n.brick;
+    for (int in : n.in)
+      if (in == n.out) {
+        *error = "--repeat-brick: " + name + " writes its own input (" + op_name(n.op) +
+                 " in place): repeating it would change the result";
+        return repeat;
+      }
+  }
+  if (!found) *error = "--repeat-brick: no brick '" + name + "' in this model (" + names + ")";
+  repeat.times = static_cast<int>(times);
+  return repeat;
+}
 
 // This machine's roofs, measured in this run; 0 where not measured.
 struct Probes {
@@ -137,6 +179,12 @@ int run(const Options& o) {
   Engine engine(model, *backend, o.prompt, mode, comm.get());
   if (comm && comm->rank() == o.slow_rank)
     engine.set_layer_delay(static_cast<int64_t>(o.slow_us * 1000.0));
+  if (!o.repeat_brick.empty()) {
+    std::string bad;
+    const BrickRepeat repeat = parse_brick_repeat(o.repeat_brick, engine.decode_graph(), &bad);
+    if (!bad.empty()) return fail(bad);
+    engine.set_brick_repeat(repeat);
+  }
   const double build_s = seconds_since(t_build);
   const double weight_mb = static_cast<double>(model.weight_bytes_per_token()) / 1e6;
 
@@ -269,6 +317,10 @@ int main(int argc, char** argv) {
                  "for tests: microseconds of busy wait in the first brick of every layer of "
                  "--test-slow-rank")
       ->capture_default_str();
+  app.add_option("--repeat-brick", o.repeat_brick,
+                 "NAME=K: run every op of brick NAME K times per call, a real slow-down of "
+                 "one brick (e.g. QkvProjection=2 for a diff gate's test)")
+      ->type_name("NAME=K");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,10 +1,11 @@
-// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR] [--under NAME] [--json]
-// [--html PAGE]`: compares two saved traces per brick and per kernel
-// (analysis/analyses/trace_diff.h) and exits 1 when anything got slower by more than
-// the threshold and the minimum time, so CI can gate on it; --html writes the
-// diff's HTML page (analysis/html/html_page.h) instead of the text.
+// `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR|PCT%] [--total-threshold PCT]
+// [--any-program] [--under NAME] [--json] [-o FILE] [--html PAGE]`: compares two saved
+// traces per brick and per kernel against the spread the runs show
+// (analysis/analyses/trace_diff.h) and exits 1 when the gate fails, so CI can
+// gate on it; --html writes the diff's HTML page (analysis/html/html_page.h)
+// instead of the text and prints the verdict.
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -18,7 +19,9 @@
 #include "analysis/json/trace_json.h"
 #include "analysis/model/format.h"
 #include "tools/command.h"
+#include "tools/output_file.h"
 #include "tools/progress.h"
+#include "tools/trace_input.h"
 
 namespace brickprof::cli {
 namespace {
@@ -26,35 +29,66 @@ namespace {
 struct DiffOptions {
   std::string base;
   std::string next;
-  double threshold_pct = DiffLimits{}.threshold_pct;
-  std::string min_time;
-  CLI::Option* min_time_option = nullptr;  // unset: the default
-  std::string under;                       // empty: the whole traces
+  std::string threshold = "5%";
+  std::string min_time = "1%";
+  std::string total_threshold;  // empty: off
+  bool any_program = false;
+  std::string under;  // empty: the whole traces
   bool json = false;
+  std::string out;   // the text or JSON to this file instead of stdout
   std::string html;  // the HTML page to write, if any
   bool quiet = false;
 };
 
-std::string format_pct(double pct) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g%%", pct);
-  return text;
+// "5", "5%" or "2.5%": a percentage >= 0.
+bool parse_percent(std::string_view text, double* pct) {
+  if (!text.empty() && text.back() == '%') text.remove_suffix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < 0)
+    return false;
+  *pct = value;
+  return true;
+}
+
+// The limits from the options, or a usage problem.
+std::string read_limits(const DiffOptions& o, DiffLimits* limits) {
+  if (!parse_percent(o.threshold, &limits->threshold_pct))
+    return "--threshold: '" + o.threshold + "' is not a percentage >= 0 (e.g. 5 or 5%)";
+  const std::string_view min_time = o.min_time;
+  if (!min_time.empty() && min_time.back() == '%') {
+    if (!parse_percent(min_time, &limits->min_time_pct))
+      return "--min-time: '" + o.min_time + "' is not a percentage >= 0 (e.g. 1%)";
+  } else {
+    int64_t ns = 0;
+    if (!parse_duration(min_time, &ns))
+      return "--min-time: '" + o.min_time +
+             "' is not a duration >= 0 (e.g. 5us, 0.5ms, 200ns; a plain number is µs) or a "
+             "share of BASE's time (1%)";
+    limits->min_time_ns = ns;
+  }
+  if (!o.total_threshold.empty()) {
+    double pct = 0;
+    if (!parse_percent(o.total_threshold, &pct))
+      return "--total-threshold: '" + o.total_threshold +
+             "' is not a percentage >= 0 (e.g. 10 or 10%)";
+    limits->total_threshold_pct = pct;
+  }
+  limits->any_program = o.any_program;
+  return "";
 }
 
 int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("diff: unexpected arguments after --");
-  if (!std::isfinite(o.threshold_pct) || o.threshold_pct < 0)
-    return fail("diff: --threshold must be a percentage >= 0");
   DiffLimits limits;
-  limits.threshold_pct = o.threshold_pct;
-  if (o.min_time_option->count() && !parse_duration(o.min_time, &limits.min_time_ns))
-    return fail("diff: --min-time: '" + o.min_time +
-                "' is not a duration >= 0 (e.g. 5us, 0.5ms, 200ns; a plain number is µs)");
+  if (std::string problem = read_limits(o, &limits); !problem.empty())
+    return fail("diff: " + problem);
   Trace base, next;
   Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
-    base = read_trace_file(o.base, progress.reading(o.base, "1 of 2"));
-    next = read_trace_file(o.next, progress.reading(o.next, "2 of 2"));
+    base = read_trace_input(o.base, progress.reading(o.base, "1 of 2"));
+    next = read_trace_input(o.next, progress.reading(o.next, "2 of 2"));
   } catch (const TraceError& e) {
     progress.done();
     return fail(e.what());  // already "FILE: problem"
@@ -72,6 +106,7 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
   }
   const TraceDiff d = diff_traces(base, next, limits);
   progress.done();  // before the output, which may go to the same terminal
+  const int verdict = d.failed() ? kExitRegression : kExitOk;
   if (!o.html.empty()) {
     std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
       try {
@@ -81,19 +116,24 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
       }
     });
     if (!error.empty()) return fail(error);
-    // The page is the output; the JSON only when asked for as well.
-    if (!o.json) return d.regressions ? kExitRegression : kExitOk;
+    say_written(o.html);
+    // The page is the output; the verdict in one line, the JSON only when
+    // asked for as well.
+    if (!o.json) {
+      std::cout << diff_verdict(d) << std::endl;
+      return verdict;
+    }
   }
-  if (!o.under.empty() && !o.json) std::cout << "Under \"" << o.under << "\" in both traces\n\n";
-  if (o.json) {
-    JsonWriter w(std::cout);
-    diff_json(d, w);
-  } else {
-    diff_text(d, std::cout);
-  }
-  std::cout.flush();
-  if (!std::cout) return fail("cannot write to standard output");
-  return d.regressions ? kExitRegression : kExitOk;
+  const int written = write_output(o.out, [&](std::ostream& out) {
+    if (o.json) {
+      JsonWriter w(out);
+      diff_json(d, w);
+      return;
+    }
+    if (!o.under.empty()) out << "Under \"" << o.under << "\" in both traces\n\n";
+    diff_text(d, out);
+  });
+  return written != kExitOk ? written : verdict;
 }
 
 }  // namespace
@@ -101,39 +141,65 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
 Command add_diff_command(CLI::App& parent) {
   auto o = std::make_shared<DiffOptions>();
   CLI::App* sub = parent.add_subcommand(
-      "diff", "Compare two traces per brick and kernel; exit 1 on a regression (for CI)");
-  sub->add_option("BASE", o->base, "The reference trace (.json or .json.gz)")->required();
-  sub->add_option("NEW", o->next, "The trace to check against BASE (.json or .json.gz)")
-      ->required();
-  sub->add_option("--threshold", o->threshold_pct,
-                  "A brick or kernel whose average time grew by more than PCT percent is a "
-                  "regression (default " +
-                      format_pct(DiffLimits{}.threshold_pct) + ")")
-      ->type_name("PCT");
-  o->min_time_option =
-      sub->add_option("--min-time", o->min_time,
-                      "...and whose calls together took more than DUR longer (5us, 0.5ms, 200ns; "
-                      "a plain number is µs; default " +
-                          format_duration(DiffLimits{}.min_time_ns) + ")")
-          ->type_name("DUR");
+      "diff", "Compare two traces per brick and kernel; exit 1 when the gate fails (for CI)");
+  sub->add_option("BASE", o->base, "The reference trace (.json or .json.gz)")
+      ->required()
+      ->type_name("FILE");
+  sub->add_option("NEW", o->next, "The trace to check against BASE")->required()->type_name("FILE");
+  const char* gate = "The gate";
+  sub->add_option("--threshold", o->threshold,
+                  "A brick or kernel regresses when, beyond the others' common move and with "
+                  "99% confidence from the spread of its calls, it is slower per call, or "
+                  "called more often, by more than PCT")
+      ->type_name("PCT")
+      ->default_str("5%")
+      ->group(gate);
+  sub->add_option("--min-time", o->min_time,
+                  "...and it adds more than this to NEW: a share of BASE's time of its kind "
+                  "(bricks' CPU time, kernels' GPU time), or a duration (50us, 0.5ms; a plain "
+                  "number is µs; 0: no floor)")
+      ->type_name("PCT%|DUR")
+      ->default_str("1%")
+      ->group(gate);
+  sub->add_option("--total-threshold", o->total_threshold,
+                  "Also fail when all bricks' (or kernels') time grew by more than PCT. Off by "
+                  "default: a shared machine makes whole runs slower or faster together")
+      ->type_name("PCT")
+      ->group(gate);
+  sub->add_flag("--any-program", o->any_program,
+                "Compare traces of differently named programs (by default that fails the gate)")
+      ->group(gate);
   sub->add_option("--under", o->under,
                   "Compare only what ran under scopes named NAME in each trace (e.g. \"decode "
                   "token\"; exact, and exit 2 with the closest names when a trace has none)")
-      ->type_name("NAME");
-  sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text");
+      ->type_name("NAME")
+      ->group(gate);
+  const char* output = "Output";
+  sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text")
+      ->group(output);
+  sub->add_option("-o,--output", o->out,
+                  "Write the text (or JSON) to FILE, atomically, instead of stdout")
+      ->type_name("FILE")
+      ->group(output);
   sub->add_option("--html", o->html,
-                  "Write the diff's HTML page to this file (one self-contained file for a "
-                  "browser) instead of printing the text; --json still prints the JSON")
-      ->type_name("PAGE");
+                  "Write the diff's HTML page to PAGE (one self-contained file) and print the "
+                  "verdict instead of the text; --json still prints the JSON")
+      ->type_name("PAGE")
+      ->group(output);
   add_quiet_flag(*sub, o->quiet);
   sub->footer(
-      "Bricks are matched by name; kernels by name and PTX hash, and a kernel whose name is in "
-      "both traces but whose code differs is compared anyway and flagged \"same name, different "
-      "code\". Times are averages per call (bricks: CPU scope time, kernels: GPU time); the "
-      "minimum time applies to (new average - base average) x calls in NEW, so a tiny brick "
-      "that doubled is not a regression unless it adds up.\n"
-      "Exit code 0: no regression beyond the limits; 1: at least one; 2: usage error or bad "
-      "input.");
+      "Bricks are matched by name; kernels by name and PTX hash (a kernel whose code changed is "
+      "compared anyway and flagged \"same name, different code\"). Each brick's calls (CPU "
+      "time) and kernel's launches (GPU time) are compared pair by pair: the change per call "
+      "is the median NEW/BASE ratio, with the 99% interval their spread allows, taken beyond "
+      "the common move of the others of its kind (a busy machine slows whole runs). The gate "
+      "also fails when NEW lacks most of BASE's bricks or kernels, or comes from another "
+      "program. The text ends with PASS or FAIL and why.\n"
+      "Exit code: 0 pass; 1 the gate fails; 2 usage error or bad input.\n"
+      "Examples:\n"
+      "  brickprof diff base.json new.json\n"
+      "  brickprof diff base.json new.json --under \"decode token\" --threshold 10%\n"
+      "  brickprof diff base.json new.json --html diff.html");
   return {sub, [o](const std::vector<std::string>& trailing) { return diff(*o, trailing); }};
 }
 

@@ -8,7 +8,9 @@
 #include "analysis/export/sink.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
+#include "tools/output_file.h"
 #include "tools/progress.h"
+#include "tools/trace_input.h"
 
 namespace brickprof::cli {
 namespace {
@@ -28,7 +30,7 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   try {
     for (size_t i = 0; i < o.files.size(); ++i) {
       const std::string which = std::to_string(i + 1) + " of " + std::to_string(o.files.size());
-      ranks.push_back(read_trace_file(o.files[i], progress.reading(o.files[i], which)));
+      ranks.push_back(read_trace_input(o.files[i], progress.reading(o.files[i], which)));
     }
   } catch (const TraceError& e) {
     progress.done();
@@ -49,7 +51,9 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
       write_trace_json(merged, out);
   });
   progress.done();
-  return error.empty() ? kExitOk : fail(error);
+  if (!error.empty()) return fail(error);
+  say_written(o.out);
+  return kExitOk;
 }
 
 }  // namespace
@@ -57,12 +61,15 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
 Command add_merge_command(CLI::App& parent) {
   auto o = std::make_shared<MergeOptions>();
   CLI::App* sub =
-      parent.add_subcommand("merge", "Merge per-rank traces into one trace (FILES... -o OUT)");
-  sub->add_option("FILES", o->files, "brickprof JSON traces (or .json.gz), one per rank")
+      parent.add_subcommand("merge", "Merge per-rank traces into one trace");
+  sub->add_option("FILES", o->files, "brickprof traces (.json or .json.gz), one per rank")
       ->required();
-  sub->add_option("-o,--out", o->out,
-                  "The merged trace (JSON; gzip-compressed if OUT ends in .gz), written atomically")
-      ->required();
+  sub->add_option("-o,--output", o->out,
+                  "The merged trace (JSON; gzip-compressed if FILE ends in .gz), written "
+                  "atomically")
+      ->required()
+      ->type_name("FILE");
+  sub->add_option("--out", o->out)->group("");  // the earlier spelling, not listed
   add_quiet_flag(*sub, o->quiet);
   sub->add_flag("--partial", o->partial,
                 "Merge some of a job's ranks (by default every rank 0..N-1 must be given)");
@@ -75,7 +82,11 @@ Command add_merge_command(CLI::App& parent) {
       "Traces recorded under a job launcher (mpirun, srun, torchrun) must be one job's ranks, "
       "each once, all of them (or --partial); an MPI program's ranks are moved onto rank 0's "
       "clock (the offset and drift the agent measured), so ranks on several hosts line up. "
-      "Exit code 2 on usage errors or bad input.");
+      "Exit code 2 on usage errors or bad input.\n"
+      "Examples:\n"
+      "  brickprof merge brickprof-app-*.json -o job.json\n"
+      "  brickprof merge rank0.json rank2.json --partial -o part.json.gz\n"
+      "  brickprof report job.json --ranks --collectives");
   return {sub, [o](const std::vector<std::string>& trailing) { return merge(*o, trailing); }};
 }
 

@@ -9,6 +9,8 @@
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
+#include "tools/output_file.h"
+#include "tools/trace_input.h"
 
 namespace brickprof::cli {
 namespace {
@@ -17,6 +19,7 @@ struct PtxOptions {
   std::string file;
   std::string hash;
   bool info = false;
+  std::string out;  // the text to this file instead of stdout
 };
 
 
@@ -28,7 +31,7 @@ int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
                 "0x00000000deadbeef, as in the trace's ptx[] and ptx_hash fields)");
   Trace trace;
   try {
-    trace = read_trace_file(o.file);
+    trace = read_trace_input(o.file);
   } catch (const TraceError& e) {
     return fail(e.what());  // already "FILE: problem"
   }
@@ -36,18 +39,17 @@ int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
   if (module == nullptr)
     return fail(o.file + ": no PTX module with hash " + hash_text(*hash) + " (the trace lists " +
                 std::to_string(trace.ptx.size()) + ")");
-  if (o.info) {
-    print_ptx(trace, *hash, std::cout);
-  } else {
-    if (module->source.empty())
-      return fail(o.file + ": PTX module " + hash_text(*hash) + " (" + module->kind +
-                  ") has no source stored; record with BRICKPROF_PTX=source, or use --info");
-    std::cout << module->source;
-    if (module->source.back() != '\n') std::cout << '\n';
-  }
-  std::cout.flush();
-  if (!std::cout) return fail("cannot write to standard output");
-  return kExitOk;
+  if (!o.info && module->source.empty())
+    return fail(o.file + ": PTX module " + hash_text(*hash) + " (" + module->kind +
+                ") has no source stored; record with BRICKPROF_PTX=source, or use --info");
+  return write_output(o.out, [&](std::ostream& out) {
+    if (o.info) {
+      print_ptx(trace, *hash, out);
+      return;
+    }
+    out << module->source;
+    if (module->source.back() != '\n') out << '\n';
+  });
 }
 
 }  // namespace
@@ -61,10 +63,15 @@ Command add_ptx_command(CLI::App& parent) {
   sub->add_flag("--info", o->info,
                 "Print the module's kind, size, kernels and launches (and its text if stored) "
                 "instead");
+  sub->add_option("-o,--output", o->out, "Write to FILE (atomically) instead of stdout")
+      ->type_name("FILE");
   sub->footer(
       "The text is stored only when the trace was recorded with BRICKPROF_PTX=source "
       "(brickprof run --ptx source). Exit code 2 on a malformed hash, an unknown hash, a module "
-      "without stored source, or bad input.");
+      "without stored source, or bad input.\n"
+      "Examples:\n"
+      "  brickprof ptx trace.json 0x00000000deadbeef -o kernel.ptx\n"
+      "  brickprof ptx trace.json deadbeef --info");
   return {sub, [o](const std::vector<std::string>& trailing) { return ptx(*o, trailing); }};
 }
 

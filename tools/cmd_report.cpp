@@ -21,8 +21,10 @@
 #include "analysis/json/trace_json.h"
 #include "analysis/views/views.h"
 #include "tools/command.h"
+#include "tools/output_file.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"
+#include "tools/trace_input.h"
 
 namespace brickprof::cli {
 namespace {
@@ -98,6 +100,27 @@ void render_text(const Trace& trace, const std::vector<const View*>& views, cons
   }
 }
 
+// A file format (--dot, --chrome, --perfetto, --folded) is a file of its
+// own: never two formats, or a format and text, in one output; and binary
+// bytes never go to a terminal. "" or the problem.
+std::string output_problem(const std::vector<const View*>& views, const std::string& out) {
+  const View* format = nullptr;
+  for (const View* v : views)
+    if (v->format != nullptr) format = v;
+  if (format != nullptr && views.size() > 1) {
+    std::string names;
+    for (size_t i = 0; i < views.size(); ++i)
+      names += std::string(i == 0 ? "" : i + 1 == views.size() ? " and " : ", ") + "--" +
+               views[i]->name;
+    return names + " cannot share one output: --" + format->name +
+           " is a file format of its own. Write one at a time (-o FILE each), or have run "
+           "write several (run --formats json,chrome,dot)";
+  }
+  if (format != nullptr && std::string_view(format->format) == "perfetto" && out.empty())
+    return binary_to_terminal_problem("--perfetto");
+  return "";
+}
+
 int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("report: unexpected arguments after --");
   // Usage errors first, before any (possibly large) trace is read.
@@ -138,6 +161,8 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
     for (const View* v : views)
       if (!v->has_json()) return fail(std::string("report: --") + v->name + " has no --json form");
   }
+  if (std::string problem = output_problem(views, o.out); !problem.empty())
+    return fail("report: " + problem);
   // Every model before any output, so bad input (edges that contradict
   // the times: a dependency cycle) or a trace too big for the memory
   // stops the report with one line and nothing printed.
@@ -150,7 +175,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   std::optional<HtmlReportPage> page;
   Progress progress(progress_wanted(o.quiet), std::cerr);
   try {
-    trace = read_trace_file(o.file, progress.reading(o.file));
+    trace = read_trace_input(o.file, progress.reading(o.file));
     // Before --under, which may name a frame; for the page too.
     group_by_python_frames(trace, o.python_frames);
     if (!o.under.empty()) {
@@ -199,6 +224,7 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       }
     });
     if (!error.empty()) return fail(error);
+    say_written(o.html);
     if (!print) return kExitOk;
   }
   Models models;
@@ -214,63 +240,85 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       throw std::runtime_error(out_of_memory);  // a file format's own structures
     }
   };
-  if (!o.out.empty()) {
-    std::string error = write_file_atomically(o.out, write);
-    return error.empty() ? kExitOk : fail(error);
-  }
-  try {
-    write(std::cout);
-  } catch (const std::runtime_error& e) {
-    return fail(e.what());
-  }
-  std::cout.flush();
-  if (!std::cout) return fail("cannot write to standard output");
-  return kExitOk;
+  return write_output(o.out, write);
+}
+
+// report --help's groups. The cross-rank views read a merged trace.
+constexpr const char* kViews = "Views (with none: --summary --tree)";
+constexpr const char* kMultiRank = "Multi-rank views (of a merged trace: brickprof merge)";
+constexpr const char* kScope = "What the views cover";
+constexpr const char* kExports = "Exports (file formats, one at a time)";
+constexpr const char* kOutput = "Output";
+
+const char* group_of(const View& v) {
+  static constexpr std::string_view kCrossRank[] = {"ranks", "collectives", "imbalance",
+                                                    "rank-path"};
+  if (v.format != nullptr) return kExports;
+  for (std::string_view name : kCrossRank)
+    if (name == v.name) return kMultiRank;
+  return kViews;
 }
 
 }  // namespace
 
 Command add_report_command(CLI::App& parent) {
   auto o = std::make_shared<ReportOptions>();
-  CLI::App* sub = parent.add_subcommand("report", "Print views of a saved trace (FILE.json)");
-  sub->add_option("FILE", o->file, "A brickprof JSON trace (.json or .json.gz)")->required();
-  for (const View* v : report_views()) {
-    const std::string flag = std::string("--") + v->name;
-    if (v->value_name) {
-      sub->add_option(flag, o->values[v->name], v->help)
-          ->type_name(v->value_name)
-          ->allow_extra_args(false);
-      continue;
+  CLI::App* sub = parent.add_subcommand("report", "Print views of a saved trace");
+  sub->add_option("FILE", o->file, "A brickprof trace (.json or .json.gz, as run wrote it)")
+      ->required();
+  for (const char* group : {kViews, kMultiRank, kExports}) {
+    for (const View* v : report_views()) {
+      if (group_of(*v) != group) continue;
+      const std::string flag = std::string("--") + v->name;
+      if (v->value_name) {
+        sub->add_option(flag, o->values[v->name], v->help)
+            ->type_name(v->value_name)
+            ->allow_extra_args(false)
+            ->group(group);
+        continue;
+      }
+      std::string help = v->help;
+      if (v->by_default) help += " (default)";
+      sub->add_flag(flag, o->chosen[v->name], help)->group(group);
     }
-    std::string help = v->help;
-    if (v->by_default) help += " (default)";
-    sub->add_flag(flag, o->chosen[v->name], help);
   }
   sub->add_option("--under", o->under,
                   "Only what ran under scopes named NAME (e.g. \"decode token\": the steady "
                   "state without prefill and warm-up): those scopes, their nested scopes and "
                   "the GPU work they launched; NAME is exact (case matters), and one no scope "
                   "has is exit 2 with the closest names")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->group(kScope);
   sub->add_option("--python-frames", o->python_frames,
                   "GPU work launched outside every scope goes under the innermost N Python "
                   "frames that launched it (\"model.py:212 forward\"), when the trace has "
                   "them, in every view and the page; 0 to 256, 0: left at the top (default 1)")
-      ->type_name("N");
+      ->type_name("N")
+      ->group(kScope);
   add_peak_options(*sub, o->peaks);
+  for (const char* peak : {"--peak-gflops", "--peak-gbps", "--link-gbps"})
+    sub->get_option(peak)->group(kScope);
   sub->add_flag("--json", o->json,
-                "Print the views as one JSON object, one key per view (not --dot, --chrome, "
-                "--folded)");
-  sub->add_option("-o,--out", o->out, "Write to this file (atomically) instead of stdout");
+                "Print the views as one JSON object, one key per view (not the file formats)")
+      ->group(kOutput);
+  sub->add_option("-o,--output", o->out, "Write to FILE (atomically) instead of stdout")
+      ->type_name("FILE")
+      ->group(kOutput);
+  sub->add_option("--out", o->out)->group("");  // the earlier spelling, not listed
   sub->add_option("--html", o->html,
                   "Write the HTML report page of every view (timeline, flame graph, roofline, "
                   "...) to this file: one self-contained file for a browser; prints only the "
                   "views named")
-      ->type_name("PAGE");
+      ->type_name("PAGE")
+      ->group(kOutput);
   add_quiet_flag(*sub, o->quiet);
   sub->footer(
       "With no view flag (and no --what-if): --summary --tree, or with --html nothing. Exit code "
-      "2 on usage errors or bad input.");
+      "2 on usage errors or bad input.\n"
+      "Examples:\n"
+      "  brickprof report trace.json\n"
+      "  brickprof report trace.json --under \"decode token\" --critical-path --roofline\n"
+      "  brickprof report trace.json --perfetto -o trace.pftrace");
   return {sub, [o](const std::vector<std::string>& trailing) { return report(*o, trailing); }};
 }
 

@@ -1,26 +1,37 @@
-// `brickprof run [options] -- CMD ARGS...`: runs CMD with the agent preloaded
+// `brickprof run [options] [--] CMD ARGS...`: runs CMD with the agent preloaded
 // and injected (LD_PRELOAD, CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH),
 // passes the options on as BRICKPROF_* variables, lists the files the agents
-// wrote when CMD ends, and exits with CMD's code.
+// wrote when CMD ends, and exits with CMD's code. Before CMD starts it checks
+// what it can (the options, the output folder, the agent file); after, a run
+// that wrote no trace says why and does not exit 0.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
 
+#include "analysis/export/output_name.h"
 #include "analysis/export/sink.h"
 #include "analysis/model/settings.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
+#include "tools/program_check.h"
 #include "tools/run_manifest.h"
 
 namespace brickprof::cli {
 namespace {
+
+// GNU env, nice, nohup, timeout and stdbuf exit 125 when they themselves
+// fail; run does when CMD exited 0 but no trace was written.
+constexpr int kExitNoTrace = 125;
 
 struct RunOptions {
   // A value per row of settings::kSettings ("" where the flag was not given).
@@ -51,9 +62,15 @@ void set_agent_env(const std::string& agent, const RunOptions& o) {
       ::setenv(std::string(settings::kSettings[i].variable).c_str(), o.values[i].c_str(), 1);
 }
 
+// How CMD ended.
+struct Ended {
+  int exit_code = 0;  // CMD's, 128+N for signal N, 126/127 when it could not start
+  int signal = 0;     // the signal that killed it, if one did
+};
+
 // Like system(): the child gets the terminal's signals; we wait it out and
 // report how it ended.
-int spawn_and_wait(const std::vector<std::string>& command) {
+Ended spawn_and_wait(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -80,38 +97,83 @@ int spawn_and_wait(const std::vector<std::string>& command) {
     (void)!::write(STDERR_FILENO, line.data(), line.size());
     ::_exit(err == ENOENT ? 127 : 126);
   }
+  Ended ended;
   int status = 0;
-  int result = 0;
   if (pid < 0) {
-    result = fail(std::string("cannot start ") + command[0] + ": " + std::strerror(errno));
+    ended.exit_code = fail(std::string("cannot start ") + command[0] + ": " + std::strerror(errno));
   } else {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (WIFEXITED(status))
-      result = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-      result = 128 + WTERMSIG(status);
-    else
-      result = 1;
+    if (WIFEXITED(status)) {
+      ended.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      ended.signal = WTERMSIG(status);
+      ended.exit_code = 128 + ended.signal;
+    } else {
+      ended.exit_code = 1;
+    }
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
-  return result;
+  return ended;
 }
 
 // "json,tree,...": every output format, from the exporters' registry.
 std::string format_list() {
   std::string list;
   for (std::string_view name : exporter_names())
-    list += (list.empty() ? "" : ",") + std::string(name);
+    list += (list.empty() ? "" : ", ") + std::string(name);
   return list;
 }
 
-int run(const RunOptions& o, const std::vector<std::string>& trailing) {
+// --formats always writes the trace itself: report, diff, merge and view
+// read nothing else.
+std::string with_the_trace(const std::string& formats) {
+  for (const std::string& f : parse_formats(formats))
+    if (f == "json" || f == "json.gz") return formats;
+  return "json," + formats;
+}
+
+// The output folder, checked before CMD starts: it must be a folder we can
+// write in. `given` ending in '/' asks for the folder, which is made if
+// missing. Only the part before the first %-item is checked (%h, %p... are
+// known to the agent alone). Returns "" or the problem.
+std::string prepare_output_folder(const std::string& given, const std::string& prefix) {
+  std::string_view folder = output_folder(prefix);
+  if (size_t item = folder.find('%'); item != std::string_view::npos) {
+    folder = folder.substr(0, item);
+    folder = folder.substr(0, folder.rfind('/') == std::string_view::npos ? 0 : folder.rfind('/'));
+  }
+  const std::string dir = folder.empty() ? "." : std::string(folder);
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) {
+    if (given.empty() || given.back() != '/')
+      return "no folder " + dir + " (end --output with / to have it made: " + dir + "/)";
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return "cannot make the folder " + dir + ": " + ec.message();
+  }
+  if (!std::filesystem::is_directory(dir, ec)) return dir + " is not a folder";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return "cannot write in " + dir + ": " + std::strerror(errno);
+  return "";
+}
+
+// One line on why CMD left no trace, from what is known.
+std::string no_trace_reason(const std::string& before, const Ended& ended, const std::string& agent) {
+  if (!before.empty()) return before;
+  if (ended.signal != 0)
+    return "it was killed by signal " + std::to_string(ended.signal) + " (" +
+           strsignal(ended.signal) + ") before the agent could write";
+  return "the agent did not load into it (the loader says why above, e.g. a program it ran "
+         "was static or set-user-ID; agent " + agent + "), or could not write its files (its "
+         "message is above)";
+}
+
+int run(RunOptions o, const std::vector<std::string>& trailing) {
   std::vector<std::string> command = o.command;
   command.insert(command.end(), trailing.begin(), trailing.end());
   if (command.empty())
-    return fail("run: no command given (usage: brickprof run [options] -- CMD ARGS...)");
+    return fail("run: no command given (usage: brickprof run [options] [--] CMD ARGS...)");
   // The agent would warn and use the default; say it here instead.
   for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
     const settings::Setting& s = settings::kSettings[i];
@@ -120,7 +182,7 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
       return fail("run: " + std::string(s.flag) + ": " + problem);
   }
   // A flag's value by its row: settings::setting() checks the name at compile time.
-  auto given = [&](const settings::Setting& row) -> const std::string& {
+  auto given = [&](const settings::Setting& row) -> std::string& {
     return o.values[&row - settings::kSettings];
   };
   const std::string& capture = given(settings::setting("BRICKPROF_CAPTURE"));
@@ -128,43 +190,128 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
        !given(settings::setting("BRICKPROF_CAPTURE_MAX")).empty()) &&
       (capture.empty() || capture == "all"))
     return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
+  std::string& formats = given(settings::setting("BRICKPROF_FORMATS"));
+  if (!formats.empty()) formats = with_the_trace(formats);
+  // Where the files go, as the agent will read it; its folder checked now.
+  std::string& output = given(settings::setting("BRICKPROF_OUTPUT"));
+  const char* output_env = std::getenv("BRICKPROF_OUTPUT");
+  const std::string asked = !output.empty()                   ? output
+                            : output_env && *output_env ? output_env
+                                                        : std::string(settings::setting("BRICKPROF_OUTPUT").fallback);
+  if (!output.empty()) output = output_prefix_pattern(output);
+  if (std::string problem = prepare_output_folder(asked, output_prefix_pattern(asked));
+      !problem.empty())
+    return fail("run: --output " + asked + ": " + problem);
   std::string error;
   std::string agent = find_agent(&error);
   if (agent.empty()) return fail("run: " + error);
+  if (std::string problem = agent_file_problem(agent); !problem.empty())
+    return fail("run: agent " + problem);
+  const std::string cannot_load = preload_problem(command[0]);
   set_agent_env(agent, o);
   RunManifest manifest;
   if (manifest.path().empty())
     ::unsetenv("BRICKPROF_RUN_MANIFEST");  // not an outer run's: its listing is not ours
   else
     ::setenv("BRICKPROF_RUN_MANIFEST", manifest.path().c_str(), 1);
-  const int status = spawn_and_wait(command);
+  const Ended ended = spawn_and_wait(command);
+  const std::vector<std::string> files = manifest.written_files();
   const char* log = std::getenv(settings::setting("BRICKPROF_LOG").variable.data());
   if (!log || std::string_view(log) != "off")
-    for (const std::string& file : manifest.written_files())
-      std::cerr << "brickprof: wrote " << file << '\n';
-  return status;
+    for (const std::string& file : files) std::cerr << "brickprof: wrote " << file << '\n';
+  // 126/127: CMD never ran, and exec said why.
+  if (files.empty() && !manifest.path().empty() && ended.exit_code != 126 &&
+      ended.exit_code != 127) {
+    fail("run: no trace was written for " + command[0] + ": " +
+         no_trace_reason(cannot_load, ended, agent));
+    return ended.exit_code != 0 ? ended.exit_code : kExitNoTrace;
+  }
+  return ended.exit_code;
+}
+
+// run --help's group of a setting's flag.
+const char* group_of(std::string_view variable) {
+  if (variable == "BRICKPROF_OUTPUT" || variable == "BRICKPROF_FORMATS" ||
+      variable == "BRICKPROF_LOG")
+    return "Output";
+  if (variable.starts_with("BRICKPROF_CAPTURE")) return "What to record";
+  if (variable == "BRICKPROF_BUFFER_MB" || variable == "BRICKPROF_CMDLINE") return "Recording";
+  return "GPU";
+}
+
+// Whether `word` stands in `text` as a word of its own ("hash" is not in "hashes").
+bool names_word(std::string_view text, std::string_view word) {
+  auto part_of_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; };
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !part_of_word(text[at - 1])) && (end == text.size() || !part_of_word(text[end])))
+      return true;
+  }
+  return false;
+}
+
+// Whether the setting's help already names each of its choices.
+bool names_every_choice(const settings::Setting& s) {
+  if (s.kind != settings::Kind::kChoice && s.kind != settings::Kind::kCapture) return false;
+  for (size_t i = 0; !settings::choice(s.values, i).empty(); ++i) {
+    std::string_view choice = settings::choice(s.values, i);
+    choice = choice.substr(0, choice.find(':'));  // scope:NAME
+    if (!names_word(s.help, choice)) return false;
+  }
+  return true;
+}
+
+// run --help's name of a setting's value.
+std::string value_name(const settings::Setting& s) {
+  if (!s.value_name.empty()) return std::string(s.value_name);
+  if (s.kind == settings::Kind::kCount) return "N";
+  if (s.kind == settings::Kind::kChoice) return "MODE";
+  return "TEXT";
 }
 
 }  // namespace
 
 Command add_run_command(CLI::App& parent) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App* sub = parent.add_subcommand(
-      "run", "Run CMD with the profiler agent loaded: brickprof run [OPTIONS] -- CMD [ARGS...]");
-  for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
-    const settings::Setting& s = settings::kSettings[i];
-    if (s.flag.empty()) continue;
-    std::string help = std::string(s.help);
-    if (s.kind == settings::Kind::kFormats) help += ": " + format_list();
-    if (s.kind == settings::Kind::kChoice) help += " {" + std::string(s.values) + "}";
-    sub->add_option(std::string(s.flag), o->values[i], help + " [" + std::string(s.variable) + "]");
+  CLI::App* sub = parent.add_subcommand("run", "Run a program with the profiler agent loaded");
+  sub->add_option("CMD", o->command, "The program to profile and its arguments")
+      ->option_text("[--] CMD [ARGS...]");
+  // Groups in the order they are listed.
+  for (const char* group : {"Output", "What to record", "Recording", "GPU"}) {
+    for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
+      const settings::Setting& s = settings::kSettings[i];
+      if (s.flag.empty() || std::string_view(group_of(s.variable)) != group) continue;
+      std::string help = std::string(s.help);
+      if (s.kind == settings::Kind::kFormats)
+        help += ": " + format_list() + ". The trace (json) is always written: report, diff, "
+                "merge and view read it";
+      else if (const std::string values = settings::valid_values(s);
+               !values.empty() && !names_every_choice(s))
+        help += " (" + values + ")";
+      if (s.variable == "BRICKPROF_OUTPUT")
+        help += ": PREFIX.json, PREFIX.tree.txt, ...; a known extension is not doubled "
+                "(trace.json is PREFIX trace), and a trailing / is a folder with the default "
+                "names, made if missing";
+      help += ". Env " + std::string(s.variable);
+      const std::string names =
+          s.variable == "BRICKPROF_OUTPUT" ? "-o," + std::string(s.flag) : std::string(s.flag);
+      sub->add_option(names, o->values[i], help)
+          ->type_name(value_name(s))
+          ->default_str(std::string(s.fallback))
+          ->group(group);
+    }
   }
-  sub->add_option("command", o->command, "The command to profile (put it after --)");
   sub->footer(
-      "The agent is $BRICKPROF_AGENT, else ../agent/libbrickprof.so or ../lib/libbrickprof.so\n"
-      "next to this binary. When CMD ends, each file written is listed on stderr\n"
-      "('brickprof: wrote PATH'; none with --log off). Exit code: CMD's, or 128+N if a\n"
-      "signal N killed it; 2 on usage errors.");
+      "Everything from CMD on is the program's own (the -- is needed only when CMD starts with "
+      "-). The agent is $BRICKPROF_AGENT, else the one beside this binary. When CMD ends, each "
+      "file written is listed on stderr ('brickprof: wrote PATH'; none with --log off).\n"
+      "Exit code: CMD's, or 128+N if signal N killed it; 125 if CMD exited 0 but no trace was "
+      "written (run says why); 126/127 if CMD cannot run or is not found; 2 on usage errors "
+      "(checked before CMD starts).\n"
+      "Examples:\n"
+      "  brickprof run -- python3 serve.py --port 8000\n"
+      "  brickprof run -o runs/ --formats json,chrome ./bricklayer --tokens 8\n"
+      "  brickprof run --capture 'scope:decode token' --capture-max 4 -- ./engine");
   return {sub, [o](const std::vector<std::string>& trailing) { return run(*o, trailing); }};
 }
 

@@ -17,6 +17,7 @@
 #include "analysis/analyses/trace_subset.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
+#include "tools/trace_input.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"
 #include "tools/view/browser.h"
@@ -84,9 +85,9 @@ int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
     Progress progress(progress_wanted(o.quiet), std::cerr);
     const bool two = !o.base.empty();
     try {
-      Trace trace = read_trace_file(o.file, progress.reading(o.file, two ? "1 of 2" : ""));
+      Trace trace = read_trace_input(o.file, progress.reading(o.file, two ? "1 of 2" : ""));
       std::optional<Trace> base;
-      if (two) base = read_trace_file(o.base, progress.reading(o.base, "2 of 2"));
+      if (two) base = read_trace_input(o.base, progress.reading(o.base, "2 of 2"));
       // As `report` groups them, before --under (which may name a frame).
       group_by_python_frames(trace, o.python_frames);
       if (base) group_by_python_frames(*base, o.python_frames);
@@ -136,7 +137,10 @@ Command add_view_command(CLI::App& parent) {
       "Keys: ? help, q quit, 1-9 views, j/k/arrows move, h/l/Enter collapse and expand, / search, "
       "d detail pane, s sort, S slowest, c/C critical path, u under, w what-if, r rank. Needs a "
       "terminal of at least 60x15. Exit code 2 when stdin or stdout is not a terminal, or on bad "
-      "input.");
+      "input.\n"
+      "Examples:\n"
+      "  brickprof view trace.json\n"
+      "  brickprof view new.json base.json --under \"decode token\"");
   return {sub, [o](const std::vector<std::string>& trailing) { return run_view(*o, trailing); }};
 }
 

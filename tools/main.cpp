@@ -1,7 +1,8 @@
 // The `brickprof` command-line tool: parses the command line with CLI11 and
 // dispatches to one subcommand (run, report, diff, merge, ptx, view). Each
 // subcommand lives in its own cmd_<name>.cpp; adding one is a line in
-// kCommands below.
+// kCommands below. Help is tools/help_format.h's; a mistake on the command
+// line is answered in words (usage_error.h).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -10,7 +11,9 @@
 #include <vector>
 
 #include "tools/command.h"
+#include "tools/help_format.h"
 #include "tools/install_paths.h"
+#include "tools/usage_error.h"
 
 namespace brickprof::cli {
 
@@ -46,26 +49,67 @@ constexpr AddCommand kCommands[] = {
     &add_view_command,
 };
 
-int main_impl(int argc, char** argv) {
-  // Everything after the first "--" is a command for `run`, never options
-  // for us; CLI11 parses only what comes before it.
-  std::vector<std::string> head, trailing;
-  bool split = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!split && std::strcmp(argv[i], "--") == 0)
-      split = true;
-    else
-      (split ? trailing : head).emplace_back(argv[i]);
+// Where brickprof's own arguments end. After the first "--" everything is a
+// command for `run`, never options for us; and `run`'s command may start
+// without one (`brickprof run ls -la`, as env, nice or nsys take it): at the
+// first argument that is neither one of run's options nor its value.
+size_t end_of_own_arguments(const std::vector<std::string>& args, const CLI::App& app,
+                            bool* dashes) {
+  *dashes = false;
+  const CLI::App* run = nullptr;
+  bool command_seen = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      *dashes = true;
+      return i;
+    }
+    if (run == nullptr) {
+      if (!command_seen && !args[i].empty() && args[i][0] != '-') {
+        command_seen = true;
+        for (const CLI::App* sub : app.get_subcommands({}))
+          if (args[i] == "run" && sub->get_name() == "run") run = sub;
+      }
+      continue;
+    }
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') return i;  // the command
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    const CLI::Option* opt = run->get_option_no_throw(name);
+    // A value follows unless it is a flag or came with "=".
+    if (opt != nullptr && opt->get_type_size() != 0 && eq == std::string::npos) ++i;
   }
-  CLI::App app{"brickprof: profile CUDA and CPU inference workloads, and report on the traces"};
+  return args.size();
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"profile CUDA and CPU inference workloads, and report on the traces"};
   app.name("brickprof");
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "brickprof " BRICKPROF_VERSION);
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", "brickprof " BRICKPROF_VERSION, "Print the version");
   std::vector<Command> commands;
   for (AddCommand add : kCommands) commands.push_back(add(app));
+  app.footer(
+      "Run `brickprof COMMAND --help` for a command's options.\n"
+      "Examples:\n"
+      "  brickprof run -- python3 serve.py\n"
+      "  brickprof report brickprof-python3-4242.json --critical-path\n"
+      "  brickprof diff base.json new.json");
+  use_help_formatter(app);
+
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  bool dashes = false;
+  const size_t own = end_of_own_arguments(args, app, &dashes);
+  std::vector<std::string> head(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(own));
+  const std::vector<std::string> trailing(
+      args.begin() + static_cast<std::ptrdiff_t>(own + (dashes ? 1 : 0)), args.end());
+  if (head.empty() && !dashes) {  // `brickprof` alone: what it can do
+    std::cout << app.help();
+    return kExitUsage;
+  }
   try {
-    std::reverse(head.begin(), head.end());  // CLI11 takes the vector reversed
-    app.parse(head);
+    std::vector<std::string> reversed(head.rbegin(), head.rend());  // CLI11 takes it reversed
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -73,11 +117,12 @@ int main_impl(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(e.what());
+    return fail(explain_usage_error(app, head, e));
   }
   for (const Command& c : commands)
     if (c.app->parsed()) return c.run(trailing);
-  return fail("no command given (try --help)");
+  std::cout << app.help();
+  return kExitUsage;
 }
 
 }  // namespace

@@ -32,9 +32,11 @@ bool progress_wanted(bool quiet) {
 }
 
 void add_quiet_flag(CLI::App& command, bool& quiet) {
-  command.add_flag("--quiet", quiet,
-                   "No progress bar on stderr (shown only on a terminal, and only when the work "
-                   "takes more than a second)");
+  command
+      .add_flag("--quiet", quiet,
+                "No progress bar on stderr (shown only on a terminal, and only when the work "
+                "takes more than a second)")
+      ->group("Other");
 }
 
 std::string progress_bar_text(std::string_view file, std::string_view what, uint64_t done,

@@ -12,6 +12,7 @@
 
 #include "agent/io/process_info.h"
 #include "analysis/export/atomic_file.h"
+#include "analysis/export/output_name.h"
 #include "analysis/export/sink.h"
 
 namespace brickprof::agent {
@@ -50,7 +51,8 @@ FileSizeSignalHeld::~FileSizeSignalHeld() {
 }
 
 std::string output_prefix(const Config& config, const ProcessInfo& p) {
-  return expand_output_prefix(pattern_for_job(config.output, p.world_size),
+  // "trace.json" is the prefix "trace"; "runs/" the default names in runs/.
+  return expand_output_prefix(pattern_for_job(output_prefix_pattern(config.output), p.world_size),
                               static_cast<long>(p.pid), static_cast<long>(p.rank), p.host,
                               p.program);
 }

@@ -68,6 +68,13 @@ std::unique_ptr<Exporter> make_exporter(std::string_view name) {
   return f ? std::make_unique<TableExporter>(*f) : nullptr;
 }
 
+std::string_view format_extension_of(std::string_view path) {
+  std::string_view longest;
+  for (const Format& f : kFormats)
+    if (f.extension.size() > longest.size() && path.ends_with(f.extension)) longest = f.extension;
+  return longest;
+}
+
 const std::vector<std::string_view>& exporter_names() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;

@@ -49,6 +49,9 @@ std::unique_ptr<Exporter> make_exporter(std::string_view name);
 // Every format name, in SPEC order: json, tree, dot, chrome, folded, then
 // json.gz and perfetto.
 const std::vector<std::string_view>& exporter_names();
+// The longest format extension that `path` ends with (".trace.json" before
+// ".json"), or "". Reads the format table only: safe at any point of exit.
+std::string_view format_extension_of(std::string_view path);
 // Splits "json,tree" into names (empty items skipped, spaces trimmed).
 std::vector<std::string> parse_formats(std::string_view list);
 

@@ -14,20 +14,25 @@ bool contains_folded(std::string_view hay, std::string_view needle) {
                      [](char a, char b) { return ascii_lower(a) == ascii_lower(b); }) != hay.end();
 }
 
-// Edit distance, case aside, or limit + 1 once it must exceed `limit`
-// (rows whose least entry is past it end the walk).
+// Edit distance with swaps of two neighbours (optimal string alignment),
+// case aside, or limit + 1 once it must exceed `limit` (rows whose least
+// entry is past it end the walk).
 size_t edits_within(std::string_view a, std::string_view b, size_t limit) {
-  std::vector<size_t> row(b.size() + 1), next(b.size() + 1);
+  const auto same = [](char x, char y) { return ascii_lower(x) == ascii_lower(y); };
+  std::vector<size_t> before(b.size() + 1), row(b.size() + 1), next(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     next[0] = i;
     size_t least = next[0];
     for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t substitute = row[j - 1] + (ascii_lower(a[i - 1]) != ascii_lower(b[j - 1]));
+      const size_t substitute = row[j - 1] + !same(a[i - 1], b[j - 1]);
       next[j] = std::min({row[j] + 1, next[j - 1] + 1, substitute});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+        next[j] = std::min(next[j], before[j - 2] + 1);
       least = std::min(least, next[j]);
     }
     if (least > limit) return limit + 1;
+    before.swap(row);
     row.swap(next);
   }
   return row[b.size()];

@@ -1,5 +1,6 @@
-// The names a user may have meant when a name they typed (`--under NAME`,
-// `--what-if NAME=K`) is not in the trace, for the one line that says so.
+// The names a user may have meant when a name they typed is not there: a
+// scope or brick (`--under NAME`, `--what-if NAME=K`), an option or a
+// command ("did you mean"), as git and cargo suggest.
 #pragma once
 
 #include <cstddef>
@@ -12,8 +13,9 @@ namespace brickprof {
 // Of `names` (distinct), those closest to `typed`, at most `limit`, best
 // first: equal but for case; then one containing the other (case aside,
 // the shorter of at least 3 characters); then within a third of the
-// typed length in edits (Levenshtein, case aside; at least one, never the
-// whole name), fewest first. Ties by
+// typed length in edits (insertions, deletions, substitutions and swaps of
+// two neighbours, case aside; at least one, never the whole name), fewest
+// first. Ties by
 // name. Names longer or shorter than `typed` by more than the edits
 // allowed are not compared letter by letter, so megabyte names cost
 // nothing.

@@ -30,15 +30,18 @@ struct Setting {
   uint64_t min = 0, max = 0;  // kCount
   std::string_view fallback;  // the default, which the agent keeps on a bad value
   std::string_view help;      // run --help
+  // run --help's name for the value; empty: N for a count, the choices for a
+  // choice, TEXT otherwise
+  std::string_view value_name = {};
 };
 
 inline constexpr Setting kSettings[] = {
     {"BRICKPROF_OUTPUT", "--output", Kind::kText, "", 0, 0, "brickprof-%n-%p",
-     "Output path prefix (%p pid, %r rank, %h host, %n program)"},
+     "Output path prefix (%p pid, %r rank, %h host, %n program)", "PREFIX"},
     {"BRICKPROF_FORMATS", "--formats", Kind::kFormats, "", 0, 0, "json,tree,dot",
-     "Comma list of output formats"},
+     "Comma list of output formats", "LIST"},
     {"BRICKPROF_LOG", "--log", Kind::kChoice, "off,error,warn,info,debug", 0, 0, "warn",
-     "Agent log level"},
+     "Agent log level", "LEVEL"},
     {"BRICKPROF_BUFFER_MB", "--buffer-mb", Kind::kCount, "", 1, 1u << 20, "256",
      "Cap on event memory, MiB"},
     {"BRICKPROF_SYNC", "--sync", Kind::kChoice, "deferred,per-layer,immediate,none", 0, 0,
@@ -49,11 +52,12 @@ inline constexpr Setting kSettings[] = {
     {"BRICKPROF_CAPTURE", "--capture", Kind::kCapture, "all,cuda-profiler-api,scope:NAME", 0, 0,
      "all",
      "What to record: all, cuda-profiler-api (between cudaProfilerStart and cudaProfilerStop), "
-     "or scope:NAME (inside every scope, brick or NVTX range named NAME)"},
+     "or scope:NAME (inside every scope, brick or NVTX range named NAME)",
+     "WHAT"},
     {"BRICKPROF_CAPTURE_EVERY", "--capture-every", Kind::kCount, "", 1, 1000000000, "1",
-     "Record one capture window in K: the 1st, K+1th, ... (needs --capture)"},
+     "Record one capture window in K: the 1st, K+1th, ... (needs --capture)", "K"},
     {"BRICKPROF_CAPTURE_MAX", "--capture-max", Kind::kCount, "", 1, 1000000000, "no limit",
-     "Record at most M capture windows (needs --capture)"},
+     "Record at most M capture windows (needs --capture)", "M"},
     {"BRICKPROF_CUDA_GRAPH_TRACE", "--cuda-graph-trace", Kind::kChoice, "node,graph", 0, 0, "node",
      "Kernels replayed from CUDA graphs: node (each kernel, attributed to the scope that "
      "captured it) or graph (each replay as one interval: a fifth of CUPTI's cost per replay, "

@@ -146,7 +146,9 @@ LOADER = [
     Case("loader-static", "loader", ["{bin}/host_static"], traces={},
          why="a static program: the preload does not apply"),
     Case("loader-static-run", "loader", ["{bin}/host_static"], via="run", traces={},
-         why="a static program through brickprof run"),
+         also_statuses=(125,), checks=[one_warning("is statically linked")],
+         why="a static program through brickprof run: run says the agent cannot load "
+             "and, the program having exited 0, exits 125"),
     Case("loader-setuid", "loader", ["{work}/setuid_records", "ids"], setup=setuid_program,
          needs=("root",), traces={},
          why="a set-user-ID program: the loader refuses the preload"),

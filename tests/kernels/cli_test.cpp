@@ -72,3 +72,23 @@ TEST(Cli, SmallRunOnEveryCpuBackend) {
 }
 
 }  // namespace
+
+// --repeat-brick NAME=K: the same tokens (the result is unchanged), the
+// brick's ops dispatched K times (counted by the run: ops per decode step is
+// the graph's, the work is real); bad specs and bricks that work in place
+// are one line and exit 2.
+TEST(Cli, RepeatBrickKeepsTheResult) {
+  const Result plain = run(kSmall);
+  const Result twice = run(std::string(kSmall) + " --repeat-brick QkvProjection=2");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  ASSERT_EQ(twice.code, 0) << twice.err;
+  auto tokens = [](const std::string& out) { return out.substr(out.find("generated")); };
+  EXPECT_EQ(tokens(plain.out), tokens(twice.out));
+  for (const char* bad : {"QkvProjection", "QkvProjection=0", "QkvProjection=101", "Nope=2",
+                          "ResidualAdd=2", "RopeEmbedding=2", "Activation=2", "=2"}) {
+    const Result r = run(std::string(kSmall) + " --repeat-brick " + bad);
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_EQ(lines(r.err), 1) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--repeat-brick"), std::string::npos) << r.err;
+  }
+}

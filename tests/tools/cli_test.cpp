@@ -199,7 +199,7 @@ TEST_P(UsageError, ExitTwoWithOneLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cli, UsageError,
-    ::testing::Values(Usage{"no_command", {}}, Usage{"unknown_command", {"frobnicate"}},
+    ::testing::Values(Usage{"unknown_command", {"frobnicate"}},
                       Usage{"report_without_file", {"report"}},
                       Usage{"report_unknown_flag", {"report", "--bogus", "x.json"}},
                       Usage{"report_json_of_dot", {"report", "--dot", "--json", "x.json"}},

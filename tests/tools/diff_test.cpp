@@ -1,6 +1,7 @@
-// `brickprof diff BASE NEW`: exit 0 without a regression beyond the
-// threshold and the minimum time, 1 with one (the brick or kernel named), 2
-// on bad input; kernels with the same name but other PTX code are flagged.
+// `brickprof diff BASE NEW`: exit 0 when the gate passes, 1 when it fails
+// (a brick or kernel slower beyond the threshold, the spread of its calls
+// and the floor; another program; a run that lost most of BASE), 2 on bad
+// input; kernels with the same name but other PTX code are flagged.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,42 +14,87 @@ namespace {
 
 size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
-// tree_small.json with the second QkvProjection 30 µs slower: its average
-// goes from 150 µs to 165 µs (+10%); kernels are unchanged.
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// tree_small.json with both QkvProjection calls 2.5 times as long (200 and
+// 100 µs -> 500 and 250 µs): every NEW call is slower than every BASE call
+// but the one pair 250/200, so the change is beyond the spread even for two
+// calls; kernels are unchanged.
 std::string slower_qkv() {
   return edited_copy(
       "tree_small.json", "slower_qkv",
+      {{R"("start_ns":100000,"end_ns":300000)", R"("start_ns":100000,"end_ns":600000)"},
+       {R"("start_ns":400000,"end_ns":500000)", R"("start_ns":400000,"end_ns":650000)"}});
+}
+
+// Only its second call 30 µs longer: +15% by the estimate, within the spread
+// of two calls that differ by 2x.
+std::string one_call_slower() {
+  return edited_copy(
+      "tree_small.json", "one_call_slower",
       {{R"("start_ns":400000,"end_ns":500000)", R"("start_ns":400000,"end_ns":530000)"}});
 }
+
+const std::string kQkvLine =
+    "REGRESSION brick  QkvProjection: median 150.0µs -> 375.0µs (+150.0%; 99%: +25.0% to "
+    "+400.0%), 2 calls, +450.0µs\n";
 
 TEST(Diff, IdenticalTracesPass) {
   const std::string t = data_path("tree_small.json");
   CliResult r = run_brickprof({"diff", t, t});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_NE(r.out.find("0 regression(s)"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
+  EXPECT_TRUE(has(r.out, "Bricks (CPU time): 440.0µs -> 440.0µs (+0.0%), 5 -> 5 calls\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "PASS: no regression (5 brick(s) and kernel(s) compared)\n")) << r.out;
+  EXPECT_FALSE(has(r.out, "REGRESSION")) << r.out;
 }
 
-TEST(Diff, SlowerBrickBeyondThresholdFails) {
+TEST(Diff, SaysHowItJudges) {
+  const std::string t = data_path("tree_small.json");
+  CliResult r = run_brickprof({"diff", t, t});
+  EXPECT_TRUE(has(r.out, "at 99% confidence from the spread of its calls")) << r.out;
+  EXPECT_TRUE(has(r.out, "beyond the others' common move")) << r.out;
+  EXPECT_TRUE(has(r.out, "adds more than 4.4µs (1.0% of BASE's brick time) for a brick, 1.6µs "
+                         "(1.0% of BASE's kernel time) for a kernel"))
+      << r.out;
+}
+
+TEST(Diff, SlowerBrickBeyondItsSpreadFails) {
   CliResult r = run_brickprof({"diff", data_path("tree_small.json"), slower_qkv()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_NE(r.out.find("1 regression(s)"), std::string::npos) << r.out;
-  EXPECT_NE(
-      r.out.find("REGRESSION brick  QkvProjection: avg 150.0µs -> 165.0µs (+10.0%, +30.0µs total)"),
-      std::string::npos)
+  EXPECT_TRUE(has(r.out, kQkvLine)) << r.out;
+  EXPECT_TRUE(has(r.out, "Bricks (CPU time): 440.0µs -> 890.0µs (+102.3%), 5 -> 5 calls"))
       << r.out;
-  EXPECT_EQ(r.out.find("RmsNorm"), std::string::npos) << r.out;  // unchanged: not listed
+  EXPECT_TRUE(has(r.out, "\nFAIL: 1 regression(s): brick QkvProjection\n")) << r.out;
+  EXPECT_FALSE(has(r.out, "RmsNorm")) << r.out;  // unchanged: not listed
 }
 
-TEST(Diff, SlowerBrickBelowThresholdPasses) {
-  CliResult r =
-      run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--threshold", "15"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Diff (threshold 15.0%, min time 1.0µs): 0 regression(s)"),
-            std::string::npos)
+TEST(Diff, AChangeWithinTheSpreadOfItsCallsPasses) {
+  CliResult r = run_brickprof({"diff", data_path("tree_small.json"), one_call_slower()});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "1 change(s) of 5.0% or more not counted: within the spread of their "
+                         "calls\n"))
       << r.out;
+}
+
+TEST(Diff, ThresholdAsAPercentage) {
+  // The interval's low end is +25%: a threshold above it passes, below it fails.
+  for (std::string pct : {"30", "30%", "25.5%"}) {
+    CliResult r = run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--threshold",
+                                 pct});
+    EXPECT_EQ(r.exit_code, 0) << pct << ": " << r.out << r.err;
+  }
+  for (std::string pct : {"5%", "5", "24.5%", "0"}) {
+    CliResult r = run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(),
+                                 "--threshold=" + pct});
+    EXPECT_EQ(r.exit_code, 1) << pct << ": " << r.out << r.err;
+  }
+  CliResult r = run_brickprof(
+      {"diff", data_path("tree_small.json"), slower_qkv(), "--threshold", "30%"});
+  EXPECT_TRUE(has(r.out, "a regression is 30.0% slower")) << r.out;
 }
 
 // The slower QkvProjection sits under "Layer 0": comparing only what ran
@@ -56,26 +102,27 @@ TEST(Diff, SlowerBrickBelowThresholdPasses) {
 TEST(Diff, UnderComparesOnlyTheNamedSubtrees) {
   CliResult outside =
       run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--under", "Layer 1"});
-  EXPECT_EQ(outside.exit_code, 0) << outside.err;
+  EXPECT_EQ(outside.exit_code, 0) << outside.out;
   EXPECT_EQ(outside.out.rfind("Under \"Layer 1\" in both traces\n\n", 0), 0u) << outside.out;
-  EXPECT_EQ(outside.out.find("QkvProjection"), std::string::npos) << outside.out;
+  EXPECT_FALSE(has(outside.out, "QkvProjection")) << outside.out;
   CliResult inside =
       run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--under", "Layer 0"});
   EXPECT_EQ(inside.exit_code, 1) << inside.err;
-  EXPECT_NE(inside.out.find("REGRESSION brick  QkvProjection"), std::string::npos) << inside.out;
+  EXPECT_TRUE(has(inside.out, "REGRESSION brick  QkvProjection")) << inside.out;
   CliResult missing =
       run_brickprof({"diff", data_path("tree_small.json"), slower_qkv(), "--under", "nope"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(lines(missing.err), 1u) << missing.err;
-  EXPECT_NE(missing.err.find("no scope named 'nope' (--under)"), std::string::npos);
+  EXPECT_TRUE(has(missing.err, "no scope named 'nope' (--under)"));
 }
 
 TEST(Diff, FasterIsNotARegression) {
   CliResult r = run_brickprof({"diff", slower_qkv(), data_path("tree_small.json")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("QkvProjection: avg 165.0µs -> 150.0µs (-9.1%, -30.0µs total)"),
-            std::string::npos)
+  EXPECT_TRUE(has(r.out, "           brick  QkvProjection: median 375.0µs -> 150.0µs (-60.0%; "
+                         "99%: -80.0% to -20.0%), 2 calls, -450.0µs\n"))
       << r.out;
+  EXPECT_TRUE(has(r.out, "PASS: no regression")) << r.out;
 }
 
 TEST(Diff, SameKernelNameDifferentPtxIsFlagged) {
@@ -88,11 +135,10 @@ TEST(Diff, SameKernelNameDifferentPtxIsFlagged) {
                   {{R"("correlation":1,)", R"("correlation":1,"ptx_hash":"0xb2",)"}});
   CliResult r = run_brickprof({"diff", base, next});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("1 kernel(s) with the same name but different code"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("kernel rmsnorm_kernel [0x00000000000000a1 -> 0x00000000000000b2]: avg "
-                       "12.3µs -> 12.3µs (+0.0%, +0ns total)  same name, different code"),
-            std::string::npos)
+  EXPECT_TRUE(has(r.out, "1 kernel(s) with the same name but different code")) << r.out;
+  EXPECT_TRUE(has(r.out, "kernel rmsnorm_kernel [0x00000000000000a1 -> 0x00000000000000b2]: "
+                         "median 12.3µs -> 12.3µs (+0.0%; 99%: +0.0% to +0.0%), 1 call, +0ns  "
+                         "same name, different code"))
       << r.out;
 
   CliResult js = run_brickprof({"diff", "--json", base, next});
@@ -113,77 +159,117 @@ TEST(Diff, ChangedCodeThatIsSlowerFailsWithJson) {
                                data_path("analyses/diff_new.json")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["verdict"], "fail");
   EXPECT_EQ(doc["threshold_pct"], 5.0);
+  EXPECT_EQ(doc["confidence"], 0.99);
   EXPECT_EQ(doc["regressions"], 2);
   EXPECT_EQ(doc["entries"][0]["name"], "gemv");
   EXPECT_EQ(doc["entries"][0]["regression"], true);
   EXPECT_EQ(doc["entries"][0]["code_changed"], true);
   EXPECT_EQ(doc["entries"][1]["name"], "RmsNorm");
   EXPECT_EQ(doc["entries"][1]["change_pct"], 10.0);
+  EXPECT_NEAR(doc["entries"][1]["relative_pct"].get<double>(), 10.0, 1e-9);
+  EXPECT_EQ(doc["entries"][1]["added_ns"], 10000);
 }
 
 // tree_small.json with its one attention kernel 750 ns -> 1.5 µs: +100%, but
-// only 750 ns more in all.
+// only 750 ns more in all, under 1% of the kernels' 163 µs.
 std::string slower_tiny_kernel() {
   return edited_copy(
       "tree_small.json", "slower_tiny",
       {{R"("start_ns":480000,"end_ns":480750)", R"("start_ns":480000,"end_ns":481500)"}});
 }
 
-TEST(Diff, TinyChangeIsUnderTheDefaultMinimumTime) {
+TEST(Diff, TinyChangeIsUnderTheDefaultFloor) {
   CliResult r = run_brickprof({"diff", data_path("tree_small.json"), slower_tiny_kernel()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Diff (threshold 5.0%, min time 1.0µs): 0 regression(s)"), std::string::npos)
-      << r.out;
-  EXPECT_EQ(r.out.find("attention"), std::string::npos) << r.out;  // hidden...
-  EXPECT_NE(r.out.find("1 change(s) of 5.0% or more not shown: 1.0µs or less in total "
-                       "(--min-time)"),
-            std::string::npos)
+  EXPECT_FALSE(has(r.out, "attention")) << r.out;  // hidden...
+  EXPECT_TRUE(has(r.out, "1 change(s) of 5.0% or more not counted: they add 4.4µs (kernels "
+                         "1.6µs) or less (--min-time)"))
       << r.out;  // ...and counted
   // Without a floor it is the percentage alone.
   CliResult zero = run_brickprof(
       {"diff", data_path("tree_small.json"), slower_tiny_kernel(), "--min-time", "0"});
   EXPECT_EQ(zero.exit_code, 1) << zero.err;
-  EXPECT_NE(zero.out.find("REGRESSION kernel attention<float, 128> [0x0000000000000000]: avg "
-                          "750ns -> 1.5µs (+100.0%, +750ns total)"),
-            std::string::npos)
+  EXPECT_TRUE(has(zero.out, "REGRESSION kernel attention<float, 128> [0x0000000000000000]: "
+                            "median 750ns -> 1.5µs (+100.0%; 99%: +100.0% to +100.0%), 1 call, "
+                            "+750ns"))
       << zero.out;
 }
 
-TEST(Diff, MinTimeUnits) {
-  // QkvProjection: +15 µs per call over 2 calls = 30 µs in all.
+TEST(Diff, MinTimeAsADurationOrAShare) {
+  // QkvProjection adds 450 µs to NEW; BASE's bricks took 440 µs.
   const std::string base = data_path("tree_small.json"), next = slower_qkv();
-  for (std::string hides : {"30us", "30µs", "30", "0.03ms", "30000ns", "3e-5s"}) {
+  for (std::string hides : {"450us", "450µs", "450", "0.45ms", "450000ns", "4.5e-4s", "103%"}) {
     CliResult r = run_brickprof({"diff", base, next, "--min-time", hides});
-    EXPECT_EQ(r.exit_code, 0) << hides << ": " << r.err;
-    EXPECT_NE(r.out.find("1 change(s) of 5.0% or more not shown: 30.0µs or less"),
-              std::string::npos)
-        << hides << ": " << r.out;
+    EXPECT_EQ(r.exit_code, 0) << hides << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.out, "1 change(s) of 5.0% or more not counted: they add ")) << hides << r.out;
   }
-  for (std::string keeps : {"29.999us", "29", "0.029ms", "29999ns", "0"}) {
+  for (std::string keeps : {"449.999us", "449", "0.449ms", "449999ns", "0", "100%", "1%"}) {
     CliResult r = run_brickprof({"diff", base, next, "--min-time=" + keeps});
     EXPECT_EQ(r.exit_code, 1) << keeps << ": " << r.err;
-    EXPECT_NE(r.out.find("REGRESSION brick  QkvProjection"), std::string::npos) << r.out;
+    EXPECT_TRUE(has(r.out, "REGRESSION brick  QkvProjection")) << r.out;
   }
 }
 
 TEST(Diff, MinTimeInJson) {
   CliResult r = run_brickprof(
-      {"diff", "--json", "--min-time", "30us", data_path("tree_small.json"), slower_qkv()});
+      {"diff", "--json", "--min-time", "450us", data_path("tree_small.json"), slower_qkv()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
-  EXPECT_EQ(doc["min_time_ns"], 30000);
+  EXPECT_EQ(doc["min_time_ns"], 450000);
+  EXPECT_TRUE(doc["min_time_pct"].is_null());
   EXPECT_EQ(doc["regressions"], 0);
   EXPECT_EQ(doc["below_floor"], 1);
   ASSERT_EQ(doc["entries"][0]["name"], "QkvProjection");
-  EXPECT_EQ(doc["entries"][0]["change_ns"], 30000);
+  EXPECT_EQ(doc["entries"][0]["added_ns"], 450000);
   EXPECT_EQ(doc["entries"][0]["below_floor"], true);
   EXPECT_EQ(doc["entries"][0]["regression"], false);
-  // The default is in the JSON too.
+  // The default: 1% of BASE's time of each kind.
   auto plain = nlohmann::json::parse(
       run_brickprof({"diff", "--json", data_path("tree_small.json"), slower_qkv()}).out);
-  EXPECT_EQ(plain["min_time_ns"], 1000);
-  EXPECT_EQ(plain["below_floor"], 0);
+  EXPECT_EQ(plain["min_time_pct"], 1.0);
+  EXPECT_EQ(plain["bricks"]["floor_ns"], 4400);
+  EXPECT_EQ(plain["kernels"]["floor_ns"], 1631);
+  EXPECT_EQ(plain["bricks"]["base_ns"], 440000);
+  EXPECT_EQ(plain["bricks"]["new_ns"], 890000);
+}
+
+TEST(Diff, AnotherProgramFailsWithALineSayingWhy) {
+  const std::string other = edited_copy("tree_small.json", "other_program",
+                                        {{R"("program":"bricklayer")", R"("program":"ls")"}});
+  CliResult r = run_brickprof({"diff", data_path("tree_small.json"), other});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, "\nFAIL: BASE is a run of bricklayer, NEW of ls: not the same program "
+                         "(--any-program compares them anyway)\n"))
+      << r.out;
+  EXPECT_EQ(run_brickprof({"diff", data_path("tree_small.json"), other, "--any-program"}).exit_code,
+            0);
+}
+
+TEST(Diff, ARunThatLostMostOfBaseFails) {
+  // NEW recorded QkvProjection as plain scopes: 300 of BASE's 440 µs of bricks are gone.
+  const std::string lost = edited_copy(
+      "tree_small.json", "lost",
+      {{R"("kind":"brick","name":"QkvProjection")", R"("kind":"scope","name":"QkvProjection")"},
+       {R"("kind":"brick","name":"QkvProjection")", R"("kind":"scope","name":"QkvProjection")"}});
+  CliResult r = run_brickprof({"diff", data_path("tree_small.json"), lost});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "           brick  QkvProjection: gone (was 2 calls, median 150.0µs)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "\nFAIL: NEW lacks 1 of the 2 bricks of BASE, 68.2% of its brick time: "
+                         "not the same work (another input, a failed run, or less recorded)\n"))
+      << r.out;
+}
+
+TEST(Diff, OutputToAFileSaysWhere) {
+  const std::string dir = fresh_dir("diff_output");
+  CliResult r = run_brickprof(
+      {"diff", data_path("tree_small.json"), slower_qkv(), "-o", dir + "/diff.txt"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "brickprof: wrote " + dir + "/diff.txt\n");
+  EXPECT_TRUE(has(read_file(dir + "/diff.txt"), kQkvLine));
 }
 
 TEST(Diff, BadInputNamesTheFile) {
@@ -204,7 +290,10 @@ TEST(Diff, UsageErrors) {
   for (const auto& args : {std::vector<std::string>{"diff", t},
                            {"diff", t, t, "--threshold", "-1"},
                            {"diff", t, t, "--threshold", "abc"},
-                           {"diff", t, t, "--threshold", "nan"}}) {
+                           {"diff", t, t, "--threshold", "5%%"},
+                           {"diff", t, t, "--threshold", "%"},
+                           {"diff", t, t, "--threshold", "nan"},
+                           {"diff", t, t, "--total-threshold", "x"}}) {
     CliResult r = run_brickprof(args);
     EXPECT_EQ(r.exit_code, 2) << args.back();
     EXPECT_EQ(r.out, "");
@@ -214,13 +303,13 @@ TEST(Diff, UsageErrors) {
 
 TEST(Diff, BadMinTimeIsOneLine) {
   const std::string t = data_path("tree_small.json");
-  for (std::string bad :
-       {"abc", "-5us", "5 us", "5xs", "us", "", "nan", "inf", "1e30s", "5usx", "+5us"}) {
+  for (std::string bad : {"abc", "-5us", "5 us", "5xs", "us", "", "nan", "inf", "1e30s", "5usx",
+                          "+5us", "-1%", "x%", "%"}) {
     CliResult r = run_brickprof({"diff", t, t, "--min-time=" + bad});
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_EQ(r.out, "") << bad;
     EXPECT_EQ(lines(r.err), 1u) << bad << ": " << r.err;
-    EXPECT_NE(r.err.find("--min-time"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "--min-time")) << bad << ": " << r.err;
   }
 }
 

@@ -39,12 +39,12 @@ std::vector<std::string> files_in(const std::string& dir) {
 
 std::string gpu_trace() { return data_path("gpu/bricklayer-graph.json"); }
 
-TEST(ReportHtml, WritesOneSelfContainedPageAndPrintsNothing) {
+TEST(ReportHtml, WritesOneSelfContainedPageAndSaysWhere) {
   const std::string dir = fresh_dir("html_page");
   CliResult r = run_brickprof({"report", gpu_trace(), "--html", dir + "/report.html"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err, "brickprof: wrote " + dir + "/report.html\n");
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"report.html"});
   const std::string page = read_file(dir + "/report.html");
   EXPECT_EQ(page.rfind("<!doctype html>", 0), 0u);
@@ -161,8 +161,9 @@ TEST(DiffHtml, WritesThePageAndKeepsTheExitCode) {
   ASSERT_EQ(json.exit_code, 1) << json.err;  // the kernel regressed
   CliResult r = run_brickprof({"diff", base, next, "--html", dir + "/diff.html"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "");
+  // The verdict, in one line, says why it failed; stderr where the page is.
+  EXPECT_EQ(r.out, "FAIL: 2 regression(s): kernel gemv, brick RmsNorm\n");
+  EXPECT_EQ(r.err, "brickprof: wrote " + dir + "/diff.html\n");
   const nlohmann::json data = page_data(dir + "/diff.html");
   EXPECT_EQ(data["kind"], "diff");
   EXPECT_EQ(data["title"], "diff_base.json → diff_new.json");

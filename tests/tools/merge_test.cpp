@@ -20,7 +20,7 @@ TEST(Merge, MergedTraceIsReadableByReport) {
   CliResult r = run_brickprof({"merge", rank, rank, "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err, "brickprof: wrote " + out + "\n");
 
   auto doc = nlohmann::json::parse(read_file(out));
   EXPECT_EQ(doc["schema"], "brickprof/1");

@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
         PtxError{"missing_file",
                  {"ptx", data_path("does_not_exist.json"), "0xa1"},
                  data_path("does_not_exist.json") + ": cannot open: No such file or directory"},
-        PtxError{"no_hash", {"ptx", kTrace}, "HASH is required"}),
+        PtxError{"no_hash", {"ptx", kTrace}, "ptx: HASH is required (brickprof ptx --help)"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -72,8 +72,7 @@ def report_cases(fixture, views):
         if v not in no_json:
             cases.append(["report", "--json", "--" + v, "FILE"])
     every = ["--" + v for v in switches if v not in no_json]
-    cases += [["report", "FILE"] + every, ["report", "--json", "FILE"] + every,
-              ["report", "FILE", "--tree", "--dot", "--folded"]]
+    cases += [["report", "FILE"] + every, ["report", "--json", "FILE"] + every]
     specs = []
     for spec in what_ifs:
         specs += ["--what-if", spec]
@@ -81,7 +80,7 @@ def report_cases(fixture, views):
         cases += [["report", "FILE"] + specs, ["report", "--json", "FILE"] + specs,
                   ["report", "FILE", "--critical-path"] + specs,
                   ["report", "--json", "FILE", "--critical-path"] + specs,
-                  ["report", "FILE", "--summary", "--folded"] + specs]
+                  ["report", "FILE", "--summary"] + specs]
     cases += [["report", "FILE", "--critical-path", "--what-if", NO_MATCH],
               ["report", "--json", "FILE"] + specs + ["--what-if", NO_MATCH]]
     peaks = ["--peak-gflops", "100", "--peak-gbps", "10", "--link-gbps", "12.5"]
@@ -92,8 +91,7 @@ def report_cases(fixture, views):
         u = ["--under", name]
         cases += [["report", "FILE"] + u, ["report", "FILE"] + every + u,
                   ["report", "--json", "FILE"] + every + u, ["report", "FILE", "--dot"] + u,
-                  ["report", "FILE", "--folded", "--chrome"] + u,
-                  ["report", "FILE", "--folded", "--summary"] + u,
+                  ["report", "FILE", "--folded"] + u, ["report", "FILE", "--chrome"] + u,
                   ["report", "FILE"] + u + specs, ["report", "--json", "FILE"] + u + specs,
                   ["report", "FILE", "--roofline", "--transfers"] + u + peaks]
     cases.append(["report", "FILE", "--under", "no such scope"])
@@ -118,8 +116,15 @@ def run(brickprof, args, data_dir):
         args_run = [out_file if a == "OUT" else a for a in args]
     else:
         args_run = args
-    proc = subprocess.run([brickprof] + args_run, cwd=data_dir, capture_output=True, timeout=120)
+    # Help is wrapped to COLUMNS (else 80 when not a terminal): the same
+    # wherever the goldens are made.
+    env = dict(os.environ, COLUMNS="80")
+    proc = subprocess.run([brickprof] + args_run, cwd=data_dir, capture_output=True, timeout=120,
+                          env=env)
     stdout = proc.stdout
+    stderr = proc.stderr
+    if out_file is not None:  # "brickprof: wrote /tmp/brickprof-golden-...": named OUT
+        stderr = stderr.replace(out_file.encode(), b"OUT")
     if out_file is not None:
         # -o writes the views to the file and nothing to stdout.
         written = b""
@@ -134,7 +139,7 @@ def run(brickprof, args, data_dir):
     shown = " ".join(a if a and " " not in a and '"' not in a else repr(a) for a in args)
     return (b"=== brickprof " + shown.encode() + b"\n" +
             b"--- exit %d, stdout %d bytes\n" % (proc.returncode, len(stdout)) + stdout +
-            b"\n--- stderr %d bytes\n" % len(proc.stderr) + proc.stderr + b"\n")
+            b"\n--- stderr %d bytes\n" % len(stderr) + stderr + b"\n")
 
 
 def fixtures(data_dir):
@@ -152,6 +157,9 @@ def documents(brickprof, data_dir):
         if fixture == "tree_small.json":
             cases.append(["report", fixture, "--summary", "--critical-path", "-o", "OUT"])
             cases.append(["report", fixture, "--json", "--tree", "-o", "OUT"])
+            # A file format is a file of its own: never two in one output.
+            cases.append(["report", fixture, "--chrome", "--dot", "-o", "OUT"])
+            cases.append(["report", fixture, "--summary", "--folded"])
         for base, new in DIFF_PAIRS:
             if base == fixture:
                 for extra in ([], ["--json"], ["--threshold", "50"], ["--min-time", "0"],
@@ -162,13 +170,16 @@ def documents(brickprof, data_dir):
             cases.append(["diff", fixture, fixture, "--under", "decode token", "--json"])
         docs[fixture[:-len(".json")] + ".txt"] = b"".join(run(brickprof, c, data_dir)
                                                           for c in cases)
-    usage = [["--help"], ["report", "--help"], ["diff", "--help"], ["report"],
+    usage = [[], ["--help"], ["run", "--help"], ["report", "--help"], ["diff", "--help"],
+             ["merge", "--help"], ["ptx", "--help"], ["view", "--help"], ["report"],
              ["report", "--json", "--dot", "tree_small.json"],
              ["report", "--what-if", "RmsNorm", "tree_small.json"],
              ["report", "--what-if", "RmsNorm=0", "tree_small.json"],
              ["report", "--peak-gbps", "abc", "tree_small.json"],
              ["report", "--link-gbps", "0", "--roofline", "tree_small.json"],
              ["report", "--bogus", "tree_small.json"],
+             ["report", "--sumary", "tree_small.json"],
+             ["reprot", "tree_small.json"],
              ["report", "no_such_file.json"]]
     docs["cli.txt"] = b"".join(run(brickprof, c, data_dir) for c in usage)
     return docs

@@ -146,5 +146,43 @@ TEST(RunFiles, Python3LeavesThreeFiles) {
   EXPECT_EQ(listed(r.err).size(), 3u) << r.err;
 }
 
+// Outputs where the user said, with the real agent: a known extension is
+// not doubled, a trailing / is a folder (made) with the default names, and
+// BRICKPROF_OUTPUT set by hand reads the same.
+TEST(RunFiles, OutputsWhereTheUserSaid) {
+  std::string out = fresh_dir("run_files_where");
+  CliResult named = run_with_agent({"-o", out + "/trace.json", "--", "/bin/true"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(files_in(out), (std::vector<std::string>{"trace.dot", "trace.json", "trace.tree.txt"}));
+  CliResult folder = run_with_agent({"-o", out + "/runs/", "--formats", "json", "--", "/bin/true"});
+  ASSERT_EQ(folder.exit_code, 0) << folder.err;
+  std::vector<std::string> in_folder = files_in(out + "/runs");
+  ASSERT_EQ(in_folder.size(), 1u);
+  EXPECT_EQ(in_folder[0].rfind("brickprof-true-", 0), 0u) << in_folder[0];
+  EXPECT_EQ(listed(folder.err), std::vector<std::string>{out + "/runs/" + in_folder[0]});
+  // The agent alone, without run: the same reading of the variable.
+  fs::create_directory(out + "/env");
+  CliResult env = run_with_agent({"--formats", "json", "--", "/bin/true"},
+                                 {{"BRICKPROF_OUTPUT", out + "/env/"}});
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  ASSERT_EQ(files_in(out + "/env").size(), 1u);
+  EXPECT_EQ(files_in(out + "/env")[0].rfind("brickprof-true-", 0), 0u);
+}
+
+// `run --formats chrome`: the trace is written too, and report reads it;
+// given the Chrome file, report says which file is the trace.
+TEST(RunFiles, TheTraceIsAlwaysWrittenAndTheChromeFileIsNamedForWhatItIs) {
+  std::string out = fresh_dir("run_files_chrome");
+  CliResult r = run_with_agent({"-o", out + "/t", "--formats", "chrome", "--", "/bin/true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(listed(r.err), (std::vector<std::string>{out + "/t.json", out + "/t.trace.json"}));
+  CliResult chrome = run_brickprof({"report", out + "/t.trace.json"});
+  EXPECT_EQ(chrome.exit_code, 2);
+  EXPECT_EQ(chrome.err, "brickprof: " + out + "/t.trace.json: no \"schema\" key: not a brickprof "
+                        "trace; this is the chrome output brickprof writes beside a trace, not "
+                        "the trace: the trace is " + out + "/t.json\n");
+  EXPECT_EQ(run_brickprof({"report", out + "/t.json"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace brickprof::test

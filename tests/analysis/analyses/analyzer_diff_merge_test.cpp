@@ -1,7 +1,9 @@
-// Trace analyzer, diff (regressions, changed code) and multi-rank merge.
+// Trace analyzer, diff (the gate: spread, common move, counts, floor, the
+// runs as a whole; changed code) and multi-rank merge.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -11,6 +13,7 @@
 #include "analysis/analyses/trace_analyzer.h"
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/analyses/trace_merge.h"
+#include "analysis/model/shift.h"
 #include "analysis/model/trace_scope.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
@@ -65,8 +68,9 @@ TEST(Analyzer, CommunicationNames) {
   EXPECT_FALSE(is_communication("gemv_q4k"));
 }
 
-// Limits with the given threshold; the minimum time is the default unless given.
-DiffLimits limits(double pct, int64_t min_time_ns = DiffLimits{}.min_time_ns) {
+// Limits with the given threshold, and an absolute floor when given (the
+// default floor is 1% of BASE's time of the kind).
+DiffLimits limits(double pct, std::optional<int64_t> min_time_ns = std::nullopt) {
   DiffLimits l;
   l.threshold_pct = pct;
   l.min_time_ns = min_time_ns;
@@ -81,16 +85,24 @@ TEST(Diff, RegressionAndChangedCode) {
   EXPECT_EQ(d.entries[0].name, "gemv");
   EXPECT_TRUE(d.entries[0].code_changed);
   EXPECT_DOUBLE_EQ(d.entries[0].change_pct(), 20.0);
+  // gemv is judged against softmax, the other kernel (unchanged); RmsNorm,
+  // the only brick, against nothing.
+  EXPECT_NEAR(d.entries[0].relative_pct(), 20.0, 1e-9);
+  EXPECT_DOUBLE_EQ(d.entries[0].common, 1.0);
+  EXPECT_TRUE(d.failed());
   EXPECT_EQ(diff_traces(base, next, limits(25)).regressions, 0u);
   EXPECT_EQ(diff_traces(base, base, limits(0)).regressions, 0u);
   std::ostringstream out;
   diff_text(d, out);
   EXPECT_NE(out.str().find("same name, different code"), std::string::npos);
+  EXPECT_NE(out.str().find("FAIL: 2 regression(s): kernel gemv, brick RmsNorm"), std::string::npos)
+      << out.str();
 }
 
 // A trace of kernels given as (name, PTX hash, duration).
 Trace kernels(std::initializer_list<std::tuple<const char*, uint64_t, int64_t>> list) {
   Trace t;
+  t.process.program = "app";
   for (const auto& [name, hash, ns] : list) {
     GpuDetail d;
     d.ptx_hash = hash;
@@ -99,7 +111,24 @@ Trace kernels(std::initializer_list<std::tuple<const char*, uint64_t, int64_t>> 
   return t;
 }
 
-const DiffEntry* entry(const TraceDiff& d, std::string_view name, uint64_t hash) {
+// A trace of bricks: `calls` of each (name, duration), the durations
+// spread by +-`jitter` ns in a fixed pattern, as a run's calls are.
+Trace bricks(std::initializer_list<std::pair<const char*, int64_t>> list, int calls = 50,
+             int64_t jitter = 0, const char* program = "app") {
+  Trace t;
+  t.process.program = program;
+  int64_t at = 0;
+  for (int c = 0; c < calls; ++c) {
+    for (const auto& [name, ns] : list) {
+      const int64_t d = ns + jitter * ((c * 7) % 11 - 5) / 5;
+      test::add_node(t, {.kind = NodeKind::kBrick, .name = name, .start_ns = at, .end_ns = at + d});
+      at += d + 10;
+    }
+  }
+  return t;
+}
+
+const DiffEntry* entry(const TraceDiff& d, std::string_view name, uint64_t hash = 0) {
   for (const DiffEntry& e : d.entries)
     if (e.name == name && e.ptx_hash == hash) return &e;
   return nullptr;
@@ -109,13 +138,15 @@ TEST(Diff, KernelsMatchByNameAndHash) {
   // gemv 0xa is in both (compared as such); 0xb is a new, extra version.
   Trace base = kernels({{"gemv", 0xa, 100}});
   Trace next = kernels({{"gemv", 0xa, 100}, {"gemv", 0xb, 500}});
-  TraceDiff d = diff_traces(base, next, limits(5));
+  TraceDiff d = diff_traces(base, next, limits(5, 1000));
   ASSERT_EQ(d.entries.size(), 2u);
-  EXPECT_EQ(d.regressions, 0u);  // the matched version did not change
+  EXPECT_EQ(d.regressions, 0u);  // the matched version did not change; the new one is small
   EXPECT_EQ(d.code_changes, 0u);
   ASSERT_NE(entry(d, "gemv", 0xb), nullptr);
   EXPECT_EQ(entry(d, "gemv", 0xb)->base_count, 0u);
   EXPECT_EQ(entry(d, "gemv", 0xa)->new_avg_ns, 100);
+  // With the default floor (1% of BASE's 100 ns), the new version's 500 ns is new work.
+  EXPECT_EQ(diff_traces(base, next, limits(5)).regressions, 1u);
 }
 
 TEST(Diff, UnrecordedHashIsNotChangedCode) {
@@ -129,45 +160,207 @@ TEST(Diff, UnrecordedHashIsNotChangedCode) {
   EXPECT_EQ(d.entries[0].ptx_hash, 0xbu);
 }
 
-TEST(Diff, MinimumTimeIsTheChangeOverAllCalls) {
-  // One call 1 µs -> 2 µs (+100%): 1 µs more in all, not more than the 1 µs floor.
+TEST(Diff, AnAbsoluteFloorIsTheTimeAddedOverAllCalls) {
+  // One call 1 µs -> 2 µs (+100%): 1 µs more in all, not more than a 1 µs floor.
   TraceDiff one =
-      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5));
+      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5, 1000));
   ASSERT_EQ(one.entries.size(), 1u);
-  EXPECT_EQ(one.entries[0].change_ns(), 1000);
+  EXPECT_EQ(one.entries[0].added_ns, 1000);
   EXPECT_FALSE(one.entries[0].regression);
   EXPECT_TRUE(one.entries[0].below_floor);
   EXPECT_EQ(one.regressions, 0u);
   EXPECT_EQ(one.below_floor, 1u);
   // One nanosecond more is beyond it.
   TraceDiff over =
-      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2001}}), limits(5));
+      diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2001}}), limits(5, 1000));
   EXPECT_TRUE(over.entries[0].regression);
   EXPECT_FALSE(over.entries[0].below_floor);
-  // +200 ns per call is noise once, but not over ten calls (2 µs in all).
-  TraceDiff ten = diff_traces(kernels({{"k", 0, 1000}}),
-                              kernels({{"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200},
-                                       {"k", 0, 1200}}),
-                              limits(5));
-  EXPECT_EQ(ten.entries[0].change_ns(), 2000);
-  EXPECT_TRUE(ten.entries[0].regression);
   // Faster by a small amount: hidden too, never a regression.
   TraceDiff faster =
-      diff_traces(kernels({{"tiny", 0, 2000}}), kernels({{"tiny", 0, 1000}}), limits(5));
+      diff_traces(kernels({{"tiny", 0, 2000}}), kernels({{"tiny", 0, 1000}}), limits(5, 1000));
   EXPECT_FALSE(faster.entries[0].regression);
   EXPECT_EQ(faster.below_floor, 1u);
   // A zero floor is the percentage alone.
   EXPECT_EQ(diff_traces(kernels({{"tiny", 0, 1000}}), kernels({{"tiny", 0, 2000}}), limits(5, 0))
                 .regressions,
             1u);
+}
+
+TEST(Diff, CalledMoreOftenIsARegression) {
+  // The same cost per call, ten times the calls: 9 µs more in all.
+  TraceDiff ten = diff_traces(kernels({{"k", 0, 1000}}),
+                              kernels({{"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000},
+                                       {"k", 0, 1000}}),
+                              limits(5));
+  ASSERT_EQ(ten.entries.size(), 1u);
+  EXPECT_NEAR(ten.entries[0].relative_pct(), 0.0, 1e-9);
+  EXPECT_EQ(ten.entries[0].added_ns, 9000);
+  EXPECT_TRUE(ten.entries[0].regression);
+}
+
+TEST(Diff, DefaultFloorIsAShareOfBasesTime) {
+  // Big takes 99% of the time, Tiny 1% and doubles: it adds 1% of BASE's
+  // brick time, not more than the 1% floor.
+  Trace base = bricks({{"Big", 99'000}, {"Tiny", 1'000}});
+  Trace next = bricks({{"Big", 99'000}, {"Tiny", 2'000}});
+  TraceDiff d = diff_traces(base, next, DiffLimits{});
+  EXPECT_EQ(d.bricks.floor_ns, d.bricks.base_ns / 100);
+  const DiffEntry* tiny = entry(d, "Tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_TRUE(tiny->changed);
+  EXPECT_TRUE(tiny->below_floor);
+  EXPECT_FALSE(d.failed());
+  // At 1.5% of the time it is over the floor.
+  Trace more = bricks({{"Big", 99'000}, {"Tiny", 2'600}});
+  EXPECT_EQ(diff_traces(base, more, DiffLimits{}).regressions, 1u);
+}
+
+TEST(Diff, TheWholeRunsMoveIsNotABricksRegression) {
+  // Every brick 40% slower (a busy machine): judged beyond the others' move,
+  // none regressed; the totals say the run moved.
+  Trace base = bricks({{"A", 10'000}, {"B", 20'000}, {"C", 30'000}, {"D", 20'000}}, 50, 500);
+  Trace next = bricks({{"A", 14'000}, {"B", 28'000}, {"C", 42'000}, {"D", 28'000}}, 50, 700);
+  TraceDiff d = diff_traces(base, next, DiffLimits{});
+  EXPECT_EQ(d.regressions, 0u);
+  EXPECT_NEAR(d.bricks.common, 1.4, 0.02);
+  EXPECT_NEAR(d.bricks.change_pct(), 40.0, 0.5);
+  // ...unless the totals are gated too.
+  DiffLimits total;
+  total.total_threshold_pct = 10;
+  TraceDiff gated = diff_traces(base, next, total);
+  ASSERT_EQ(gated.run_problems.size(), 1u);
+  EXPECT_NE(gated.run_problems[0].find("--total-threshold"), std::string::npos);
+  // One brick doubled on top of that is found.
+  Trace doubled = bricks({{"A", 14'000}, {"B", 56'000}, {"C", 42'000}, {"D", 28'000}}, 50, 700);
+  TraceDiff one = diff_traces(base, doubled, DiffLimits{});
+  ASSERT_EQ(one.regressions, 1u);
+  EXPECT_EQ(one.entries[0].name, "B");
+  EXPECT_NEAR(one.entries[0].relative_pct(), 100.0, 3.0);
+  // With fewer than three others there is no common move to judge by.
+  Trace few_base = bricks({{"A", 10'000}, {"B", 20'000}, {"C", 30'000}}, 50, 500);
+  Trace few_next = bricks({{"A", 14'000}, {"B", 28'000}, {"C", 42'000}}, 50, 700);
+  TraceDiff few = diff_traces(few_base, few_next, DiffLimits{});
+  EXPECT_DOUBLE_EQ(few.bricks.common, 1.0);
+  EXPECT_EQ(few.regressions, 3u);
+}
+
+TEST(Diff, ASpreadOfCallsWiderThanTheChangeIsNotARegression) {
+  // Calls spread over +-40%: a +20% move of one brick's calls is within it
+  // for 5 calls, and not for 500.
+  Trace base = bricks({{"A", 10'000}, {"B", 10'000}}, 5, 4'000);
+  Trace next = bricks({{"A", 12'000}, {"B", 10'000}}, 5, 4'000);
+  TraceDiff few = diff_traces(base, next, limits(5, 0));
+  EXPECT_EQ(few.regressions, 0u);
+  EXPECT_TRUE(entry(few, "A")->within_spread);
+  Trace base_many = bricks({{"A", 10'000}, {"B", 10'000}}, 500, 4'000);
+  Trace next_many = bricks({{"A", 12'000}, {"B", 10'000}}, 500, 4'000);
+  TraceDiff many = diff_traces(base_many, next_many, limits(5, 0));
+  EXPECT_EQ(many.regressions, 1u);
+  EXPECT_GT(entry(many, "A")->relative_low_pct(), 5.0);
+}
+
+// Calls that waited for the CPU (a preemption, a busy neighbour) took 5 to
+// 10 times their own time: a share `waiting` (in tenths) of each brick's
+// calls, a different share in each run. Judged on each side's fastest
+// calls, the same work passes and doubled work fails, whichever run waited
+// more; judged on all of them, a run that waited for most of its calls
+// looks several times slower, or hides a doubled brick.
+Trace waited(int64_t own_ns, int waiting, const char* name = "Gemv") {
+  Trace t;
+  t.process.program = "app";
+  int64_t at = 0;
+  for (int c = 0; c < 60; ++c) {
+    for (const auto& [brick, ns] : {std::pair{name, own_ns}, std::pair{"A", int64_t{20'000}},
+                                    std::pair{"B", int64_t{30'000}}, std::pair{"C", int64_t{25'000}}}) {
+      const bool waits = (c * 7) % 10 < waiting && std::string_view(brick) == name;
+      const int64_t d = waits ? ns * (5 + c % 6) : ns + (c % 5) * ns / 100;
+      test::add_node(t, {.kind = NodeKind::kBrick, .name = brick, .start_ns = at, .end_ns = at + d});
+      at += d + 10;
+    }
+  }
+  return t;
+}
+
+TEST(Diff, CallsThatWaitedForTheCpuNeitherFailNorHideTheGate) {
+  EXPECT_FALSE(diff_traces(waited(40'000, 1), waited(40'000, 6), DiffLimits{}).failed());
+  EXPECT_FALSE(diff_traces(waited(40'000, 6), waited(40'000, 1), DiffLimits{}).failed());
+  for (auto [base_waits, new_waits] : {std::pair{1, 6}, std::pair{6, 1}}) {
+    const TraceDiff doubled =
+        diff_traces(waited(40'000, base_waits), waited(80'000, new_waits), DiffLimits{});
+    ASSERT_EQ(doubled.regressions, 1u) << base_waits;
+    EXPECT_EQ(doubled.entries[0].name, "Gemv");
+    EXPECT_NEAR(doubled.entries[0].relative_pct(), 100.0, 5.0);
+  }
+}
+
+TEST(Diff, ARunThatLostMostOfBaseFails) {
+  Trace base = bricks({{"A", 10'000}, {"B", 20'000}, {"C", 30'000}});
+  Trace next = bricks({{"A", 10'000}});
+  TraceDiff d = diff_traces(base, next, DiffLimits{});
+  EXPECT_EQ(d.regressions, 0u);
+  ASSERT_EQ(d.run_problems.size(), 1u);
+  EXPECT_NE(d.run_problems[0].find("NEW lacks 2 of the 3 bricks of BASE, 83.3% of its brick time"),
+            std::string::npos)
+      << d.run_problems[0];
+  EXPECT_TRUE(d.failed());
+  // Nothing recorded at all.
+  Trace empty;
+  empty.process.program = "app";
+  EXPECT_TRUE(diff_traces(base, empty, DiffLimits{}).failed());
+  // Nothing to compare in BASE.
+  TraceDiff nothing = diff_traces(empty, base, DiffLimits{});
+  ASSERT_FALSE(nothing.run_problems.empty());
+  EXPECT_NE(nothing.run_problems[0].find("BASE has no bricks or kernels"), std::string::npos);
+}
+
+TEST(Diff, AnotherProgramFailsUnlessAllowed) {
+  Trace base = bricks({{"A", 10'000}}, 5, 0, "bricklayer");
+  Trace next = bricks({{"A", 10'000}}, 5, 0, "ls");
+  TraceDiff d = diff_traces(base, next, DiffLimits{});
+  ASSERT_EQ(d.run_problems.size(), 1u);
+  EXPECT_NE(d.run_problems[0].find("BASE is a run of bricklayer, NEW of ls"), std::string::npos);
+  DiffLimits any;
+  any.any_program = true;
+  EXPECT_FALSE(diff_traces(base, next, any).failed());
+}
+
+TEST(Shift, EstimateAndIntervalOfARatio) {
+  // Every call exactly twice as long: the ratio is 2 and so are both ends.
+  std::vector<int64_t> base = {100, 200, 300, 400, 500}, next = {200, 400, 600, 800, 1000};
+  const Shift twice = estimate_shift(base, next);
+  EXPECT_NEAR(twice.ratio, 2.0, 1e-9);
+  EXPECT_LE(twice.low, 2.0);
+  EXPECT_GE(twice.high, 2.0);
+  // Two typical durations (prefill and decode): a pure 2x move is still 2.
+  std::vector<int64_t> modes, doubled;
+  for (int i = 0; i < 60; ++i) modes.push_back(i % 3 == 0 ? 10'000 + i : 1'000 + i);
+  for (int64_t v : modes) doubled.push_back(2 * v);
+  const Shift bimodal = estimate_shift(modes, doubled);
+  EXPECT_NEAR(bimodal.ratio, 2.0, 0.02);
+  EXPECT_GT(bimodal.low, 1.9);
+  // The same calls: 1, and an interval around it.
+  std::vector<int64_t> a = modes, b = modes;
+  const Shift same = estimate_shift(a, b);
+  EXPECT_NEAR(same.ratio, 1.0, 1e-9);
+  EXPECT_LT(same.low, 1.0);
+  EXPECT_GT(same.high, 1.0);
+  // More than 256 calls are summarised by quantiles: the same estimate, the
+  // interval of 256 calls.
+  std::vector<int64_t> big, big2;
+  for (int i = 0; i < 100'000; ++i) big.push_back(1000 + (i * 7919) % 1000);
+  for (int64_t v : big) big2.push_back(3 * v);
+  const Shift summarised = estimate_shift(big, big2);
+  EXPECT_NEAR(summarised.ratio, 3.0, 0.01);
+  EXPECT_GT(summarised.low, 2.8);
+  EXPECT_LT(summarised.high, 3.2);
 }
 
 TEST(Merge, KeepsOnePtxModulePerHash) {

@@ -33,5 +33,18 @@ TEST(ClosestNames, HugeNamesCostNothing) {
   EXPECT_EQ(closest_names(names, "BB"), (Names{"Bx"}));
 }
 
+TEST(ClosestNames, OptionsAndCommands) {
+  const Names options = {"--summary", "--tree", "--critical-path", "--roofline", "--ranks"};
+  EXPECT_EQ(closest_names(options, "--sumary"), (Names{"--summary"}));
+  EXPECT_EQ(closest_names(options, "--tere"), (Names{"--tree"}));  // a swap
+  EXPECT_EQ(closest_names(options, "--Summary"), (Names{"--summary"}));
+  EXPECT_EQ(closest_names(options, "--crit"), (Names{"--critical-path"}));
+  EXPECT_TRUE(closest_names(options, "--nothing-like-it").empty());
+  const Names commands = {"run", "report", "diff", "merge", "ptx", "view"};
+  EXPECT_EQ(closest_names(commands, "reprot"), (Names{"report"}));
+  EXPECT_EQ(closest_names(commands, "dif"), (Names{"diff"}));
+  EXPECT_EQ(closest_names(commands, "rn").front(), "run");
+}
+
 }  // namespace
 }  // namespace brickprof

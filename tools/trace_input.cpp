@@ -1,0 +1,61 @@
+// A trace given on the command line (see trace_input.h).
+#include "tools/trace_input.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <memory>
+
+#include "analysis/export/sink.h"
+
+namespace brickprof::cli {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A Chrome trace, whatever its name: its first object key is traceEvents.
+bool looks_like_chrome_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[256] = {};
+  in.read(head, sizeof head - 1);
+  return std::string_view(head, static_cast<size_t>(in.gcount())).find("\"traceEvents\"") !=
+         std::string_view::npos;
+}
+
+// What the file is, if it is one of the other exports, and the trace's
+// name beside it ("" where none is there).
+std::string hint_for(const std::string& path) {
+  for (std::string_view name : exporter_names()) {
+    if (name == "json" || name == "json.gz") continue;
+    const std::unique_ptr<Exporter> exporter = make_exporter(name);
+    const std::string_view ext = exporter->extension();
+    if (!ends_with(path, ext)) continue;
+    const std::string prefix = path.substr(0, path.size() - ext.size());
+    std::string hint = "this is the " + std::string(name) + " output brickprof writes beside a "
+                       "trace, not the trace";
+    for (const char* trace_ext : {".json", ".json.gz"})
+      if (::access((prefix + trace_ext).c_str(), R_OK) == 0)
+        return hint + ": the trace is " + prefix + trace_ext;
+    return hint + " (" + prefix + ".json)";
+  }
+  if (looks_like_chrome_trace(path))
+    return "this is a Chrome trace (traceEvents), not a brickprof trace: give the .json that "
+           "brickprof run wrote";
+  return "";
+}
+
+}  // namespace
+
+Trace read_trace_input(const std::string& path, const ReadProgress& progress) {
+  try {
+    return read_trace_file(path, progress);
+  } catch (const TraceError& e) {
+    const std::string hint = hint_for(path);
+    if (hint.empty()) throw;
+    throw TraceError(std::string(e.what()) + "; " + hint);
+  }
+}
+
+}  // namespace brickprof::cli

@@ -339,6 +339,29 @@ def check_smoke(page, name, trace, url):
     check(placed == sorted(n["id"] for n in trace["nodes"]), f"{name}: every node on the timeline once")
 
 
+def check_names_are_markup_free(page, brickprof, data_dir, out):
+    """Names are the traced program's data: markup in them stays text on the page (the data
+    element is escaped, and every view draws names as text), and nothing they hold runs."""
+    evil = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>\x1b[2J'
+    trace = load_json(data_dir / "gpu/bricklayer-graph.json")
+    trace["process"]["program"] = evil
+    for n in trace["nodes"]:
+        n["name"] = n["name"] + evil
+    for t in trace.get("threads", []):
+        t["name"] = (t.get("name") or "") + evil
+    path = out / "markup.json"
+    path.write_text(json.dumps(trace))
+    pages.report_page(brickprof, path, out / "markup.html")
+    url = (out / "markup.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], f"markup: no console error, request or exception: {page.problems(url)}")
+    check(page.eval("window.__pwned === undefined"), "markup: a name's script ran")
+    check(page.eval("document.querySelectorAll('img').length") == 0, "markup: a name became an element")
+    check(evil in page.eval("document.getElementById('main').innerText"),
+          "markup: the names are shown as text")
+    page.screenshot(str(out / "markup-light.png"))
+
+
 # ---- the diff page ----
 
 
@@ -528,6 +551,7 @@ def main(argv):
             pages.report_page(brickprof, trace_path, out / f"{name}.html")
             url = (out / f"{name}.html").resolve().as_uri()
             guard(name, check_smoke, page, name, load_json(trace_path), url)
+        guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
         result = json.loads(run([brickprof, "diff", base, new, "--json"], ok_codes=(0, 1)).stdout)
         pages.diff_page(brickprof, base, new, out / "diff.html")

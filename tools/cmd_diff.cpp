@@ -17,6 +17,7 @@
 #include "analysis/json/json_writer.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/progress.h"
 
@@ -84,7 +85,8 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
     // The page is the output; the JSON only when asked for as well.
     if (!o.json) return d.regressions ? kExitRegression : kExitOk;
   }
-  if (!o.under.empty() && !o.json) std::cout << "Under \"" << o.under << "\" in both traces\n\n";
+  if (!o.under.empty() && !o.json)
+    std::cout << "Under \"" << printable(o.under) << "\" in both traces\n\n";
   if (o.json) {
     JsonWriter w(std::cout);
     diff_json(d, w);

@@ -2,12 +2,15 @@
 // one module (recorded with BRICKPROF_PTX=source), ready to save as a .ptx
 // file; --info prints what the registry knows about it instead
 // (analysis/analyses/ptx_lookup.h).
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 
-#include "analysis/model/hash_text.h"
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/json/trace_json.h"
+#include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 #include "tools/command.h"
 
 namespace brickprof::cli {
@@ -18,7 +21,6 @@ struct PtxOptions {
   std::string hash;
   bool info = false;
 };
-
 
 int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("ptx: unexpected arguments after --");
@@ -42,7 +44,8 @@ int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
     if (module->source.empty())
       return fail(o.file + ": PTX module " + hash_text(*hash) + " (" + module->kind +
                   ") has no source stored; record with BRICKPROF_PTX=source, or use --info");
-    std::cout << module->source;
+    // Byte for byte into a file; on a terminal, nothing it would act on.
+    std::cout << (::isatty(STDOUT_FILENO) ? printable_text(module->source) : module->source);
     if (module->source.back() != '\n') std::cout << '\n';
   }
   std::cout.flush();

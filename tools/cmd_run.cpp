@@ -14,6 +14,8 @@
 #include <memory>
 
 #include "analysis/export/sink.h"
+#include "analysis/model/printable.h"
+#include "analysis/model/recorded.h"
 #include "analysis/model/settings.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
@@ -139,9 +141,11 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
     ::setenv("BRICKPROF_RUN_MANIFEST", manifest.path().c_str(), 1);
   const int status = spawn_and_wait(command);
   const char* log = std::getenv(settings::setting("BRICKPROF_LOG").variable.data());
-  if (!log || std::string_view(log) != "off")
+  if (!log || std::string_view(log) != "off") {
     for (const std::string& file : manifest.written_files())
-      std::cerr << "brickprof: wrote " << file << '\n';
+      std::cerr << "brickprof: wrote " << printable(file) << '\n';
+    if (manifest.nothing_recorded()) std::cerr << "brickprof: " << kNothingRecorded << '\n';
+  }
   return status;
 }
 

@@ -18,6 +18,7 @@
 #include "tools/progress.h"
 #include "tools/view/browser.h"
 #include "tools/view/keys.h"
+#include "tools/view/layout.h"
 #include "tools/view/session.h"
 #include "tools/view/terminal.h"
 
@@ -122,8 +123,9 @@ Command add_view_command(CLI::App& parent) {
   sub->footer(
       "Keys: ? help, q quit, 1-9 views, j/k/arrows move, h/l/Enter collapse and expand, / search, "
       "d detail pane, s sort, S slowest, c/C critical path, u under, w what-if, r rank. Needs a "
-      "terminal of at least 60x15. Exit code 2 when stdin or stdout is not a terminal, or on bad "
-      "input.");
+      "terminal of at least " +
+      std::to_string(view::kMinWidth) + "x" + std::to_string(view::kMinHeight) +
+      ". Exit code 2 when stdin or stdout is not a terminal, or on bad input.");
   return {sub, [o](const std::vector<std::string>& trailing) { return run_view(*o, trailing); }};
 }
 

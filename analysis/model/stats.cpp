@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/model/recorded.h"
+
 namespace brickprof {
 
 std::vector<uint32_t> nearest_of_kind(const Trace& trace, NodeKind kind) {
@@ -133,6 +135,7 @@ TraceSummary summarize_trace(const Trace& trace) {
   for (const Node& node : trace.nodes) s.kernels += node.kind == NodeKind::kKernel;
   s.slowest_kernel = slowest_kernel(trace);
   s.scope_balanced = is_scope_balanced(trace);
+  s.outside_scopes_ns = time_outside_scopes(trace);
   return s;
 }
 

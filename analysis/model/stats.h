@@ -78,6 +78,9 @@ struct TraceSummary {
   uint64_t kernels = 0;
   std::optional<SlowestKernel> slowest_kernel;
   bool scope_balanced = true;
+  // The run's time outside every scope (recorded.h); -1 when there is none
+  // to tell: no process times, nothing recorded, or a part of the run.
+  int64_t outside_scopes_ns = -1;
 };
 
 TraceSummary summarize_trace(const Trace& trace);

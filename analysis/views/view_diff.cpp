@@ -6,6 +6,7 @@
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/model/format.h"
 #include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 
 namespace brickprof {
 namespace {
@@ -49,7 +50,7 @@ void diff_text(const TraceDiff& d, std::ostream& out) {
       continue;  // unchanged within the limits
     ++shown;
     out << (e.regression ? "REGRESSION " : "           ")
-        << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << e.name;
+        << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << printable(e.name);
     if (e.kind == DiffEntry::Kind::kKernel) {
       out << " [" << hash_text(e.base_ptx_hash);
       if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hash_text(e.ptx_hash);

@@ -144,7 +144,11 @@ int run(const RunOptions& o, const std::vector<std::string>& trailing) {
   if (!log || std::string_view(log) != "off") {
     for (const std::string& file : manifest.written_files())
       std::cerr << "brickprof: wrote " << printable(file) << '\n';
-    if (manifest.nothing_recorded()) std::cerr << "brickprof: " << kNothingRecorded << '\n';
+    if (manifest.nothing_recorded()) {
+      const char* capture = std::getenv(settings::setting("BRICKPROF_CAPTURE").variable.data());
+      std::cerr << "brickprof: " << printable(nothing_recorded_line(capture ? capture : "all"))
+                << '\n';
+    }
   }
   return status;
 }

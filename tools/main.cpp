@@ -3,7 +3,6 @@
 // subcommand lives in its own cmd_<name>.cpp; adding one is a line in
 // kCommands below.
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>

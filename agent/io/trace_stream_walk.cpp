@@ -273,6 +273,7 @@ void TraceStream::Impl::walk() {
   // What the tree says beside the entries: the run's time, outside every scope.
   exemplars.threads = header.threads;
   exemplars.process = header.process;
+  exemplars.diagnostics.capture = header.diagnostics.capture;
   exemplars.diagnostics.capture_windows = header.diagnostics.capture_windows;
   WalkCounts scratch;  // pass 1 counted
   std::vector<std::unique_ptr<ThreadState>> states;

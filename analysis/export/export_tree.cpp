@@ -77,7 +77,8 @@ void write_tree(const Trace& trace, const AggregateTree& tree, std::ostream& out
                 const TreeOptions& options) {
   std::string buf = "Execution Graph\n";
   if (recorded_nothing(trace)) {
-    buf.append(kNothingRecorded).push_back('\n');
+    append_printable(buf, nothing_recorded_line(trace));
+    buf.push_back('\n');
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
     return;
   }

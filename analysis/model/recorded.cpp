@@ -14,6 +14,12 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 
 }  // namespace
 
+std::string nothing_recorded_line(std::string_view capture) {
+  if (capture.empty() || capture == "all") return std::string(kNothingRecorded);
+  return "Nothing recorded: no capture window (" + std::string(capture) +
+         ") held a scope, NVTX range or GPU work; capture all (the default) to see what ran.";
+}
+
 bool has_gpu_work(const Trace& trace) {
   return std::any_of(trace.nodes.begin(), trace.nodes.end(),
                      [](const Node& n) { return is_gpu_kind(n.kind); });

@@ -21,6 +21,15 @@ inline constexpr std::string_view kNothingRecorded =
 
 inline bool recorded_nothing(const Trace& trace) { return trace.nodes.empty(); }
 
+// The line every view and `brickprof run` say for such a trace: kNothingRecorded,
+// or, when a capture setting chose what to record (BRICKPROF_CAPTURE other
+// than "all"; `capture` as the trace's diagnostics or the variable say it),
+// that no capture window held anything: the program may have run scopes.
+std::string nothing_recorded_line(std::string_view capture);
+inline std::string nothing_recorded_line(const Trace& trace) {
+  return nothing_recorded_line(trace.diagnostics.capture);
+}
+
 // The line an agent adds to `brickprof run`'s manifest (BRICKPROF_RUN_MANIFEST)
 // after the files of each trace: whether it holds anything. Run says
 // kNothingRecorded at exit when no trace of the run did (a shell that runs

@@ -61,7 +61,7 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
     }
     if (aligned) out << "\n";
   }
-  if (recorded_nothing(t)) out << kNothingRecorded << "\n";
+  if (recorded_nothing(t)) out << printable(nothing_recorded_line(t)) << "\n";
   // One line on the GPU: how it was recorded, or why there is nothing from it.
   if (std::string line = no_gpu_line(t); !line.empty())
     out << line << "\n";
@@ -212,7 +212,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   // no GPU work, the time outside every scope (null when there is none).
   w.key("nothing_recorded");
   if (recorded_nothing(trace))
-    w.value(kNothingRecorded);
+    w.value(nothing_recorded_line(trace));
   else
     w.null();
   w.key("no_gpu");

@@ -90,6 +90,24 @@ TEST(FirstScreen, AProgramThatRecordsNothingSaysSoEverywhere) {
   EXPECT_EQ(summary["diagnostics"]["dropped_events"], 0);
 }
 
+// A capture setting that caught nothing: the program may have run scopes, so
+// the line says the windows held nothing, not that nothing ran.
+TEST(FirstScreen, ACaptureThatCaughtNothingSaysSo) {
+  const std::string dir = fresh_dir("first_capture");
+  CliResult run = run_with_agent(
+      {"--capture", "scope:decode token", "--output", dir + "/t", "--", "/bin/true"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(has(run.err,
+                  "brickprof: Nothing recorded: no capture window (scope:decode token) "
+                  "held a scope, NVTX range or GPU work"))
+      << run.err;
+  EXPECT_FALSE(has(run.err, kNothing)) << run.err;
+  CliResult report = run_brickprof({"report", "--tree", dir + "/t.json"});
+  EXPECT_TRUE(has(report.out, "Nothing recorded: no capture window (scope 'decode token'"))
+      << report.out;
+  EXPECT_EQ(read_file(dir + "/t.tree.txt"), report.out);
+}
+
 TEST(FirstScreen, APythonLoopWithoutScopesRecordsNothing) {
   if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   const std::string dir = fresh_dir("first_python");

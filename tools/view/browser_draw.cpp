@@ -220,7 +220,7 @@ void Browser::draw_main(Canvas& canvas, Rect r, bool compute) {
       }
       if (session_.tree().empty()) {
         Lines nothing;
-        nothing.emplace_back().add(std::string(kNothingRecorded));
+        nothing.emplace_back().add(printable(nothing_recorded_line(session_.trace())));
         draw_lines(canvas, Rect{r.x + 2, r.y + 1, r.w - 4, r.h - 1},
                    wrap_lines(nothing, r.w - 4, 0, canvas.ascii()), 0);
         return;

@@ -18,6 +18,7 @@
 #include "analysis/json/json_writer.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
 #include "tools/progress.h"
@@ -130,7 +131,7 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
       diff_json(d, w);
       return;
     }
-    if (!o.under.empty()) out << "Under \"" << o.under << "\" in both traces\n\n";
+    if (!o.under.empty()) out << "Under \"" << printable(o.under) << "\" in both traces\n\n";
     diff_text(d, out);
   });
   return written != kExitOk ? written : verdict;

@@ -2,12 +2,15 @@
 // one module (recorded with BRICKPROF_PTX=source), ready to save as a .ptx
 // file; --info prints what the registry knows about it instead
 // (analysis/analyses/ptx_lookup.h).
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 
-#include "analysis/model/hash_text.h"
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/json/trace_json.h"
+#include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
 #include "tools/trace_input.h"
@@ -21,7 +24,6 @@ struct PtxOptions {
   bool info = false;
   std::string out;  // the text to this file instead of stdout
 };
-
 
 int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("ptx: unexpected arguments after --");
@@ -47,7 +49,9 @@ int ptx(const PtxOptions& o, const std::vector<std::string>& trailing) {
       print_ptx(trace, *hash, out);
       return;
     }
-    out << module->source;
+    // Byte for byte into a file; on a terminal, nothing it would act on.
+    const bool terminal = o.out.empty() && ::isatty(STDOUT_FILENO);
+    out << (terminal ? printable_text(module->source) : module->source);
     if (module->source.back() != '\n') out << '\n';
   });
 }

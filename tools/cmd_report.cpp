@@ -19,6 +19,8 @@
 #include "analysis/html/html_page.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/json/trace_json.h"
+#include "analysis/model/printable.h"
+#include "analysis/model/recorded.h"
 #include "analysis/views/views.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
@@ -90,7 +92,7 @@ void render_text(const Trace& trace, const std::vector<const View*>& views, cons
   bool any_report = false;
   for (const View* v : views) any_report |= v->has_json();
   if (under != nullptr && any_report) {
-    out << "Under \"" << under->name << "\": " << under->roots << " scope"
+    out << "Under \"" << printable(under->name) << "\": " << under->roots << " scope"
         << (under->roots == 1 ? "" : "s") << ", " << under->nodes << " of " << under->of_nodes
         << " nodes\n\n";
   }
@@ -148,7 +150,8 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   // defaults); the page shows them all.
   const bool print = o.html.empty() || !views.empty() || o.json || !o.out.empty();
   // A view that takes values (--what-if) is a choice too: it replaces the defaults.
-  if (views.empty() && print)
+  const bool defaults = views.empty() && print;
+  if (defaults)
     for (const View* v : report_views())
       if (v->by_default) views.push_back(v);
   std::vector<const View*> page_views;
@@ -185,8 +188,11 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
         return fail(o.file + ": " + no_scope_named(trace, o.under));
       }
       under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
+      settings.whole_trace = false;
       trace = std::move(subset.trace);
     }
+    // The summary says it; the tree would say "nothing recorded" again.
+    if (defaults && recorded_nothing(trace)) std::erase(views, find_view("tree"));
     for (const auto* list : {&views, &page_views})
       for (const View* v : *list)
         if (!computed.count(v)) {
@@ -313,8 +319,8 @@ Command add_report_command(CLI::App& parent) {
       ->group(kOutput);
   add_quiet_flag(*sub, o->quiet);
   sub->footer(
-      "With no view flag (and no --what-if): --summary --tree, or with --html nothing. Exit code "
-      "2 on usage errors or bad input.\n"
+      "With no view flag (and no --what-if): --summary --tree (--summary alone for a trace that "
+      "recorded nothing), or with --html nothing. Exit code 2 on usage errors or bad input.\n"
       "Examples:\n"
       "  brickprof report trace.json\n"
       "  brickprof report trace.json --under \"decode token\" --critical-path --roofline\n"

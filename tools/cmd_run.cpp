@@ -20,6 +20,8 @@
 
 #include "analysis/export/output_name.h"
 #include "analysis/export/sink.h"
+#include "analysis/model/printable.h"
+#include "analysis/model/recorded.h"
 #include "analysis/model/settings.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
@@ -217,12 +219,18 @@ int run(RunOptions o, const std::vector<std::string>& trailing) {
   const Ended ended = spawn_and_wait(command);
   const std::vector<std::string> files = manifest.written_files();
   const char* log = std::getenv(settings::setting("BRICKPROF_LOG").variable.data());
-  if (!log || std::string_view(log) != "off")
-    for (const std::string& file : files) std::cerr << "brickprof: wrote " << file << '\n';
+  if (!log || std::string_view(log) != "off") {
+    for (const std::string& file : files) std::cerr << "brickprof: wrote " << printable(file) << '\n';
+    if (manifest.nothing_recorded()) {
+      const char* capture = std::getenv(settings::setting("BRICKPROF_CAPTURE").variable.data());
+      std::cerr << "brickprof: " << printable(nothing_recorded_line(capture ? capture : "all"))
+                << '\n';
+    }
+  }
   // 126/127: CMD never ran, and exec said why.
   if (files.empty() && !manifest.path().empty() && ended.exit_code != 126 &&
       ended.exit_code != 127) {
-    fail("run: no trace was written for " + command[0] + ": " +
+    fail("run: no trace was written for " + printable(command[0]) + ": " +
          no_trace_reason(cannot_load, ended, agent));
     return ended.exit_code != 0 ? ended.exit_code : kExitNoTrace;
   }

@@ -22,6 +22,7 @@
 #include "tools/progress.h"
 #include "tools/view/browser.h"
 #include "tools/view/keys.h"
+#include "tools/view/layout.h"
 #include "tools/view/session.h"
 #include "tools/view/terminal.h"
 
@@ -136,8 +137,9 @@ Command add_view_command(CLI::App& parent) {
   sub->footer(
       "Keys: ? help, q quit, 1-9 views, j/k/arrows move, h/l/Enter collapse and expand, / search, "
       "d detail pane, s sort, S slowest, c/C critical path, u under, w what-if, r rank. Needs a "
-      "terminal of at least 60x15. Exit code 2 when stdin or stdout is not a terminal, or on bad "
-      "input.\n"
+      "terminal of at least " +
+      std::to_string(view::kMinWidth) + "x" + std::to_string(view::kMinHeight) +
+      ". Exit code 2 when stdin or stdout is not a terminal, or on bad input.\n"
       "Examples:\n"
       "  brickprof view trace.json\n"
       "  brickprof view new.json base.json --under \"decode token\"");

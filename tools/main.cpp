@@ -4,12 +4,12 @@
 // kCommands below. Help is tools/help_format.h's; a mistake on the command
 // line is answered in words (usage_error.h).
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/help_format.h"
 #include "tools/install_paths.h"
@@ -19,20 +19,12 @@ namespace brickprof::cli {
 
 int fail(std::string_view what) {
   // One line of printable text, whatever the message held (it may quote a
-  // corrupt file): line breaks become spaces, other control bytes \xNN.
-  std::string line;
-  for (char c : what) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\r' || c == '\t') {
-      line += ' ';
-    } else if (byte < 0x20 || byte == 0x7f) {
-      char escaped[5];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      line += escaped;
-    } else {
-      line += c;
-    }
-  }
+  // corrupt file or a name from a trace): line breaks become spaces, the
+  // rest as every text output writes names.
+  std::string line(what);
+  std::replace_if(
+      line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+  line = printable(line);
   std::cerr << "brickprof: " << line << std::endl;
   return kExitUsage;
 }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <set>
 
+#include "analysis/model/recorded.h"
+
 namespace brickprof::cli {
 
 RunManifest::RunManifest() {
@@ -39,6 +41,17 @@ std::vector<std::string> RunManifest::written_files() const {
     files.push_back(line);
   }
   return files;
+}
+
+bool RunManifest::nothing_recorded() const {
+  if (path_.empty()) return false;
+  std::ifstream in(path_);
+  bool empty = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == kManifestRecorded) return false;
+    empty |= line == kManifestNothingRecorded;
+  }
+  return empty;
 }
 
 }  // namespace brickprof::cli

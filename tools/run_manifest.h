@@ -23,6 +23,9 @@ class RunManifest {
   // there (a trace written before an exec that then failed is replaced).
   // Lines that are not an absolute path are skipped.
   std::vector<std::string> written_files() const;
+  // The agents wrote traces and every one holds nothing
+  // (kManifestNothingRecorded, and no kManifestRecorded).
+  bool nothing_recorded() const;
 
  private:
   std::string path_;

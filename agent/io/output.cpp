@@ -14,6 +14,7 @@
 #include "analysis/export/atomic_file.h"
 #include "analysis/export/output_name.h"
 #include "analysis/export/sink.h"
+#include "analysis/model/recorded.h"
 
 namespace brickprof::agent {
 namespace {
@@ -57,10 +58,12 @@ std::string output_prefix(const Config& config, const ProcessInfo& p) {
                               p.program);
 }
 
-void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files) {
+void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files,
+                      bool recorded_nothing) {
   if (manifest.empty() || files.empty()) return;
   std::string lines;
   for (const std::string& file : files) lines += file + '\n';
+  lines.append(recorded_nothing ? kManifestNothingRecorded : kManifestRecorded).push_back('\n');
   int fd = ::open(manifest.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
   fd = move_above_stdio(fd);  // run ignores lines it did not expect, the program's stdio not
   if (fd < 0) return;         // run is gone, or the name is not its file: nothing to tell

@@ -29,8 +29,11 @@ class FileSizeSignalHeld {
   bool was_pending_ = false;
 };
 // Appends `files`, a line each, to `brickprof run`'s manifest (one O_APPEND
-// write, so processes writing at once do not mix); nothing if there is none.
-void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files);
+// write, so processes writing at once do not mix), then whether the trace
+// in them holds anything (kManifestRecorded or kManifestNothingRecorded);
+// nothing if there is no manifest.
+void list_in_manifest(const std::string& manifest, const std::vector<std::string>& files,
+                      bool recorded_nothing = false);
 // Whether any of those files is there already.
 bool outputs_exist(const std::vector<std::string>& formats, const std::string& prefix);
 // Removes them (a trace that a later, larger one supersedes).

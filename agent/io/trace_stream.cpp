@@ -247,6 +247,13 @@ std::map<uint32_t, std::string> TraceStream::noted_names() const {
 
 const std::string& TraceStream::note() const { return impl_->note; }
 
+bool TraceStream::recorded_nothing() const {
+  if (impl_->cpu_count != 0 || !impl_->ranges.empty()) return false;
+  for (size_t i = 0; i < impl_->gpu.staged(); ++i)
+    if (impl_->gpu.record(i).id != kNoNode) return false;
+  return true;
+}
+
 WrittenOutputs TraceStream::write(const Trace& header, const std::vector<std::string>& formats,
                                   OutputSink& sink) {
   try {

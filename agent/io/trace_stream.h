@@ -85,6 +85,9 @@ class TraceStream {
   // Thread names the recorder noted (for threads that have exited), and the
   // range lanes' names.
   std::map<uint32_t, std::string> noted_names() const;
+  // No node at all: no scope, range or GPU work (the trace says
+  // kNothingRecorded, and so does brickprof run).
+  bool recorded_nothing() const;
   // What the trace's warnings should say about the write itself ("" if
   // nothing): the node spill had no file and took memory.
   const std::string& note() const;

@@ -78,7 +78,8 @@ class TraceStream::Impl::ThreadEmitter {
     const Frame* p = frames_.empty() ? nullptr : &frames_.back();
     if (clamp) end_ns = std::max(end_ns, f.start_ns);
     const int64_t d = end_ns - f.start_ns;
-    s_.add_time(f.agg, d, p ? p->agg : kNoAgg);  // a CPU child of a CPU node
+    s_.add_time(f.agg, d, p ? p->agg : kNoAgg);            // a CPU child of a CPU node
+    if (!p) s_.builder.add_root_span(f.start_ns, end_ns);  // roots come in start order
     if (f.own_brick >= 0) s_.stats_builder.add_brick(static_cast<size_t>(f.own_brick), d, f.arg);
     s_.spill.put(f.id, SpilledNode{f.start_ns, end_ns, f.arg, f.flops, f.bytes_moved, f.site,
                                    p ? p->id : kNoNode});
@@ -257,6 +258,7 @@ void TraceStream::Impl::visit_range(size_t i) {
   n.name = site_name(ranges[i].site);
   const uint32_t agg = enter(n, nullptr, group(n.thread));
   add_time(agg, n.duration_ns(), kNoAgg);
+  builder.add_root_span(n.start_ns, n.end_ns);
   if (n.kind == NodeKind::kBrick) {
     const size_t slot = stats_builder.slot(exemplar_text(n.name));
     stats_builder.seen(slot, static_cast<uint32_t>(cpu_count + i), n.category);
@@ -268,8 +270,12 @@ void TraceStream::Impl::visit_range(size_t i) {
 // (start, id) order.
 void TraceStream::Impl::walk() {
   walked = true;
+  // What the tree says beside the entries: the run's time, outside every scope.
   exemplars.threads = header.threads;
   group_python();
+  exemplars.process = header.process;
+  exemplars.diagnostics.capture = header.diagnostics.capture;
+  exemplars.diagnostics.capture_windows = header.diagnostics.capture_windows;
   WalkCounts scratch;  // pass 1 counted
   std::vector<std::unique_ptr<ThreadState>> states;
   states.reserve(threads.size());

@@ -344,7 +344,7 @@ void write_trace(const std::string& why, bool before_exec) {
     if (!why.empty()) header.diagnostics.warnings.push_back(why);
     FileSink sink(prefix);
     const WrittenOutputs written = stream.write(header, the_config().formats, sink);
-    list_in_manifest(the_config().run_manifest, written.files);
+    list_in_manifest(the_config().run_manifest, written.files, stream.recorded_nothing());
     if (!written.failures.empty()) {
       std::string missing;
       for (const std::string& failure : written.failures)

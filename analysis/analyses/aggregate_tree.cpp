@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/model/queries.h"
+#include "analysis/model/recorded.h"
 
 namespace brickprof {
 namespace {
@@ -98,6 +99,7 @@ AggregateTree build(const Trace& trace) {
       const bool cpu_in_cpu =
           is_cpu_kind(node.kind) && has_parent && is_cpu_kind(trace.nodes[node.parent].kind);
       b.add_time(agg, node.duration_ns(), cpu_in_cpu ? parent_agg : kNoAgg);
+      if (!has_parent && is_cpu_kind(node.kind)) b.add_root_span(node.start_ns, node.end_ns);
       auto kids = index.children(id);
       for (size_t i = kids.size(); i-- > 0;) stack.push_back(kids[i]);
     }
@@ -116,6 +118,12 @@ void AggregateTree::children(uint32_t agg, std::vector<uint32_t>& out) const {
 }
 
 AggregateTree build_aggregate_tree(const Trace& trace) { return build(trace); }
+
+int64_t time_outside_scopes(const Trace& trace, const AggregateTree& tree) {
+  const int64_t wall = recorded_wall_ns(trace);
+  if (!tree.whole_trace || wall <= 0 || recorded_nothing(trace)) return -1;
+  return std::max<int64_t>(wall - tree.scoped_ns, 0);
+}
 
 struct AggregateBuilder::Index {
   std::unordered_map<Key, uint32_t, KeyHash> map;
@@ -173,6 +181,8 @@ void AggregateBuilder::add_time(uint32_t agg, int64_t d, uint32_t cpu_parent_agg
 }
 
 AggregateTree AggregateBuilder::finish() {
+  tree_.scoped_ns = scoped_.total_ns();
+  scoped_ = {};
   for (AggregateNode& a : tree_.nodes) a.self_ns = std::max<int64_t>(a.self_ns, 0);
   index_->map.clear();
   groups_.clear();

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/model/recorded.h"
 #include "analysis/model/trace.h"
 
 namespace brickprof {
@@ -43,6 +45,12 @@ struct AggregateTree {
   std::vector<AggregateNode> nodes;
   // For each trace node, the aggregate node it was merged into.
   std::vector<uint32_t> of_trace_node;
+  // Wall time inside some outermost CPU scope, on any thread (the union of
+  // their intervals): the run's time less this is "(outside every scope)".
+  int64_t scoped_ns = 0;
+  // False for a part of a trace (report --under): the run's time is not
+  // its own, so there is no time outside every scope to show.
+  bool whole_trace = true;
 
   const AggregateNode& top() const { return nodes[0]; }
   bool is_thread_group(uint32_t agg) const { return nodes[agg].depth == 1; }
@@ -51,6 +59,13 @@ struct AggregateTree {
   // Fills `out` with the children of `agg` in order.
   void children(uint32_t agg, std::vector<uint32_t>& out) const;
 };
+
+// The run's wall time outside every scope (recorded_wall_ns less
+// scoped_ns), shown as a row "(outside every scope)" beside the top-level
+// entries so they add up to the run's time; -1 when there is no such row:
+// a part of a trace, a trace without process times, or nothing recorded.
+int64_t time_outside_scopes(const Trace& trace, const AggregateTree& tree);
+inline constexpr std::string_view kOutsideScopesLabel = "(outside every scope)";
 
 // Merge rule: same parent entry and same (kind, name); additionally the same
 // launch configuration (grid, block, smem) for kernels, since the tree line
@@ -86,6 +101,8 @@ class AggregateBuilder {
   // taken off `cpu_parent_agg`'s self time (kNoAgg unless a CPU node's
   // parent is a CPU node).
   void add_time(uint32_t agg, int64_t duration_ns, uint32_t cpu_parent_agg);
+  // An outermost CPU scope's interval, for scoped_ns: in start order.
+  void add_root_span(int64_t start_ns, int64_t end_ns) { scoped_.add(start_ns, end_ns); }
   size_t size() const { return tree_.nodes.size(); }
   const AggregateNode& entry(uint32_t agg) const { return tree_.nodes[agg]; }
   AggregateTree finish();
@@ -96,6 +113,7 @@ class AggregateBuilder {
   AggregateTree tree_;
   std::unique_ptr<Index> index_;
   std::unordered_map<uint32_t, uint32_t> groups_;
+  SpanUnion scoped_;
 };
 
 }  // namespace brickprof

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 #include "analysis/model/name_key.h"
 
@@ -40,23 +41,53 @@ Peaks combine(PeakValue flops, PeakValue bw, const Peaks& table) {
   return p;
 }
 
-// The SIMD backend the trace's names mention (avx512/avx2/neon/scalar),
-// AVX2 if none. Names are interned, so the string table is short at any size.
-Backend backend_named_in(const Trace& t) {
+// Which SIMD backends a text mentions (avx512/avx2/neon/scalar).
+struct Mentions {
   bool avx512 = false, avx2 = false, neon = false, scalar = false;
-  for (StringId i = 0; i < t.strings.size(); ++i) {
-    std::string s = lower_case(t.strings.view(i));
+
+  void read(std::string_view text) {
+    const std::string s = lower_case(text);
     avx512 =
         avx512 || s.find("avx512") != std::string::npos || s.find("avx-512") != std::string::npos;
     avx2 = avx2 || s.find("avx2") != std::string::npos;
     neon = neon || s.find("neon") != std::string::npos;
     scalar = scalar || s.find("scalar") != std::string::npos;
   }
-  if (avx512) return Backend::kAvx512;
-  if (avx2) return Backend::kAvx2;
-  if (neon) return Backend::kNeon;
-  if (scalar) return Backend::kScalar;
-  return Backend::kAvx2;
+  // The widest one mentioned.
+  std::optional<Backend> backend() const {
+    if (avx512) return Backend::kAvx512;
+    if (avx2) return Backend::kAvx2;
+    if (neon) return Backend::kNeon;
+    if (scalar) return Backend::kScalar;
+    return std::nullopt;
+  }
+};
+
+// The SIMD backend the trace's names mention, if any. Names are interned,
+// so the string table is short at any size.
+std::optional<Backend> backend_mentioned_in(const Trace& t) {
+  Mentions m;
+  for (StringId i = 0; i < t.strings.size(); ++i) m.read(t.strings.view(i));
+  return m.backend();
+}
+
+// The same, AVX2 if none: the built-in table's row for the host.
+Backend backend_named_in(const Trace& t) {
+  return backend_mentioned_in(t).value_or(Backend::kAvx2);
+}
+
+constexpr std::string_view kMeasuredBy = "measured by the program";
+
+// A source's words without the program's description: "measured by the
+// program (read probe ...)" -> "measured by the program"; the table's
+// "default (built-in RTX 4090 GPU peaks, not measured)" -> "built-in RTX
+// 4090 default, not measured" (for a CPU without the row, which the
+// heading names as the instruction set); others as they are.
+std::string short_source(std::string_view source, bool gpu) {
+  if (source.substr(0, kMeasuredBy.size()) == kMeasuredBy) return std::string(kMeasuredBy);
+  if (source.substr(0, 8) != "default ") return std::string(source);
+  if (!gpu) return "built-in default, not measured";
+  return "built-in " + std::string(to_string(Backend::kGpu)) + " default, not measured";
 }
 
 // Each backend's name and built-in peaks, in Backend's order.
@@ -134,6 +165,49 @@ Peaks link_peak(const Trace& t, uint32_t device, const PeakOverrides& o) {
   p.gbps = fast ? 50 : 25;
   p.source = fast ? "default (PCIe 5.0 x16, not measured)" : "default (PCIe 4.0 x16, not measured)";
   return p;
+}
+
+std::string peaks_heading(const Trace& t, bool gpu, uint32_t device, const Peaks& p) {
+  // A mixed source is "FLOP/s <a>; bandwidth <b>": shorten each part.
+  std::string origin;
+  const std::string_view source = p.source;
+  constexpr std::string_view kFlops = "FLOP/s ", kBandwidth = "; bandwidth ";
+  const size_t split = source.find(kBandwidth);
+  if (source.substr(0, kFlops.size()) == kFlops && split != std::string_view::npos)
+    origin = std::string(kFlops) +
+             short_source(source.substr(kFlops.size(), split - kFlops.size()), gpu) +
+             std::string(kBandwidth) + short_source(source.substr(split + kBandwidth.size()), gpu);
+  else
+    origin = short_source(source, gpu);
+  if (gpu) {
+    const Device* d = find_gpu(t, device);
+    const std::string name = d && !d->name.empty() ? d->name + ", " : "";
+    return "GPU " + std::to_string(device) + " peak (" + name + origin + ")";
+  }
+  // The instruction set: the one the measurement names, else the trace's
+  // names (what the table row was picked by, for a default).
+  Mentions said;
+  said.read(source);
+  std::optional<Backend> isa = said.backend();
+  if (!isa) isa = backend_mentioned_in(t);
+  if (!isa && p.is_default()) isa = Backend::kAvx2;
+  return "CPU peak (" + (isa ? std::string(to_string(*isa)) + ", " : std::string()) + origin + ")";
+}
+
+std::string peaks_detail(const Peaks& p) {
+  // The program's description, in the parentheses after kMeasuredBy.
+  const size_t at = p.source.find(kMeasuredBy);
+  if (at == std::string::npos) return "";
+  std::string_view rest = std::string_view(p.source).substr(at + kMeasuredBy.size());
+  if (rest.substr(0, 2) != " (") return "";
+  rest.remove_prefix(2);
+  // Up to the parenthesis that closes it.
+  int depth = 1;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    depth += rest[i] == '(' ? 1 : rest[i] == ')' ? -1 : 0;
+    if (depth == 0) return std::string(rest.substr(0, i));
+  }
+  return std::string(rest);
 }
 
 std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source) {

@@ -61,6 +61,18 @@ Peaks cpu_peaks(const Trace& trace, const PeakOverrides& overrides);
 // NVLink-C2C/PCIe 5 = 50 GB/s), labelled.
 Peaks link_peak(const Trace& trace, uint32_t device, const PeakOverrides& overrides);
 
+// How text outputs head a set of peaks, naming a CPU's instruction set:
+// "CPU peak (AVX-512, measured by the program)", "CPU peak (AVX2, built-in
+// default, not measured)", "GPU 0 peak (device attributes)", "CPU peak
+// (AVX2, FLOP/s override; bandwidth measured by the program)". The
+// instruction set is the one the program's measurement names, else the one
+// the trace's names mention (the table row's, for a default); none when
+// neither says. `device` is ignored for the CPU.
+std::string peaks_heading(const Trace& trace, bool gpu, uint32_t device, const Peaks& peaks);
+// What the source says beyond the heading: the program's own description
+// of its measurement ("read probe (avx512, 2 threads), ..."), or "".
+std::string peaks_detail(const Peaks& peaks);
+
 // The label of two figures' sources: the one source when they agree, else
 // "FLOP/s <flops_source>; bandwidth <bandwidth_source>".
 std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source);

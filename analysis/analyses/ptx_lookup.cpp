@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 
 namespace brickprof {
 
@@ -41,9 +42,10 @@ const PtxModule* find_ptx(const Trace& trace, uint64_t hash) {
 bool print_ptx(const Trace& trace, uint64_t hash, std::ostream& out) {
   const PtxModule* module = find_ptx(trace, hash);
   if (module == nullptr) return false;
-  out << "module " << hash_text(hash) << "  " << module->kind << "  " << module->bytes << " bytes\n";
+  out << "module " << hash_text(hash) << "  " << printable(module->kind) << "  " << module->bytes
+      << " bytes\n";
   out << "kernels (" << module->kernels.size() << "):\n";
-  for (const std::string& k : module->kernels) out << "  " << k << "\n";
+  for (const std::string& k : module->kernels) out << "  " << printable(k) << "\n";
 
   // Launch counts and GPU time per kernel name, from the nodes that carry it.
   std::map<std::string, std::pair<uint64_t, int64_t>> launched;
@@ -57,13 +59,13 @@ bool print_ptx(const Trace& trace, uint64_t hash, std::ostream& out) {
   if (!launched.empty()) {
     out << "launched:\n";
     for (const auto& [name, s] : launched) {
-      out << "  " << name << "  x" << s.first << "  " << s.second << " ns\n";
+      out << "  " << printable(name) << "  x" << s.first << "  " << s.second << " ns\n";
     }
   }
   if (module->source.empty()) {
     out << "(source not stored; record with BRICKPROF_PTX=source)\n";
   } else {
-    out << "---\n" << module->source;
+    out << "---\n" << printable_text(module->source);
     if (module->source.back() != '\n') out << "\n";
   }
   return true;

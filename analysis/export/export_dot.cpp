@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/queries.h"
 
 namespace brickprof {
@@ -37,11 +38,11 @@ std::string label_of(const Trace& trace, const ThreadLabels& threads, const Aggr
   const AggregateNode& a = tree.nodes[agg];
   std::string s;
   if (a.first == kNoNode) {
-    append_dot_escaped(s, threads(a.thread));
+    append_dot_escaped(s, printable(threads(a.thread)));
     return s;
   }
   const Node& node = trace.nodes[a.first];
-  append_dot_escaped(s, node_label(trace, node));
+  append_dot_escaped(s, printable(node_label(trace, node)));
   s += "\\n";
   if (node.kind == NodeKind::kKernel) {
     const GpuDetail* g = trace.detail(node);

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/model/printable.h"
 #include "analysis/model/queries.h"
 
 namespace brickprof {
@@ -27,8 +28,9 @@ namespace {
 constexpr std::string_view kDeeper = "[deeper frames]";
 
 // A frame name may hold anything but the stack separator and line breaks.
-std::string frame_text(std::string text) {
-  for (char& c : text) c = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
+std::string frame_text(std::string_view name) {
+  std::string text = printable(name);  // one line, nothing a terminal acts on
+  for (char& c : text) c = c == ';' ? ':' : c;
   return text;
 }
 

@@ -50,7 +50,10 @@ class ScriptJsonBuf : public std::streambuf {
   std::ostream& out_;
 };
 
-std::string quoted(std::string_view text) {
+// Not "quoted": for a std::string argument, argument-dependent lookup finds
+// std::quoted, which escapes only the quotes (a control character in a
+// program name made the page's data invalid JSON).
+std::string json_quoted(std::string_view text) {
   std::string out;
   append_json_string(out, text);
   return out;
@@ -160,9 +163,9 @@ HtmlReportPage::HtmlReportPage(ReportPageInput input)
 void HtmlReportPage::write(std::ostream& out) const {
   const Trace& t = *in_.trace;
   write_page(out, [&](std::ostream& data) {
-    data << "{\"schema\":" << quoted(kSchema)
-         << ",\"kind\":\"report\",\"title\":" << quoted(html_page_title(t))
-         << ",\"source\":" << quoted(file_name(in_.file)) << ",\"views\":{";
+    data << "{\"schema\":" << json_quoted(kSchema)
+         << ",\"kind\":\"report\",\"title\":" << json_quoted(html_page_title(t))
+         << ",\"source\":" << json_quoted(file_name(in_.file)) << ",\"views\":{";
     bool first = true;
     if (!in_.under_json.empty()) {
       data << "\"under\":" << in_.under_json;
@@ -175,7 +178,7 @@ void HtmlReportPage::write(std::ostream& out) const {
     std::vector<Cut> cuts;
     const CriticalPathReport* critical_path = nullptr;
     for (const PageView& v : in_.views) {
-      data << (first ? "" : ",") << quoted(v.view->name) << ':';
+      data << (first ? "" : ",") << json_quoted(v.view->name) << ':';
       first = false;
       ListCutBuf cutter(data, in_.limits.max_list);
       std::ostream view_out(&cutter);
@@ -201,7 +204,7 @@ void HtmlReportPage::write(std::ostream& out) const {
     }
     data << ",\"cuts\":[";
     for (size_t i = 0; i < cuts.size(); ++i) {
-      data << (i ? "," : "") << "{\"view\":" << quoted(cuts[i].view)
+      data << (i ? "," : "") << "{\"view\":" << json_quoted(cuts[i].view)
            << ",\"key\":" << cuts[i].list.key << ",\"kept\":" << cuts[i].list.kept
            << ",\"of\":" << cuts[i].list.of << '}';
     }
@@ -212,11 +215,11 @@ void HtmlReportPage::write(std::ostream& out) const {
 void write_diff_page(std::ostream& out, const DiffPageSide& base, const DiffPageSide& next,
                      const TraceDiff& diff, std::string_view under) {
   std::string title = file_name(base.file) + " → " + file_name(next.file);
-  if (!under.empty()) title += " under " + quoted(under);
+  if (!under.empty()) title += " under " + json_quoted(under);
   auto side = [](std::ostream& data, const DiffPageSide& s) {
     const ProcessInfo& p = s.trace->process;
-    data << "{\"file\":" << quoted(file_name(s.file))
-         << ",\"title\":" << quoted(html_page_title(*s.trace)) << ",\"span_ns\":";
+    data << "{\"file\":" << json_quoted(file_name(s.file))
+         << ",\"title\":" << json_quoted(html_page_title(*s.trace)) << ",\"span_ns\":";
     // A process that recorded no end (a hand-made trace) has no wall time.
     if (p.end_ns != 0)
       data << p.end_ns - p.start_ns;
@@ -225,8 +228,8 @@ void write_diff_page(std::ostream& out, const DiffPageSide& base, const DiffPage
     data << '}';
   };
   write_page(out, [&](std::ostream& data) {
-    data << "{\"schema\":" << quoted(kSchema) << ",\"kind\":\"diff\",\"title\":" << quoted(title)
-         << ",\"diff\":{\"base\":";
+    data << "{\"schema\":" << json_quoted(kSchema)
+         << ",\"kind\":\"diff\",\"title\":" << json_quoted(title) << ",\"diff\":{\"base\":";
     side(data, base);
     data << ",\"new\":";
     side(data, next);

@@ -7,38 +7,9 @@
 #include <cstring>
 
 #include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 
 namespace brickprof {
-
-namespace {
-
-// The length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no
-// overlong forms, no surrogates, nothing above U+10FFFF), 0 if there is none.
-size_t utf8_sequence(std::string_view text, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t length;
-  unsigned char low = 0x80, high = 0xBF;  // range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF)
-    length = 2;
-  else if (lead >= 0xE0 && lead <= 0xEF)
-    length = 3;
-  else if (lead >= 0xF0 && lead <= 0xF4)
-    length = 4;
-  else
-    return 0;
-  if (lead == 0xE0) low = 0xA0;
-  if (lead == 0xED) high = 0x9F;
-  if (lead == 0xF0) low = 0x90;
-  if (lead == 0xF4) high = 0x8F;
-  if (i + length > text.size()) return 0;
-  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
-  for (size_t k = 2; k < length; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  return length;
-}
-
-}  // namespace
 
 char* write_json_string(char* out, std::string_view text) {
   *out++ = '"';
@@ -52,23 +23,48 @@ char* write_json_string(char* out, std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
-    if (c != '"' && c != '\\' && byte >= 0x20 && byte < 0x80) continue;
+    if (c != '"' && c != '\\' && byte >= 0x20 && byte < 0x7f) continue;
+    unsigned char escaped = byte;  // DEL and the C1 controls, as \u00XX
     if (byte >= 0x80) {
       // Names come from the program (NVTX, argv, thread names) in any
       // encoding; JSON must be UTF-8, so a byte that starts no well-formed
       // sequence becomes U+FFFD and the trace stays readable.
-      if (size_t length = utf8_sequence(text, i)) {
+      const size_t length = utf8_sequence_length(text, i);
+      const auto second = length ? static_cast<unsigned char>(text[i + 1]) : 0;
+      const auto third = length == 3 ? static_cast<unsigned char>(text[i + 2]) : 0;
+      // A C1 control (U+0080..U+009F: some terminals act on U+009B as CSI)
+      // or a bidi override or isolate (U+202A..U+202E, U+2066..U+2069: they
+      // reorder the line), spelled out so `report --json` on a terminal is
+      // as safe as the text views (printable.h).
+      const bool c1 = byte == 0xC2 && second < 0xA0;
+      const bool bidi = byte == 0xE2 && ((second == 0x80 && third >= 0xAA && third <= 0xAE) ||
+                                         (second == 0x81 && third >= 0xA6 && third <= 0xA9));
+      if (length && !c1 && !bidi) {
         i += length - 1;
         continue;
       }
       copy_run(i);
+      if (!length) {
+        run = i + 1;
+        std::memcpy(out, "\\ufffd", 6);
+        out += 6;
+        continue;
+      }
+      run = i + length;
+      i += length - 1;
+      if (bidi) {
+        const unsigned code = (second & 0x3Fu) << 6 | (third & 0x3Fu) | 0x2000u;
+        std::memcpy(out, "\\u20", 4);
+        out[4] = "0123456789abcdef"[(code >> 4) & 0xF];
+        out[5] = "0123456789abcdef"[code & 0xF];
+        out += 6;
+        continue;
+      }
+      escaped = second;
+    } else {
+      copy_run(i);
       run = i + 1;
-      std::memcpy(out, "\\ufffd", 6);
-      out += 6;
-      continue;
     }
-    copy_run(i);
-    run = i + 1;
     *out++ = '\\';
     switch (c) {
       case '"':
@@ -88,8 +84,8 @@ char* write_json_string(char* out, std::string_view text) {
         break;
       default:
         std::memcpy(out, "u00", 3);
-        out[3] = "0123456789abcdef"[byte >> 4];
-        out[4] = "0123456789abcdef"[byte & 0xF];
+        out[3] = "0123456789abcdef"[escaped >> 4];
+        out[4] = "0123456789abcdef"[escaped & 0xF];
         out += 5;
     }
   }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/model/recorded.h"
+
 namespace brickprof {
 
 std::vector<uint32_t> nearest_of_kind(const Trace& trace, NodeKind kind) {
@@ -140,6 +142,7 @@ TraceSummary summarize_trace(const Trace& trace) {
       s.nested_bricks = true;
       break;
     }
+  s.outside_scopes_ns = time_outside_scopes(trace);
   return s;
 }
 

@@ -84,6 +84,9 @@ struct TraceSummary {
   // Some brick runs inside another: its time is in both bricks' totals, and
   // so twice in the category totals (each brick's total counts whole).
   bool nested_bricks = false;
+  // The run's time outside every scope (recorded.h); -1 when there is none
+  // to tell: no process times, nothing recorded, or a part of the run.
+  int64_t outside_scopes_ns = -1;
 };
 
 TraceSummary summarize_trace(const Trace& trace);

@@ -3,6 +3,8 @@
 #include "analysis/analyses/trace_analyzer.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
+#include "analysis/model/queries.h"
 #include "analysis/model/trace_scope.h"
 #include "analysis/views/views.h"
 
@@ -32,7 +34,24 @@ void ops_json(JsonWriter& w, std::string_view key, const std::vector<OpSummary>&
   w.end_array();
 }
 
-// The nodes, with the scope that issued each when `scope` is given.
+// Where a node ran: GPU work, the brick (and layer) that launched it; a
+// scope, the two scopes around it ("decode token / Layer 1"), not itself;
+// "" at the top.
+std::string issued_in(const Trace& t, const ScopeNamer& scope, uint32_t node) {
+  const Node& n = t.nodes[node];
+  if (is_gpu_kind(n.kind)) {
+    std::string in = scope(node);
+    return in == "(no scope)" ? "" : in;
+  }
+  const uint32_t parent = n.parent < t.nodes.size() ? n.parent : kNoNode;
+  if (parent == kNoNode) return "";
+  const uint32_t grandparent = t.nodes[parent].parent;
+  std::string in = node_label(t, t.nodes[parent]);
+  if (grandparent < t.nodes.size()) in = node_label(t, t.nodes[grandparent]) + " / " + in;
+  return in;
+}
+
+// The nodes, with where each ran when `scope` is given.
 void nodes_json(JsonWriter& w, std::string_view key, const Trace& t,
                 const std::vector<uint32_t>& ids, const ScopeNamer* scope = nullptr) {
   w.key(key).begin_array();
@@ -42,7 +61,7 @@ void nodes_json(JsonWriter& w, std::string_view key, const Trace& t,
         .field("node", t.file_id(i))
         .field("name", t.name(t.nodes[i]))
         .field("duration_ns", t.nodes[i].duration_ns());
-    if (scope) w.field("scope", (*scope)(i));
+    if (scope) w.field("scope", issued_in(t, *scope, i));
     w.end_object();
   }
   w.end_array();
@@ -79,7 +98,7 @@ void text(const Trace& t, const Analysis& a, std::ostream& out) {
   out << '\n';
   for (size_t i = 0; i < a.ops.size() && i < kMaxOps; ++i) {
     const OpSummary& s = a.ops[i];
-    out << "  " << pad_right(clip(s.name, 36), 37) << pad_right(to_string(s.kind), 8)
+    out << "  " << pad_right(clip(printable(s.name), 36), 37) << pad_right(to_string(s.kind), 8)
         << pad_left(std::to_string(s.count), 10) << pad_left(format_duration(s.total_ns), 13);
     for (int64_t ns : {s.avg_ns(), s.min_ns, s.median_ns, s.p99_ns, s.max_ns})
       out << pad_left(format_duration(ns), 11);
@@ -88,23 +107,24 @@ void text(const Trace& t, const Analysis& a, std::ostream& out) {
   out << "Slowest operations:\n";
   const ScopeNamer scope(t);
   for (uint32_t i : a.slowest) {
-    out << "  " << t.name(t.nodes[i]) << ' ' << format_duration(t.nodes[i].duration_ns());
-    if (std::string in = scope(i); in != "(no scope)") out << " in " << in;
+    out << "  " << printable(t.name(t.nodes[i])) << ' '
+        << format_duration(t.nodes[i].duration_ns());
+    if (std::string in = issued_in(t, scope, i); !in.empty()) out << " in " << printable(in);
     out << '\n';
   }
   if (!a.hotspots.empty()) out << "Memory hotspots (over 64 MiB): " << a.hotspots.size() << '\n';
   for (size_t i = 0; i < a.hotspots.size() && i < 10; ++i)
-    out << "  " << t.name(t.nodes[a.hotspots[i]]) << '\n';
+    out << "  " << printable(t.name(t.nodes[a.hotspots[i]])) << '\n';
   out << "Devices:\n";
   for (const DeviceSummary& d : a.devices)
-    out << "  " << d.device << ": " << d.ops << " ops, " << format_duration(d.total_ns) << ", "
-        << format_bytes(static_cast<uint64_t>(d.bytes)) << '\n';
+    out << "  " << printable(d.device) << ": " << d.ops << " ops, " << format_duration(d.total_ns)
+        << ", " << format_bytes(static_cast<uint64_t>(d.bytes)) << '\n';
   if (a.imbalance_ratio > 0)
     out << "Load balance: imbalance " << format_fixed(a.imbalance_ratio, 2)
         << " (max/mean busy time over GPUs)\n";
   if (!a.communication.empty()) out << "Communication:\n";
   for (const OpSummary& s : a.communication)
-    out << "  " << s.name << ' ' << format_duration(s.total_ns) << " ("
+    out << "  " << printable(s.name) << ' ' << format_duration(s.total_ns) << " ("
         << format_fixed(100 * a.comm_share(s), 1) << "% of op time, " << s.count << " calls)\n";
 }
 

@@ -6,6 +6,7 @@
 #include "analysis/analyses/collectives.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -95,7 +96,7 @@ void text(const Trace& t, const CollectiveReport& r, std::ostream& out) {
   out << "  " << pad_right("rank", 22) << pad_left("calls", 7) << pad_left("in calls", 12)
       << pad_left("waiting", 12) << pad_left("last in", 11) << '\n';
   for (const RankWaits& p : r.per_rank)
-    out << "  " << pad_right(clip(r.ranks.label(p.rank), 22), 22)
+    out << "  " << pad_right(clip(printable(r.ranks.label(p.rank)), 22), 22)
         << pad_left(std::to_string(p.calls), 7) << pad_left(format_duration(p.call_ns), 12)
         << pad_left(format_duration(p.wait_ns), 12) << pad_left(std::to_string(p.last_arrivals), 11)
         << '\n';
@@ -111,13 +112,14 @@ void text(const Trace& t, const CollectiveReport& r, std::ostream& out) {
   for (size_t i = 0; i < shown; ++i) {
     const CollectiveInstance& inst = r.instances[order[i]];
     out << "    " << pad_right(to_string(inst.op), 14)
-        << pad_right(clip(comm_name(t, inst.comm), 16), 17) << "#"
+        << pad_right(clip(printable(comm_name(t, inst.comm)), 16), 17) << "#"
         << pad_right(std::to_string(inst.seq), 7) << "skew "
         << pad_left(format_duration(inst.skew_ns()), 9)
-        << "  last: " << pad_right(clip(r.ranks.label(inst.straggler), 12), 13) << "waits:";
+        << "  last: " << pad_right(clip(printable(r.ranks.label(inst.straggler)), 12), 13)
+        << "waits:";
     for (uint32_t j = 0; j < inst.call_count && j < 4; ++j) {
       const CollectiveCall& c = r.calls[inst.first_call + j];
-      out << ' ' << r.ranks.label(c.rank) << ' ' << format_duration(c.wait_ns);
+      out << ' ' << printable(r.ranks.label(c.rank)) << ' ' << format_duration(c.wait_ns);
     }
     if (inst.call_count > 4) out << " ...";
     out << '\n';

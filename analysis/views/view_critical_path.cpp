@@ -5,6 +5,7 @@
 #include "analysis/analyses/critical_path.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -18,7 +19,8 @@ CriticalPathReport compute(const Trace& t, const ViewSettings&) {
 }
 
 void path_line(const Trace& t, const PathStep& s, const char* mark, std::ostream& out) {
-  out << mark << ' ' << owner_label(t, s.node) << " (" << format_duration(s.duration_ns) << ")\n";
+  out << mark << ' ' << printable(owner_label(t, s.node)) << " (" << format_duration(s.duration_ns)
+      << ")\n";
 }
 
 void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
@@ -45,7 +47,8 @@ void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
     if (r.opportunities.empty()) out << "  (none: every activity is within 1% of the path)\n";
     for (size_t i = 0; i < r.opportunities.size() && i < kMaxOpportunities; ++i) {
       const NodeSlack& s = r.opportunities[i];
-      out << "  " << owner_label(t, s.node) << " slack=" << format_duration(s.slack_ns) << '\n';
+      out << "  " << printable(owner_label(t, s.node)) << " slack=" << format_duration(s.slack_ns)
+          << '\n';
     }
     if (r.opportunities.size() > kMaxOpportunities)
       out << "  ... " << r.opportunities.size() - kMaxOpportunities << " more (--json lists all)\n";
@@ -57,8 +60,8 @@ void text(const Trace& t, const CriticalPathReport& r, std::ostream& out) {
       double pct = cp.length_ns
                        ? 100.0 * static_cast<double>(share.ns) / static_cast<double>(cp.length_ns)
                        : 0;
-      out << "  " << share.label << ' ' << format_duration(share.ns) << " (" << format_fixed(pct, 1)
-          << "%, " << share.steps << "x)\n";
+      out << "  " << printable(share.label) << ' ' << format_duration(share.ns) << " ("
+          << format_fixed(pct, 1) << "%, " << share.steps << "x)\n";
     }
   }
   // The model starts GPU work as soon as it is issued; a big difference

@@ -7,6 +7,7 @@
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/model/format.h"
 #include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 
 namespace brickprof {
 namespace {
@@ -39,7 +40,7 @@ std::string floor_text(const TraceDiff& d, const DiffTotals& t, const char* word
 
 void entry_line(const DiffEntry& e, double threshold_pct, std::ostream& out) {
   out << (e.regression ? "REGRESSION " : "           ")
-      << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << e.name;
+      << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << printable(e.name);
   if (e.kind == DiffEntry::Kind::kKernel) {
     out << " [" << hash_text(e.base_ptx_hash);
     if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hash_text(e.ptx_hash);

@@ -5,6 +5,7 @@
 #include "analysis/analyses/gpu_idle.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/trace_scope.h"
 #include "analysis/views/views.h"
 
@@ -88,13 +89,13 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
   // is unknown. Traces that list the windows leave that time out; older
   // ones (and merges with a run recorded whole) cannot.
   if (t.diagnostics.capture != "all")
-    out << "Recorded in capture windows (" << t.diagnostics.capture << "): "
+    out << "Recorded in capture windows (" << printable(t.diagnostics.capture) << "): "
         << (t.diagnostics.capture_windows.empty()
                 ? "gaps between windows count as idle; --under NAME keeps to one kind of step"
                 : "time between windows is left out of idle")
         << '\n';
   for (const DeviceIdle& d : r.devices) {
-    out << "GPU idle (" << d.name << "): busy " << format_duration(d.busy_ns) << " of "
+    out << "GPU idle (" << printable(d.name) << "): busy " << format_duration(d.busy_ns) << " of "
         << format_duration(d.span_ns) << " (" << format_share(d.busy_ns, d.span_ns) << "; kernels "
         << format_share(d.kernel_busy_ns, d.span_ns) << "), idle " << format_duration(d.idle_ns())
         << " in " << d.gaps << " gaps between " << d.operations << " operations";
@@ -118,7 +119,7 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     if (!d.host_scopes.empty()) out << "  host scopes while the GPU waited for work:\n";
     for (size_t i = 0; i < d.host_scopes.size() && i < kShownScopes; ++i) {
       const HostWait& h = d.host_scopes[i];
-      out << "    " << scope_name(t, h.scope) << ": " << format_duration(h.ns) << " ("
+      out << "    " << printable(scope_name(t, h.scope)) << ": " << format_duration(h.ns) << " ("
           << format_share(h.ns, d.host_ns) << ")\n";
     }
     if (d.host_scopes.size() > kShownScopes)
@@ -126,9 +127,11 @@ void text(const Trace& t, const GpuIdleReport& r, std::ostream& out) {
     out << "  largest gaps:\n";
     for (const IdleGap& g : d.largest) {
       out << "    " << format_duration(g.ns) << " at " << format_duration(g.start_ns - zero)
-          << " before " << t.name(t.nodes[g.next]) << " (" << scope(g.next) << ")";
+          << " before " << printable(t.name(t.nodes[g.next])) << " (" << printable(scope(g.next))
+          << ")";
       if (g.host_ns)
-        out << ": host " << format_duration(g.host_ns) << " in " << scope_name(t, g.host_scope);
+        out << ": host " << format_duration(g.host_ns) << " in "
+            << printable(scope_name(t, g.host_scope));
       out << '\n';
     }
   }

@@ -6,6 +6,7 @@
 #include "analysis/analyses/imbalance.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -53,7 +54,7 @@ void table(const ImbalanceReport& r, const std::vector<ImbalanceRow>& rows, size
   const bool per_rank = ranks <= kMaxRankColumns;
   out << "  " << pad_right(rows.empty() || rows.front().layer ? "layer" : "brick", 20);
   if (per_rank) {
-    for (uint32_t k = 0; k < ranks; ++k) out << pad_left(clip(r.ranks.label(k), 10), 11);
+    for (uint32_t k = 0; k < ranks; ++k) out << pad_left(clip(printable(r.ranks.label(k)), 10), 11);
   } else {
     out << pad_left("min", 11) << pad_left("mean", 11) << pad_left("max", 11);
   }
@@ -61,7 +62,7 @@ void table(const ImbalanceReport& r, const std::vector<ImbalanceRow>& rows, size
       << pad_left("excess each", 12) << '\n';
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const ImbalanceRow& row = rows[i];
-    out << "  " << pad_right(clip(name(row), 20), 20);
+    out << "  " << pad_right(clip(printable(name(row)), 20), 20);
     if (per_rank) {
       for (int64_t ns : row.compute_ns) out << pad_left(format_duration(ns), 11);
     } else {
@@ -72,7 +73,7 @@ void table(const ImbalanceReport& r, const std::vector<ImbalanceRow>& rows, size
           << pad_left(format_duration(row.max_ns), 11);
     }
     out << pad_left(format_fixed(row.ratio(), 2), 10) << "  "
-        << pad_right(clip(r.ranks.label(row.straggler), 12), 12)
+        << pad_right(clip(printable(r.ranks.label(row.straggler)), 12), 12)
         << pad_left(format_duration(static_cast<int64_t>(row.excess_per_instance_ns)), 12) << '\n';
   }
   if (rows.size() > limit) out << "  ... " << rows.size() - limit << " more (--json lists all)\n";

@@ -3,6 +3,7 @@
 #include "analysis/analyses/launch_stats.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -97,7 +98,7 @@ void text(const Trace&, const LaunchStats& r, std::ostream& out) {
   out << pad_left("bound", 8) << '\n';
   for (size_t i = 0; i < r.by_kernel.size() && i < kMaxKernels; ++i) {
     const KernelLaunches& k = r.by_kernel[i];
-    out << "  " << pad_right(clip(k.name, 32), 32) << ' '
+    out << "  " << pad_right(clip(printable(k.name), 32), 32) << ' '
         << pad_right(k.from_graph ? "graph" : "direct", 6) << pad_left(std::to_string(k.count), 11)
         << pad_left(format_duration(k.gpu.total_ns), 11)
         << pad_left(cell(k.gpu, &Spread::median_ns), 11)

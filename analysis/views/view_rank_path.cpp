@@ -6,6 +6,7 @@
 #include "analysis/analyses/rank_path.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -62,7 +63,7 @@ void text(const Trace&, const RankPathReport& r, std::ostream& out) {
   out << "  " << pad_right("rank", 16) << pad_left("own work", 12) << pad_left("on the path", 20)
       << '\n';
   for (const RankPathShare& s : r.shares)
-    out << "  " << pad_right(clip(r.ranks.label(s.rank), 16), 16)
+    out << "  " << pad_right(clip(printable(r.ranks.label(s.rank)), 16), 16)
         << pad_left(format_duration(s.work_ns), 12)
         << pad_left(format_duration(s.on_path_ns) + " " +
                         format_share(static_cast<double>(s.on_path_ns), static_cast<double>(span)),
@@ -72,7 +73,7 @@ void text(const Trace&, const RankPathReport& r, std::ostream& out) {
     out << "  what-if: no rank does more own work than the median rank\n";
   } else {
     for (const RankWhatIf& x : r.what_ifs)
-      out << "  what-if: " << r.ranks.label(x.rank) << " as fast as the median rank (x"
+      out << "  what-if: " << printable(r.ranks.label(x.rank)) << " as fast as the median rank (x"
           << format_fixed(x.scale, 2) << " own work) saves " << format_duration(x.saving_ns) << " ("
           << format_share(static_cast<double>(x.saving_ns), static_cast<double>(span)) << ")\n";
   }
@@ -87,7 +88,7 @@ void text(const Trace&, const RankPathReport& r, std::ostream& out) {
       ++j;
     }
     if (runs++ < kMaxRuns)
-      out << "    " << pad_right(clip(r.ranks.label(r.path[i].rank), 16), 17)
+      out << "    " << pad_right(clip(printable(r.ranks.label(r.path[i].rank)), 16), 17)
           << format_duration(r.path[i].start_ns - r.start_ns) << " .. "
           << format_duration(r.path[j - 1].end_ns - r.start_ns) << ": own work "
           << format_duration(own) << ", in collectives " << format_duration(transfer) << '\n';

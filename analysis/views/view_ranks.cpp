@@ -4,6 +4,7 @@
 #include "analysis/analyses/rank_breakdown.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -51,7 +52,7 @@ void text(const Trace&, const RankBreakdownReport& r, std::ostream& out) {
     out << pad_left(column, 17);
   out << '\n';
   for (const RankBreakdown& b : r.rows) {
-    out << "  " << pad_right(clip(r.ranks.label(b.rank), 14), 14)
+    out << "  " << pad_right(clip(printable(r.ranks.label(b.rank)), 14), 14)
         << pad_right(b.gpu ? "gpu" : "cpu", 4) << pad_left(format_duration(b.span_ns()), 10)
         << pad_left(cell(b, b.compute_ns), 17) << pad_left(cell(b, b.waiting_ns), 17)
         << pad_left(cell(b, b.communication_ns), 17) << pad_left(cell(b, b.memory_ns), 17)

@@ -6,6 +6,7 @@
 #include "analysis/analyses/roofline.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -21,7 +22,12 @@ Roofline compute(const Trace& t, const ViewSettings& settings) {
   return compute_roofline(t, settings.peaks);
 }
 
-void json(const Trace&, const Roofline& r, JsonWriter& w) {
+// "CPU peak (AVX-512, measured by the program)", "GPU 0 peak (...)".
+std::string heading(const Trace& t, const RooflineEntry& e) {
+  return peaks_heading(t, e.gpu, e.device, e.peaks);
+}
+
+void json(const Trace& t, const Roofline& r, JsonWriter& w) {
   w.begin_object().field("unannotated_kernels", r.unannotated_kernels);
   w.key("entries").begin_array();
   for (const RooflineEntry& e : r.entries) {
@@ -35,35 +41,34 @@ void json(const Trace&, const Roofline& r, JsonWriter& w) {
     w.field("roof_gflops", e.roof_gflops()).field("efficiency", e.efficiency());
     w.field("above_roof", e.efficiency() > 1.0);
     w.field("peak_gflops", e.peaks.gflops).field("peak_gbps", e.peaks.gbps);
-    w.field("peaks_source", e.peaks.source).end_object();
+    w.field("peaks_source", e.peaks.source).field("peaks_label", heading(t, e)).end_object();
   }
   w.end_array().end_object().newline();
 }
 
-void text(const Trace&, const Roofline& r, std::ostream& out) {
+void text(const Trace& t, const Roofline& r, std::ostream& out) {
   out << "Roofline\n";
   std::set<std::string> seen;
   for (const RooflineEntry& e : r.entries) {
-    std::string line = where(e) + ": " + format_rate(e.peaks.gflops * 1e9, "FLOP") + ", " +
+    std::string line = heading(t, e) + ": " + format_rate(e.peaks.gflops * 1e9, "FLOP") + ", " +
                        format_rate(e.peaks.gbps * 1e9, "B") + ", ridge " +
-                       format_fixed(e.peaks.gflops / e.peaks.gbps, 1) + " FLOP/B (" +
-                       e.peaks.source + ")";
-    if (seen.insert(line).second) out << "  peaks " << line << '\n';
+                       format_fixed(e.peaks.gflops / e.peaks.gbps, 1) + " FLOP/B";
+    if (std::string detail = peaks_detail(e.peaks); !detail.empty()) line += " (" + detail + ")";
+    if (seen.insert(line).second) out << "  " << printable(line) << '\n';
   }
   if (r.entries.empty()) {
     out << "  no flops/bytes_moved annotations in the trace: nothing to place on the roofline\n";
     return;
   }
   char buf[512];
-  std::snprintf(buf, sizeof buf, "  %-6s %-28s %-5s %7s %10s %9s %8s %9s %8s %-7s %7s  %s\n",
-                "kind", "name", "on", "count", "time", "GFLOP", "FLOP/B", "GFLOP/s", "GB/s",
-                "bound", "of roof", "work from");
-  out << buf;
+  std::snprintf(buf, sizeof buf, "%-5s %7s %10s %9s %8s %9s %8s %-7s %7s  %s\n", "on", "count",
+                "time", "GFLOP", "FLOP/B", "GFLOP/s", "GB/s", "bound", "of roof", "work from");
+  out << "  " << pad_right("kind", 7) << pad_right("name", 29) << buf;
   for (size_t i = 0; i < r.entries.size() && i < kMaxRows; ++i) {
     const RooflineEntry& e = r.entries[i];
-    std::snprintf(buf, sizeof buf,
-                  "  %-6s %-28.28s %-5s %7llu %10s %9.3f %8.2f %9.1f %8.1f %-7s %6.1f%%  %s\n",
-                  e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel", e.name.c_str(),
+    out << "  " << pad_right(e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel", 7)
+        << pad_right(clip(printable(e.name), 28), 29);
+    std::snprintf(buf, sizeof buf, "%-5s %7llu %10s %9.3f %8.2f %9.1f %8.1f %-7s %6.1f%%  %s\n",
                   where(e).c_str(), static_cast<unsigned long long>(e.count),
                   format_duration(e.time_ns).c_str(), e.flops / 1e9, e.intensity(), e.gflops(),
                   e.gbps(), e.memory_bound() ? "memory" : "compute", 100.0 * e.efficiency(),
@@ -79,7 +84,7 @@ void text(const Trace&, const Roofline& r, std::ostream& out) {
   for (const RooflineEntry& e : r.entries)
     if (e.efficiency() > 1.0 && ++above_count == 1) above = &e;
   if (above)
-    out << "  " << above_count << " above 100% of the roof (" << above->name << " at "
+    out << "  " << above_count << " above 100% of the roof (" << printable(above->name) << " at "
         << format_fixed(100.0 * above->efficiency(), 1)
         << "%): its data came partly from cache, not memory, or the peaks are low\n";
   if (r.unannotated_kernels)

@@ -1,14 +1,19 @@
-// The `report --summary` view: the per-brick table (Brick, Count, Avg,
+// The `report --summary` view: what was recorded (or that nothing was, and
+// why there is no GPU column), the per-brick table (Brick, Count, Avg,
 // Total, GPU, elem/s), the category breakdown, and every diagnostic the
-// recorder counted, so nothing is lost silently.
+// recorder counted that is not zero, so nothing is lost silently.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/queries.h"
+#include "analysis/model/recorded.h"
 #include "analysis/model/stats.h"
 #include "analysis/views/views.h"
 
@@ -23,51 +28,80 @@ std::string percent(double pct) {
 
 void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
   const ProcessInfo& p = t.process;
-  out << "Trace: " << (p.program.empty() ? "?" : p.program) << " (pid " << p.pid;
-  if (!p.host.empty()) out << " on " << p.host;
+  out << "Trace: " << (p.program.empty() ? "?" : printable(p.program)) << " (pid " << p.pid;
+  if (!p.host.empty()) out << " on " << printable(p.host);
   if (p.rank >= 0) out << ", rank " << p.rank;
-  out << "), " << format_duration(p.end_ns - p.start_ns) << ", " << s.nodes << " nodes, "
-      << s.kernels << " kernels\n";
-  if (t.sources.empty()) return;
-  // A merged trace: its process is only the first source, so name them all.
-  out << "Merged from " << t.sources.size() << " processes:";
-  for (size_t i = 0; i < t.sources.size(); ++i) {
-    const SourceInfo& s = t.sources[i];
-    out << (i ? ", " : " ") << s.label << " (pid " << s.process.pid;
-    if (!s.process.host.empty()) out << " on " << s.process.host;
-    out << ")";
+  out << "), " << format_duration(p.end_ns - p.start_ns);
+  if (recorded_nothing(t))
+    out << ", nothing recorded\n";
+  else if (s.kernels || has_gpu_work(t))
+    out << ", " << s.nodes << " nodes (each a recorded scope or GPU operation), " << s.kernels
+        << " kernels\n";
+  else
+    out << ", " << s.nodes << " nodes (each a recorded scope)\n";
+  if (!t.sources.empty()) {
+    // A merged trace: its process is only the first source, so name them all.
+    out << "Merged from " << t.sources.size() << " processes:";
+    for (size_t i = 0; i < t.sources.size(); ++i) {
+      const SourceInfo& src = t.sources[i];
+      out << (i ? ", " : " ") << printable(src.label) << " (pid " << src.process.pid;
+      if (!src.process.host.empty()) out << " on " << printable(src.process.host);
+      out << ")";
+    }
+    out << "\n";
+    // Ranks merge moved onto the reference rank's clock, and by how much.
+    bool aligned = false;
+    for (const SourceInfo& src : t.sources) {
+      if (!src.alignment.applied) continue;
+      out << (aligned ? ", " : "Clocks aligned to rank 0: ") << printable(src.label) << " "
+          << (src.alignment.offset_ns < 0 ? "-" : "+")
+          << format_duration(static_cast<int64_t>(std::abs(src.alignment.offset_ns))) << ", drift "
+          << format_fixed(src.alignment.drift * 1e6, 2) << " ppm";
+      aligned = true;
+    }
+    if (aligned) out << "\n";
   }
-  out << "\n";
-  // Ranks merge moved onto the reference rank's clock, and by how much.
-  bool aligned = false;
-  for (const SourceInfo& s : t.sources) {
-    if (!s.alignment.applied) continue;
-    out << (aligned ? ", " : "Clocks aligned to rank 0: ") << s.label << " "
-        << (s.alignment.offset_ns < 0 ? "-" : "+")
-        << format_duration(static_cast<int64_t>(std::abs(s.alignment.offset_ns))) << ", drift "
-        << format_fixed(s.alignment.drift * 1e6, 2) << " ppm";
-    aligned = true;
-  }
-  if (aligned) out << "\n";
+  if (recorded_nothing(t)) out << printable(nothing_recorded_line(t)) << "\n";
+  // One line on the GPU: how it was recorded, or why there is nothing from it.
+  if (std::string line = no_gpu_line(t); !line.empty())
+    out << line << "\n";
+  else
+    out << "GPU: CUPTI " << printable(t.diagnostics.cupti) << "\n";
 }
 
-void brick_table(std::ostream& out, const TraceStats& s) {
-  size_t name_width = 5;
-  for (const BrickStat& b : s.bricks) name_width = std::max(name_width, b.name.size());
-  out << "\nPer-brick timing:\n"
-      << pad_right("Brick", name_width) << pad_left("Count", 9) << pad_left("Avg", 11)
-      << pad_left("Total", 11) << pad_left("GPU", 11) << pad_left("elem/s", 11) << "\n"
-      << std::string(name_width + 53, '-') << "\n";
-  if (s.bricks.empty()) out << "(no bricks)\n";
-  for (const BrickStat& b : s.bricks) {
-    out << pad_right(b.name, name_width) << pad_left(std::to_string(b.count), 9)
-        << pad_left(format_duration(b.avg_ns()), 11) << pad_left(format_duration(b.total_ns), 11)
-        << pad_left(format_duration(b.gpu_ns), 11) << pad_left(format_rate(b.throughput()), 11)
-        << "\n";
+// The GPU column only where there is GPU work: a CPU-only run's would be
+// 0ns on every row.
+void brick_table(std::ostream& out, const TraceStats& s, bool gpu) {
+  out << "\nPer-brick timing (bricks: the steps of a layer the program marked):\n";
+  if (s.bricks.empty()) {
+    out << "(no bricks: BRICKPROF_BRICK, brickprof.brick() or an NVTX range named like one marks "
+           "them)\n";
+    return;
   }
+  std::vector<std::string> names;
+  size_t name_width = 5;
+  for (const BrickStat& b : s.bricks) {
+    names.push_back(printable(b.name));
+    name_width = std::max(name_width, names.back().size());
+  }
+  const size_t width = name_width + (gpu ? 53 : 42);
+  out << pad_right("Brick", name_width) << pad_left("Count", 9) << pad_left("Avg", 11)
+      << pad_left("Total", 11) << (gpu ? pad_left("GPU", 11) : "") << pad_left("elem/s", 11) << "\n"
+      << std::string(width, '-') << "\n";
+  for (size_t i = 0; i < s.bricks.size(); ++i) {
+    const BrickStat& b = s.bricks[i];
+    out << pad_right(names[i], name_width) << pad_left(std::to_string(b.count), 9)
+        << pad_left(format_duration(b.avg_ns()), 11) << pad_left(format_duration(b.total_ns), 11)
+        << (gpu ? pad_left(format_duration(b.gpu_ns), 11) : "")
+        << pad_left(format_rate(b.throughput()), 11) << "\n";
+  }
+  out << "(elem/s: the elements a brick declared, per second of its time";
+  if (gpu) out << "; GPU: its GPU work's time";
+  out << ")\n";
 }
 
 void category_table(std::ostream& out, const TraceStats& s) {
+  if (s.bricks.empty()) return;  // every category 0ns says nothing
   out << "\nCategory breakdown:\n"
       << pad_right("Category", 10) << pad_left("Total", 11) << pad_left("Pct", 8)
       << pad_left("Samples", 9) << "\n"
@@ -79,25 +113,33 @@ void category_table(std::ostream& out, const TraceStats& s) {
   }
 }
 
+// What the recorder counted, so nothing is lost silently: every count that
+// is not zero and every status worth reading, or one line saying all is
+// well. (--json and the trace keep every figure.)
 void diagnostics(std::ostream& out, const Trace& t, const TraceSummary& s) {
   const Diagnostics& d = t.diagnostics;
-  out << "\nDiagnostics:\n"
-      << "  cupti: " << d.cupti << "\n"
-      << "  nvtx: " << d.nvtx << "\n"
-      << "  dropped events: " << d.dropped_events << "\n"
-      << "  dropped activity records: " << d.dropped_activity_records << "\n"
-      << "  zero-timestamp records: " << d.zero_timestamp_records << "\n"
-      << "  unbalanced pops: " << d.unbalanced_pops << "\n"
-      << "  scopes open at exit: " << d.open_scopes_at_exit << "\n";
+  std::ostringstream lines;
+  if (d.nvtx.rfind("unavailable", 0) == 0) lines << "  nvtx: " << printable(d.nvtx) << "\n";
+  auto count = [&](const char* what, uint64_t n) {
+    if (n) lines << "  " << what << ": " << n << "\n";
+  };
+  count("dropped events", d.dropped_events);
+  count("dropped activity records", d.dropped_activity_records);
+  count("zero-timestamp records", d.zero_timestamp_records);
+  count("unbalanced pops", d.unbalanced_pops);
+  count("scopes open at exit", d.open_scopes_at_exit);
   if (d.capture != "all")
-    out << "  capture: " << d.capture << "\n"
-        << "  scopes cut by the capture windows: " << d.scopes_cut_by_capture << "\n"
-        << "  GPU records launched outside them (left out): " << d.records_outside_capture << "\n";
-  out << "  scope balance: " << (s.scope_balanced ? "ok" : "UNBALANCED") << "\n";
-  for (std::string w : d.warnings) {
-    std::replace(w.begin(), w.end(), '\n', ' ');  // one line per warning
-    out << "  warning: " << w << "\n";
-  }
+    lines << "  capture: " << printable(d.capture) << "\n"
+          << "  scopes cut by the capture windows: " << d.scopes_cut_by_capture << "\n"
+          << "  GPU records launched outside them (left out): " << d.records_outside_capture
+          << "\n";
+  if (!s.scope_balanced) lines << "  scope balance: UNBALANCED\n";
+  for (const std::string& w : d.warnings) lines << "  warning: " << printable(w) << "\n";
+  const std::string text = lines.str();
+  if (text.empty())
+    out << "\nDiagnostics: nothing dropped, scopes balanced\n";
+  else
+    out << "\nDiagnostics:\n" << text;
 }
 
 // The brick and category tables as JSON. The trace file's derived
@@ -126,21 +168,28 @@ void stats_json(JsonWriter& w, const TraceStats& stats) {
   w.end_array();
 }
 
-TraceSummary compute(const Trace& trace, const ViewSettings&) { return summarize_trace(trace); }
+TraceSummary compute(const Trace& trace, const ViewSettings& settings) {
+  TraceSummary s = summarize_trace(trace);
+  if (!settings.whole_trace) s.outside_scopes_ns = -1;  // under a scope name: not the run's
+  return s;
+}
 
 void text(const Trace& trace, const TraceSummary& s, std::ostream& out) {
   header(out, trace, s);
-  if (const auto& slow = s.slowest_kernel) {
-    out << "Slowest kernel: " << trace.name(trace.nodes[slow->kernel]) << " "
-        << format_duration(slow->gpu_ns);
-    if (slow->brick != kNoNode) out << " in " << node_label(trace, trace.nodes[slow->brick]);
-    out << "\n";
+  if (!recorded_nothing(trace)) {
+    if (const auto& slow = s.slowest_kernel) {
+      out << "Slowest kernel: " << printable(trace.name(trace.nodes[slow->kernel])) << " "
+          << format_duration(slow->gpu_ns);
+      if (slow->brick != kNoNode)
+        out << " in " << printable(node_label(trace, trace.nodes[slow->brick]));
+      out << "\n";
+    }
+    brick_table(out, s.stats, has_gpu_work(trace));
+    category_table(out, s.stats);
+    if (s.nested_bricks)
+      out << "(bricks nest: a nested brick's time is also in the brick around it, so it counts "
+             "twice here)\n";
   }
-  brick_table(out, s.stats);
-  category_table(out, s.stats);
-  if (s.nested_bricks)
-    out << "(bricks nest: a nested brick's time is also in the brick around it, so it counts "
-           "twice here)\n";
   diagnostics(out, trace, s);
 }
 
@@ -162,6 +211,23 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   }
   w.field("nodes", s.nodes);
   w.field("kernels", s.kernels);
+  // What every front end says about the run as a whole: nothing recorded,
+  // no GPU work, the time outside every scope (null when there is none).
+  w.key("nothing_recorded");
+  if (recorded_nothing(trace))
+    w.value(nothing_recorded_line(trace));
+  else
+    w.null();
+  w.key("no_gpu");
+  if (std::string line = no_gpu_line(trace); !line.empty())
+    w.value(line);
+  else
+    w.null();
+  w.key("outside_scopes_ns");
+  if (s.outside_scopes_ns >= 0)
+    w.value(s.outside_scopes_ns);
+  else
+    w.null();
   w.key("slowest_kernel");
   if (const auto& slow = s.slowest_kernel) {
     w.begin_object().field("node", trace.file_id(slow->kernel));

@@ -5,6 +5,7 @@
 #include "analysis/analyses/transfers.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/trace_scope.h"
 #include "analysis/views/views.h"
 
@@ -103,7 +104,8 @@ void json(const Trace& t, const TransferReport& r, JsonWriter& w) {
 }
 
 void text(const Trace& t, const TransferReport& r, std::ostream& out) {
-  const ScopeNamer scope(t);
+  const ScopeNamer namer(t);
+  auto scope = [&](uint32_t node) { return printable(namer(node)); };
   out << "Transfers (link " << format_rate(r.link.gbps * 1e9, "B") << ", " << r.link.source
       << ")\n";
   if (r.totals.empty()) out << "  no transfers in the trace\n";

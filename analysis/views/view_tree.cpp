@@ -32,8 +32,10 @@ void entry_fields(const Trace& trace, const AggregateTree& tree, uint32_t agg, J
   }
 }
 
-AggregateTree compute(const Trace& trace, const ViewSettings&) {
-  return build_aggregate_tree(trace);
+AggregateTree compute(const Trace& trace, const ViewSettings& settings) {
+  AggregateTree tree = build_aggregate_tree(trace);
+  tree.whole_trace = settings.whole_trace;
+  return tree;
 }
 
 // The tree export's text (analysis/export/export_tree.h), from this model.
@@ -41,9 +43,10 @@ void text(const Trace& trace, const AggregateTree& tree, std::ostream& out) {
   write_tree(trace, tree, out);
 }
 
-// {"threads":[{"tid":..,"name":..,"children":[entry...]}]}, where an entry
-// has its fields and "children"; cut at the tree's default limits, with
-// "more": N where entries were left out.
+// {"threads":[{"tid":..,"name":..,"children":[entry...]}], "outside_ns":..},
+// where an entry has its fields and "children"; cut at the tree's default
+// limits, with "more": N where entries were left out; "outside_ns", the
+// time outside every scope, when the text shows that row.
 void json(const Trace& trace, const AggregateTree& tree, JsonWriter& w) {
   const TreeOptions limits;
   struct Frame {
@@ -90,6 +93,8 @@ void json(const Trace& trace, const AggregateTree& tree, JsonWriter& w) {
     }
   }
   w.end_array();
+  if (const int64_t outside = time_outside_scopes(trace, tree); outside >= 0)
+    w.field("outside_ns", outside);
   w.end_object();
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/json/json_writer.h"
 #include "analysis/model/closest_names.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
 
 namespace brickprof {
@@ -56,7 +57,7 @@ void text(const Trace&, const WhatIfResults& results, std::ostream& out) {
       out << "What-if: no brick, scope or kernel named '" << r.target << "' in the trace\n";
       continue;
     }
-    out << "What-if: " << r.target << ' '
+    out << "What-if: " << printable(r.target) << ' '
         << format_fixed(r.factor, r.factor == std::floor(r.factor) ? 0 : 2)
         << "x faster shortens the run by " << format_duration(r.saved_ns()) << " ("
         << format_fixed(saved_pct(r), 1) << "%): " << format_duration(r.before_ns) << " -> "

@@ -2,6 +2,8 @@
 #include "analysis/views/views.h"
 
 #include "analysis/export/sink.h"
+#include "analysis/model/printable.h"
+#include "analysis/model/recorded.h"
 
 namespace brickprof {
 
@@ -83,6 +85,10 @@ void render_view(const View& view, const Trace& trace, const ViewModel& model, b
   } else if (json) {
     JsonWriter w(out);
     view.json(trace, model, w);
+  } else if (recorded_nothing(trace) && &view != &kSummaryView && &view != &kTreeView) {
+    // One line, the same in every view; the summary and the tree (also the
+    // agent's .tree.txt) say it in their own frame.
+    out << printable(nothing_recorded_line(trace)) << '\n';
   } else {
     view.text(trace, model, out);
   }

@@ -41,6 +41,7 @@ WhatIfSpec parse_what_if_spec(std::string_view spec);
 struct ViewSettings {
   PeakOverrides peaks;              // --peak-gflops, --peak-gbps, --link-gbps
   std::vector<WhatIfSpec> what_if;  // --what-if NAME=K, in command-line order
+  bool whole_trace = true;          // false under --under NAME: the views see a part of the run
 };
 
 // A view's model, whatever its type (each view names it in its file).

@@ -32,6 +32,14 @@
                                      none (against GOAL, reported) and agent
                                      - null-api, brickprof's own code (fails
                                      past MAX_OWN); "-": no limit, no goal
+  first-screen BRICKPROF EMPTY BRICKLAYER
+                                     what a first look says on a GPU machine:
+                                     EMPTY (`brickprof run -- true`) recorded
+                                     nothing and says the GPU ran nothing while
+                                     CUPTI recorded; BRICKLAYER (a CUDA run)
+                                     has the CUPTI line and a GPU column, the
+                                     time outside every scope as the tree's
+                                     last line, and peaks named for its GPU
 Exit 0 = pass, 1 = fail (reason on stdout)."""
 import csv
 import json
@@ -409,11 +417,44 @@ def cmd_figures(trace_path, report_path, under=None):
     print(f"ok: {len(bricks)} bricks, {len(r['gpu-idle']['devices'])} devices")
 
 
+def cmd_first_screen(brickprof, empty, bricklayer):
+    import subprocess
+
+    def report(*args):
+        r = subprocess.run([brickprof, "report", *args], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"brickprof report {' '.join(args)}: exit {r.returncode}: {r.stderr}")
+        return r.stdout
+
+    text = report(empty)
+    print(text)
+    lines = text.split("\n")
+    if not lines[1].startswith("Nothing recorded: "):
+        fail("the empty trace does not say nothing was recorded")
+    if "GPU: none; no GPU work ran while CUPTI recorded" not in lines:
+        fail("the empty trace's GPU line: " + repr(lines[2]))
+    text = report(bricklayer, "--summary", "--tree", "--roofline")
+    lines = text.split("\n")
+    if not lines[1].startswith("GPU: CUPTI active ("):
+        fail("no CUPTI line under the header: " + repr(lines[1]))
+    heads = [l for l in lines if l.startswith("Brick ")]
+    if not heads or "GPU" not in heads[0]:
+        fail(f"no GPU column: {heads}")
+    tree_end = [l for l in lines if l.startswith("└── ")]
+    if not tree_end or not tree_end[-1].startswith("└── (outside every scope) "):
+        fail(f"the tree's last line: {tree_end[-1:] }")
+    device = load(bricklayer)["devices"][0]["name"]
+    if f"  GPU 0 peak ({device}, " not in text:
+        fail(f"the roofline's peaks are not named for {device}")
+    print("ok")
+
+
 if __name__ == "__main__":
     cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ranges": cmd_ranges,
             "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured,
             "whole-graphs": cmd_whole_graphs, "globaltimer": cmd_globaltimer,
-            "python-frames": cmd_python_frames, "figures": cmd_figures}
+            "python-frames": cmd_python_frames, "figures": cmd_figures,
+            "first-screen": cmd_first_screen}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

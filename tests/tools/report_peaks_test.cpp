@@ -36,10 +36,11 @@ const json* entry(const json& roofline, const std::string& name) {
 
 TEST(ReportPeaks, BothRooflinePeaksOverrideGpuAndCpuInText) {
   CliResult r = report({kRoofline, "--roofline", "--peak-gflops", "2000", "--peak-gbps", "50"});
-  EXPECT_NE(r.out.find("  peaks gpu0: 2.00TFLOP/s, 50.00GB/s, ridge 40.0 FLOP/B (override)\n"),
+  EXPECT_NE(r.out.find("  GPU 0 peak (Test GPU, override): 2.00TFLOP/s, 50.00GB/s, ridge 40.0 "
+                       "FLOP/B\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("  peaks cpu: 2.00TFLOP/s, 50.00GB/s, ridge 40.0 FLOP/B (override)\n"),
+  EXPECT_NE(r.out.find("  CPU peak (override): 2.00TFLOP/s, 50.00GB/s, ridge 40.0 FLOP/B\n"),
             std::string::npos)
       << r.out;
   // big_gemm does 500 GFLOP/s: half the recorded roof, a quarter of 2000.
@@ -66,12 +67,12 @@ TEST(ReportPeaks, BothRooflinePeaksOverrideInJson) {
 
 TEST(ReportPeaks, OneOverrideLabelsOnlyItsOwnFigure) {
   CliResult text = report({kRoofline, "--roofline", "--peak-gbps", "50"});
-  EXPECT_NE(text.out.find("  peaks gpu0: 1.00TFLOP/s, 50.00GB/s, ridge 20.0 FLOP/B (FLOP/s device "
-                          "attributes; bandwidth override)\n"),
+  EXPECT_NE(text.out.find("  GPU 0 peak (Test GPU, FLOP/s device attributes; bandwidth override): "
+                          "1.00TFLOP/s, 50.00GB/s, ridge 20.0 FLOP/B\n"),
             std::string::npos)
       << text.out;
-  EXPECT_NE(text.out.find("  peaks cpu: 500.00GFLOP/s, 50.00GB/s, ridge 10.0 FLOP/B (FLOP/s "
-                          "default (built-in AVX2 CPU peaks, not measured); bandwidth override)\n"),
+  EXPECT_NE(text.out.find("  CPU peak (AVX2, FLOP/s built-in default, not measured; bandwidth "
+                          "override): 500.00GFLOP/s, 50.00GB/s, ridge 10.0 FLOP/B\n"),
             std::string::npos)
       << text.out;
   CliResult js = report({kRoofline, "--roofline", "--json", "--peak-gflops", "4000"});
@@ -89,8 +90,8 @@ TEST(ReportPeaks, OverrideShowsWhereTheTraceHasNoPeaks) {
                                  {{"\"peak_gflops\": 1000", "\"peak_gflops\": 0"},
                                   {"\"peak_gbps\": 100", "\"peak_gbps\": 0"}});
   CliResult r = report({file, "--roofline", "--peak-gbps", "3350"});
-  EXPECT_NE(r.out.find("  peaks gpu0: 83.00TFLOP/s, 3.35TB/s, ridge 24.8 FLOP/B (FLOP/s default "
-                       "(built-in RTX 4090 GPU peaks, not measured); bandwidth override)\n"),
+  EXPECT_NE(r.out.find("  GPU 0 peak (Test GPU, FLOP/s built-in RTX 4090 default, not measured; "
+                       "bandwidth override): 83.00TFLOP/s, 3.35TB/s, ridge 24.8 FLOP/B\n"),
             std::string::npos)
       << r.out;
 }
@@ -99,7 +100,8 @@ TEST(ReportPeaks, UnderKeepsTheOverrides) {
   CliResult r = report({kRoofline, "--under", "GateProjection", "--roofline", "--peak-gflops",
                         "2000", "--peak-gbps", "50"});
   EXPECT_EQ(r.out.rfind("Under \"GateProjection\": 1 scope, 4 of 5 nodes\n\nRoofline\n"
-                        "  peaks gpu0: 2.00TFLOP/s, 50.00GB/s, ridge 40.0 FLOP/B (override)\n",
+                        "  GPU 0 peak (Test GPU, override): 2.00TFLOP/s, 50.00GB/s, ridge 40.0 "
+                        "FLOP/B\n",
                         0),
             0u)
       << r.out;

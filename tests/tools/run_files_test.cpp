@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/model/recorded.h"
 #include "spawn.h"
 
 namespace brickprof::test {
@@ -71,9 +72,12 @@ TEST(RunFiles, ScriptChainLeavesOnlyTheProgramsFilesAndListsThem) {
     EXPECT_EQ(fs::path(p).parent_path(), fs::path(out)) << p;
     EXPECT_TRUE(fs::is_regular_file(p)) << p;
   }
-  EXPECT_EQ(r.err.size(),
-            3 * kWrote.size() + paths[0].size() + paths[1].size() + paths[2].size() + 3)
-      << r.err;  // nothing but the listing
+  // Nothing but the listing, and (true records nothing) the line that says so.
+  const std::string nothing = "brickprof: " + std::string(kNothingRecorded) + "\n";
+  EXPECT_EQ(r.err.size(), 3 * kWrote.size() + paths[0].size() + paths[1].size() + paths[2].size() +
+                              3 + nothing.size())
+      << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - nothing.size()), nothing) << r.err;
 }
 
 // The JSON is written (and listed) first, whatever order --formats gives.
@@ -114,6 +118,8 @@ TEST(RunFiles, ManyProcessesAtOnceAreAllListed) {
   std::set<std::string> expected;
   for (const std::string& f : files) expected.insert(out + "/" + f);
   EXPECT_EQ(unique, expected) << r.err;
+  // The shell recorded nothing, its children did: the run recorded something.
+  EXPECT_EQ(r.err.find(kNothingRecorded), std::string::npos) << r.err;
 }
 
 // A program that drops the variables run passes still runs as it would,

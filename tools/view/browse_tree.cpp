@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "analysis/model/hash_text.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/queries.h"
 
 namespace brickprof::view {
@@ -29,6 +30,8 @@ BrowseTree::BrowseTree(const Trace& trace, AggregateTree tree)
   } else {
     base_depth_ = 1;
   }
+  if (const int64_t outside = time_outside_scopes(trace_, tree_); outside >= 0)
+    add_outside_row(outside);
   build_ptx_rows();
   build_children();
   roll_up_gpu();
@@ -46,6 +49,22 @@ int64_t run_span_ns(const Trace& trace) {
     last = std::max(last, n.end_ns);
   }
   return last - first;
+}
+
+void BrowseTree::add_outside_row(int64_t outside_ns) {
+  AggregateNode row;
+  row.parent = root_;
+  row.depth = tree_.nodes[root_].depth + 1;
+  row.total_ns = row.self_ns = outside_ns;
+  outside_ = static_cast<uint32_t>(tree_.nodes.size());
+  AggregateNode& parent = tree_.nodes[root_];
+  if (parent.last_child == kNoAgg)
+    parent.first_child = outside_;
+  else
+    tree_.nodes[parent.last_child].next_sibling = outside_;
+  parent.last_child = outside_;
+  parent.child_count++;
+  tree_.nodes.push_back(row);
 }
 
 // One PTX row per (kernel entry, PTX hash) its launches used: almost always
@@ -113,7 +132,8 @@ void BrowseTree::roll_up_gpu() {
 
 int64_t BrowseTree::total_ns(uint32_t row) const {
   if (is_ptx(row)) return 0;
-  return tree_.nodes[row].first == kNoNode ? cpu_children_ns_[row] : tree_.nodes[row].total_ns;
+  const bool group = tree_.nodes[row].first == kNoNode && row != outside_;
+  return group ? cpu_children_ns_[row] : tree_.nodes[row].total_ns;
 }
 
 double BrowseTree::share(uint32_t row) const {
@@ -155,8 +175,9 @@ std::string BrowseTree::label(uint32_t row) const {
     return "PTX " + hash_text(ptx_hash(row));
   }
   const AggregateNode& a = tree_.nodes[row];
-  if (a.first == kNoNode) return thread_label(trace_, a.thread);
-  return node_label(trace_, trace_.nodes[a.first]);
+  if (row == outside_) return std::string(kOutsideScopesLabel);
+  if (a.first == kNoNode) return printable(thread_label(trace_, a.thread));
+  return printable(node_label(trace_, trace_.nodes[a.first]));
 }
 
 std::span<const uint32_t> BrowseTree::members(uint32_t entry) {

@@ -38,6 +38,10 @@ class BrowseTree {
   bool empty() const { return child_begin_[root_] == child_begin_[root_ + 1]; }
 
   bool is_ptx(uint32_t row) const { return row >= tree_.nodes.size(); }
+  // The last top-level row, "(outside every scope)": the run's wall time
+  // when no scope was open (aggregate_tree.h's time_outside_scopes). An
+  // entry of this tree's own with no trace node, like a thread group.
+  bool is_outside(uint32_t row) const { return row == outside_; }
   // The aggregate entry of a row (a PTX row's: its kernel's).
   uint32_t entry(uint32_t row) const;
   uint64_t ptx_hash(uint32_t row) const;  // PTX rows only
@@ -56,7 +60,7 @@ class BrowseTree {
   // divide by.
   double share(uint32_t row) const;
   // The row's label as every text output writes it (node_label, thread_label,
-  // "PTX 0x...").
+  // "PTX 0x...", "(outside every scope)"), control characters escaped.
   std::string label(uint32_t row) const;
   // The trace nodes merged into an aggregate entry (built on first use).
   std::span<const uint32_t> members(uint32_t entry);
@@ -88,6 +92,7 @@ class BrowseTree {
   const std::vector<uint32_t>& preorder();
 
  private:
+  void add_outside_row(int64_t outside_ns);
   void build_children();
   void build_ptx_rows();
   void roll_up_gpu();
@@ -101,6 +106,7 @@ class BrowseTree {
   int64_t run_ns_ = 0;
   uint32_t root_ = 0;                 // the entry whose children are the top-level rows
   uint32_t base_depth_ = 0;           // aggregate depth of the top-level rows
+  uint32_t outside_ = kNoRow;         // the "(outside every scope)" entry, if any
   std::vector<uint32_t> ptx_kernel_;  // per PTX row: its kernel entry
   std::vector<uint64_t> ptx_hash_;
   std::vector<uint32_t> parent_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/stats.h"
 #include "tools/view/browser.h"
 
@@ -65,6 +66,9 @@ void Browser::tree_key(Action a) {
       bool descending = tree.descending();
       if (a == Action::kSort) {
         sort_ = (sort_ + 1) % cycle;
+        // No GPU column to sort by in a run without GPU work.
+        if (kSortCycle[sort_] == SortKey::kGpu && !session_.has_gpu_work())
+          sort_ = (sort_ + 1) % cycle;
         descending = kSortCycle[sort_] != SortKey::kName;
       } else {
         descending = !descending;
@@ -124,7 +128,7 @@ void Browser::slowest() {
   if (s.slowest_kernel) {
     const SlowestKernel& k = *s.slowest_kernel;
     go_to_row(tree.row_of_node(k.kernel));
-    message_ = "slowest kernel launch: " + std::string(t.name(t.nodes[k.kernel])) + " " +
+    message_ = "slowest kernel launch: " + printable(t.name(t.nodes[k.kernel])) + " " +
                format_duration(k.gpu_ns);
     return;
   }
@@ -197,7 +201,7 @@ void Browser::search(bool forward, bool from_here) {
       const CriticalPathReport* cp = session_.critical_path();
       if (!cp) return;
       found = find_next(cp->path.steps.size(), path_.cursor().selected, forward, [&](size_t i) {
-        return match_.matches(owner_label(session_.trace(), cp->path.steps[i].node));
+        return match_.matches(printable(owner_label(session_.trace(), cp->path.steps[i].node)));
       });
       if (found != SIZE_MAX) path_.cursor().to(found, cp->path.steps.size());
       break;
@@ -314,8 +318,8 @@ void Browser::next_rank() {
     return;
   }
   const ProcessInfo& p = session_.whole().sources[static_cast<size_t>(session_.rank())].process;
-  message_ = session_.rank_label() + ": " + p.program + " (pid " + std::to_string(p.pid) +
-             (p.host.empty() ? "" : " on " + p.host) + ")";
+  message_ = printable(session_.rank_label()) + ": " + printable(p.program) + " (pid " +
+             std::to_string(p.pid) + (p.host.empty() ? "" : " on " + printable(p.host)) + ")";
 }
 
 }  // namespace brickprof::view

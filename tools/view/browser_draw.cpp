@@ -5,6 +5,8 @@
 
 #include "analysis/analyses/roofline.h"
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
+#include "analysis/model/recorded.h"
 #include "tools/view/browser.h"
 #include "tools/view/detail.h"
 #include "tools/view/ranks.h"
@@ -108,18 +110,21 @@ void Browser::draw_title(Canvas& canvas, Rect r) {
   canvas.fill(r.x, r.y, r.w, Style::kTitle);
   const Trace& t = session_.whole();
   const ProcessInfo& p = t.process;
-  std::string text = " brickprof view  " + (p.program.empty() ? session_.file() : p.program);
+  std::string text =
+      " brickprof view  " + printable(p.program.empty() ? session_.file() : p.program);
   if (t.sources.empty())
-    text += " (pid " + std::to_string(p.pid) + (p.host.empty() ? "" : " on " + p.host) + ")";
+    text +=
+        " (pid " + std::to_string(p.pid) + (p.host.empty() ? "" : " on " + printable(p.host)) + ")";
   else
     text += " (" + std::to_string(t.sources.size()) + " ranks merged)";
-  text +=
-      "  " + format_duration(session_.run_ns()) + "  " + std::to_string(t.nodes.size()) + " nodes";
+  text += "  " + format_duration(session_.run_ns()) + "  ";
+  text += t.nodes.empty() ? "nothing recorded"
+                          : std::to_string(t.nodes.size()) + " nodes (recorded scopes, GPU work)";
   // What the panes are restricted to, at the right, where it is seen.
   std::string scope;
-  if (session_.rank() >= 0) scope += "[" + session_.rank_label() + "] ";
+  if (session_.rank() >= 0) scope += "[" + printable(session_.rank_label()) + "] ";
   if (!session_.under().empty())
-    scope += "[under \"" + session_.under() +
+    scope += "[under \"" + printable(session_.under()) +
              "\": " + std::to_string(session_.trace().nodes.size()) + " nodes] ";
   if (session_.has_base()) scope += "[vs " + session_.base_file() + "] ";
   const int scope_w = display_width(scope, canvas.ascii());
@@ -214,7 +219,10 @@ void Browser::draw_main(Canvas& canvas, Rect r, bool compute) {
         return;
       }
       if (session_.tree().empty()) {
-        placeholder("The trace has no nodes.");
+        Lines nothing;
+        nothing.emplace_back().add(printable(nothing_recorded_line(session_.trace())));
+        draw_lines(canvas, Rect{r.x + 2, r.y + 1, r.w - 4, r.h - 1},
+                   wrap_lines(nothing, r.w - 4, 0, canvas.ascii()), 0);
         return;
       }
       draw_tree(canvas, r, session_, tree_cursor_, match_);
@@ -230,7 +238,7 @@ void Browser::draw_main(Canvas& canvas, Rect r, bool compute) {
     case Tab::Kind::kRoofline: {
       std::string error;
       if (const ViewModel* m = session_.model("roofline", &error))
-        roofline_.draw(canvas, r, std::any_cast<const Roofline&>(*m));
+        roofline_.draw(canvas, r, session_.trace(), std::any_cast<const Roofline&>(*m));
       else
         placeholder(error);
       return;
@@ -369,17 +377,23 @@ void Browser::draw_help(Canvas& canvas) {
                    std::to_string(shown_to) + "/" + std::to_string(help_lines_), Style::kTitle);
 }
 
+// Wrapped to the screen, however narrow: the message is all there is.
 void Browser::draw_too_small(Canvas& canvas) {
-  const std::string lines[] = {
-      "brickprof view needs a terminal of at least " + std::to_string(kMinWidth) + "x" +
-          std::to_string(kMinHeight) + ",",
-      "this one is " + std::to_string(canvas.width()) + "x" + std::to_string(canvas.height()) + ".",
-      "Make it larger, or press q to quit."};
-  const int y0 = std::max(0, canvas.height() / 2 - 1);
-  for (int i = 0; i < 3; ++i) {
-    const int w = display_width(lines[i], canvas.ascii());
-    canvas.put(std::max(0, (canvas.width() - w) / 2), y0 + i, lines[i],
-               i ? Style::kNormal : Style::kBold);
+  Lines message;
+  message.emplace_back().add("brickprof view needs a terminal of at least " +
+                                 std::to_string(kMinWidth) + "x" + std::to_string(kMinHeight) + ";",
+                             Style::kBold);
+  message.emplace_back().add("this one is " + std::to_string(canvas.width()) + "x" +
+                             std::to_string(canvas.height()) + ".");
+  message.emplace_back().add("Make it larger, or press q to quit.");
+  const Lines lines = wrap_lines(message, std::max(1, canvas.width() - 2), 0, canvas.ascii());
+  const int y0 = std::max(0, (canvas.height() - static_cast<int>(lines.size())) / 2);
+  for (size_t i = 0; i < lines.size() && y0 + static_cast<int>(i) < canvas.height(); ++i) {
+    std::string text = lines[i].text();
+    const int w = display_width(text, canvas.ascii());
+    int x = std::max(0, (canvas.width() - w) / 2);
+    for (const Span& span : lines[i].spans)
+      x += canvas.put(x, y0 + static_cast<int>(i), span.text, span.style);
   }
 }
 

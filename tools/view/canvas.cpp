@@ -191,7 +191,11 @@ int Canvas::put(int x, int y, std::string_view text, Style style, int max) {
   };
   for (size_t i = 0; i < text.size();) {
     char32_t c = decode(text, i);
-    if (c < 0x20 || (c >= 0x7F && c < 0xA0)) c = kBad;
+    // Controls, and bidi overrides and isolates (they would reorder the
+    // terminal's line): names are shown escaped before they get here.
+    if (c < 0x20 || (c >= 0x7F && c < 0xA0) || (c >= 0x202A && c <= 0x202E) ||
+        (c >= 0x2066 && c <= 0x2069))
+      c = kBad;
     if (ascii_ && c >= 0x80) {
       bool room = true;
       for (char a : ascii_of(c)) room = room && place(static_cast<unsigned char>(a), 1);

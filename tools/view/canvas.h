@@ -68,7 +68,8 @@ class Canvas {
 
   // Writes `text` (UTF-8) from (x, y) in `style`, at most `max` columns and
   // never past the right edge; returns the columns written. Control
-  // characters and broken UTF-8 show as '?', zero-width ones are dropped.
+  // characters, bidi overrides and broken UTF-8 show as '?', zero-width
+  // ones are dropped.
   int put(int x, int y, std::string_view text, Style style, int max = 1 << 30);
   // Right-aligned in [x, x + w).
   void put_right(int x, int y, int w, std::string_view text, Style style);

@@ -20,7 +20,6 @@ namespace {
 
 constexpr size_t kMaxPathLevels = 6;
 
-
 std::string share(int64_t part, int64_t whole) {
   return format_share(static_cast<double>(part), static_cast<double>(whole));
 }
@@ -214,6 +213,18 @@ Lines detail_lines(Session& session, uint32_t row) {
     ptx_section(out, t, tree.ptx_hash(row), true);
     return out;
   }
+  if (tree.is_outside(row)) {
+    field(out, "total")
+        .add(format_duration(a.total_ns), Style::kBold)
+        .add("   " + share(a.total_ns, tree.run_ns()) + " of the run");
+    field(out, "what")
+        .add(
+            "the run's wall time when no scope was open on any thread: start-up, exit, and code "
+            "nobody marked. brickprof records scopes, NVTX ranges and GPU work and does not "
+            "sample, "
+            "so what ran then is not in the trace; a scope around it shows it here.");
+    return out;
+  }
   if (a.first == kNoNode) {
     title.add("  thread", Style::kDim);
     field(out, "total")
@@ -223,7 +234,8 @@ Lines detail_lines(Session& session, uint32_t row) {
   }
   const Node& n = t.nodes[a.first];
   std::string kind(to_string(n.kind));
-  if (n.kind == NodeKind::kBrick) kind += ", " + std::string(to_string(n.category));
+  if (n.kind == NodeKind::kBrick)
+    kind = "brick (a marked step of a layer), " + std::string(to_string(n.category));
   if (kind != tree.label(row)) title.add("  " + kind, Style::kDim);
   if (const std::string extra = row_extra(tree, row); !extra.empty()) title.add("  " + extra);
   if (const std::string where = path_of(tree, row); !where.empty())

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 #include "tools/view/styled_text.h"
 #include "tools/view/tree_pane.h"
 
@@ -90,7 +91,7 @@ void PathPane::draw(Canvas& canvas, Rect r, Session& session, const CriticalPath
     canvas.put(r.x + 28 + kBarWidth, y, lane_label(lane), Style::kDim, 12);
     const Style style =
         s.node == kNoNode ? Style::kDim : kind_style(session.trace().nodes[s.node].kind);
-    canvas.put(r.x + 41 + kBarWidth, y, owner_label(session.trace(), s.node), style,
+    canvas.put(r.x + 41 + kBarWidth, y, printable(owner_label(session.trace(), s.node)), style,
                r.right() - (r.x + 41 + kBarWidth));
     if (at == cursor_.selected) canvas.select(r.x, y, r.w);
   }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 
 namespace brickprof::view {
 namespace {
@@ -29,7 +30,7 @@ Lines ranks_lines(Session& session) {
   Line& head = out.emplace_back();
   head.add(pad_right("", kNameWidth), Style::kHeader);
   for (const SourceInfo& s : whole.sources)
-    head.add(pad_left(clip(s.label, kCell - 1), kCell), Style::kHeader);
+    head.add(pad_left(clip(printable(s.label), kCell - 1), kCell), Style::kHeader);
   head.add(pad_left("max/min", kCell), Style::kHeader);
   auto row = [&](const std::string& name, const std::vector<std::string>& cells) {
     Line& l = out.emplace_back();
@@ -39,7 +40,7 @@ Lines ranks_lines(Session& session) {
   std::vector<std::string> program, pid, run, nodes, kernels;
   for (size_t i = 0; i < whole.sources.size(); ++i) {
     const ProcessInfo& p = whole.sources[i].process;
-    program.push_back(clip(p.program, kCell - 1));
+    program.push_back(clip(printable(p.program), kCell - 1));
     pid.push_back(std::to_string(p.pid));
     run.push_back(format_duration(p.end_ns - p.start_ns));
     nodes.push_back(std::to_string(ranks[i].nodes));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/model/format.h"
+#include "analysis/model/printable.h"
 
 namespace brickprof::view {
 namespace {
@@ -76,7 +77,7 @@ std::vector<const RooflineEntry*> RooflinePlot::shown(const Roofline& model) con
 
 size_t RooflinePlot::count(const Roofline& model) const { return shown(model).size(); }
 
-void RooflinePlot::draw(Canvas& canvas, Rect r, const Roofline& model) {
+void RooflinePlot::draw(Canvas& canvas, Rect r, const Trace& trace, const Roofline& model) {
   for (int y = r.y; y < r.bottom(); ++y) canvas.fill(r.x, y, r.w, Style::kNormal);
   const std::vector<const RooflineEntry*> entries = shown(model);
   if (model.entries.empty()) {
@@ -94,11 +95,12 @@ void RooflinePlot::draw(Canvas& canvas, Rect r, const Roofline& model) {
   const double ridge = peaks.gflops / peaks.gbps;
   // Title: the device's peaks and where they came from, and the keys.
   int x = r.x + 1;
-  x += canvas.put(x, r.y, "Roofline " + device + ": ", Style::kBold);
+  x += canvas.put(x, r.y, peaks_heading(trace, any.gpu, any.device, peaks) + ": ", Style::kBold);
+  const std::string detail = peaks_detail(peaks);
   x += canvas.put(x, r.y,
                   format_rate(peaks.gflops * 1e9, "FLOP") + ", " +
                       format_rate(peaks.gbps * 1e9, "B") + ", ridge " + format_fixed(ridge, 1) +
-                      " FLOP/B (" + peaks.source + ")",
+                      " FLOP/B" + (detail.empty() ? "" : " (" + printable(detail) + ")"),
                   Style::kNormal, r.right() - x);
   const char* kinds[] = {"bricks and kernels", "bricks", "kernels"};
   canvas.put(r.x + 1, r.y + 1,
@@ -210,7 +212,7 @@ void RooflinePlot::draw(Canvas& canvas, Rect r, const Roofline& model) {
     const int y = legend.y + 1 + static_cast<int>(i);
     canvas.put(legend.x, y, std::string(1, point_letter(at)), Style::kPoint);
     canvas.put(legend.x + 2, y, e.kind == RooflineEntry::Kind::kBrick ? "b" : "k", Style::kDim);
-    canvas.put(legend.x + 4, y, clip(e.name, 18),
+    canvas.put(legend.x + 4, y, clip(printable(e.name), 18),
                e.kind == RooflineEntry::Kind::kBrick ? Style::kBrick : Style::kKernel, 18);
     if (placeable(e)) {
       canvas.put_right(legend.x + 22, y, 7, format_fixed(e.intensity(), 2), Style::kNormal);

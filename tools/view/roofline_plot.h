@@ -23,7 +23,8 @@ class RooflinePlot {
   ListCursor& cursor() { return cursor_; }
   // Entries in the legend (what j/k move through) for this model.
   size_t count(const Roofline& model) const;
-  void draw(Canvas& canvas, Rect r, const Roofline& model);
+  // `trace` names the peaks (a CPU's instruction set).
+  void draw(Canvas& canvas, Rect r, const Trace& trace, const Roofline& model);
 
  private:
   // The devices ("gpu0", "cpu") the model has entries on.

@@ -9,6 +9,7 @@
 #include "analysis/analyses/dependency_graph.h"
 #include "analysis/analyses/trace_subset.h"
 #include "analysis/model/queries.h"
+#include "analysis/model/recorded.h"
 
 namespace brickprof::view {
 
@@ -26,9 +27,7 @@ Session::~Session() {
 void Session::start_tree() {
   if (c_.tree || building_.valid()) return;
   // Only reads the trace, as every model computed meanwhile does.
-  building_ = std::async(std::launch::async, [this] {
-    return std::make_unique<BrowseTree>(trace(), build_aggregate_tree(trace()));
-  });
+  building_ = std::async(std::launch::async, [this] { return make_tree(); });
 }
 
 bool Session::tree_ready() const {
@@ -96,6 +95,7 @@ void Session::show(std::optional<Trace> part, size_t scopes) {
   if (was_whole) whole_computed_ = std::move(c_);
   c_ = {};  // before part_ changes: its tree refers to the trace it shows
   part_ = std::move(part);
+  settings_.whole_trace = under_.empty();
   if (now_whole && whole_computed_) {
     c_ = std::move(*whole_computed_);
     whole_computed_.reset();
@@ -126,10 +126,21 @@ const std::vector<std::string>& Session::scope_names() {
   return scope_names_;
 }
 
+std::unique_ptr<BrowseTree> Session::make_tree() const {
+  AggregateTree aggregate = build_aggregate_tree(trace());
+  aggregate.whole_trace = settings_.whole_trace;  // under a scope name: no time outside
+  return std::make_unique<BrowseTree>(trace(), std::move(aggregate));
+}
+
 BrowseTree& Session::tree() {
   if (building_.valid()) c_.tree = building_.get();
-  if (!c_.tree) c_.tree = std::make_unique<BrowseTree>(trace(), build_aggregate_tree(trace()));
+  if (!c_.tree) c_.tree = make_tree();
   return *c_.tree;
+}
+
+bool Session::has_gpu_work() {
+  if (!c_.gpu_work) c_.gpu_work = brickprof::has_gpu_work(trace());
+  return *c_.gpu_work;
 }
 
 const ViewModel* Session::model(const char* view, std::string* error) {

@@ -56,6 +56,9 @@ class Session {
   // The tree of the trace shown; built on first use, or waited for when
   // start_tree() is building it.
   BrowseTree& tree();
+  // Whether the trace shown holds any kernel, copy, memset or sync (no GPU
+  // column without).
+  bool has_gpu_work();
   bool tree_built() const { return c_.tree != nullptr; }
   // Builds the whole trace's tree on another thread, so the first screen
   // need not wait for it (on a 10^6-node trace where nothing repeats it
@@ -118,11 +121,14 @@ class Session {
     std::unique_ptr<DependencyGraph> graph;
     std::string graph_error;
     std::vector<int64_t> slack;
+    std::optional<bool> gpu_work;  // has_gpu_work()'s answer
   };
 
   // The part for the current rank and scope name (none: the whole trace),
   // and how many scopes of that name it found.
   std::optional<Trace> make_part(size_t* scopes) const;
+  // The browser's tree of the trace shown.
+  std::unique_ptr<BrowseTree> make_tree() const;
   void show(std::optional<Trace> part, size_t scopes);
   void forget_derived();
   const DependencyGraph* graph(std::string* error);

@@ -91,6 +91,7 @@ Style kind_style(NodeKind kind) {
 
 Style row_style(const BrowseTree& tree, uint32_t row) {
   if (tree.is_ptx(row)) return Style::kPtx;
+  if (tree.is_outside(row)) return Style::kDim;
   const AggregateNode& a = tree.aggregate().nodes[row];
   return a.first == kNoNode ? Style::kThread : kind_style(tree.trace().nodes[a.first].kind);
 }
@@ -120,9 +121,12 @@ void draw_tree(Canvas& canvas, Rect r, Session& session, ListCursor& cursor, con
   BrowseTree& tree = session.tree();
   const bool diff = session.has_base();
   const bool roomy = r.w >= kRoomyWidth;
-  const std::span<const Column> columns =
-      diff ? (roomy ? std::span<const Column>(kDiffColumns) : kNarrowDiffColumns)
-           : (roomy ? std::span<const Column>(kColumns) : kNarrowColumns);
+  // No GPU column where there is no GPU work: "-" on every row says nothing.
+  const bool gpu = session.has_gpu_work();
+  std::vector<Column> columns;
+  for (const Column& c : diff ? (roomy ? std::span<const Column>(kDiffColumns) : kNarrowDiffColumns)
+                              : (roomy ? std::span<const Column>(kColumns) : kNarrowColumns))
+    if (gpu || c.key != SortKey::kGpu) columns.push_back(c);
   const int figures = columns_width(columns);
   const int name_w = std::max(10, r.w - figures);
 
@@ -182,28 +186,30 @@ void draw_tree(Canvas& canvas, Rect r, Session& session, ListCursor& cursor, con
       const int64_t total = tree.total_ns(row);
       const int64_t avg = a.count ? total / static_cast<int64_t>(a.count) : 0;
       int fx = r.x + name_w;
-      auto cell = [&](int width, const std::string& text, Style style = Style::kNormal) {
+      size_t column = 0;  // the next cell's
+      auto cell = [&](const std::string& text, Style style = Style::kNormal) {
+        const int width = columns[column++].width;
         canvas.put_right(fx, y, width - 1, text, style);
         fx += width;
       };
-      cell(columns[0].width, a.count ? std::to_string(a.count) : "");
-      cell(columns[1].width, format_duration(total));
-      cell(columns[2].width, a.count ? format_duration(avg) : "");
-      const int64_t gpu = tree.gpu_ns(row);
-      cell(columns[3].width, gpu ? format_duration(gpu) : "-", gpu ? Style::kNormal : Style::kDim);
+      cell(a.count ? std::to_string(a.count) : "");
+      cell(format_duration(total));
+      cell(a.count ? format_duration(avg) : "");
+      if (gpu) {
+        const int64_t gpu_ns = tree.gpu_ns(row);
+        cell(gpu_ns ? format_duration(gpu_ns) : "-", gpu_ns ? Style::kNormal : Style::kDim);
+      }
       if (!diff) {
         const double pct = tree.share(row);
-        cell(columns[4].width, pct < 0 ? "-" : format_fixed(pct, 1),
-             pct < 0 ? Style::kDim : Style::kNormal);
+        cell(pct < 0 ? "-" : format_fixed(pct, 1), pct < 0 ? Style::kDim : Style::kNormal);
       } else if (const DiffEntry* e = session.diff_entry(row)) {
         const bool both = e->base_count && e->new_count;
         const double limit = session.diff()->limits.threshold_pct;
         const Style style = e->regression              ? Style::kRegression
                             : e->change_pct() < -limit ? Style::kImproved
                                                        : Style::kNormal;
-        cell(columns[4].width, both ? signed_pct(e->change_pct()) : "new", style);
-        cell(columns[5].width,
-             e->regression     ? "▲"
+        cell(both ? signed_pct(e->change_pct()) : "new", style);
+        cell(e->regression     ? "▲"
              : e->code_changed ? "≠"
                                : "",
              e->regression ? Style::kRegression : Style::kChanged);

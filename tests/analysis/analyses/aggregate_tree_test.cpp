@@ -6,6 +6,7 @@
 
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/export/export_tree.h"
+#include "analysis/model/recorded.h"
 #include "tests/analysis/test_traces.h"
 #include "tests/support/trace_builder.h"
 
@@ -86,8 +87,9 @@ TEST(TreeExport, DepthLimitSaysHowManyMore) {
             "Execution Graph\n"
             "├── Layer 0 1.33ms ×2\n"
             "│   └── … 4 more\n"
-            "└── Layer 1 500.0µs\n"
-            "    └── … 2 more\n");
+            "├── Layer 1 500.0µs\n"
+            "│   └── … 2 more\n"
+            "└── (outside every scope) 2.17ms\n");
 }
 
 TEST(TreeExport, DeepChainIsCutAtTheDepthLimit) {
@@ -103,11 +105,43 @@ TEST(TreeExport, DeepChainIsCutAtTheDepthLimit) {
   EXPECT_NE(text.find("└── … 1 more\n"), std::string::npos);
 }
 
-TEST(TreeExport, EmptyTraceHasOnlyTheHeading) {
+TEST(TreeExport, EmptyTraceSaysNothingWasRecorded) {
   Trace t;
+  t.process.start_ns = 1000;
+  t.process.end_ns = 5000;
   std::ostringstream out;
   write_tree(t, out);
-  EXPECT_EQ(out.str(), "Execution Graph\n");
+  EXPECT_EQ(out.str(), "Execution Graph\n" + std::string(kNothingRecorded) + "\n");
+}
+
+// The top-level rows add up to the run: the time outside every scope is a
+// row of its own, the union of the outermost scopes on every thread taken
+// off the process's span (overlapping threads counted once).
+TEST(TreeExport, TimeOutsideEveryScopeIsARow) {
+  Trace t;
+  t.process.start_ns = 0;
+  t.process.end_ns = 1000;
+  t.threads = {{1, "main"}, {2, "worker"}};
+  test::add_node(
+      t, {.kind = NodeKind::kScope, .name = "load", .thread = 1, .start_ns = 100, .end_ns = 300});
+  test::add_node(
+      t, {.kind = NodeKind::kScope, .name = "step", .thread = 1, .start_ns = 400, .end_ns = 700});
+  test::add_node(
+      t, {.kind = NodeKind::kScope, .name = "io", .thread = 2, .start_ns = 600, .end_ns = 800});
+  const AggregateTree tree = build_aggregate_tree(t);
+  EXPECT_EQ(tree.scoped_ns, 200 + 400);  // [100,300] and [400,800]
+  EXPECT_EQ(time_outside_scopes(t, tree), 400);
+  std::ostringstream out;
+  write_tree(t, tree, out);
+  EXPECT_NE(out.str().find("└── (outside every scope) 400ns\n"), std::string::npos) << out.str();
+
+  // A part of the run (report --under) has no such row, nor a trace
+  // without process times.
+  AggregateTree part = build_aggregate_tree(t);
+  part.whole_trace = false;
+  EXPECT_EQ(time_outside_scopes(t, part), -1);
+  t.process = {};
+  EXPECT_EQ(time_outside_scopes(t, build_aggregate_tree(t)), -1);
 }
 
 }  // namespace

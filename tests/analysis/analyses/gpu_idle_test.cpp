@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/analyses/gpu_idle.h"
+#include "analysis/model/recorded.h"
 #include "analysis/model/trace_scope.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
@@ -231,9 +232,16 @@ TEST(GpuIdle, ViewsRenderTextAndJson) {
   EXPECT_NE(json.str().find("\"host_ns\":34000"), std::string::npos) << json.str();
   EXPECT_NE(json.str().find("\"host_scope\":\"Sampling\""), std::string::npos) << json.str();
 
+  // A CPU-only trace says it has no GPU work; an empty one, that nothing
+  // was recorded at all, as every view does.
+  Trace cpu_only;
+  test::add_node(cpu_only, {.kind = NodeKind::kScope, .name = "work", .end_ns = 10});
   std::ostringstream none;
-  none << test::render("gpu-idle", Trace{}, {}, false);
+  none << test::render("gpu-idle", cpu_only, {}, false);
   EXPECT_EQ(none.str(), "GPU idle: no GPU work in the trace\n");
+  std::ostringstream empty;
+  empty << test::render("gpu-idle", Trace{}, {}, false);
+  EXPECT_EQ(empty.str(), std::string(kNothingRecorded) + "\n");
 }
 
 }  // namespace

@@ -112,6 +112,7 @@ TEST(LaunchStats, PerKernelAndPathByGpuTime) {
 
 TEST(LaunchStats, NoKernelsIsSaid) {
   Trace t;
+  test::add_node(t, {.kind = NodeKind::kScope, .name = "work", .end_ns = 10});
   std::ostringstream text;
   text << test::render("launches", t, {}, false);
   EXPECT_EQ(text.str(), "Kernel launches: no kernels in the trace\n");

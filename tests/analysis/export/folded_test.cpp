@@ -12,6 +12,7 @@
 
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/export/export_folded.h"
+#include "analysis/model/printable.h"
 #include "analysis/model/queries.h"
 #include "tests/support/trace_builder.h"
 
@@ -21,8 +22,10 @@ namespace {
 // The definition: one line per distinct stack text, weights summed.
 std::string reference_folded(const Trace& trace) {
   AggregateTree tree = build_aggregate_tree(trace);
-  auto frame = [](std::string s) {
-    for (char& c : s) c = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
+  // A name as every text output shows it (a newline as "\n"), ';' as ':'.
+  auto frame = [](std::string_view name) {
+    std::string s = printable(name);
+    for (char& c : s) c = c == ';' ? ':' : c;
     return s;
   };
   std::vector<std::string> stacks(tree.nodes.size());

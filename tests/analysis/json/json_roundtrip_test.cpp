@@ -163,6 +163,29 @@ TEST(JsonExport, StringsStayValidUtf8) {
   EXPECT_EQ(quoted("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // > U+10FFFF
   EXPECT_EQ(quoted("a\xe4\xb8"), "\"a\\ufffd\\ufffd\"");                      // cut short
   EXPECT_EQ(quoted("\x01\"\\"), "\"\\u0001\\\"\\\\\"");
+  // What a terminal acts on is spelled out, so `report --json` on one is
+  // safe too: DEL, C1 controls (U+009B is CSI), bidi overrides and isolates.
+  EXPECT_EQ(quoted("a\x7f"
+                   "b"),
+            "\"a\\u007fb\"");
+  EXPECT_EQ(quoted("csi\xc2\x9b"
+                   "2J \xc2\xa0"),
+            "\"csi\\u009b2J \xc2\xa0\"");
+  EXPECT_EQ(quoted("abc\xe2\x80\xae"
+                   "fed\xe2\x81\xa9"),
+            "\"abc\\u202efed\\u2069\"");
+  EXPECT_EQ(quoted("\xe2\x80\xa9\xe2\x80\xaf"), "\"\xe2\x80\xa9\xe2\x80\xaf\"");  // neighbours kept
+}
+
+// Escaped controls read back as the characters they were.
+TEST(JsonExport, ControlsReadBackAsThemselves) {
+  Trace original = test::small_trace();
+  const std::string name = "evil\x1b]52;c;\x07\x7f\xc2\x9b\xe2\x80\xae|";
+  original.nodes[0].name = original.strings.intern(name);
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  EXPECT_EQ(back.name(back.nodes[0]), name);
 }
 
 // A program's names in any encoding (a Latin-1 argument, a binary NVTX

@@ -339,6 +339,67 @@ def check_smoke(page, name, trace, url):
     check(placed == sorted(n["id"] for n in trace["nodes"]), f"{name}: every node on the timeline once")
 
 
+def check_first_screen(page, brickprof, data_dir, out):
+    """What a first look at a plain program shows: a trace that recorded nothing says so in one line
+    and draws no empty timeline; a CPU-only run has no GPU column and one plain line for the GPU;
+    the wall time says how much of it was outside every scope."""
+    empty = load_json(data_dir / "tree_small.json")
+    empty["nodes"], empty["edges"] = [], []
+    empty["diagnostics"]["cupti"] = "unavailable: no libcuda"
+    empty_path = out / "empty.json"
+    empty_path.write_text(json.dumps(empty))
+    pages.report_page(brickprof, empty_path, out / "empty.html")
+    url = (out / "empty.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], f"empty: no console error: {page.problems(url)}")
+    text = page.eval("document.getElementById('main').innerText")
+    check("Nothing recorded: brickprof records scopes" in text,
+          f"empty: the page says nothing was recorded and what would record something: {text[:300]}")
+    check(page.eval("probe.sections()") == ["overview"],
+          f"empty: only the overview, no empty timeline ({page.eval('probe.sections()')})")
+    check("shown" not in text, "empty: no timeline ruler ('22ns shown')")
+    page.screenshot(str(out / "empty-light.png"))
+
+    cpu_path = data_dir / "cpu/bricklayer-avx2.json"
+    views = pages.report_page(brickprof, cpu_path, out / "cpu-first.html")["views"]
+    url = (out / "cpu-first.html").resolve().as_uri()
+    open_page(page, url)
+    overview = page.eval("document.getElementById('overview').innerText")
+    heads = page.eval("[...document.querySelectorAll('#overview th')].map((t) => t.innerText.trim())")
+    check("Brick" in heads and "GPU" not in heads and "elem/s" in heads,
+          f"cpu: the bricks table has no GPU column ({heads})")
+    check("no CUDA driver on this machine" in overview and "CUPTI" not in overview,
+          f"cpu: one plain line for the GPU, no CUPTI status: {overview[:600]}")
+    outside = views["summary"]["outside_scopes_ns"]
+    check(outside is not None and outside > 0 and "outside every scope" in overview,
+          f"cpu: the wall time says what was outside every scope ({outside})")
+    check("A brick is one step of a model layer" in overview and "elem/s is" in overview,
+          "cpu: the overview says what a brick and elem/s are")
+
+
+def check_names_are_markup_free(page, brickprof, data_dir, out):
+    """Names are the traced program's data: markup in them stays text on the page (the data
+    element is escaped, and every view draws names as text), and nothing they hold runs."""
+    evil = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>\x1b[2J'
+    trace = load_json(data_dir / "gpu/bricklayer-graph.json")
+    trace["process"]["program"] = evil
+    for n in trace["nodes"]:
+        n["name"] = n["name"] + evil
+    for t in trace.get("threads", []):
+        t["name"] = (t.get("name") or "") + evil
+    path = out / "markup.json"
+    path.write_text(json.dumps(trace))
+    pages.report_page(brickprof, path, out / "markup.html")
+    url = (out / "markup.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], f"markup: no console error, request or exception: {page.problems(url)}")
+    check(page.eval("window.__pwned === undefined"), "markup: a name's script ran")
+    check(page.eval("document.querySelectorAll('img').length") == 0, "markup: a name became an element")
+    check(evil in page.eval("document.getElementById('main').innerText"),
+          "markup: the names are shown as text")
+    page.screenshot(str(out / "markup-light.png"))
+
+
 # ---- the diff page ----
 
 
@@ -528,6 +589,8 @@ def main(argv):
             pages.report_page(brickprof, trace_path, out / f"{name}.html")
             url = (out / f"{name}.html").resolve().as_uri()
             guard(name, check_smoke, page, name, load_json(trace_path), url)
+        guard("first screen", check_first_screen, page, brickprof, data_dir, out)
+        guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
         result = json.loads(run([brickprof, "diff", base, new, "--json"], ok_codes=(0, 1)).stdout)
         pages.diff_page(brickprof, base, new, out / "diff.html")

@@ -45,9 +45,16 @@ TEST(BrowseTree, EveryAggregateEntryIsARowAndKernelsHaveTheirPtx) {
   }
   // Labels are the tree export's.
   for (uint32_t r : t.preorder()) {
-    if (t.is_ptx(r)) continue;
+    if (t.is_ptx(r) || t.is_outside(r)) continue;
     EXPECT_EQ(tree_entry_text(l.trace, agg, r).rfind(t.label(r), 0), 0u) << t.label(r);
   }
+  // The last top-level row is the time outside every scope, as the export says.
+  const uint32_t last = t.preorder().back();
+  ASSERT_TRUE(t.is_outside(last));
+  EXPECT_EQ(t.parent(last), kNoRow);
+  EXPECT_EQ(t.label(last), "(outside every scope)");
+  EXPECT_EQ(t.total_ns(last), time_outside_scopes(l.trace, build_aggregate_tree(l.trace)));
+  EXPECT_GT(t.total_ns(last), 0);
 }
 
 TEST(BrowseTree, GpuTimeRollsUpAndSharesAreOfTheParent) {
@@ -62,7 +69,8 @@ TEST(BrowseTree, GpuTimeRollsUpAndSharesAreOfTheParent) {
   // Layer 0: RmsNorm's kernel, Qkv's and the copy; not the sync (the host
   // waiting).
   EXPECT_EQ(t.gpu_ns(layer), 12'300 + 150'750 + 50'000);
-  // A CPU row: of its parent's total; top-level CPU rows share 100%.
+  // A CPU row: of its parent's total; top-level CPU rows, with the time
+  // outside every scope, share 100%: the run.
   EXPECT_NEAR(t.share(qkv), 100.0 * 300'000 / 1'330'000, 1e-9);
   double top = 0;
   for (uint32_t r : t.preorder())
@@ -76,16 +84,16 @@ TEST(BrowseTree, GpuTimeRollsUpAndSharesAreOfTheParent) {
 TEST(BrowseTree, ExpansionDecidesTheVisibleRows) {
   Loaded l("tree_small.json");
   BrowseTree& t = *l.tree;
-  EXPECT_EQ(t.visible().size(), 2u);  // Layer 0, Layer 1
+  EXPECT_EQ(t.visible().size(), 3u);  // Layer 0, Layer 1, (outside every scope)
   const uint32_t layer = find(t, "Layer 0");
   t.set_expanded(layer, true);
-  EXPECT_EQ(t.visible().size(), 2u + 4u);
+  EXPECT_EQ(t.visible().size(), 3u + 4u);
   EXPECT_EQ(t.visible_index(find(t, "QkvProjection")), 2u);
   t.set_expanded_below(layer, true);
   // Layer 0, its four children, RmsNorm's kernel and QkvProjection's two.
   EXPECT_EQ(t.visible_index(find(t, "Layer 1")), 1u + 4u + 1u + 2u);
   t.set_expanded_below(layer, false);
-  EXPECT_EQ(t.visible().size(), 2u);
+  EXPECT_EQ(t.visible().size(), 3u);
   // Revealing a deep row expands what is above it.
   const uint32_t attention = find(t, "attention<float, 128>");
   t.reveal(attention);

@@ -45,6 +45,10 @@ TEST(Canvas, ControlCharactersAndBrokenUtf8ShowAsQuestionMarks) {
   Canvas c(8, 1, false);
   c.put(0, 0, std::string("a\tb\x01") + "\xff" + "c", Style::kNormal);
   EXPECT_EQ(c.row(0), "a?b??c  ");
+  // C1 CSI, a right-to-left override and an isolate: never to the terminal.
+  Canvas d(6, 1, false);
+  d.put(0, 0, "x\xc2\x9by\xe2\x80\xaez\xe2\x81\xa6", Style::kNormal);
+  EXPECT_EQ(d.row(0), "x?y?z?");
 }
 
 TEST(Canvas, AsciiScreenHasOnlyAscii) {

@@ -104,6 +104,11 @@ class Pane:
     def wait_text(self, *texts):
         return self.wait_for(lambda s: all(t in s for t in texts), " and ".join(map(repr, texts)))
 
+    def wait_words(self, text):
+        """Waits for `text` on the screen, its words perhaps wrapped over lines."""
+        words = " ".join(text.split())
+        return self.wait_for(lambda s: words in " ".join(s.split()), repr(text) + " (wrapped)")
+
     def close(self):
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
 
@@ -175,13 +180,13 @@ def scenario_gpu_trace(brickprof, data, workdir):
         # The detail pane.
         pane.type("d")
         screen = pane.wait_text("Detail", "one call      min", "critical path ")
-        check("GateProjection  brick, FFN" in screen, "the detail pane names another row", screen)
+        check("GateProjection  brick (a marked step of a layer), FFN" in screen, "the detail pane names another row", screen)
         # The critical path, one key away.
         pane.type("3")
         pane.wait_text("Critical path 18.50ms over 365 steps", "adds", "lane")
         # A what-if on the brick selected in the tree.
         pane.type("1")
-        pane.wait_text("GateProjection  brick, FFN")
+        pane.wait_text("GateProjection  brick (a marked step of a layer), FFN")
         pane.type("w")
         pane.wait_text("what if GateProjection ran K times faster? K = 2")
         pane.keys("BSpace")
@@ -224,13 +229,22 @@ def scenario_cpu_trace_small_terminal(brickprof, data, workdir):
         pane.type("/Qkv")
         pane.keys("Enter")
         pane.type("d")
-        pane.wait_text("Detail", "QkvProjection  brick, Attention")
+        pane.wait_text("Detail", "QkvProjection  brick (a marked step of a layer), Attention")
         pane.type("2")
-        pane.wait_text("Per-brick timing:", "QkvProjection")
+        pane.wait_text("Per-brick timing (", "QkvProjection")
         pane.resize(50, 12)
-        pane.wait_text("needs a terminal of at least 60x15", "this one is 50x12")
+        pane.wait_words("needs a terminal of at least 60x15; this one is 50x12.")
+        # Narrower than the message: it wraps, whole, the minimum the help says.
+        pane.resize(40, 10)
+        screen = pane.wait_words("brickprof view needs a terminal of at least 60x15; "
+                                 "this one is 40x10. Make it larger, or press q to quit.")
+        check(all(len(l) <= 40 for l in screen.split("\n")), "a line wider than 40", screen)
+        help_text = subprocess.run([brickprof, "view", "--help"], capture_output=True,
+                                   text=True).stdout
+        check("at least 60x15" in " ".join(help_text.split()),
+              "view --help names the minimum size the screen says", help_text)
         pane.resize(80, 24)
-        pane.wait_text("Per-brick timing:")
+        pane.wait_text("Per-brick timing (")
         pane.type("q")
         expect_restored(pane, "small-terminal", 0)
         # --ascii: ASCII tree lines, no colour.
@@ -326,7 +340,7 @@ def scenario_exits(brickprof, data, workdir):
         pane.wait_text("Layer 0", "?Help")
         pane.keys("C-c")
         pane.type("2")  # still there, and answering
-        pane.wait_text("Per-brick timing:")
+        pane.wait_text("Per-brick timing (")
         pane.type("q")
         expect_restored(pane, "sigint-ignored", 0)
         for sig in (signal.SIGTERM, signal.SIGSEGV):

@@ -28,6 +28,8 @@ function reportPage(data, page) {
   }
   if (v.summary)
     guarded('overview', 'Overview', subtitle(v.summary), (body) => summarySection(data, body));
+  // Nothing recorded: the overview says so; empty timelines and tables would only look broken.
+  if (v.summary && v.summary.nothing_recorded) return;
 
   const cp = v['critical-path'];
   const steps = cp ? criticalSteps(data) : [];

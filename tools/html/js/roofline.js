@@ -26,7 +26,13 @@ function rooflineView(view) {
     if (!devices.has(e.on))
       devices.set(
           e.on,
-          {gflops: e.peak_gflops, gbps: e.peak_gbps, source: e.peaks_source, index: devices.size});
+          {
+            gflops: e.peak_gflops,
+            gbps: e.peak_gbps,
+            source: e.peaks_source,
+            label: e.peaks_label,
+            index: devices.size
+          });
   }
   const finite = (v) => Number.isFinite(v) && v > 0;
   const xsData = entries.map((e) => e.intensity).filter(finite);
@@ -180,9 +186,12 @@ function rooflineView(view) {
         h('span', null, h('i', {class: 'key-above'}), 'above its roof'),
         [...devices].map(
             ([on, d]) =>
-                h('span', null, h('i', {class: `swatch dev${d.index % 6}`}),
-                  `${on}: ${fmtGflops(d.gflops)}, ${fmtGbps(d.gbps)}, ridge ${
-                      fmtIntensity(d.gflops / d.gbps)} FLOP/B (${d.source || 'peaks'})`)));
+                // Headed by the device and, for a CPU, its instruction set; the whole source
+                // in the tooltip.
+                h('span', {title: d.source || null}, h('i', {class: `swatch dev${d.index % 6}`}),
+                  `${d.label || on}: ${fmtGflops(d.gflops)}, ${fmtGbps(d.gbps)}, ridge ${
+                      fmtIntensity(d.gflops / d.gbps)} FLOP/B`,
+                  d.source && !d.label ? ` (${d.source})` : '')));
   const above = entries.filter((e) => e.above_roof).length;
   const notes = [];
   if (above)

@@ -1,5 +1,7 @@
-// The overview: cards for the span, GPU busy share, top bricks, diagnostics and anything dropped,
-// capture windows and what the page reduced; then the brick and category tables (report --summary).
+// The overview: cards for the span (and the time outside every scope), GPU busy share or why there
+// is no GPU, top bricks, diagnostics and anything dropped, capture windows and what the page
+// reduced; then the brick and category tables (report --summary). A run that recorded nothing
+// says so, and what would record something, instead.
 
 const DROP_COUNTERS = [
   ['dropped_events', 'events dropped (buffer full)'],
@@ -20,19 +22,33 @@ function summarySection(data, body) {
 
   const tl = data.timeline;
   const spanSub = [];
-  if (tl) spanSub.push(`${fmtNs(tl.span_ns)} from the first to the last event`);
+  if (s.outside_scopes_ns !== null && s.outside_scopes_ns !== undefined)
+    spanSub.push(`${fmtNs(s.outside_scopes_ns)} of it outside every scope`);
+  else if (tl && !s.nothing_recorded)
+    spanSub.push(`${fmtNs(tl.span_ns)} from the first to the last event`);
   if (p.rank !== undefined && p.rank >= 0) spanSub.push(`rank ${p.rank}`);
   cards.append(card('Wall time', fmtNs(p.duration_ns), spanSub.join(' · ')));
-  const slow = s.slowest_kernel;
-  cards.append(card(
-      'Recorded', `${fmtCount(s.nodes)} nodes`,
-      `${fmtCount(s.kernels)} kernels` +
-          (slow && slow.name ? ` · slowest ${slow.name} ${fmtNs(slow.gpu_ns)}` +
-                   (slow.brick ? ` in ${slow.brick}` : '') :
-                                 '')));
+  if (s.nothing_recorded) {
+    // One line that says why the page is empty, and what would fill it.
+    body.prepend(banner(s.nothing_recorded, 'warn'));
+    cards.append(card('Recorded', 'nothing', 'no scope, NVTX range or GPU work ran', 'warn'));
+  } else {
+    const slow = s.slowest_kernel;
+    const kernels = s.no_gpu ? [] : [`${fmtCount(s.kernels)} kernels`];
+    if (slow && slow.name)
+      kernels.push(`slowest ${slow.name} ${fmtNs(slow.gpu_ns)}` + (slow.brick ? ` in ${slow.brick}` : ''));
+    cards.append(card(
+        'Recorded', `${fmtCount(s.nodes)} nodes`,
+        ['each a recorded scope or GPU operation'].concat(kernels).join(' · ')));
+  }
 
   const idle = v['gpu-idle'];
-  if (idle && idle.devices && idle.devices.length) {
+  if (s.no_gpu) {
+    // One plain line instead of a GPU figure that is not there: "GPU: <what>; <why>".
+    const line = s.no_gpu.replace(/^GPU: /, '');
+    const cut = line.indexOf('; ');
+    cards.append(card('GPU', cut < 0 ? line : line.slice(0, cut), cut < 0 ? '' : line.slice(cut + 2)));
+  } else if (idle && idle.devices && idle.devices.length) {
     for (const d of idle.devices) {
       const busy = d.span_ns > 0 ? d.busy_ns / d.span_ns : 0;
       cards.append(card(
@@ -76,9 +92,10 @@ function summarySection(data, body) {
   const warnings = diag.warnings || [];
   const reduced =
       [data.timeline && data.timeline.sampled, data.icicle && data.icicle.sampled].filter(Boolean);
+  const nvtxUsed = diag.nvtx && !/^not (loaded|linked|started)/.test(diag.nvtx);
   const lines = [
-    h('div', null, h('b', {text: 'CUPTI '}), diag.cupti || '–'),
-    h('div', null, h('b', {text: 'NVTX '}), diag.nvtx || '–'),
+    s.no_gpu ? null : h('div', null, h('b', {text: 'CUPTI '}), diag.cupti || '–'),
+    nvtxUsed ? h('div', null, h('b', {text: 'NVTX '}), diag.nvtx) : null,
     dropped.length ?
         dropped.map(
             ([k, label]) => h('div', {class: 'bad-text'}, `${fmtCount(diag[k])} ${label}`)) :
@@ -117,6 +134,12 @@ function summarySection(data, body) {
   }
 
   if (bricks.length) {
+    body.append(h('p', {
+      class: 'note',
+      text: 'A brick is one step of a model layer the program marked (RmsNorm, QkvProjection, ' +
+          '...: BRICKPROF_BRICK, brickprof.brick() or an NVTX range named like one); elem/s is ' +
+          'the elements a brick declared, per second of its time.'
+    }));
     const cats = s.categories || [];
     if (cats.length) {
       body.append(
@@ -147,7 +170,8 @@ function summarySection(data, body) {
                 num: true,
                 bar: true
               },
-              {
+              // No GPU column in a run without GPU work: it would say '–' on every row.
+              s.no_gpu ? null : {
                 label: 'GPU',
                 value: (b) => b.gpu_ns || 0,
                 text: (b) => (b.gpu_ns ? fmtNs(b.gpu_ns) : '–'),
@@ -159,9 +183,10 @@ function summarySection(data, body) {
                 label: 'elem/s',
                 value: (b) => b.elements_per_s || 0,
                 text: (b) => (b.elements_per_s ? fmtRate(b.elements_per_s) : '–'),
-                num: true
+                num: true,
+                title: 'the elements the brick declared, per second of its time'
               },
-            ],
+            ].filter(Boolean),
             s.bricks, {sortBy: 6, desc: true, limit: 15}));
   }
 }

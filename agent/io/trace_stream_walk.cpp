@@ -333,7 +333,9 @@ void TraceStream::Impl::walk() {
       push_orphan();
     } else if (r.source == kPython) {
       const uint32_t scope = python.roots_in_order[next_python++];
-      visit_python(scope, group(python.scopes[scope].thread), kNoAgg);
+      const PythonScope& root = python.scopes[scope];
+      builder.add_root_span(root.start_ns, root.end_ns);  // a scope as report sees it
+      visit_python(scope, group(root.thread), kNoAgg);
       push_python();
     } else {
       ThreadState& t = *states[r.source];

@@ -79,7 +79,8 @@ std::string diff_verdict(const TraceDiff& d) {
     return "PASS: no regression (" + std::to_string(compared) + " brick(s) and kernel(s) compared)";
   }
   std::string line = "FAIL: ";
-  for (size_t i = 0; i < d.run_problems.size(); ++i) line += (i ? "; " : "") + d.run_problems[i];
+  for (size_t i = 0; i < d.run_problems.size(); ++i)
+    line += (i ? "; " : "") + printable(d.run_problems[i]);
   if (d.regressions) {
     if (!d.run_problems.empty()) line += "; ";
     line += std::to_string(d.regressions) + " regression(s):";
@@ -90,7 +91,7 @@ std::string diff_verdict(const TraceDiff& d) {
         line += " ...";
         break;
       }
-      line += std::string(named > 1 ? ", " : " ") + kind_word(e.kind) + " " + e.name;
+      line += std::string(named > 1 ? ", " : " ") + kind_word(e.kind) + " " + printable(e.name);
     }
   }
   return line;
@@ -156,8 +157,9 @@ void diff_json(const TraceDiff& d, JsonWriter& w) {
 
 void diff_text(const TraceDiff& d, std::ostream& out) {
   const std::string pct = format_fixed(d.limits.threshold_pct, 1) + "%";
-  out << "Diff of " << (d.base_program.empty() ? "?" : d.base_program) << " (BASE) and "
-      << (d.new_program.empty() ? "?" : d.new_program) << " (NEW): " << d.bricks.entries_both
+  out << "Diff of " << (d.base_program.empty() ? "?" : printable(d.base_program))
+      << " (BASE) and " << (d.new_program.empty() ? "?" : printable(d.new_program))
+      << " (NEW): " << d.bricks.entries_both
       << " brick(s) and " << d.kernels.entries_both << " kernel(s) in both\n";
   const bool bricks = d.bricks.base_calls || d.bricks.new_calls;
   const bool kernels = d.kernels.base_calls || d.kernels.new_calls;

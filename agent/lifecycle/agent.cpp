@@ -168,7 +168,7 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
     // The write runs in the handler, so it can block forever on a lock the
     // interrupted code holds (malloc's, stdio's): the deadline bounds it.
     g_dying_signal = sig;
-    WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kProcessDies,
+    WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kProcessEnds,
                            give_up_dying, nullptr);
     dump_at_exit();
   }
@@ -405,13 +405,11 @@ bool should_save_before_leaving(bool before_exec) {
          (Recorder::recorded_anything() || (g_started_process && !before_exec));
 }
 
-bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up,
-                         const void* arg) {
+bool save_before_leaving(const std::string& why, bool before_exec) {
   if (!take_writer(/*wait=*/false)) return false;
   bool wrote = !g_dumped.exchange(true);
   if (wrote) {
     g_recording_before_exec = Recorder::enabled();
-    WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kHostGoesOn, give_up, arg);
     write_trace(why, before_exec);
   }
   g_writer.store(0);

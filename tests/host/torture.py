@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE))
 import cases_env  # noqa: E402
 import cases_process  # noqa: E402
 import cases_python  # noqa: E402
+import cases_shapes  # noqa: E402
 import cases_signals  # noqa: E402
 import case_checks  # noqa: E402
 import runner  # noqa: E402
@@ -44,7 +45,8 @@ from case import MAXRSS_FILE, Context, expand  # noqa: E402
 # line once its defect is fixed (the suite then says "fixed — unmark it").
 KNOWN: dict[str, str] = {}
 
-GROUPS = (cases_process.CASES + cases_signals.CASES + cases_python.CASES + cases_env.CASES)
+GROUPS = (cases_process.CASES + cases_signals.CASES + cases_python.CASES + cases_env.CASES +
+          cases_shapes.CASES)
 
 
 class Suite:

@@ -27,6 +27,7 @@
 #include "agent/io/process_info.h"
 #include "agent/io/trace_stream.h"
 #include "agent/lifecycle/critical_section.h"
+#include "agent/lifecycle/handler_stack.h"
 #include "agent/lifecycle/signals.h"
 #include "agent/lifecycle/write_deadline.h"
 #include "agent/recorder/clock.h"
@@ -134,6 +135,14 @@ void give_up_dying(const void*) {
   _exit(128 + sig);                                 // not reached: the default action terminates
 }
 
+// The trace write of a signal's handler. It can block forever on a lock
+// the interrupted code holds (malloc's, stdio's): the deadline bounds it.
+void write_while_dying(void*) {
+  WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kProcessEnds,
+                         give_up_dying, nullptr);
+  dump_at_exit();
+}
+
 // In the kernel while the program's disposition of a dump signal is
 // SIG_DFL (signals.h).
 void on_dump_signal(int sig, siginfo_t* info, void* context) {
@@ -165,12 +174,10 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
   if (CriticalSection::inside()) {
     log_error_in_signal_handler("crashed inside the agent; no trace written");
   } else {
-    // The write runs in the handler, so it can block forever on a lock the
-    // interrupted code holds (malloc's, stdio's): the deadline bounds it.
     g_dying_signal = sig;
-    WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kProcessEnds,
-                           give_up_dying, nullptr);
-    dump_at_exit();
+    // The handler may be on a stack of a few KiB (a small thread's, a
+    // goroutine's, an alternate signal stack): the write gets its own.
+    run_on_handler_stack(write_while_dying, nullptr);
   }
   die_of(sig);
 }

@@ -1,6 +1,7 @@
 """Host cases for program shapes that meet the agent's exit write in odd
 places: a watchdog's SIGALRM handler that _exits while the interrupted code
-holds malloc's lock."""
+holds malloc's lock; a dying signal on a thread with a stack of a few KiB."""
+from case import warning_mentions
 from cases_process import host
 
 # The write's deadline, short so that a case that needs it stays short.
@@ -16,4 +17,14 @@ WATCHDOGS = [
          why="the same watchdog armed with setitimer(ITIMER_REAL)"),
 ]
 
-CASES = WATCHDOGS
+STACKS = [
+    host("stack-small-thread", "stacks", "stacks", "small-thread",
+         traces={"host_stacks": 1}, checks=[warning_mentions("host_stacks", "SIGTERM")],
+         why="SIGTERM to a thread with the smallest stack pthreads allows, most of it in use"),
+    host("stack-go-like", "stacks", "stacks", "go-like",
+         traces={"host_stacks": 1}, checks=[warning_mentions("host_stacks", "SIGTERM")],
+         why="SIGTERM to a thread on an 8 KiB goroutine-like stack with a 32 KiB alternate "
+             "signal stack, SA_ONSTACK added to handlers as Go's runtime does"),
+]
+
+CASES = WATCHDOGS + STACKS

@@ -11,8 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
+#include "agent/capture/capture.h"
+#include "agent/cupti/activity_switch.h"
 #include "agent/cupti/callbacks.h"
 #include "agent/cupti/state.h"
 #include "agent/lifecycle/critical_section.h"
@@ -74,6 +77,73 @@ TEST(HostSafety, ASignalHeldInACallbackIsRaisedOutsideCuptisDispatch) {
   ASSERT_TRUE(g_handled) << "the held SIGTERM was never raised again";
   EXPECT_FALSE(g_handled_in_dispatch)
       << "the held SIGTERM was raised while CUPTI's dispatch was still on the stack";
+}
+
+// The fork child's answer: 0 when every lock was free, 9 when the test's
+// bound on a child stuck on one ran out.
+int wait_for_child(pid_t child) {
+  for (int i = 0; i < 500; ++i) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    usleep(10000);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return 9;
+}
+
+std::atomic<bool> g_switching{false};
+std::atomic<bool> g_let_switch_finish{false};
+
+// cuptiActivityDisable as slow as it may be: the switch lock is held
+// meanwhile (activity_switch.cpp).
+CUptiResult slow_disable(CUpti_ActivityKind) {
+  g_switching = true;
+  while (!g_let_switch_finish) usleep(1000);
+  return CUPTI_SUCCESS;
+}
+CUptiResult enable(CUpti_ActivityKind) { return CUPTI_SUCCESS; }
+
+// Threads of the parent hold the CUPTI source's locks at fork: the switch
+// lock (inside cuptiActivityDisable at a window's edge) and the GPU state's
+// (a copy's addresses, a graph node, a device, the records). The child's
+// first CUDA call reaches the same callbacks, which take them.
+TEST(HostSafety, AForkChildFindsTheCuptiSourcesLocksFree) {
+  static GpuState state{Config{}};
+  state.activity_on = true;
+  state.enabled_kinds = {CUPTI_ACTIVITY_KIND_KERNEL};
+  state.cupti.activity_disable = slow_disable;
+  state.cupti.activity_enable = enable;
+  set_gpu_state(&state);
+  capture::configure(capture::Mode::kCudaProfilerApi, "");  // no window: records unwanted
+  std::thread switcher([] { activity_switch::install(state); });
+  while (!g_switching) usleep(1000);
+  std::atomic<bool> release{false};
+  std::atomic<int> held{0};
+  std::thread holder([&] {
+    std::scoped_lock locks(state.translate_mu, state.addresses_mu, state.graph_mu,
+                           state.devices_mu);
+    held = 1;
+    while (!release) usleep(1000);
+  });
+  while (!held) usleep(1000);
+
+  const pid_t child = fork();
+  if (child == 0) {
+    activity_switch::report();  // takes the switch lock
+    std::scoped_lock locks(state.translate_mu, state.addresses_mu, state.graph_mu,
+                           state.devices_mu);
+    _exit(0);
+  }
+  const int answer = wait_for_child(child);
+  release = true;
+  g_let_switch_finish = true;
+  holder.join();
+  switcher.join();
+  capture::set_activity_hook(nullptr);
+  capture::configure(capture::Mode::kAll, "");
+  EXPECT_EQ(answer, 0) << "the fork child waited on a lock a parent's thread held at fork";
 }
 
 }  // namespace

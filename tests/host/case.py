@@ -6,7 +6,8 @@ limits, a private tmpfs). In argv and in environment values these are
 replaced: {bin} the built case programs, {src} their sources, {py} the
 Python interpreter, {work} the run's private folder (the working
 directory), {out} the output folder in it, {agent} the agent library,
-{brickprof} the CLI, {shim_python} a python3 shim found on PATH."""
+{brickprof} the CLI, {shim_python} a python3 shim found on PATH, {mpi_app}
+the MPI test program (tests/mpi)."""
 import json
 import re
 from dataclasses import dataclass, field
@@ -24,7 +25,9 @@ class Case:
     name: str
     group: str
     argv: list
-    # "preload": LD_PRELOAD=agent; "run": through `brickprof run --`.
+    # "preload": LD_PRELOAD=agent; "run": through `brickprof run --`;
+    # "wrapper": the agent's path in BRICKPROF_CASE_AGENT, for the case's
+    # own script to preload where it chooses (some ranks of an MPI job).
     via: str = "preload"
     # Environment of both runs, and of the run with the agent only.
     env: dict = field(default_factory=dict)
@@ -47,7 +50,7 @@ class Case:
     also_statuses: tuple = ()
     setup: Optional[Callable] = None  # setup(work: Path, places: dict), before each run
     checks: list = field(default_factory=list)  # check(ctx) -> [problems]
-    needs: tuple = ()  # "root", "tmpfs", "shim-python": else skipped
+    needs: tuple = ()  # "root", "tmpfs", "shim-python", "mpi": else skipped
     heavy: bool = False  # runs alone, after the others
     why: str = ""  # one line: what the case shows
 

@@ -55,6 +55,7 @@ class Suite:
         self.bin = self.build / "tests" / "host"
         self.launch = str(self.bin / "host_launch")
         self.brickprof = str(self.build / "tools" / "brickprof")
+        self.mpi_app = str(self.build / "tests" / "mpi" / "mpi_app")  # built where Open MPI is
         self.agent = os.environ.get("BRICKPROF_AGENT") or str(
             self.build / "agent" / "libbrickprof.so")
         self.python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -79,6 +80,8 @@ class Suite:
             have.add("tmpfs")
         if self.shim_python:
             have.add("shim-python")
+        if shutil.which("mpirun") and os.access(self.mpi_app, os.X_OK):
+            have.add("mpi")
         return have
 
     @staticmethod
@@ -103,7 +106,8 @@ class Suite:
     def places(self, work):
         return {"bin": str(self.bin), "src": str(HERE / "programs"), "py": self.python,
                 "work": str(work), "out": str(work / "out"), "agent": self.agent,
-                "brickprof": self.brickprof, "shim_python": self.shim_python or "python3"}
+                "brickprof": self.brickprof, "shim_python": self.shim_python or "python3",
+                "mpi_app": self.mpi_app}
 
     def command(self, case, work, with_agent):
         where = self.places(work)
@@ -119,6 +123,8 @@ class Suite:
             if case.via == "run":
                 agent_env["BRICKPROF_AGENT"] = self.agent
                 argv = [self.brickprof, "run", "--"] + argv
+            elif case.via == "wrapper":  # the case's own script preloads it where it chooses
+                agent_env["BRICKPROF_CASE_AGENT"] = self.agent
             else:
                 preload = env.get("LD_PRELOAD")
                 agent_env["LD_PRELOAD"] = self.agent + (":" + preload if preload else "")

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "agent/io/config.h"
-#include "agent/lifecycle/write_deadline.h"
 
 namespace brickprof::agent {
 

@@ -111,7 +111,12 @@ Peers find_peers(int64_t world_rank, int64_t world_size) {
                  "machine shares one clock anyway)";
     return peers;
   }
-  if (!pmix::publish(kAgentKey, "1")) return {};
+  if (!pmix::publish(kAgentKey, "1")) {
+    Peers peers;
+    peers.note = "MPI: this rank could not tell the others it has the brickprof agent (PMIx): "
+                 "its clock is not aligned with theirs";
+    return peers;
+  }
   return world_rank == 0 ? as_rank_zero(world_size) : as_other_rank(world_rank);
 }
 

@@ -35,7 +35,7 @@ static void wait_deep(int frames) {
 
 static void* wait_on_small_stack(void* arg) {
   (void)arg;
-  wait_deep(4);
+  wait_deep(3);
   return NULL;
 }
 

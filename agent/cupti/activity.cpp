@@ -34,7 +34,7 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t size,
                                size_t valid_size) {
   (void)size;
-  CriticalSection section;  // see critical_section.h
+  CuptiCallback section;  // see critical_section.h
   GpuState* s = gpu_state();
   if (s != nullptr && buffer != nullptr && valid_size > 0) {
     try {

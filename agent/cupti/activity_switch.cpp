@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 
 #include "agent/recorder/budget.h"
 #include "agent/capture/capture.h"
@@ -92,6 +93,11 @@ void apply_pending() {
 
 void enter_callback() { ++t_callback_depth; }
 void leave_callback() { --t_callback_depth; }
+
+void reset_after_fork() {
+  new (&g_switch_mu) std::mutex();
+  g_pending.store(false, std::memory_order_relaxed);
+}
 
 Report report() {
   AgentLock lock(g_switch_mu);

@@ -28,6 +28,10 @@ void apply_pending();
 void enter_callback();
 void leave_callback();
 
+// In a fork child: the switch lock is free again (a parent's thread may
+// have held it, inside cuptiActivityEnable) and nothing is pending.
+void reset_after_fork();
+
 // When the records were off, in CLOCK_MONOTONIC ns; spans past the list's
 // bound, and switches CUPTI refused, are counted.
 struct Report {

@@ -259,7 +259,7 @@ void CUPTIAPI on_cupti_callback(void* userdata, CUpti_CallbackDomain domain,
                                 CUpti_CallbackId cbid, const void* data) {
   auto* s = static_cast<GpuState*>(userdata);
   if (s == nullptr || data == nullptr) return;
-  CriticalSection section;  // the trace write would wait on CUPTI and on us
+  CuptiCallback section;  // the trace write would wait on CUPTI and on us
   // A switch of CUPTI's records asked for in here waits for a later callback.
   struct InCallback {
     InCallback() { activity_switch::enter_callback(); }

@@ -1,9 +1,12 @@
 // start_gpu_source(): loads libcuda and libcupti, subscribes the one CUPTI
 // subscriber, enables callbacks and activity, installs the sync-mode hook.
 // Any failure leaves the process untouched and says why in the status.
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -143,6 +146,20 @@ class CuptiDump final : public GpuDump {
   AttributionInputs in_;
 };
 
+// In a fork child only the forking thread goes on: a lock another thread
+// of the parent's held at fork stays held for ever. CUDA does not survive
+// fork, but the child's CUDA calls still reach the callbacks, which take
+// the state's locks (and the Python stack table's).
+void reset_locks_in_fork_child() {
+  if (GpuState* s = g_state.load(std::memory_order_acquire)) {
+    for (std::mutex* m : {&s->translate_mu, &s->addresses_mu, &s->graph_mu, &s->devices_mu})
+      new (m) std::mutex();
+    s->registry.reset_lock_after_fork();
+  }
+  activity_switch::reset_after_fork();
+  if (python::reset_after_fork_in_child) python::reset_after_fork_in_child();
+}
+
 class CuptiSource final : public GpuSource {
  public:
   explicit CuptiSource(GpuState* s) : s_(s) {}
@@ -190,7 +207,12 @@ std::unique_ptr<GpuSource> fail(GpuState* s, const std::string& why, std::string
 }  // namespace
 
 GpuState* gpu_state() { return g_state.load(std::memory_order_acquire); }
-void set_gpu_state(GpuState* state) { g_state.store(state, std::memory_order_release); }
+
+void set_gpu_state(GpuState* state) {
+  static const bool registered = (pthread_atfork(nullptr, nullptr, reset_locks_in_fork_child), true);
+  (void)registered;
+  g_state.store(state, std::memory_order_release);
+}
 
 std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* status) {
   try {

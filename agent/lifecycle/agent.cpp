@@ -27,6 +27,7 @@
 #include "agent/io/process_info.h"
 #include "agent/io/trace_stream.h"
 #include "agent/lifecycle/critical_section.h"
+#include "agent/lifecycle/handler_stack.h"
 #include "agent/lifecycle/signals.h"
 #include "agent/lifecycle/write_deadline.h"
 #include "agent/recorder/clock.h"
@@ -109,6 +110,21 @@ bool another_agent_is_active() {
 }
 
 volatile sig_atomic_t g_dying_signal = 0;
+// The thread whose handler writes the trace for that signal, 0 for none.
+std::atomic<pid_t> g_dying_thread{0};
+
+pid_t this_thread() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// A signal that ends the process is being handled on another thread,
+// which writes the trace and then dies of it. Without the agent the
+// process would already be gone: this thread must not leave first by a
+// way of its own (exit, _exit, an exec), with another status. It waits to
+// be ended with the others (the write's deadline bounds the wait).
+void wait_if_another_thread_is_dying() {
+  const pid_t dying = g_dying_thread.load();
+  if (dying == 0 || dying == this_thread() || getpid() != g_pid.load()) return;
+  for (;;) pause();
+}
 
 // Dies of `sig` as the program would have without the agent, once its
 // handler returns (the signal is blocked until then). A trace file still
@@ -134,9 +150,18 @@ void give_up_dying(const void*) {
   _exit(128 + sig);                                 // not reached: the default action terminates
 }
 
+// The trace write of a signal's handler. It can block forever on a lock
+// the interrupted code holds (malloc's, stdio's): the deadline bounds it.
+void write_while_dying(void*) {
+  WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kProcessEnds,
+                         give_up_dying, nullptr);
+  dump_at_exit();
+}
+
 // In the kernel while the program's disposition of a dump signal is
 // SIG_DFL (signals.h).
 void on_dump_signal(int sig, siginfo_t* info, void* context) {
+  critical::delete_redelivery_timer(info);  // a held signal sent again
   if (getpid() != g_pid.load()) {  // a vfork child: its parent's memory, not ours to write
     signals::die_by_default(sig);
     raise(sig);
@@ -165,12 +190,11 @@ void on_dump_signal(int sig, siginfo_t* info, void* context) {
   if (CriticalSection::inside()) {
     log_error_in_signal_handler("crashed inside the agent; no trace written");
   } else {
-    // The write runs in the handler, so it can block forever on a lock the
-    // interrupted code holds (malloc's, stdio's): the deadline bounds it.
     g_dying_signal = sig;
-    WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kProcessDies,
-                           give_up_dying, nullptr);
-    dump_at_exit();
+    g_dying_thread.store(this_thread());
+    // The handler may be on a stack of a few KiB (a small thread's, a
+    // goroutine's, an alternate signal stack): the write gets its own.
+    run_on_handler_stack(write_while_dying, nullptr);
   }
   die_of(sig);
 }
@@ -201,6 +225,7 @@ void after_fork_in_child() {
   g_pid.store(getpid());
   g_started_process = false;
   g_writer.store(0);  // a parent's thread may have been writing
+  g_dying_thread.store(0);
   pre_exec_written().clear();
   g_dumped.store(false);
   g_gpu = nullptr;  // CUDA does not survive fork
@@ -297,7 +322,7 @@ std::string directory_of(const std::string& prefix) {
 // is due again), but no longer than that write's own deadline; never for
 // one on this thread (a signal arrived mid-write).
 bool take_writer(bool wait) {
-  const pid_t me = static_cast<pid_t>(syscall(SYS_gettid));
+  const pid_t me = this_thread();
   const int64_t give_up_ns =
       monotonic_ns() + (the_config().signal_dump_seconds + 1) * int64_t{1000000000};
   pid_t expected = 0;
@@ -390,6 +415,7 @@ const Config& config() { return the_config(); }
 
 void dump_at_exit() {
   if (g_state.load() != State::kStarted) return;
+  wait_if_another_thread_is_dying();
   // As at exec and _exit: a process that recorded nothing leaves no file
   // (a shell's subshell, the programs a script runs), unless the user
   // started it.
@@ -405,13 +431,12 @@ bool should_save_before_leaving(bool before_exec) {
          (Recorder::recorded_anything() || (g_started_process && !before_exec));
 }
 
-bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up,
-                         const void* arg) {
+bool save_before_leaving(const std::string& why, bool before_exec) {
+  wait_if_another_thread_is_dying();
   if (!take_writer(/*wait=*/false)) return false;
   bool wrote = !g_dumped.exchange(true);
   if (wrote) {
     g_recording_before_exec = Recorder::enabled();
-    WriteDeadline deadline(the_config().signal_dump_seconds, AfterWrite::kHostGoesOn, give_up, arg);
     write_trace(why, before_exec);
   }
   g_writer.store(0);

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "agent/io/config.h"
-#include "agent/lifecycle/write_deadline.h"
 
 namespace brickprof::agent {
 
@@ -30,9 +29,10 @@ const Config& config();
 bool should_save_before_leaving(bool before_exec);
 // Writes the trace as at exit, with `why` among its warnings; before an
 // exec, under its own name (<prefix>.pre-exec: the new image keeps the pid).
-// Past BRICKPROF_SIGNAL_DUMP_SECONDS, give_up(arg) leaves without it. False
-// when it wrote nothing (another write is under way or done).
-bool save_before_leaving(const std::string& why, bool before_exec, GiveUp give_up, const void* arg);
+// The caller arms the write's deadline (write_deadline.h) first, before
+// anything it does allocates. False when it wrote nothing (another write
+// is under way or done).
+bool save_before_leaving(const std::string& why, bool before_exec);
 // The exec that trace was written for failed: recording goes on, and the
 // next trace written (at exit, or before the next exec) replaces it.
 void resume_after_failed_exec();

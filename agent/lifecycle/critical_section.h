@@ -17,7 +17,14 @@ namespace critical {
 extern constinit thread_local int tls_depth __attribute__((tls_model("initial-exec")));
 extern constinit thread_local volatile sig_atomic_t tls_held_signal
     __attribute__((tls_model("initial-exec")));
-void raise_held_signal();  // out of line: rare
+// CUPTI callbacks this thread is in (CuptiCallback below).
+extern constinit thread_local int tls_cupti_depth __attribute__((tls_model("initial-exec")));
+// Out of line: rare. Raises it now or, inside CUPTI's dispatch, later.
+void raise_held_signal();
+// A signal sent later carries this tag; the dump handler it reaches calls
+// delete_redelivery_timer() with its siginfo (async-signal-safe).
+extern const char kRedeliveryTag[];
+void delete_redelivery_timer(const siginfo_t* info);
 }  // namespace critical
 
 class CriticalSection {
@@ -36,6 +43,26 @@ class CriticalSection {
   static bool inside() { return critical::tls_depth > 0; }
   // From a signal handler: hold `sig` until the section ends.
   static void hold(int sig) { critical::tls_held_signal = sig; }
+};
+
+// Brackets a CUPTI callback (API, resource, buffer completion): a critical
+// section whose end is still inside CUPTI's dispatch, which may hold locks
+// the trace write needs (agent/README.md, rule 3). A signal held in it is
+// not raised there: the kernel delivers it again a millisecond later, to a
+// thread that is then out of the callback.
+class CuptiCallback {
+ public:
+  CuptiCallback() = default;
+  CuptiCallback(const CuptiCallback&) = delete;
+  CuptiCallback& operator=(const CuptiCallback&) = delete;
+
+ private:
+  struct Dispatch {
+    Dispatch() { ++critical::tls_cupti_depth; }
+    ~Dispatch() { --critical::tls_cupti_depth; }
+  };
+  Dispatch dispatch_;        // counted first, uncounted last:
+  CriticalSection section_;  // the section ends with the dispatch still counted
 };
 
 // std::lock_guard inside a critical section: the section is entered before

@@ -20,7 +20,9 @@
 #include <cstring>
 #include <string>
 
+#include "agent/io/log.h"
 #include "agent/lifecycle/agent.h"
+#include "agent/lifecycle/write_deadline.h"
 
 namespace brickprof::agent {
 namespace {
@@ -135,39 +137,56 @@ struct Exec {
 // go back into the stuck write, so if the exec fails here the process ends
 // as a shell's child does when it cannot run a command.
 [[noreturn]] void exec_without_trace(const void* arg) {
+  log_error_in_signal_handler(
+      "the trace write before exec did not finish within BRICKPROF_SIGNAL_DUMP_SECONDS; "
+      "the exec goes on without it");
   static_cast<const Exec*>(arg)->call();
   leave_now(libc().exit, 127);
+}
+
+// The trace before `exec`, if the kernel could start it. The deadline is
+// armed first: the exec may come from a handler that interrupted malloc,
+// and the PATH search and the reason allocate.
+bool save_before_exec(const Exec& exec) {
+  WriteDeadline deadline(config().signal_dump_seconds, AfterWrite::kHostGoesOn,
+                         exec_without_trace, &exec);
+  try {
+    return exec.may_run() &&
+           save_before_leaving("written before exec of " + exec.what(), /*before_exec=*/true);
+  } catch (...) {
+    return false;
+  }
 }
 
 int exec_saving_trace(const Exec& exec) {
   if (!should_save_before_leaving(/*before_exec=*/true))
     return exec.call();  // all a vfork child does
-  bool saved = false;
-  try {
-    if (!exec.may_run()) return exec.call();
-    saved = save_before_leaving("written before exec of " + exec.what(), /*before_exec=*/true,
-                                exec_without_trace, &exec);
-  } catch (...) {
-  }
-  int result = exec.call();  // returns only on failure
-  if (saved) {
-    int error = errno;
-    resume_after_failed_exec();
-    errno = error;
-  }
+  const bool saved = save_before_exec(exec);
+  WriteDeadline::before_exec();  // another thread's write may have its SIGALRM action in
+  int result = exec.call();      // returns only on failure
+  int error = errno;
+  WriteDeadline::exec_failed();
+  if (saved) resume_after_failed_exec();
+  errno = error;
   return result;
 }
 
 [[noreturn]] void exit_without_trace(const void* status) {
+  log_error_in_signal_handler(
+      "the trace write at _exit did not finish within BRICKPROF_SIGNAL_DUMP_SECONDS; "
+      "the process leaves without it");
   leave_now(libc().exit, *static_cast<const int*>(status));
 }
 
 [[noreturn]] void exit_saving_trace(ExitFn libc_exit, const char* name, int status) {
   if (should_save_before_leaving(/*before_exec=*/false)) {
+    // Armed before the reason is built: see save_before_exec.
+    WriteDeadline deadline(config().signal_dump_seconds, AfterWrite::kProcessEnds,
+                           exit_without_trace, &status);
     try {
       save_before_leaving(std::string("written at ") + name + "(" + std::to_string(status) +
                               "): atexit handlers did not run",
-                          /*before_exec=*/false, exit_without_trace, &status);
+                          /*before_exec=*/false);
     } catch (...) {
     }
   }

@@ -112,7 +112,11 @@ int put_ours_in_kernel(int sig) {
   struct sigaction ours;
   std::memset(&ours, 0, sizeof ours);
   ours.sa_sigaction = g_handler;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
+  // SA_ONSTACK: a runtime that gives its threads small stacks and an
+  // alternate one for signals (Go) adds it to every handler it finds, but
+  // the view shows it SIG_DFL, not ours; without it ours would run on a
+  // goroutine's few KiB.
+  ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   ours.sa_mask = g_handler_mask;
   if (kernel_sigaction(sig, &ours, nullptr) != 0) return -1;
   if (!g_restorer) {

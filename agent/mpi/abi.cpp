@@ -64,6 +64,7 @@ Abi detect() {
     a.status_ignore = 0;
     a.any_source = -1;
     a.proc_null = -2;
+    a.root = -4;
     a.error_intern = 17;
     a.status_source_offset = 0;  // {MPI_SOURCE, MPI_TAG, MPI_ERROR, _cancelled, _ucount}
     a.status_tag_offset = 4;
@@ -81,6 +82,7 @@ Abi detect() {
     a.status_ignore = 1;
     a.any_source = -2;
     a.proc_null = -1;
+    a.root = -3;
     a.error_intern = 16;
     a.status_source_offset =
         8;  // {count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR}

@@ -25,6 +25,7 @@ struct Abi {
   uintptr_t status_ignore = 0;  // MPI_STATUS_IGNORE (and MPI_STATUSES_IGNORE)
   int any_source = -1;
   int proc_null = -2;
+  int root = -4;  // MPI_ROOT: the root's own root argument on an intercommunicator
   int error_intern = 17;         // MPI_ERR_INTERN, returned when no PMPI_ is found
   int status_source_offset = 0;  // byte offsets of MPI_SOURCE and MPI_TAG in MPI_Status
   int status_tag_offset = 4;

@@ -2,14 +2,19 @@
 // MPI_COMM_WORLD (see calls.h).
 #include "agent/mpi/calls.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 
 #include "agent/lifecycle/agent.h"
 #include "agent/lifecycle/critical_section.h"
 #include "agent/mpi/clock_sync.h"
+#include "agent/mpi/missed.h"
+#include "agent/mpi/peers.h"
 #include "agent/recorder/recorder.h"
 
 namespace brickprof::agent::mpi {
@@ -22,20 +27,27 @@ using GroupSizeFn = int(Handle, int*);
 using GroupTranslateFn = int(Handle, int, const int*, Handle, int*);
 using GroupFreeFn = int(Handle*);
 using TypeSizeFn = int(Handle, int*);
+using CommTestInterFn = int(Handle, int*);
 
 Pmpi<CommGroupFn> pmpi_comm_group("PMPI_Comm_group");
 Pmpi<GroupSizeFn> pmpi_group_size("PMPI_Group_size");
 Pmpi<GroupTranslateFn> pmpi_group_translate("PMPI_Group_translate_ranks");
 Pmpi<GroupFreeFn> pmpi_group_free("PMPI_Group_free");
 Pmpi<TypeSizeFn> pmpi_type_size("PMPI_Type_size");
+Pmpi<CommTestInterFn> pmpi_comm_test_inter("PMPI_Comm_test_inter");
+Pmpi<CommIntFn> pmpi_comm_remote_size("PMPI_Comm_remote_size");
 
 struct CommState {
   Communicator info;
-  uint64_t seq = 0;  // collectives made on it so far
+  int remote_size = 0;  // an intercommunicator's remote group; 0 for an intracommunicator
+  uint64_t seq = 0;     // collectives made on it so far
 };
 
 // Everything under one lock: MPI calls take microseconds, the lock tens of
-// nanoseconds, and a program may call MPI from several threads.
+// nanoseconds, and a program may call MPI from several threads. Nothing
+// calls MPI while it is held: an MPI library may hold a lock of its own
+// while it calls the program back (an attribute's delete callback, an
+// error handler), and the program may call MPI there, through us.
 struct State {
   std::mutex mutex;
   std::vector<std::unique_ptr<CallRecord[]>> blocks;
@@ -50,7 +62,8 @@ struct State {
   int64_t world_rank = -1;
   int64_t world_size = 0;
   ClockSync clock_sync;
-  Handle sync_comm = 0;  // the agent's own duplicate of MPI_COMM_WORLD
+  Handle sync_comm = 0;  // the members' own communicator (clock_sync.h)
+  std::string peers_note;
 };
 
 // Never freed: calls may come in while the process exits.
@@ -58,6 +71,13 @@ State& state() {
   static State* s = new State();
   return *s;
 }
+
+// A fork child: only the forking thread goes on, and another may have held
+// the lock. MPI does not survive fork; the log stays for the child's trace
+// as the parent's events do not (the recorder starts afresh).
+void after_fork_in_child() { new (&state().mutex) std::mutex(); }
+[[maybe_unused]] const bool kForkHandler =
+    (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
 
 uint32_t site_of(CommOp op) {
   static std::atomic<uint32_t> sites[static_cast<size_t>(CommOp::kWaitany) + 1];
@@ -89,8 +109,8 @@ uint64_t mix(uint64_t h, uint64_t v) {
   return h * 0xff51afd7ed558ccdull;
 }
 
-// The communicator's members as world ranks, in its rank order; empty if
-// MPI cannot say.
+// The communicator's (local group's) members as world ranks, in its rank
+// order; empty if MPI cannot say.
 std::vector<int> world_ranks_of(Handle comm) {
   const Abi& a = abi();
   auto* group_of = pmpi_comm_group.get();
@@ -113,27 +133,61 @@ std::vector<int> world_ranks_of(Handle comm) {
   return out;
 }
 
+// What MPI says of a communicator the registry has not seen: asked with no
+// lock of ours held (see State).
+struct Facts {
+  int size = 0;
+  int rank = -1;
+  int remote_size = 0;
+  uint64_t members = 0xcbf29ce484222325ull;  // hash of the members' world ranks
+};
+
+Facts ask_mpi(Handle comm) {
+  Facts f;
+  if (auto* size_of = pmpi_comm_size.get()) size_of(comm, &f.size);
+  if (auto* rank_of = pmpi_comm_rank.get()) rank_of(comm, &f.rank);
+  int inter = 0;
+  if (auto* test = pmpi_comm_test_inter.get(); test && test(comm, &inter) == kSuccess && inter)
+    if (auto* remote = pmpi_comm_remote_size.get()) remote(comm, &f.remote_size);
+  for (int r : world_ranks_of(comm)) f.members = mix(f.members, static_cast<uint64_t>(r));
+  return f;
+}
+
 // The registry entry of a live communicator, made on first sight: its key
 // hashes its members' world ranks and how many communicators with the same
 // members this process made before it, which every member agrees on.
-CommState& lookup(State& s, Handle comm) {
+CommState* find(State& s, Handle comm) {
+  auto it = s.by_handle.find(abi().handle_bits(comm));
+  return it == s.by_handle.end() ? nullptr : &s.comms[it->second];
+}
+
+CommState& add(State& s, Handle comm, const Facts& f) {
   const Abi& a = abi();
-  const uint64_t bits = a.handle_bits(comm);
-  if (auto it = s.by_handle.find(bits); it != s.by_handle.end()) return s.comms[it->second];
+  if (CommState* known = find(s, comm)) return *known;  // another thread added it meanwhile
   CommState c;
   c.info.id = static_cast<uint32_t>(s.comms.size());
-  const bool world = bits == a.handle_bits(a.comm_world);
+  const bool world = a.handle_bits(comm) == a.handle_bits(a.comm_world);
   c.info.name = world ? "MPI_COMM_WORLD" : "comm " + std::to_string(c.info.id);
-  int size = 0, rank = -1;
-  if (auto* f = pmpi_comm_size.get(); f && f(comm, &size) == kSuccess) c.info.size = size;
-  if (auto* f = pmpi_comm_rank.get(); f && f(comm, &rank) == kSuccess) c.info.rank = rank;
-  uint64_t members = 0xcbf29ce484222325ull;
-  for (int r : world_ranks_of(comm)) members = mix(members, static_cast<uint64_t>(r));
-  const uint32_t ordinal = s.same_members[members]++;
-  c.info.key = mix(members, ordinal);
-  s.by_handle.emplace(bits, c.info.id);
+  c.info.size = f.size;
+  c.info.rank = f.rank;
+  c.remote_size = f.remote_size;
+  const uint32_t ordinal = s.same_members[f.members]++;
+  c.info.key = mix(f.members, ordinal);
+  s.by_handle.emplace(a.handle_bits(comm), c.info.id);
   s.comms.push_back(std::move(c));
   return s.comms.back();
+}
+
+// The entry for `comm`, asking MPI first if it is new. Under no lock; the
+// returned copy is what the caller may use.
+CommState known_or_added(State& s, Handle comm) {
+  {
+    AgentLock lock(s.mutex);
+    if (CommState* known = find(s, comm)) return *known;
+  }
+  const Facts facts = ask_mpi(comm);
+  AgentLock lock(s.mutex);
+  return add(s, comm, facts);
 }
 
 }  // namespace
@@ -158,21 +212,33 @@ bool Call::done(int rc) {
   if (open_) Recorder::pop();
   open_ = false;
   if (rc != kSuccess) return false;
+  State& s = state();
+  {
+    AgentLock lock(s.mutex);
+    if ((!s.initialized && op_ != CommOp::kInit) || (s.finalized && op_ != CommOp::kFinalize))
+      return false;
+  }
+  const CommState known = known_or_added(s, comm_);
+  comm_size_ = std::max(1, known.info.size);
+  comm_rank_ = known.info.rank;
+  intercomm_ = known.remote_size > 0;
+  peer_count_ = intercomm_ ? known.remote_size : comm_size_;
   // Collectives are numbered whether or not this one is logged, so every
   // member counts alike.
-  State& s = state();
   AgentLock lock(s.mutex);
-  if ((!s.initialized && op_ != CommOp::kInit) || (s.finalized && op_ != CommOp::kFinalize))
-    return false;
-  CommState& c = lookup(s, comm_);
-  comm_size_ = std::max(1, c.info.size);
-  comm_rank_ = c.info.rank;
-  const uint64_t seq = is_collective(op_) ? ++c.seq : 0;
-  if (!slot_) return false;
-  slot_->comm = c.info.id;
+  CommState* c = find(s, comm_);
+  const uint64_t seq = c && is_collective(op_) ? ++c->seq : 0;
+  if (!slot_ || !c) return false;
+  slot_->comm = c->info.id;
   slot_->seq = seq;
   return true;
 }
+
+bool Call::is_root(int root) const {
+  return intercomm_ ? root == abi().root : root == comm_rank_;
+}
+
+bool Call::sits_out(int root) const { return intercomm_ && root == abi().proc_null; }
 
 uint64_t Call::type_bytes(int64_t count, Handle type) {
   int size = 0;
@@ -205,8 +271,11 @@ void forget_communicator(Handle comm) {
 
 void register_communicator(Handle comm) {
   State& s = state();
-  AgentLock lock(s.mutex);
-  if (s.initialized && !s.finalized) lookup(s, comm);
+  {
+    AgentLock lock(s.mutex);
+    if (!s.initialized || s.finalized) return;
+  }
+  known_or_added(s, comm);
 }
 
 void after_finalize() {
@@ -222,31 +291,41 @@ void on_initialized() {
     AgentLock lock(s.mutex);
     if (s.initialized) return;
     s.initialized = true;
-    const CommState& world = lookup(s, a.comm_world);
+  }
+  const CommState world = known_or_added(s, a.comm_world);
+  {
+    AgentLock lock(s.mutex);
     s.world_rank = world.info.rank;
     s.world_size = world.info.size;
   }
-  // Outside the lock: the exchange waits on the other ranks.
+  if (world.info.size < 2) return;  // no peer to find or to measure against
+  // Outside the lock: the exchanges wait on the other ranks.
   Call sync(CommOp::kClockSync, a.comm_world);
-  s.sync_comm = start_clock_sync();
+  const Peers peers = find_peers(world.info.rank, world.info.size);
+  const Handle comm = start_clock_sync(peers.members);
   ClockSync::Sample sample;
-  const bool measured = measure_clock(s.sync_comm, &sample);
+  const bool measured = comm && measure_clock(comm, &sample);
   sync.done(kSuccess);
   AgentLock lock(s.mutex);
-  s.clock_sync.reference_rank = 0;
+  s.sync_comm = comm;
+  s.peers_note = peers.note;
+  if (comm) s.clock_sync.reference_rank = 0;
   if (measured) s.clock_sync.samples.push_back(sample);
 }
 
 void before_finalize() {
   State& s = state();
+  Handle comm = 0;
   {
     AgentLock lock(s.mutex);
     if (!s.initialized || !s.sync_comm) return;
+    comm = s.sync_comm;
+    s.sync_comm = 0;
   }
   Call sync(CommOp::kClockSync, abi().comm_world);
   ClockSync::Sample sample;
-  const bool measured = measure_clock(s.sync_comm, &sample);
-  end_clock_sync(&s.sync_comm);
+  const bool measured = measure_clock(comm, &sample);
+  end_clock_sync(&comm);
   sync.done(kSuccess);
   AgentLock lock(s.mutex);
   if (measured) s.clock_sync.samples.push_back(sample);
@@ -254,16 +333,20 @@ void before_finalize() {
 
 Snapshot snapshot() {
   State& s = state();
-  AgentLock lock(s.mutex);
   Snapshot out;
-  out.initialized = s.initialized;
-  out.world_rank = s.world_rank;
-  out.world_size = s.world_size;
-  out.calls.reserve(s.used);
-  for (uint64_t i = 0; i < s.used; ++i) out.calls.push_back(s.blocks[i / kBlock][i % kBlock]);
-  for (const CommState& c : s.comms) out.communicators.push_back(c.info);
-  out.clock_sync = s.clock_sync;
-  out.dropped_calls = s.dropped;
+  {
+    AgentLock lock(s.mutex);
+    out.initialized = s.initialized;
+    out.world_rank = s.world_rank;
+    out.world_size = s.world_size;
+    out.calls.reserve(s.used);
+    for (uint64_t i = 0; i < s.used; ++i) out.calls.push_back(s.blocks[i / kBlock][i % kBlock]);
+    for (const CommState& c : s.comms) out.communicators.push_back(c.info);
+    out.clock_sync = s.clock_sync;
+    out.dropped_calls = s.dropped;
+    if (!s.peers_note.empty()) out.notes.push_back(s.peers_note);
+  }
+  for (std::string& note : missed_calls(out.initialized)) out.notes.push_back(std::move(note));
   return out;
 }
 

@@ -46,9 +46,21 @@ class Call {
 
   // count x PMPI_Type_size(type); 0 for a count <= 0.
   static uint64_t type_bytes(int64_t count, Handle type);
-  // The communicator's size and this rank in it (after done()).
+  // The communicator's size and this rank in it (after done()): of the
+  // local group, for an intercommunicator.
   int comm_size() const { return comm_size_; }
   int comm_rank() const { return comm_rank_; }
+  // How many ranks this one exchanges with: the remote group's size on an
+  // intercommunicator (the length of a v-collective's count arrays), else
+  // comm_size().
+  int peer_count() const { return peer_count_; }
+  bool intercomm() const { return intercomm_; }
+  // Whether this process is the root of a rooted collective: its rank on
+  // an intracommunicator, MPI_ROOT on an intercommunicator.
+  bool is_root(int root) const;
+  // Whether it takes part at all (MPI_PROC_NULL: the root's group on an
+  // intercommunicator, but not the root).
+  bool sits_out(int root) const;
 
   void set_count(int64_t count);
   void set_bytes(uint64_t send, uint64_t recv = 0);
@@ -61,6 +73,8 @@ class Call {
   Handle comm_ = 0;
   int comm_size_ = 1;
   int comm_rank_ = -1;
+  int peer_count_ = 1;
+  bool intercomm_ = false;
   bool open_ = false;
 };
 
@@ -70,8 +84,9 @@ void forget_communicator(Handle comm);
 // among those with the same members follows creation order on every member.
 void register_communicator(Handle comm);
 
-// MPI_Init/MPI_Init_thread returned successfully: note the world, measure
-// the clock against rank 0. MPI_Finalize is about to run: measure again.
+// MPI_Init/MPI_Init_thread returned successfully: note the world, learn
+// which ranks have the agent (peers.h) and measure the clock against rank
+// 0 among those. MPI_Finalize is about to run: measure again.
 void on_initialized();
 void before_finalize();
 // MPI_Finalize returned: no PMPI_ call is allowed from here on.
@@ -86,6 +101,7 @@ struct Snapshot {
   std::vector<Communicator> communicators;
   ClockSync clock_sync;
   uint64_t dropped_calls = 0;  // not logged: the log was full
+  std::vector<std::string> notes;  // for the trace's warnings: the peers, calls not recorded
 };
 Snapshot snapshot();
 

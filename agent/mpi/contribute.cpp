@@ -19,6 +19,7 @@ std::optional<Snapshot>& written_snapshot() {
 
 void contribute_header(Trace& header) {
   Snapshot s = snapshot();
+  for (const std::string& note : s.notes) header.diagnostics.warnings.push_back(note);
   if (!s.initialized && s.calls.empty()) return;
   header.communicators = s.communicators;
   ProcessInfo& p = header.process;

@@ -1,6 +1,10 @@
 // The collective operations, blocking and non-blocking: bytes are what this
 // rank sends (and receives, where that differs), from the counts, the
-// communicator's size and PMPI_Type_size; the root is the peer.
+// number of ranks it exchanges with and PMPI_Type_size; the root is the
+// peer. On an intercommunicator a rank exchanges with the remote group:
+// the v-collectives' count arrays have the remote group's length, and a
+// rooted operation's root is MPI_ROOT on the root itself, MPI_PROC_NULL on
+// the rest of its group (which take no part).
 #include "agent/mpi/wrappers.h"
 
 using brickprof::CommOp;
@@ -22,26 +26,40 @@ void fill_simple(Call& call, int count, Handle type, int root = -1) {
   if (root >= 0) call.set_peer(root);
 }
 
+// One-buffer rooted operations (broadcast, reduce): count x type, sent by
+// the root, or by each rank to it; nothing for a rank that sits out.
+void fill_rooted(Call& call, int count, Handle type, int root) {
+  if (call.sits_out(root)) return;
+  fill_simple(call, count, type, root);
+}
+
 // Gather to `root`: each rank sends scount (the root in place: its rcount),
-// the root receives rcount from each.
+// the root receives rcount from each (the root of an intercommunicator
+// sends nothing).
 void fill_gather(Call& call, const void* sbuf, int scount, Handle stype, int rcount, Handle rtype,
                  int root) {
-  const bool is_root = call.comm_rank() == root;
+  if (call.sits_out(root)) return;
+  const bool is_root = call.is_root(root);
   const bool own_in_place = is_root && in_place(sbuf);
-  call.set_count(own_in_place ? rcount : scount);
-  call.set_bytes(own_in_place ? Call::type_bytes(rcount, rtype) : Call::type_bytes(scount, stype),
-                 is_root ? Call::type_bytes(int64_t{rcount} * call.comm_size(), rtype) : 0);
+  const bool sends = !(is_root && call.intercomm());
+  call.set_count(own_in_place ? rcount : sends ? scount : 0);
+  call.set_bytes(own_in_place ? Call::type_bytes(rcount, rtype)
+                 : sends      ? Call::type_bytes(scount, stype)
+                              : 0,
+                 is_root ? Call::type_bytes(int64_t{rcount} * call.peer_count(), rtype) : 0);
   call.set_peer(root);
 }
 
 // Scatter from `root`: the root sends scount to each, each receives rcount
-// (the root in place: nothing).
+// (the root in place, or the root of an intercommunicator: nothing).
 void fill_scatter(Call& call, int scount, Handle stype, const void* rbuf, int rcount, Handle rtype,
                   int root) {
-  const bool is_root = call.comm_rank() == root;
-  call.set_count(rcount);
-  call.set_bytes(is_root ? Call::type_bytes(int64_t{scount} * call.comm_size(), stype) : 0,
-                 is_root && in_place(rbuf) ? 0 : Call::type_bytes(rcount, rtype));
+  if (call.sits_out(root)) return;
+  const bool is_root = call.is_root(root);
+  const bool receives = !(is_root && (in_place(rbuf) || call.intercomm()));
+  call.set_count(receives ? rcount : 0);
+  call.set_bytes(is_root ? Call::type_bytes(int64_t{scount} * call.peer_count(), stype) : 0,
+                 receives ? Call::type_bytes(rcount, rtype) : 0);
   call.set_peer(root);
 }
 
@@ -51,13 +69,13 @@ void fill_allgather(Call& call, const void* sbuf, int scount, Handle stype, int 
   const bool own_in_place = in_place(sbuf);
   call.set_count(own_in_place ? rcount : scount);
   call.set_bytes(own_in_place ? Call::type_bytes(rcount, rtype) : Call::type_bytes(scount, stype),
-                 Call::type_bytes(int64_t{rcount} * call.comm_size(), rtype));
+                 Call::type_bytes(int64_t{rcount} * call.peer_count(), rtype));
 }
 
 // Every rank sends scount to each and receives rcount from each.
 void fill_alltoall(Call& call, const void* sbuf, int scount, Handle stype, int rcount,
                    Handle rtype) {
-  const int64_t n = call.comm_size();
+  const int64_t n = call.peer_count();
   const int64_t recv = Call::type_bytes(rcount * n, rtype);
   call.set_count(scount);
   call.set_bytes(in_place(sbuf) ? recv : Call::type_bytes(scount * n, stype), recv);
@@ -81,7 +99,7 @@ BRICKPROF_MPI_EXPORT int MPI_Bcast(void* buf, int count, Handle type, int root, 
   if (!f) return missing_pmpi("MPI_Bcast");
   Call call(CommOp::kBcast, comm);
   const int rc = f(buf, count, type, root, comm);
-  if (call.done(rc)) fill_simple(call, count, type, root);
+  if (call.done(rc)) fill_rooted(call, count, type, root);
   return rc;
 }
 
@@ -92,7 +110,7 @@ BRICKPROF_MPI_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, Han
   if (!f) return missing_pmpi("MPI_Reduce");
   Call call(CommOp::kReduce, comm);
   const int rc = f(sbuf, rbuf, count, type, op, root, comm);
-  if (call.done(rc)) fill_simple(call, count, type, root);
+  if (call.done(rc)) fill_rooted(call, count, type, root);
   return rc;
 }
 
@@ -149,12 +167,15 @@ BRICKPROF_MPI_EXPORT int MPI_Gatherv(const void* sbuf, int scount, Handle stype,
   if (!f) return missing_pmpi("MPI_Gatherv");
   Call call(CommOp::kGatherv, comm);
   const int rc = f(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-  if (call.done(rc)) {
-    const bool is_root = call.comm_rank() == root;
+  if (call.done(rc) && !call.sits_out(root)) {
+    const bool is_root = call.is_root(root);
+    const bool sends = !(is_root && call.intercomm());
     const int own = is_root && in_place(sbuf) && rcounts ? rcounts[call.comm_rank()] : -1;
-    call.set_count(own >= 0 ? own : scount);
-    call.set_bytes(own >= 0 ? Call::type_bytes(own, rtype) : Call::type_bytes(scount, stype),
-                   is_root ? Call::type_bytes(sum_of(rcounts, call.comm_size()), rtype) : 0);
+    call.set_count(own >= 0 ? own : sends ? scount : 0);
+    call.set_bytes(own >= 0 ? Call::type_bytes(own, rtype)
+                   : sends  ? Call::type_bytes(scount, stype)
+                            : 0,
+                   is_root ? Call::type_bytes(sum_of(rcounts, call.peer_count()), rtype) : 0);
     call.set_peer(root);
   }
   return rc;
@@ -180,11 +201,12 @@ BRICKPROF_MPI_EXPORT int MPI_Scatterv(const void* sbuf, const int* scounts, cons
   if (!f) return missing_pmpi("MPI_Scatterv");
   Call call(CommOp::kScatterv, comm);
   const int rc = f(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-  if (call.done(rc)) {
-    const bool is_root = call.comm_rank() == root;
-    call.set_count(rcount);
-    call.set_bytes(is_root ? Call::type_bytes(sum_of(scounts, call.comm_size()), stype) : 0,
-                   is_root && in_place(rbuf) ? 0 : Call::type_bytes(rcount, rtype));
+  if (call.done(rc) && !call.sits_out(root)) {
+    const bool is_root = call.is_root(root);
+    const bool receives = !(is_root && (in_place(rbuf) || call.intercomm()));
+    call.set_count(receives ? rcount : 0);
+    call.set_bytes(is_root ? Call::type_bytes(sum_of(scounts, call.peer_count()), stype) : 0,
+                   receives ? Call::type_bytes(rcount, rtype) : 0);
     call.set_peer(root);
   }
   return rc;
@@ -211,10 +233,11 @@ BRICKPROF_MPI_EXPORT int MPI_Allgatherv(const void* sbuf, int scount, Handle sty
   Call call(CommOp::kAllgatherv, comm);
   const int rc = f(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   if (call.done(rc)) {
+    // In place only on an intracommunicator, where its count is its own entry.
     const int own = in_place(sbuf) && rcounts ? rcounts[call.comm_rank()] : -1;
     call.set_count(own >= 0 ? own : scount);
     call.set_bytes(own >= 0 ? Call::type_bytes(own, rtype) : Call::type_bytes(scount, stype),
-                   Call::type_bytes(sum_of(rcounts, call.comm_size()), rtype));
+                   Call::type_bytes(sum_of(rcounts, call.peer_count()), rtype));
   }
   return rc;
 }
@@ -241,9 +264,10 @@ BRICKPROF_MPI_EXPORT int MPI_Alltoallv(const void* sbuf, const int* scounts, con
   Call call(CommOp::kAlltoallv, comm);
   const int rc = f(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   if (call.done(rc)) {
-    const uint64_t recv = Call::type_bytes(sum_of(rcounts, call.comm_size()), rtype);
+    const uint64_t recv = Call::type_bytes(sum_of(rcounts, call.peer_count()), rtype);
     call.set_bytes(
-        in_place(sbuf) ? recv : Call::type_bytes(sum_of(scounts, call.comm_size()), stype), recv);
+        in_place(sbuf) ? recv : Call::type_bytes(sum_of(scounts, call.peer_count()), stype),
+        recv);
   }
   return rc;
 }
@@ -300,7 +324,7 @@ BRICKPROF_MPI_EXPORT int MPI_Ibcast(void* buf, int count, Handle type, int root,
   if (!f) return missing_pmpi("MPI_Ibcast");
   Call call(CommOp::kIbcast, comm);
   const int rc = f(buf, count, type, root, comm, request);
-  if (call.done(rc)) fill_simple(call, count, type, root);
+  if (call.done(rc)) fill_rooted(call, count, type, root);
   return rc;
 }
 
@@ -312,7 +336,7 @@ BRICKPROF_MPI_EXPORT int MPI_Ireduce(const void* sbuf, void* rbuf, int count, Ha
   if (!f) return missing_pmpi("MPI_Ireduce");
   Call call(CommOp::kIreduce, comm);
   const int rc = f(sbuf, rbuf, count, type, op, root, comm, request);
-  if (call.done(rc)) fill_simple(call, count, type, root);
+  if (call.done(rc)) fill_rooted(call, count, type, root);
   return rc;
 }
 

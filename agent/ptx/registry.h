@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,6 +32,10 @@ class PtxRegistry {
 
   // ptx[] for the trace.
   std::vector<PtxModule> export_modules() const;
+
+  // In a fork child: the lock is free again (a parent's thread may have
+  // held it, registering a module).
+  void reset_lock_after_fork() { new (&mu_) std::mutex(); }
 
  private:
   struct KernelHashes {

@@ -332,7 +332,12 @@ std::vector<ThreadEvents> snapshot() {
     te.tid = tb->tid;
     te.name.assign(tb->name, strnlen(tb->name, sizeof tb->name));
     te.truncated = tb->truncated.load(std::memory_order_relaxed);
-    add_segments(tb->head, tb->cur.load(std::memory_order_acquire), te.segments, true);
+    // The cursor before the head: the owner links a chunk before it
+    // publishes a cursor into it, so the chain read after the cursor holds
+    // it. A thread with no cursor yet may be linking its first chunk right
+    // now: nothing of it is published, and that chunk is its own to keep.
+    if (uint64_t* cur = tb->cur.load(std::memory_order_acquire))
+      add_segments(tb->head, cur, te.segments, true);
     by_seq.emplace_back(tb->seq, std::move(te));
   }
   for (size_t i = 0; i < s.retired_count; ++i) {

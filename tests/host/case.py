@@ -7,7 +7,8 @@ replaced: {bin} the built case programs, {src} their sources, {py} the
 Python interpreter, {work} the run's private folder (the working
 directory), {out} the output folder in it, {agent} the agent library,
 {brickprof} the CLI, {shim_python} a python3 shim found on PATH, {fake_cuda} the
-fake CUDA driver and CUPTI's folder (tests/fakes/cuda_driver)."""
+fake CUDA driver and CUPTI's folder (tests/fakes/cuda_driver), {mpi_app} the
+MPI test program (tests/mpi)."""
 import json
 import re
 from dataclasses import dataclass, field
@@ -25,7 +26,9 @@ class Case:
     name: str
     group: str
     argv: list
-    # "preload": LD_PRELOAD=agent; "run": through `brickprof run --`.
+    # "preload": LD_PRELOAD=agent; "run": through `brickprof run --`;
+    # "wrapper": the agent's path in BRICKPROF_CASE_AGENT, for the case's
+    # own script to preload where it chooses (some ranks of an MPI job).
     via: str = "preload"
     # Environment of both runs, and of the run with the agent only.
     env: dict = field(default_factory=dict)
@@ -48,7 +51,7 @@ class Case:
     also_statuses: tuple = ()
     setup: Optional[Callable] = None  # setup(work: Path, places: dict), before each run
     checks: list = field(default_factory=list)  # check(ctx) -> [problems]
-    needs: tuple = ()  # "root", "tmpfs", "shim-python", "fake-cuda": else skipped
+    needs: tuple = ()  # "root", "tmpfs", "shim-python", "fake-cuda", "mpi": else skipped
     heavy: bool = False  # runs alone, after the others
     why: str = ""  # one line: what the case shows
 

@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE))
 import cases_env  # noqa: E402
 import cases_process  # noqa: E402
 import cases_python  # noqa: E402
+import cases_shapes  # noqa: E402
 import cases_signals  # noqa: E402
 import case_checks  # noqa: E402
 import runner  # noqa: E402
@@ -44,7 +45,8 @@ from case import MAXRSS_FILE, Context, expand  # noqa: E402
 # line once its defect is fixed (the suite then says "fixed — unmark it").
 KNOWN: dict[str, str] = {}
 
-GROUPS = (cases_process.CASES + cases_signals.CASES + cases_python.CASES + cases_env.CASES)
+GROUPS = (cases_process.CASES + cases_signals.CASES + cases_python.CASES + cases_env.CASES +
+          cases_shapes.CASES)
 
 
 class Suite:
@@ -53,6 +55,7 @@ class Suite:
         self.bin = self.build / "tests" / "host"
         self.launch = str(self.bin / "host_launch")
         self.brickprof = str(self.build / "tools" / "brickprof")
+        self.mpi_app = str(self.build / "tests" / "mpi" / "mpi_app")  # built where Open MPI is
         self.agent = os.environ.get("BRICKPROF_AGENT") or str(
             self.build / "agent" / "libbrickprof.so")
         self.python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -80,6 +83,8 @@ class Suite:
             have.add("shim-python")
         if (self.fake_cuda / "libcuda.so.1").exists():  # a build with CUDA headers
             have.add("fake-cuda")
+        if shutil.which("mpirun") and os.access(self.mpi_app, os.X_OK):
+            have.add("mpi")
         return have
 
     @staticmethod
@@ -105,7 +110,7 @@ class Suite:
         return {"bin": str(self.bin), "src": str(HERE / "programs"), "py": self.python,
                 "work": str(work), "out": str(work / "out"), "agent": self.agent,
                 "brickprof": self.brickprof, "shim_python": self.shim_python or "python3",
-                "fake_cuda": str(self.fake_cuda)}
+                "fake_cuda": str(self.fake_cuda), "mpi_app": self.mpi_app}
 
     def command(self, case, work, with_agent):
         where = self.places(work)
@@ -121,6 +126,8 @@ class Suite:
             if case.via == "run":
                 agent_env["BRICKPROF_AGENT"] = self.agent
                 argv = [self.brickprof, "run", "--"] + argv
+            elif case.via == "wrapper":  # the case's own script preloads it where it chooses
+                agent_env["BRICKPROF_CASE_AGENT"] = self.agent
             else:
                 preload = env.get("LD_PRELOAD")
                 agent_env["LD_PRELOAD"] = self.agent + (":" + preload if preload else "")

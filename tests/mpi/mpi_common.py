@@ -23,12 +23,13 @@ def tp_plugin_or_skip(bricklayer):
         skip("%s not built (no libopenmpi-dev at configure time)" % plugin)
 
 
-def mpirun(np, argv):
+def mpirun(np, argv, timeout=240):
     """`mpirun -np NP ARGV`, local only: shared memory between ranks, as root
-    if we are, more ranks than cores allowed."""
+    if we are, more ranks than cores allowed; a job still running after
+    `timeout` seconds fails the test."""
     cmd = [mpirun_or_skip(), "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
            "--mca", "btl", "self,vader", "-np", str(np)] + list(argv)
     env = dict(os.environ)
     # Containers often forbid the cross-memory attach vader uses by default.
     env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
-    return run(cmd, env=env)
+    return run(cmd, env=env, timeout=timeout)

@@ -121,9 +121,16 @@ profile(shifted, wrapper)
 files = rank_files(shifted)
 sync = load_json(files[1])["process"]["clock_sync"]
 require(sync["reference_rank"] == 0 and len(sync["samples"]) == 2, "clock sync %s" % sync)
+# Both ranks read one machine's clock, so the shift is the true offset, and
+# a ping-pong sample is off by at most half its round trip (rank 0's reply
+# was stamped between the ping and the pong): what the trace states, not a
+# figure of this machine's load.
+ROUNDING_NS = 1000
 for s in sync["samples"]:
-    require(abs(s["offset_ns"] - SHIFT_NS) < 2_000_000,
-            "measured offset %d, shifted by %d" % (s["offset_ns"], SHIFT_NS))
+    require(abs(s["offset_ns"] - SHIFT_NS) <= s["rtt_ns"] / 2 + ROUNDING_NS,
+            "measured offset %d, shifted by %d: off by more than the sample's stated error "
+            "(%d ns)" % (s["offset_ns"], SHIFT_NS, s["rtt_ns"] / 2))
+error_ns = max(s["rtt_ns"] for s in sync["samples"]) / 2 + ROUNDING_NS
 
 
 def barrier_overlap(nodes):
@@ -150,10 +157,12 @@ merged = os.path.join(WORK, "shifted-merged.json")
 run([BRICKPROF, "merge", files[0], files[1], "-o", merged])
 m = load_json(merged)
 gap = barrier_overlap([(n, world_ids(m)) for n in m["nodes"]])
-require(gap < 1_000_000, "after merge a rank still leaves a collective %d ns before another "
-        "arrives" % gap)
-require(abs(m["sources"][1]["alignment"]["offset_ns"] - SHIFT_NS) < 2_000_000,
-        "alignment %s" % m["sources"][1].get("alignment"))
+# Aligned within the samples' error, no collective can look left before
+# it was entered by more than that error.
+require(gap < error_ns, "after merge a rank still leaves a collective %d ns before another "
+        "arrives (alignment error at most %d ns)" % (gap, error_ns))
+require(abs(m["sources"][1]["alignment"]["offset_ns"] - SHIFT_NS) <= error_ns,
+        "alignment %s, error at most %d ns" % (m["sources"][1].get("alignment"), error_ns))
 
 # 4. Merges that are not one job's ranks: one line, exit 2.
 def refused(args, words):
@@ -190,9 +199,9 @@ mpirun(1, [BRICKPROF, "run", "--log", "off", "--formats", "json", "--buffer-mb",
            os.path.join(capped, "app"), "--", APP, "barriers", "5000"])
 t = load_json(os.path.join(capped, "app.json"))
 logged = sum(1 for n in t["nodes"] if "mpi" in n)
-# init, a clock sync, 5000 barriers, a clock sync, finalize: 5004 calls
+# init, 5000 barriers, finalize (one rank: no clock to align): 5002 calls
 require(logged == 4096, "%d calls logged, expected the cap of 4096" % logged)
-require("908 MPI calls were not recorded" in " ".join(t["diagnostics"]["warnings"]),
+require("906 MPI calls were not recorded" in " ".join(t["diagnostics"]["warnings"]),
         "warnings: %s" % t["diagnostics"]["warnings"])
 
 print("ok: mpi_app traced unchanged, %d collectives matched, clock shift undone "

@@ -1,6 +1,7 @@
 // Recorder and replay: nesting, threads, the memory cap and what it drops.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -227,6 +228,36 @@ TEST_F(RecorderTest, ExitedThreadsAreRetiredWithTheirEvents) {
   for (const Node& n : t.nodes) sum += n.elements;
   EXPECT_EQ(sum, 99u * 100 / 2);  // each thread's own scope, in thread order
   EXPECT_EQ(t.nodes[99].elements, 99u);
+}
+
+// A thread making its first record while the final dump reads the buffers:
+// its first chunk is linked (head) before its cursor is published. The
+// snapshot taken in between must not hand that chunk out as a sealed one,
+// which a destructive dump would free under the thread writing into it.
+TEST_F(RecorderTest, AFirstChunkNotYetPublishedIsNotHandedOut) {
+  std::atomic<int> step{0};
+  thread_buffers::Chunk* first = nullptr;
+  uint32_t tid = 0;
+  std::thread writer([&] {
+    auto* tb = static_cast<thread_buffers::ThreadBuffer*>(Recorder::thread_buffer());
+    tid = tb->tid;
+    // What grow() does for a thread's first record, up to the publication.
+    first = thread_buffers::allocate_chunk(1024);
+    tb->head = tb->tail = first;
+    tb->end = first->words + first->capacity;
+    step = 1;
+    while (step.load() != 2) std::this_thread::yield();
+  });
+  while (step.load() != 1) std::this_thread::yield();
+  std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
+  step = 2;
+  writer.join();
+  Recorder::resume_after_dump();
+  for (const Recorder::ThreadEvents& t : threads) {
+    if (t.tid != tid) continue;
+    for (const Recorder::Segment& segment : t.segments)
+      EXPECT_NE(segment.chunk, first) << "the live first chunk would be freed by the dump";
+  }
 }
 
 TEST(ClockTest, TicksConvertToMonotonicNanoseconds) {

@@ -245,6 +245,31 @@ static int sigpipe_writer(int argc, char** argv) {
   return 0;
 }
 
+static atomic_int g_worker_waiting;
+
+static void* wait_for_term(void* arg) {
+  (void)arg;
+  atomic_store(&g_worker_waiting, 1);
+  for (;;) pause();
+  return NULL;
+}
+
+/* SIGTERM (default action) to a thread, then main calls exit(0), or
+ * _exit(0) with "_exit", a moment later: without the agent the process
+ * dies of SIGTERM at once; with it, the trace is written on that thread
+ * meanwhile, and main must not end the process with status 0 first. */
+static int term_then_exit(int argc, char** argv) {
+  const int underscore = argc > 0 && strcmp(argv[0], "_exit") == 0;
+  pthread_t worker;
+  record_scopes("main", 100000);
+  pthread_create(&worker, NULL, wait_for_term, NULL);
+  while (!atomic_load(&g_worker_waiting)) sched_yield();
+  pthread_kill(worker, SIGTERM);
+  usleep(20000);
+  if (underscore) _exit(0);
+  exit(0);
+}
+
 /* Records COUNT scopes and returns: a long write at exit. */
 static int long_write(int argc, char** argv) {
   record_scopes("many", arg_or(argc, argv, 0, 200000));
@@ -270,6 +295,7 @@ int main(int argc, char** argv) {
       {"alarm-wait", alarm_wait},
       {"sigpipe", sigpipe_writer},
       {"long-write", long_write},
+      {"term-then-exit", term_then_exit},
   };
   return MODES(modes);
 }

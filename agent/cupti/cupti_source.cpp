@@ -157,7 +157,7 @@ void reset_locks_in_fork_child() {
     s->registry.reset_lock_after_fork();
   }
   activity_switch::reset_after_fork();
-  if (python::reset_after_fork_in_child) python::reset_after_fork_in_child();
+  python::reset_after_fork_in_child();
 }
 
 class CuptiSource final : public GpuSource {

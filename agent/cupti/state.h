@@ -81,11 +81,4 @@ struct GpuState {
 GpuState* gpu_state();
 void set_gpu_state(GpuState* state);
 
-namespace python {
-// The Python stack table's lock, reset in a fork child with the state's
-// (a launch in the child reads its stack): agent/python defines it. Weak:
-// until it does, that lock is not reset.
-__attribute__((weak)) void reset_after_fork_in_child();
-}  // namespace python
-
 }  // namespace brickprof::agent

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "agent/io/log.h"
@@ -125,6 +126,10 @@ uint32_t current_stack() {
     if (error != ReadError::kNone) s->count(error);
   }
   return id;
+}
+
+void reset_after_fork_in_child() {
+  if (State* s = g_state.load(std::memory_order_acquire)) new (&s->mu) std::mutex();
 }
 
 void contribute(Trace& header) {

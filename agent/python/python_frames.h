@@ -25,6 +25,9 @@ void look_again_if_loaded();
 // python_stacks, or 0 (no Python frames on this thread, off, an
 // interpreter not as expected (counted), or the table is full (counted)).
 uint32_t current_stack();
+// In a fork child: the table's lock afresh (another thread may have held it
+// at fork, adding a stack; a launch in the child reads its stack).
+void reset_after_fork_in_child();
 // The frames and stacks for the trace, and a warning for each thing that
 // kept stacks out: an interpreter not known, stacks not read or not kept.
 void contribute(Trace& header);

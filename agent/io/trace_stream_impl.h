@@ -15,7 +15,7 @@
 #include "agent/io/node_spill.h"
 #include "agent/io/trace_stream.h"
 #include "agent/recorder/budget.h"
-#include "agent/recorder/replay.h"
+#include "agent/recorder/range_lanes.h"
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/analyses/python_frames.h"
 #include "analysis/export/sink.h"

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "analysis/model/comm.h"
+#include "trace/model/comm.h"
 
 namespace brickprof::agent::mpi {
 

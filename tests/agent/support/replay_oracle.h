@@ -16,7 +16,7 @@
 #include "agent/recorder/range_lanes.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/thread_walk.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

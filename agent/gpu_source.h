@@ -6,7 +6,6 @@
 #include <string>
 
 #include "agent/io/config.h"
-#include "agent/recorder/replay.h"
 #include "agent/recorder/staged_records.h"
 #include "trace/model/trace.h"
 
@@ -36,12 +35,8 @@ class GpuSource {
   virtual ~GpuSource() = default;
   // Forces out every buffered activity record (at exit, before device reset).
   virtual void flush() = 0;
-  // The streaming exit write's view of the records (trace_stream.h).
+  // The exit write's view of the records (trace_stream.h).
   virtual std::unique_ptr<GpuDump> begin_dump() = 0;
-  // Adds GPU nodes, parented to the scopes in `launches`, plus devices, ptx[]
-  // and diagnostics (dropped records, zero timestamps, status): the
-  // whole-Trace path (replay.h).
-  virtual void contribute(Trace& trace, const LaunchIndex& launches) = 0;
 };
 
 // Starts CUPTI if it can (dlopens libcupti/libcuda). Never throws: on any

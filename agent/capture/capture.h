@@ -3,7 +3,7 @@
 // --capture-range=cudaProfilerApi), or the insides of every scope or NVTX
 // range with a given name. Outside those windows the recorder is off, so a
 // long run costs memory only for what it keeps. Window edges are kept (in
-// ticks) so the replay can tell scopes the window cut from unbalanced ones.
+// ticks) so the exit write can tell scopes the window cut from unbalanced ones.
 // Windows may be sampled (one in K, at most M), and the GPU source is told
 // when CUPTI's records are wanted (agent/README.md has the lock design).
 #pragma once

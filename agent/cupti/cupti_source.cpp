@@ -172,18 +172,6 @@ class CuptiSource final : public GpuSource {
     return std::make_unique<CuptiDump>(*s_, std::move(devices.devices), switch_report(*s_));
   }
 
-  void contribute(Trace& trace, const LaunchIndex& launches) override {
-    GpuState& s = *s_;
-    add_devices(s, trace);
-    const activity_switch::Report switched = switch_report(s);
-    std::scoped_lock lock(s.translate_mu, s.addresses_mu, s.graph_mu);
-    AttributionInputs in = inputs_of(s);
-    in.launches = &launches;
-    Attribution attributed = attribute(s.translation.staged, in, trace);
-    add_ptx_and_diagnostics(s, trace, attributed.outside_capture, switched);
-    python::contribute(trace);
-  }
-
  private:
   GpuState* s_;
 };

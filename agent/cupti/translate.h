@@ -1,8 +1,10 @@
-// Pure translation of CUPTI activity records into trace nodes, in two steps:
-// translate() turns each record into a staged node as buffers complete
-// (names interned, PTX hash looked up); attribute() at exit moves staged
-// nodes into the trace under the scope that launched them. No libcupti call
-// is made here, so tests feed it records of the real CUPTI types.
+// Pure translation of CUPTI activity records into trace nodes: translate()
+// turns each record into a staged node as buffers complete (names interned,
+// PTX hash looked up); at exit the dump attributes the staged nodes to the
+// scopes that launched them (io/gpu_attribution.h), with the copy addresses
+// and graph-node origins the API callbacks kept (AttributionInputs). No
+// libcupti call is made here, so tests feed it records of the real CUPTI
+// types.
 #pragma once
 
 #include <cupti_activity.h>
@@ -11,7 +13,6 @@
 #include <unordered_map>
 
 #include "agent/ptx/registry.h"
-#include "agent/recorder/replay.h"
 #include "agent/recorder/staged_records.h"
 #include "trace/model/trace.h"
 
@@ -54,8 +55,8 @@ struct TranslationContext {
 // Stages one record. Returns true if it became a node.
 bool translate(const CUpti_Activity* record, TranslationContext& ctx);
 
+// What the API callbacks kept for the dump (CuptiDump, cupti_source.cpp).
 struct AttributionInputs {
-  const LaunchIndex* launches = nullptr;
   // Correlation -> copy addresses from the API callbacks.
   const std::unordered_map<uint64_t, TransferAddresses>* addresses = nullptr;
   // Instantiated (cloned) graph node id -> the node it was cloned from.
@@ -67,17 +68,8 @@ struct AttributionInputs {
   bool recorded_launches_only = false;
 };
 
-struct Attribution {
-  uint64_t orphans = 0;          // found no launching scope (they stay roots)
-  uint64_t outside_capture = 0;  // left out: launched outside the capture windows
-};
-
-// Copies the staged nodes into `trace`: parent = the scope that launched the
-// work (for graph replays: the scope open when the graph node was captured),
-// thread and API times from the launch, a `launches` edge from that scope.
-Attribution attribute(const StagedRecords& staged, const AttributionInputs& in, Trace& trace);
-
-// The addresses a copy or memset's API call stored (see attribute()).
+// The addresses a copy or memset's API call stored: under its own
+// correlation, or for a replayed copy under the call that captured its node.
 const TransferAddresses* addresses_of(const AttributionInputs& in, const GpuDetail& d);
 // Instantiation clones nodes: follows a clone back to the captured node.
 uint64_t original_graph_node(const AttributionInputs& in, uint64_t id);

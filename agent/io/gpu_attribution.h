@@ -3,7 +3,8 @@
 // creations. Instead of a map from every correlation id to its launch point
 // (as large as the calls themselves), the staged records are indexed by
 // correlation and by graph node, and each call writes its scope into the
-// records it launched. The outcome is attribute()'s (translate.h): the last
+// records it launched. The outcome is that of the map-based oracle the
+// tests compare against (tests/agent/support/replay_oracle.h): the last
 // call seen with an id wins, a graph replay goes under the scope that
 // captured its node, and records whose launch was not recorded are left
 // out when only capture windows were recorded.

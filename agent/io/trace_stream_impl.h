@@ -15,7 +15,7 @@
 #include "agent/io/node_spill.h"
 #include "agent/io/trace_stream.h"
 #include "agent/recorder/budget.h"
-#include "agent/recorder/replay.h"
+#include "agent/recorder/range_lanes.h"
 #include "trace/derive/aggregate_tree.h"
 #include "trace/derive/python_frames.h"
 #include "trace/derive/stats.h"

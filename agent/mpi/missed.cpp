@@ -11,8 +11,6 @@
 namespace brickprof::agent::mpi {
 namespace {
 
-std::atomic<const Counted*> g_counted{nullptr};  // each function seen, newest first
-
 // The Fortran bindings' libraries of Open MPI (mpif.h, use mpi, use
 // mpi_f08) and of MPICH and its kin.
 constexpr const char* kFortranBindings[] = {"libmpi_mpifh", "libmpi_usempi", "libmpifort",
@@ -32,19 +30,17 @@ int find_fortran(dl_phdr_info* info, size_t, void* out) {
 
 }  // namespace
 
-Counted::Counted(const char* function) : function_(function) {
-  const Counted* head = g_counted.load();
-  do {
-    next_ = head;
-  } while (!g_counted.compare_exchange_weak(head, this));
-}
+std::array<std::atomic<uint64_t>, kWrappedCount> g_counted_calls{};
 
 std::vector<std::string> missed_calls(bool init_seen) {
   std::vector<std::string> lines;
   std::string counts;
-  for (const Counted* c = g_counted.load(); c; c = c->next())
-    if (c->calls()) counts += (counts.empty() ? "" : ", ") + std::string(c->function()) + " " +
-                              std::to_string(c->calls());
+  for (size_t row = 0; row < kWrappedCount; ++row) {
+    const uint64_t calls = g_counted_calls[row].load(std::memory_order_relaxed);
+    if (calls != 0)
+      counts += (counts.empty() ? "" : ", ") + std::string(kWrapped[row].name) + " " +
+                std::to_string(calls);
+  }
   if (!counts.empty())
     lines.push_back("MPI calls seen but not recorded (not in the tree, the critical path or "
                     "the collectives): " + counts);

@@ -5,14 +5,13 @@
 // the v-collectives' count arrays have the remote group's length, and a
 // rooted operation's root is MPI_ROOT on the root itself, MPI_PROC_NULL on
 // the rest of its group (which take no part).
-#include "agent/mpi/wrappers.h"
+#include "agent/mpi/forward.h"
 
-using brickprof::CommOp;
 using brickprof::agent::mpi::Call;
+using brickprof::agent::mpi::forward;
 using brickprof::agent::mpi::Handle;
 using brickprof::agent::mpi::in_place;
-using brickprof::agent::mpi::missing_pmpi;
-using brickprof::agent::mpi::Pmpi;
+using brickprof::agent::mpi::kNoFill;
 using brickprof::agent::mpi::sum_of;
 
 namespace {
@@ -84,294 +83,178 @@ void fill_alltoall(Call& call, const void* sbuf, int scount, Handle stype, int r
 }  // namespace
 
 BRICKPROF_MPI_EXPORT int MPI_Barrier(Handle comm) {
-  static Pmpi<int(Handle)> pmpi("PMPI_Barrier");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Barrier");
-  Call call(CommOp::kBarrier, comm);
-  const int rc = f(comm);
-  call.done(rc);
-  return rc;
+  return forward<"MPI_Barrier">(comm, kNoFill, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Bcast(void* buf, int count, Handle type, int root, Handle comm) {
-  static Pmpi<int(void*, int, Handle, int, Handle)> pmpi("PMPI_Bcast");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Bcast");
-  Call call(CommOp::kBcast, comm);
-  const int rc = f(buf, count, type, root, comm);
-  if (call.done(rc)) fill_rooted(call, count, type, root);
-  return rc;
+  return forward<"MPI_Bcast">(comm, [&](Call& c) { fill_rooted(c, count, type, root); }, buf,
+                              count, type, root, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, Handle type, Handle op,
                                     int root, Handle comm) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, int, Handle)> pmpi("PMPI_Reduce");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Reduce");
-  Call call(CommOp::kReduce, comm);
-  const int rc = f(sbuf, rbuf, count, type, op, root, comm);
-  if (call.done(rc)) fill_rooted(call, count, type, root);
-  return rc;
+  return forward<"MPI_Reduce">(comm, [&](Call& c) { fill_rooted(c, count, type, root); }, sbuf,
+                               rbuf, count, type, op, root, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Allreduce(const void* sbuf, void* rbuf, int count, Handle type,
                                        Handle op, Handle comm) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, Handle)> pmpi("PMPI_Allreduce");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Allreduce");
-  Call call(CommOp::kAllreduce, comm);
-  const int rc = f(sbuf, rbuf, count, type, op, comm);
-  if (call.done(rc)) fill_simple(call, count, type);
-  return rc;
+  return forward<"MPI_Allreduce">(comm, [&](Call& c) { fill_simple(c, count, type); }, sbuf,
+                                  rbuf, count, type, op, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Scan(const void* sbuf, void* rbuf, int count, Handle type, Handle op,
                                   Handle comm) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, Handle)> pmpi("PMPI_Scan");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Scan");
-  Call call(CommOp::kScan, comm);
-  const int rc = f(sbuf, rbuf, count, type, op, comm);
-  if (call.done(rc)) fill_simple(call, count, type);
-  return rc;
+  return forward<"MPI_Scan">(comm, [&](Call& c) { fill_simple(c, count, type); }, sbuf, rbuf,
+                             count, type, op, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Exscan(const void* sbuf, void* rbuf, int count, Handle type, Handle op,
                                     Handle comm) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, Handle)> pmpi("PMPI_Exscan");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Exscan");
-  Call call(CommOp::kExscan, comm);
-  const int rc = f(sbuf, rbuf, count, type, op, comm);
-  if (call.done(rc)) fill_simple(call, count, type);
-  return rc;
+  return forward<"MPI_Exscan">(comm, [&](Call& c) { fill_simple(c, count, type); }, sbuf, rbuf,
+                               count, type, op, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Gather(const void* sbuf, int scount, Handle stype, void* rbuf,
                                     int rcount, Handle rtype, int root, Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, int, Handle)> pmpi("PMPI_Gather");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Gather");
-  Call call(CommOp::kGather, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  if (call.done(rc)) fill_gather(call, sbuf, scount, stype, rcount, rtype, root);
-  return rc;
+  const auto fill = [&](Call& c) { fill_gather(c, sbuf, scount, stype, rcount, rtype, root); };
+  return forward<"MPI_Gather">(comm, fill, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Gatherv(const void* sbuf, int scount, Handle stype, void* rbuf,
                                      const int* rcounts, const int* displs, Handle rtype, int root,
                                      Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, const int*, const int*, Handle, int, Handle)>
-      pmpi("PMPI_Gatherv");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Gatherv");
-  Call call(CommOp::kGatherv, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-  if (call.done(rc) && !call.sits_out(root)) {
-    const bool is_root = call.is_root(root);
-    const bool sends = !(is_root && call.intercomm());
-    const int own = is_root && in_place(sbuf) && rcounts ? rcounts[call.comm_rank()] : -1;
-    call.set_count(own >= 0 ? own : sends ? scount : 0);
-    call.set_bytes(own >= 0 ? Call::type_bytes(own, rtype)
-                   : sends  ? Call::type_bytes(scount, stype)
-                            : 0,
-                   is_root ? Call::type_bytes(sum_of(rcounts, call.peer_count()), rtype) : 0);
-    call.set_peer(root);
-  }
-  return rc;
+  const auto fill = [&](Call& c) {
+    if (c.sits_out(root)) return;
+    const bool is_root = c.is_root(root);
+    const bool sends = !(is_root && c.intercomm());
+    const int own = is_root && in_place(sbuf) && rcounts ? rcounts[c.comm_rank()] : -1;
+    c.set_count(own >= 0 ? own : sends ? scount : 0);
+    c.set_bytes(own >= 0 ? Call::type_bytes(own, rtype)
+                : sends  ? Call::type_bytes(scount, stype)
+                         : 0,
+                is_root ? Call::type_bytes(sum_of(rcounts, c.peer_count()), rtype) : 0);
+    c.set_peer(root);
+  };
+  return forward<"MPI_Gatherv">(comm, fill, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                root, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Scatter(const void* sbuf, int scount, Handle stype, void* rbuf,
                                      int rcount, Handle rtype, int root, Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, int, Handle)> pmpi("PMPI_Scatter");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Scatter");
-  Call call(CommOp::kScatter, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  if (call.done(rc)) fill_scatter(call, scount, stype, rbuf, rcount, rtype, root);
-  return rc;
+  const auto fill = [&](Call& c) { fill_scatter(c, scount, stype, rbuf, rcount, rtype, root); };
+  return forward<"MPI_Scatter">(comm, fill, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Scatterv(const void* sbuf, const int* scounts, const int* displs,
                                       Handle stype, void* rbuf, int rcount, Handle rtype, int root,
                                       Handle comm) {
-  static Pmpi<int(const void*, const int*, const int*, Handle, void*, int, Handle, int, Handle)>
-      pmpi("PMPI_Scatterv");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Scatterv");
-  Call call(CommOp::kScatterv, comm);
-  const int rc = f(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-  if (call.done(rc) && !call.sits_out(root)) {
-    const bool is_root = call.is_root(root);
-    const bool receives = !(is_root && (in_place(rbuf) || call.intercomm()));
-    call.set_count(receives ? rcount : 0);
-    call.set_bytes(is_root ? Call::type_bytes(sum_of(scounts, call.peer_count()), stype) : 0,
-                   receives ? Call::type_bytes(rcount, rtype) : 0);
-    call.set_peer(root);
-  }
-  return rc;
+  const auto fill = [&](Call& c) {
+    if (c.sits_out(root)) return;
+    const bool is_root = c.is_root(root);
+    const bool receives = !(is_root && (in_place(rbuf) || c.intercomm()));
+    c.set_count(receives ? rcount : 0);
+    c.set_bytes(is_root ? Call::type_bytes(sum_of(scounts, c.peer_count()), stype) : 0,
+                receives ? Call::type_bytes(rcount, rtype) : 0);
+    c.set_peer(root);
+  };
+  return forward<"MPI_Scatterv">(comm, fill, sbuf, scounts, displs, stype, rbuf, rcount, rtype,
+                                 root, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Allgather(const void* sbuf, int scount, Handle stype, void* rbuf,
                                        int rcount, Handle rtype, Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, Handle)> pmpi("PMPI_Allgather");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Allgather");
-  Call call(CommOp::kAllgather, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  if (call.done(rc)) fill_allgather(call, sbuf, scount, stype, rcount, rtype);
-  return rc;
+  const auto fill = [&](Call& c) { fill_allgather(c, sbuf, scount, stype, rcount, rtype); };
+  return forward<"MPI_Allgather">(comm, fill, sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Allgatherv(const void* sbuf, int scount, Handle stype, void* rbuf,
                                         const int* rcounts, const int* displs, Handle rtype,
                                         Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, const int*, const int*, Handle, Handle)> pmpi(
-      "PMPI_Allgatherv");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Allgatherv");
-  Call call(CommOp::kAllgatherv, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-  if (call.done(rc)) {
+  const auto fill = [&](Call& c) {
     // In place only on an intracommunicator, where its count is its own entry.
-    const int own = in_place(sbuf) && rcounts ? rcounts[call.comm_rank()] : -1;
-    call.set_count(own >= 0 ? own : scount);
-    call.set_bytes(own >= 0 ? Call::type_bytes(own, rtype) : Call::type_bytes(scount, stype),
-                   Call::type_bytes(sum_of(rcounts, call.peer_count()), rtype));
-  }
-  return rc;
+    const int own = in_place(sbuf) && rcounts ? rcounts[c.comm_rank()] : -1;
+    c.set_count(own >= 0 ? own : scount);
+    c.set_bytes(own >= 0 ? Call::type_bytes(own, rtype) : Call::type_bytes(scount, stype),
+                Call::type_bytes(sum_of(rcounts, c.peer_count()), rtype));
+  };
+  return forward<"MPI_Allgatherv">(comm, fill, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                   comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Alltoall(const void* sbuf, int scount, Handle stype, void* rbuf,
                                       int rcount, Handle rtype, Handle comm) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, Handle)> pmpi("PMPI_Alltoall");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Alltoall");
-  Call call(CommOp::kAlltoall, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  if (call.done(rc)) fill_alltoall(call, sbuf, scount, stype, rcount, rtype);
-  return rc;
+  const auto fill = [&](Call& c) { fill_alltoall(c, sbuf, scount, stype, rcount, rtype); };
+  return forward<"MPI_Alltoall">(comm, fill, sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Alltoallv(const void* sbuf, const int* scounts, const int* sdispls,
                                        Handle stype, void* rbuf, const int* rcounts,
                                        const int* rdispls, Handle rtype, Handle comm) {
-  static Pmpi<int(const void*, const int*, const int*, Handle, void*, const int*, const int*,
-                  Handle, Handle)>
-      pmpi("PMPI_Alltoallv");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Alltoallv");
-  Call call(CommOp::kAlltoallv, comm);
-  const int rc = f(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-  if (call.done(rc)) {
-    const uint64_t recv = Call::type_bytes(sum_of(rcounts, call.peer_count()), rtype);
-    call.set_bytes(
-        in_place(sbuf) ? recv : Call::type_bytes(sum_of(scounts, call.peer_count()), stype),
-        recv);
-  }
-  return rc;
+  const auto fill = [&](Call& c) {
+    const uint64_t recv = Call::type_bytes(sum_of(rcounts, c.peer_count()), rtype);
+    c.set_bytes(in_place(sbuf) ? recv : Call::type_bytes(sum_of(scounts, c.peer_count()), stype),
+                recv);
+  };
+  return forward<"MPI_Alltoallv">(comm, fill, sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                  rdispls, rtype, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts,
                                             Handle type, Handle op, Handle comm) {
-  static Pmpi<int(const void*, void*, const int*, Handle, Handle, Handle)> pmpi(
-      "PMPI_Reduce_scatter");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Reduce_scatter");
-  Call call(CommOp::kReduceScatter, comm);
-  const int rc = f(sbuf, rbuf, rcounts, type, op, comm);
-  if (call.done(rc)) {
-    const int own = rcounts && call.comm_rank() >= 0 ? rcounts[call.comm_rank()] : 0;
-    call.set_count(sum_of(rcounts, call.comm_size()));
-    call.set_bytes(Call::type_bytes(sum_of(rcounts, call.comm_size()), type),
-                   Call::type_bytes(own, type));
-  }
-  return rc;
+  const auto fill = [&](Call& c) {
+    const int own = rcounts && c.comm_rank() >= 0 ? rcounts[c.comm_rank()] : 0;
+    c.set_count(sum_of(rcounts, c.comm_size()));
+    c.set_bytes(Call::type_bytes(sum_of(rcounts, c.comm_size()), type),
+                Call::type_bytes(own, type));
+  };
+  return forward<"MPI_Reduce_scatter">(comm, fill, sbuf, rbuf, rcounts, type, op, comm);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
                                                   Handle type, Handle op, Handle comm) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, Handle)> pmpi(
-      "PMPI_Reduce_scatter_block");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Reduce_scatter_block");
-  Call call(CommOp::kReduceScatterBlock, comm);
-  const int rc = f(sbuf, rbuf, rcount, type, op, comm);
-  if (call.done(rc)) {
-    call.set_count(int64_t{rcount} * call.comm_size());
-    call.set_bytes(Call::type_bytes(int64_t{rcount} * call.comm_size(), type),
-                   Call::type_bytes(rcount, type));
-  }
-  return rc;
+  const auto fill = [&](Call& c) {
+    c.set_count(int64_t{rcount} * c.comm_size());
+    c.set_bytes(Call::type_bytes(int64_t{rcount} * c.comm_size(), type),
+                Call::type_bytes(rcount, type));
+  };
+  return forward<"MPI_Reduce_scatter_block">(comm, fill, sbuf, rbuf, rcount, type, op, comm);
 }
 
 // Non-blocking: the call starts the operation (its wait is in MPI_Wait*).
 
 BRICKPROF_MPI_EXPORT int MPI_Ibarrier(Handle comm, Request* request) {
-  static Pmpi<int(Handle, Request*)> pmpi("PMPI_Ibarrier");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Ibarrier");
-  Call call(CommOp::kIbarrier, comm);
-  const int rc = f(comm, request);
-  call.done(rc);
-  return rc;
+  return forward<"MPI_Ibarrier">(comm, kNoFill, comm, request);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Ibcast(void* buf, int count, Handle type, int root, Handle comm,
                                     Request* request) {
-  static Pmpi<int(void*, int, Handle, int, Handle, Request*)> pmpi("PMPI_Ibcast");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Ibcast");
-  Call call(CommOp::kIbcast, comm);
-  const int rc = f(buf, count, type, root, comm, request);
-  if (call.done(rc)) fill_rooted(call, count, type, root);
-  return rc;
+  return forward<"MPI_Ibcast">(comm, [&](Call& c) { fill_rooted(c, count, type, root); }, buf,
+                               count, type, root, comm, request);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Ireduce(const void* sbuf, void* rbuf, int count, Handle type,
                                      Handle op, int root, Handle comm, Request* request) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, int, Handle, Request*)> pmpi(
-      "PMPI_Ireduce");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Ireduce");
-  Call call(CommOp::kIreduce, comm);
-  const int rc = f(sbuf, rbuf, count, type, op, root, comm, request);
-  if (call.done(rc)) fill_rooted(call, count, type, root);
-  return rc;
+  return forward<"MPI_Ireduce">(comm, [&](Call& c) { fill_rooted(c, count, type, root); }, sbuf,
+                                rbuf, count, type, op, root, comm, request);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, Handle type,
                                         Handle op, Handle comm, Request* request) {
-  static Pmpi<int(const void*, void*, int, Handle, Handle, Handle, Request*)> pmpi(
-      "PMPI_Iallreduce");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Iallreduce");
-  Call call(CommOp::kIallreduce, comm);
-  const int rc = f(sbuf, rbuf, count, type, op, comm, request);
-  if (call.done(rc)) fill_simple(call, count, type);
-  return rc;
+  return forward<"MPI_Iallreduce">(comm, [&](Call& c) { fill_simple(c, count, type); }, sbuf,
+                                   rbuf, count, type, op, comm, request);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Iallgather(const void* sbuf, int scount, Handle stype, void* rbuf,
                                         int rcount, Handle rtype, Handle comm, Request* request) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, Handle, Request*)> pmpi(
-      "PMPI_Iallgather");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Iallgather");
-  Call call(CommOp::kIallgather, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
-  if (call.done(rc)) fill_allgather(call, sbuf, scount, stype, rcount, rtype);
-  return rc;
+  const auto fill = [&](Call& c) { fill_allgather(c, sbuf, scount, stype, rcount, rtype); };
+  return forward<"MPI_Iallgather">(comm, fill, sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                                   request);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, Handle stype, void* rbuf,
                                        int rcount, Handle rtype, Handle comm, Request* request) {
-  static Pmpi<int(const void*, int, Handle, void*, int, Handle, Handle, Request*)> pmpi(
-      "PMPI_Ialltoall");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Ialltoall");
-  Call call(CommOp::kIalltoall, comm);
-  const int rc = f(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
-  if (call.done(rc)) fill_alltoall(call, sbuf, scount, stype, rcount, rtype);
-  return rc;
+  const auto fill = [&](Call& c) { fill_alltoall(c, sbuf, scount, stype, rcount, rtype); };
+  return forward<"MPI_Ialltoall">(comm, fill, sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                                  request);
 }

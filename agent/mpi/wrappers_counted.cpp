@@ -1,35 +1,42 @@
-// The MPI functions the agent counts instead of recording (missed.h): the
-// completion tests, MPI_Waitsome, persistent-request starts, MPI-4's
-// large-count functions and MPI_Session_init. Each passes its arguments
-// through untouched. Every MPI argument is a pointer, a handle or an
-// integer (none is floating point), so on x86-64 and AArch64 each travels
-// in one integer register or one 8-byte stack slot: a wrapper of twelve
-// machine words (the most any of these takes) forwards any of them as it
-// came; slots past the caller's own arguments are read from its frame and
-// ignored by the callee.
+// The MPI functions the agent counts instead of recording (kWrapped's
+// counted rows, missed.h). Each passes its arguments through untouched.
+// Every MPI argument is a pointer, a handle or an integer (none is floating
+// point), so on x86-64 and AArch64 each travels in one integer register or
+// one 8-byte stack slot: a wrapper of twelve machine words (the most any of
+// these takes) forwards any of them as it came; slots past the caller's own
+// arguments are read from its frame and ignored by the callee.
 #include <cstdint>
 
+#include "agent/mpi/forward.h"
 #include "agent/mpi/missed.h"
-#include "agent/mpi/wrappers.h"
 
-using brickprof::agent::mpi::Counted;
-using brickprof::agent::mpi::missing_pmpi;
-using brickprof::agent::mpi::Pmpi;
-
+namespace brickprof::agent::mpi {
 namespace {
+
 using Word = uintptr_t;
-using Forward = int(Word, Word, Word, Word, Word, Word, Word, Word, Word, Word, Word, Word);
+using PassThrough = int(Word, Word, Word, Word, Word, Word, Word, Word, Word, Word, Word, Word);
+
+template <MpiName kName>
+int count_and_pass(Word a0, Word a1, Word a2, Word a3, Word a4, Word a5, Word a6, Word a7, Word a8,
+                   Word a9, Word a10, Word a11) {
+  constexpr size_t kRow = wrapped_row(kName.view());
+  static_assert(kWrapped[kRow].how == Wrap::kCounted, "a counted wrapper's row says kCounted");
+  static Pmpi<PassThrough> pmpi(kPmpiName<kName>.data());
+  auto* f = pmpi.get();
+  if (!f) return missing_pmpi(kName.text);
+  count_call(kRow);
+  return f(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+}
+
 }  // namespace
+}  // namespace brickprof::agent::mpi
 
 #define BRICKPROF_MPI_COUNTED(name)                                                            \
-  BRICKPROF_MPI_EXPORT int name(Word a0, Word a1, Word a2, Word a3, Word a4, Word a5, Word a6, \
-                                Word a7, Word a8, Word a9, Word a10, Word a11) {               \
-    static Pmpi<Forward> pmpi("P" #name);                                                      \
-    static Counted counted(#name);                                                             \
-    auto* f = pmpi.get();                                                                      \
-    if (!f) return missing_pmpi(#name);                                                        \
-    counted.add();                                                                             \
-    return f(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);                                \
+  BRICKPROF_MPI_EXPORT int name(uintptr_t a0, uintptr_t a1, uintptr_t a2, uintptr_t a3,        \
+                                uintptr_t a4, uintptr_t a5, uintptr_t a6, uintptr_t a7,        \
+                                uintptr_t a8, uintptr_t a9, uintptr_t a10, uintptr_t a11) {    \
+    return brickprof::agent::mpi::count_and_pass<#name>(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, \
+                                                        a10, a11);                             \
   }
 
 BRICKPROF_MPI_COUNTED(MPI_Test)

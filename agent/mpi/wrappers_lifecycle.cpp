@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "agent/io/log.h"
-#include "agent/mpi/wrappers.h"
+#include "agent/mpi/forward.h"
 
 namespace brickprof::agent::mpi {
 
@@ -24,44 +24,33 @@ int64_t sum_of(const int* counts, int n) {
 
 }  // namespace brickprof::agent::mpi
 
-using brickprof::CommOp;
 using brickprof::agent::mpi::abi;
 using brickprof::agent::mpi::Call;
+using brickprof::agent::mpi::forward;
 using brickprof::agent::mpi::Handle;
+using brickprof::agent::mpi::kNoFill;
 using brickprof::agent::mpi::missing_pmpi;
 using brickprof::agent::mpi::Pmpi;
 namespace mpi = brickprof::agent::mpi;
 
 BRICKPROF_MPI_EXPORT int MPI_Init(int* argc, char*** argv) {
-  static Pmpi<int(int*, char***)> pmpi("PMPI_Init");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Init");
-  Call call(CommOp::kInit, abi().comm_world);
-  const int rc = f(argc, argv);
-  call.done(rc);
+  const int rc = forward<"MPI_Init">(abi().comm_world, kNoFill, argc, argv);
   if (rc == 0) mpi::on_initialized();
   return rc;
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  static Pmpi<int(int*, char***, int, int*)> pmpi("PMPI_Init_thread");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Init_thread");
-  Call call(CommOp::kInit, abi().comm_world);
-  const int rc = f(argc, argv, required, provided);
-  call.done(rc);
+  const int rc =
+      forward<"MPI_Init_thread">(abi().comm_world, kNoFill, argc, argv, required, provided);
   if (rc == 0) mpi::on_initialized();
   return rc;
 }
 
+// The last clock measurement goes before the call (it does nothing unless
+// MPI_Init came through here and found PMPI_).
 BRICKPROF_MPI_EXPORT int MPI_Finalize() {
-  static Pmpi<int()> pmpi("PMPI_Finalize");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Finalize");
   mpi::before_finalize();
-  Call call(CommOp::kFinalize, abi().comm_world);
-  const int rc = f();
-  call.done(rc);
+  const int rc = forward<"MPI_Finalize">(abi().comm_world, kNoFill);
   if (rc == 0) mpi::after_finalize();
   return rc;
 }
@@ -78,44 +67,23 @@ void register_new(Handle* created) {
 }  // namespace
 
 BRICKPROF_MPI_EXPORT int MPI_Comm_dup(Handle comm, Handle* created) {
-  static Pmpi<int(Handle, Handle*)> pmpi("PMPI_Comm_dup");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Comm_dup");
-  Call call(CommOp::kCommDup, comm);
-  const int rc = f(comm, created);
-  if (call.done(rc)) register_new(created);
-  return rc;
+  return forward<"MPI_Comm_dup">(comm, [&](Call&) { register_new(created); }, comm, created);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Comm_split(Handle comm, int color, int key, Handle* created) {
-  static Pmpi<int(Handle, int, int, Handle*)> pmpi("PMPI_Comm_split");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Comm_split");
-  Call call(CommOp::kCommSplit, comm);
-  const int rc = f(comm, color, key, created);
-  if (call.done(rc)) register_new(created);
-  return rc;
+  return forward<"MPI_Comm_split">(comm, [&](Call&) { register_new(created); }, comm, color, key,
+                                   created);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Comm_split_type(Handle comm, int type, int key, Handle info,
                                              Handle* created) {
-  static Pmpi<int(Handle, int, int, Handle, Handle*)> pmpi("PMPI_Comm_split_type");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Comm_split_type");
-  Call call(CommOp::kCommSplitType, comm);
-  const int rc = f(comm, type, key, info, created);
-  if (call.done(rc)) register_new(created);
-  return rc;
+  return forward<"MPI_Comm_split_type">(comm, [&](Call&) { register_new(created); }, comm, type,
+                                        key, info, created);
 }
 
 BRICKPROF_MPI_EXPORT int MPI_Comm_create(Handle comm, Handle group, Handle* created) {
-  static Pmpi<int(Handle, Handle, Handle*)> pmpi("PMPI_Comm_create");
-  auto* f = pmpi.get();
-  if (!f) return missing_pmpi("MPI_Comm_create");
-  Call call(CommOp::kCommCreate, comm);
-  const int rc = f(comm, group, created);
-  if (call.done(rc)) register_new(created);
-  return rc;
+  return forward<"MPI_Comm_create">(comm, [&](Call&) { register_new(created); }, comm, group,
+                                    created);
 }
 
 // Not a recorded call: its handle may name a new communicator afterwards.

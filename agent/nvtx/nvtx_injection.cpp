@@ -127,7 +127,7 @@ int push(Resolved r) {
 int pop() { return Recorder::pop() ? 0 : -1; }
 
 // Start and end are recorded on whichever threads call them; the dump pairs
-// them by id (see replay.cpp).
+// them by id (recorder/range_lanes.h).
 std::atomic<uint64_t> g_range_seq{1};
 nvtxRangeId_t start_range(Resolved r) {
   nvtxRangeId_t id = g_range_seq.fetch_add(1, std::memory_order_relaxed);

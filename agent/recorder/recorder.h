@@ -1,7 +1,7 @@
 // The recorder: per-thread, lock-free buffers of small event records.
 // Producers (scope API, NVTX injection, CUPTI callbacks) append on their own
 // thread with no lock and no allocation in steady state; at exit the dumper
-// replays every buffer (see replay.h, trace_stream.h). Events, sites and
+// reads every buffer (thread_walk.h, io/trace_stream.h). Events, sites and
 // per-thread state are charged to one budget (budget.h).
 #pragma once
 

@@ -1,8 +1,9 @@
 // One thread's events read as nodes: pushes and marks open nodes, pops and
 // capture-window edges close them, the rest (work, CUDA calls, graph nodes,
-// ranges) attach to the innermost open node. The replay into a Trace
-// (replay.h) and the streaming exit write (trace_stream.h) both walk with
-// this, so they cannot disagree on a node's id, parent or times.
+// ranges) attach to the innermost open node. The streaming exit write
+// (io/trace_stream.h) walks with this, and so does the tests' whole-Trace
+// oracle (tests/agent/support/replay_oracle.h): they cannot disagree on a
+// node's id, parent or times.
 //
 // The walk is pull-based so the streaming write can interleave threads:
 // peek() shows the next event (its capture-window edge already applied, which

@@ -1,5 +1,6 @@
 // The streamed exit write (agent/io/trace_stream.h) against the whole-Trace
-// writer it replaces, on one recorded trace: every format must come out
+// oracle (tests/agent/support/replay_oracle.h) fed to the whole-Trace
+// writers, on one recorded trace: every format must come out
 // byte for byte the same, and the Perfetto trace what `brickprof report
 // --perfetto` writes from the streamed JSON. The trace is recorded in this
 // process, through the agent's recorder and its CUPTI source on the fake
@@ -25,11 +26,11 @@
 #include "agent/gpu_source.h"
 #include "agent/io/process_info.h"
 #include "agent/recorder/recorder.h"
-#include "agent/recorder/replay.h"
 #include "agent/io/trace_stream.h"
 #include "trace/formats/perfetto.h"
 #include "trace/output/sink.h"
 #include "trace/json/trace_json.h"
+#include "tests/agent/support/replay_oracle.h"
 
 namespace brickprof::agent {
 namespace {
@@ -201,7 +202,7 @@ TEST_F(StreamGolden, StreamedWriteIsTheTraceWritersBytes) {
   old.diagnostics.unbalanced_pops = replayed.unbalanced_pops;
   old.diagnostics.open_scopes_at_exit = replayed.open_scopes_at_exit;
   old.diagnostics.scopes_cut_by_capture = replayed.scopes_cut_by_capture;
-  source->contribute(old, replayed.launches);
+  attach_gpu(*source->begin_dump(), replayed.launches, old);  // the dump's locks end here
   MemorySink old_outputs;
   ASSERT_TRUE(write_outputs(old, formats, old_outputs).failures.empty());
 

@@ -1,5 +1,7 @@
 // CUPTI activity translation without a GPU: records of the real CUDA 13 types
-// (as CUPTI would hand them over), through translate() and attribute().
+// (as CUPTI would hand them over), through translate() into staged records,
+// and the copy addresses and graph-node origins the dump attributes with.
+// Attribution itself is tested in tests/agent/io/gpu_attribution_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -34,29 +36,10 @@ KernelRecord kernel(uint32_t correlation, uint64_t start, uint64_t end, const ch
 
 const CUpti_Activity* as_record(const void* p) { return static_cast<const CUpti_Activity*>(p); }
 
-// Layer 0 > RmsNorm (brick) as the replay would have produced them.
-struct Scopes {
-  Trace trace;
-  uint32_t layer, brick;
-  LaunchIndex launches;
-  Scopes() {
-    Node l;
-    l.kind = NodeKind::kLayer;
-    l.name = trace.strings.intern("Layer 0");
-    layer = trace.add_node(l);
-    Node b;
-    b.kind = NodeKind::kBrick;
-    b.brick_id = 0;
-    b.name = trace.strings.intern("RmsNorm");
-    b.parent = layer;
-    brick = trace.add_node(b);
-  }
-};
-
 // BRICKPROF_CAPTURE: with no window open, records of calls after the last
-// recorded one are not staged; at attribution, records whose launch was not
-// recorded are left out. Both are counted.
-TEST(Translate, WorkLaunchedOutsideCaptureWindowsIsCountedNotKept) {
+// recorded one are not staged, and are counted (the dump leaves out, and
+// counts, the staged ones whose launch was not recorded).
+TEST(Translate, WorkLaunchedAfterTheLastWindowIsCountedNotStaged) {
   TranslationContext ctx;
   ctx.stage_correlations_up_to = 10;
   KernelRecord inside = kernel(9, 1000, 2000, "_Z1kv");
@@ -67,19 +50,11 @@ TEST(Translate, WorkLaunchedOutsideCaptureWindowsIsCountedNotKept) {
   EXPECT_FALSE(translate(as_record(&after), ctx));
   EXPECT_EQ(ctx.outside_capture, 1u);
   ASSERT_EQ(ctx.staged.size(), 2u);
-
-  Scopes s;
-  s.launches.by_correlation[9] = {s.brick, 777, 900, 950};
-  AttributionInputs in;
-  in.launches = &s.launches;
-  in.recorded_launches_only = true;
-  Attribution a = attribute(ctx.staged, in, s.trace);
-  EXPECT_EQ(a.outside_capture, 1u);  // correlation 5: launched before the window
-  EXPECT_EQ(a.orphans, 0u);
-  EXPECT_EQ(s.trace.nodes.size(), 3u);  // layer, brick, the one kernel
+  EXPECT_EQ(ctx.staged[0].detail.correlation, 9u);
+  EXPECT_EQ(ctx.staged[1].detail.correlation, 5u);
 }
 
-TEST(Translate, KernelBecomesChildOfLaunchingBrick) {
+TEST(Translate, KernelRecordBecomesAStagedKernel) {
   PtxRegistry registry;
   ModuleInfo mod;
   mod.hash = 0x1234;
@@ -92,36 +67,24 @@ TEST(Translate, KernelBecomesChildOfLaunchingBrick) {
   KernelRecord k = kernel(42, 1000, 51000, "_Z14rmsnorm_kernelPfi");
   ASSERT_TRUE(translate(as_record(&k), ctx));
   ASSERT_EQ(ctx.staged.size(), 1u);
-
-  Scopes s;
-  s.launches.by_correlation[42] = {s.brick, 777, 900, 950};
-  AttributionInputs in;
-  in.launches = &s.launches;
-  EXPECT_EQ(attribute(ctx.staged, in, s.trace).orphans, 0u);
-  ASSERT_EQ(s.trace.nodes.size(), 3u);
-  const Node& n = s.trace.nodes[2];
-  EXPECT_EQ(n.kind, NodeKind::kKernel);
-  EXPECT_EQ(s.trace.name(n), "rmsnorm_kernel(float*, int)");
-  EXPECT_EQ(n.parent, s.brick);
-  EXPECT_EQ(n.thread, 777u);
-  EXPECT_EQ(n.start_ns, 1000);
-  EXPECT_EQ(n.duration_ns(), 50000);
-  const GpuDetail* d = s.trace.detail(n);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->grid[0], 16u);
-  EXPECT_EQ(d->grid[1], 2u);
-  EXPECT_EQ(d->block[0], 256u);
-  EXPECT_EQ(d->smem, 1536u);
-  EXPECT_EQ(d->registers, 32u);
-  EXPECT_EQ(d->stream, 7u);
-  EXPECT_EQ(d->correlation, 42u);
-  EXPECT_EQ(d->ptx_hash, 0x1234u);
-  EXPECT_EQ(d->api_start_ns, 900);
-  EXPECT_EQ(d->api_end_ns, 950);
-  ASSERT_EQ(s.trace.edges.size(), 1u);
-  EXPECT_EQ(s.trace.edges[0].src, s.brick);
-  EXPECT_EQ(s.trace.edges[0].dst, 2u);
-  EXPECT_EQ(s.trace.edges[0].type, EdgeType::kLaunches);
+  const StagedRecord& r = ctx.staged[0];
+  EXPECT_EQ(r.node.kind, NodeKind::kKernel);
+  EXPECT_EQ(ctx.staged.name(r), "rmsnorm_kernel(float*, int)");
+  EXPECT_EQ(r.node.parent, kNoNode);  // the dump attributes it
+  EXPECT_EQ(r.node.start_ns, 1000);
+  EXPECT_EQ(r.node.duration_ns(), 50000);
+  const GpuDetail& d = r.detail;
+  EXPECT_EQ(d.grid[0], 16u);
+  EXPECT_EQ(d.grid[1], 2u);
+  EXPECT_EQ(d.block[0], 256u);
+  EXPECT_EQ(d.smem, 1536u);
+  EXPECT_EQ(d.registers, 32u);
+  EXPECT_EQ(d.context, 1u);
+  EXPECT_EQ(d.stream, 7u);
+  EXPECT_EQ(d.correlation, 42u);
+  EXPECT_EQ(d.ptx_hash, 0x1234u);
+  EXPECT_EQ(d.graph_node, 0u);
+  EXPECT_EQ(d.python_stack, kNoPythonStack);
 }
 
 TEST(Translate, NamesAreDemangledOncePerFunction) {
@@ -135,28 +98,35 @@ TEST(Translate, NamesAreDemangledOncePerFunction) {
   EXPECT_EQ(ctx.staged.name(ctx.staged[2]), "void demo::scale<float>(float*, float, int)");
 }
 
-TEST(Translate, GraphReplayGoesToCaptureScope) {
+// A kernel replayed from a graph keeps its own (instantiated clone's) node
+// id; the dump follows clones back to the node that was captured, through
+// the map the graph callbacks kept (cupti/callbacks.cpp), across
+// instantiations of instantiations, and stops on a cycle.
+TEST(Translate, ReplayedKernelKeepsItsNodeAndIsFollowedBackToTheCapture) {
   TranslationContext ctx;
   KernelRecord k = kernel(900, 100, 200, "add_one");
   k.graphNodeId = 0xC10E;  // the instantiated clone
   k.graphId = 3;
   ASSERT_TRUE(translate(as_record(&k), ctx));
-  Scopes s;
-  s.launches.by_correlation[900] = {s.layer, 1, 50, 60};  // cudaGraphLaunch under the layer
-  s.launches.scope_of_graph_node[0x0816] = s.brick;      // captured under the brick
-  std::unordered_map<uint64_t, uint64_t> origin{{0xC10E, 0x0816}};
+  EXPECT_EQ(ctx.staged[0].detail.graph_node, 0xC10Eu);
+  EXPECT_EQ(ctx.staged[0].detail.graph_id, 0u);       // a kernel of its own, not a whole replay
+  EXPECT_EQ(ctx.staged[0].detail.correlation, 900u);  // the graph launch's
+
+  std::unordered_map<uint64_t, uint64_t> origin{
+      {0xC10E, 0xC10D}, {0xC10D, 0x0816}, {0xAAAA, 0xBBBB}, {0xBBBB, 0xAAAA}};
   AttributionInputs in;
-  in.launches = &s.launches;
+  EXPECT_EQ(original_graph_node(in, 0xC10E), 0xC10Eu);  // no map: itself
   in.graph_node_origin = &origin;
-  attribute(ctx.staged, in, s.trace);
-  EXPECT_EQ(s.trace.nodes.back().parent, s.brick);
-  EXPECT_EQ(s.trace.detail(s.trace.nodes.back())->graph_node, 0xC10Eu);
+  EXPECT_EQ(original_graph_node(in, 0xC10E), 0x0816u);
+  EXPECT_EQ(original_graph_node(in, 0x0816), 0x0816u);
+  const uint64_t round = original_graph_node(in, 0xAAAA);
+  EXPECT_TRUE(round == 0xAAAA || round == 0xBBBB);
 }
 
-// BRICKPROF_CUDA_GRAPH_TRACE=graph: a whole replay is one kernel node under
-// the scope around the graph launch; one that began with host work names
-// its device in the end fields.
-TEST(Translate, WholeGraphReplayGoesToTheLaunchingScope) {
+// BRICKPROF_CUDA_GRAPH_TRACE=graph: a whole replay is one kernel node,
+// carrying the graph launch's correlation; one that began with host work
+// names its device in the end fields.
+TEST(Translate, WholeGraphReplayIsOneKernelOfTheLaunch) {
   TranslationContext ctx;
   CUpti_ActivityGraphTrace2 g;
   std::memset(&g, 0, sizeof g);
@@ -171,23 +141,17 @@ TEST(Translate, WholeGraphReplayGoesToTheLaunchingScope) {
   g.streamId = 13;
   g.graphId = 4;
   ASSERT_TRUE(translate(as_record(&g), ctx));
-  Scopes s;
-  s.launches.by_correlation[77] = {s.layer, 9, 500, 900};  // cuGraphLaunch under the layer
-  AttributionInputs in;
-  in.launches = &s.launches;
-  EXPECT_EQ(attribute(ctx.staged, in, s.trace).orphans, 0u);
-  const Node& n = s.trace.nodes.back();
-  EXPECT_EQ(n.kind, NodeKind::kKernel);
-  EXPECT_EQ(s.trace.name(n), "CUDA graph 4");
-  EXPECT_EQ(n.parent, s.layer);
-  EXPECT_EQ(n.duration_ns(), 90000);
-  const GpuDetail* d = s.trace.detail(n);
-  EXPECT_EQ(d->device, 1u);
-  EXPECT_EQ(d->context, 5u);
-  EXPECT_EQ(d->stream, 13u);
-  EXPECT_EQ(d->graph_node, 0u);
-  EXPECT_EQ(d->graph_id, 4u);  // what marks a whole replay
-  EXPECT_EQ(d->api_start_ns, 500);
+  ASSERT_EQ(ctx.staged.size(), 1u);
+  const StagedRecord& r = ctx.staged[0];
+  EXPECT_EQ(r.node.kind, NodeKind::kKernel);
+  EXPECT_EQ(ctx.staged.name(r), "CUDA graph 4");
+  EXPECT_EQ(r.node.duration_ns(), 90000);
+  EXPECT_EQ(r.detail.device, 1u);
+  EXPECT_EQ(r.detail.context, 5u);
+  EXPECT_EQ(r.detail.stream, 13u);
+  EXPECT_EQ(r.detail.correlation, 77u);  // the cuGraphLaunch's: its scope is the parent
+  EXPECT_EQ(r.detail.graph_node, 0u);
+  EXPECT_EQ(r.detail.graph_id, 4u);  // what marks a whole replay
 }
 
 TEST(Translate, MemcpyDirectionKindsAndAddresses) {
@@ -226,30 +190,59 @@ TEST(Translate, MemcpyDirectionKindsAndAddresses) {
   p.correlationId = 8;
   ASSERT_TRUE(translate(as_record(&p), ctx));
 
-  Scopes s;
-  s.launches.by_correlation[5] = {s.brick, 1, 400, 450};
-  std::unordered_map<uint64_t, TransferAddresses> addrs{{5, {0x7f0000001000, 0x700000000, 4096}}};
+  ASSERT_EQ(ctx.staged.size(), 4u);
+  const StagedRecord& h2d = ctx.staged[0];
+  EXPECT_EQ(h2d.node.kind, NodeKind::kTransfer);
+  EXPECT_EQ(ctx.staged.name(h2d), "memcpy HtoD");
+  EXPECT_EQ(h2d.detail.direction, Direction::kH2D);
+  EXPECT_EQ(h2d.detail.src_kind, MemoryKind::kPageable);
+  EXPECT_EQ(h2d.detail.dst_kind, MemoryKind::kDevice);
+  EXPECT_EQ(h2d.detail.bytes, 4096u);
+  EXPECT_EQ(h2d.detail.stream, 13u);
+  EXPECT_EQ(h2d.detail.src_addr, 0u);  // records carry no addresses: the dump adds them
+  EXPECT_EQ(ctx.staged[1].detail.direction, Direction::kD2H);
+  EXPECT_EQ(ctx.staged.name(ctx.staged[1]), "memcpy DtoH");
+  EXPECT_EQ(ctx.staged[1].detail.dst_kind, MemoryKind::kPinned);
+  EXPECT_EQ(ctx.staged[2].detail.src_kind, MemoryKind::kManaged);
+  EXPECT_EQ(ctx.staged[2].detail.direction, Direction::kD2D);
+  EXPECT_EQ(ctx.staged[3].detail.direction, Direction::kPeer);  // two devices, whatever copyKind
+  EXPECT_EQ(ctx.staged.name(ctx.staged[3]), "memcpy PtoP");
+  EXPECT_EQ(ctx.staged[3].detail.bytes, 1u << 20);
+}
+
+// The addresses the copy callbacks stored (by correlation), which the dump
+// adds to each copy and memset: a replayed copy carries the graph launch's
+// correlation, so its addresses are those of the call that captured its
+// node (the clone followed back first).
+TEST(Translate, CopyAddressesByCallOrByTheCallThatCapturedTheNode) {
+  std::unordered_map<uint64_t, TransferAddresses> addresses{
+      {5, {0x7f0000001000, 0x700000000, 4096}}, {31, {0x1000, 0x2000, 64}}};
+  std::unordered_map<uint64_t, uint64_t> origin{{0xC10E, 0x0816}};
+  std::unordered_map<uint64_t, uint32_t> node_correlation{{0x0816, 31}};
   AttributionInputs in;
-  in.launches = &s.launches;
-  in.addresses = &addrs;
-  EXPECT_EQ(attribute(ctx.staged, in, s.trace).orphans, 3u);  // 6, 7, 8 had no launch point
-  const GpuDetail* h2d = s.trace.detail(s.trace.nodes[2]);
-  EXPECT_EQ(s.trace.nodes[2].kind, NodeKind::kTransfer);
-  EXPECT_EQ(s.trace.name(s.trace.nodes[2]), "memcpy HtoD");
-  EXPECT_EQ(s.trace.nodes[2].parent, s.brick);
-  EXPECT_EQ(h2d->direction, Direction::kH2D);
-  EXPECT_EQ(h2d->src_kind, MemoryKind::kPageable);
-  EXPECT_EQ(h2d->dst_kind, MemoryKind::kDevice);
-  EXPECT_EQ(h2d->bytes, 4096u);
-  EXPECT_EQ(h2d->src_addr, 0x7f0000001000u);
-  EXPECT_EQ(h2d->dst_addr, 0x700000000u);
-  EXPECT_EQ(h2d->stream, 13u);
-  const GpuDetail* d2h = s.trace.detail(s.trace.nodes[3]);
-  EXPECT_EQ(d2h->direction, Direction::kD2H);
-  EXPECT_EQ(d2h->dst_kind, MemoryKind::kPinned);
-  EXPECT_EQ(s.trace.detail(s.trace.nodes[4])->src_kind, MemoryKind::kManaged);
-  EXPECT_EQ(s.trace.detail(s.trace.nodes[5])->direction, Direction::kPeer);
-  EXPECT_EQ(s.trace.nodes[5].parent, kNoNode);
+  GpuDetail eager;
+  eager.correlation = 5;
+  EXPECT_EQ(addresses_of(in, eager), nullptr);  // no callbacks' map: none
+  in.addresses = &addresses;
+  const TransferAddresses* a = addresses_of(in, eager);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->src, 0x7f0000001000u);
+  EXPECT_EQ(a->dst, 0x700000000u);
+
+  GpuDetail replayed;
+  replayed.correlation = 900;  // the cuGraphLaunch, which stored none
+  replayed.graph_node = 0xC10E;
+  EXPECT_EQ(addresses_of(in, replayed), nullptr);  // no node map yet
+  in.node_correlation = &node_correlation;
+  in.graph_node_origin = &origin;
+  a = addresses_of(in, replayed);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->src, 0x1000u);
+  EXPECT_EQ(a->dst, 0x2000u);
+
+  GpuDetail unknown;
+  unknown.correlation = 6;
+  EXPECT_EQ(addresses_of(in, unknown), nullptr);
 }
 
 TEST(Translate, MemsetAndSync) {

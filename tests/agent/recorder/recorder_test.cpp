@@ -8,7 +8,7 @@
 #include "agent/recorder/budget.h"
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
-#include "agent/recorder/replay.h"
+#include "tests/agent/support/replay_oracle.h"
 
 namespace brickprof::agent {
 namespace {

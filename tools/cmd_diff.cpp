@@ -73,7 +73,7 @@ std::string read_limits(const DiffOptions& o, DiffLimits* limits) {
     double pct = 0;
     if (!parse_percent(o.total_threshold, &pct))
       return "--total-threshold: '" + o.total_threshold +
-             "' is not a percentage >= 0 (e.g. 10 or 10%)";
+             "' is not a percentage >= 0 (e.g. 50 or 50%)";
     limits->total_threshold_pct = pct;
   }
   limits->any_program = o.any_program;
@@ -163,8 +163,10 @@ Command add_diff_command(CLI::App& parent) {
       ->default_str("1%")
       ->group(gate);
   sub->add_option("--total-threshold", o->total_threshold,
-                  "Also fail when all bricks' (or kernels') time grew by more than PCT. Off by "
-                  "default: a shared machine makes whole runs slower or faster together")
+                  "Also fail when the bricks (or kernels) together got slower per call by "
+                  "more than PCT, which judging each beyond their common move cannot see. Off "
+                  "by default: a busier machine moves whole runs alike (same runs moved by up "
+                  "to +136% on a shared 2-core VM); a move over 50% is said either way")
       ->type_name("PCT")
       ->group(gate);
   sub->add_flag("--any-program", o->any_program,

@@ -293,11 +293,14 @@ void check_runs(TraceDiff& d) {
                                percent(t.lost_share) + " of its " + word +
                                " time: not the same work (another input, a failed run, or "
                                "less recorded)");
-    if (d.limits.total_threshold_pct && t.base_ns > 0 &&
-        t.change_pct() > *d.limits.total_threshold_pct)
-      d.run_problems.push_back(
-          "the " + word + "s' total time grew by " + format_fixed(t.change_pct(), 1) +
-          "%, more than --total-threshold " + format_fixed(*d.limits.total_threshold_pct, 1) + "%");
+    const double moved_pct = 100 * (t.common - 1);
+    if (d.limits.total_threshold_pct && t.entries_both > 0 &&
+        moved_pct > *d.limits.total_threshold_pct)
+      d.run_problems.push_back("the " + word + "s moved together by " +
+                               format_fixed(moved_pct, 1) +
+                               "% per call, more than --total-threshold " +
+                               format_fixed(*d.limits.total_threshold_pct, 1) +
+                               "% (every " + word + " slower alike)");
   }
 }
 

@@ -21,6 +21,12 @@
 // - its counts: calls gained count like slower calls;
 // - a floor: the time it adds to NEW must exceed a share of BASE's time of
 //   its kind (1% by default), so a tiny brick that doubled does not fail.
+// The whole run's move itself is gated only when asked (--total-threshold
+// PCT): a change that slows every brick alike (a debug build, another
+// backend) and a busier machine look the same (same runs on that VM, its
+// two cores shared, moved by up to +136% per call), so by default a large
+// move is said, not judged. The common move per call is what is gated, not
+// a kind's total (a few slow calls moved a same run's total by +52%).
 // A regression: the interval's lower end, beyond the common move, is more
 // than the (widened) threshold slower, and the time added is above the floor; or it
 // was called more often by more than the threshold and that adds time above
@@ -83,8 +89,8 @@ struct DiffLimits {
   // of BASE's time of the entry's kind (all bricks' time, all kernels' GPU time).
   std::optional<int64_t> min_time_ns;
   double min_time_pct = 1;
-  // When set, the gate also fails when a kind's total time grew by more than
-  // this (off by default: a shared machine moves whole runs together).
+  // When set, the gate also fails when a kind's common move per call is
+  // slower by more than this (--total-threshold); off by default.
   std::optional<double> total_threshold_pct;
   bool any_program = false;  // compare traces of differently named programs
 };

@@ -21,13 +21,21 @@ const char* kind_word(DiffEntry::Kind kind) {
 }
 
 // "Bricks: 9.02ms -> 10.61ms (+17.6%), 731 -> 731 calls; per call they moved +1.2% together"
-void totals_line(const char* what, const DiffTotals& t, std::ostream& out) {
+// A common move per call this large is said under the totals.
+constexpr double kLargeMove = 50;
+
+void totals_line(const char* what, const char* word, const DiffTotals& t, std::ostream& out) {
   out << what << ": " << format_duration(t.base_ns) << " -> " << format_duration(t.new_ns);
   if (t.base_ns > 0) out << " (" << signed_pct(t.change_pct()) << ")";
   out << ", " << t.base_calls << " -> " << t.new_calls << " calls";
   if (t.common != 1)  // measured: enough entries in both
     out << "; per call they moved " << signed_pct(100 * (t.common - 1)) << " together";
   out << '\n';
+  // Judged beyond that move, no entry shows a change that slows all alike.
+  if (t.common > 1 + kLargeMove / 100)
+    out << "  NOTE: that is a busier machine or a change that slows every " << word
+        << " alike; each is judged beyond it (--total-threshold " << format_fixed(kLargeMove, 0)
+        << "% fails on it)\n";
 }
 
 // The floor as the user set it: "90.2µs (1.0% of BASE's brick time)".
@@ -163,8 +171,8 @@ void diff_text(const TraceDiff& d, std::ostream& out) {
       << " brick(s) and " << d.kernels.entries_both << " kernel(s) in both\n";
   const bool bricks = d.bricks.base_calls || d.bricks.new_calls;
   const bool kernels = d.kernels.base_calls || d.kernels.new_calls;
-  if (bricks || !kernels) totals_line("Bricks (CPU time)", d.bricks, out);
-  if (kernels) totals_line("Kernels (GPU time)", d.kernels, out);
+  if (bricks || !kernels) totals_line("Bricks (CPU time)", "brick", d.bricks, out);
+  if (kernels) totals_line("Kernels (GPU time)", "kernel", d.kernels, out);
   out << "Judged per call, beyond the others' common move (and by more where that move is "
          "large), at 99% confidence from the spread of its calls:\n  a regression is "
       << pct << " slower or called " << pct << " more often, and adds more than ";

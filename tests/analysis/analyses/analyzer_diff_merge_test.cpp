@@ -232,7 +232,7 @@ TEST(Diff, TheWholeRunsMoveIsNotABricksRegression) {
   EXPECT_EQ(d.regressions, 0u);
   EXPECT_NEAR(d.bricks.common, 1.4, 0.02);
   EXPECT_NEAR(d.bricks.change_pct(), 40.0, 0.5);
-  // ...unless the totals are gated too.
+  // ...unless the whole move is gated.
   DiffLimits total;
   total.total_threshold_pct = 10;
   TraceDiff gated = diff_traces(base, next, total);
@@ -250,6 +250,32 @@ TEST(Diff, TheWholeRunsMoveIsNotABricksRegression) {
   TraceDiff few = diff_traces(few_base, few_next, DiffLimits{});
   EXPECT_DOUBLE_EQ(few.bricks.common, 1.0);
   EXPECT_EQ(few.regressions, 3u);
+}
+
+TEST(Diff, EveryBrickSlowerAlikeIsSaidAndGatedWhenAsked) {
+  // A change that slows every brick alike (a debug build, another backend),
+  // or a busier machine: beyond the others' move no brick regressed; the
+  // text says how far they all moved, and --total-threshold fails on it.
+  Trace base = bricks({{"A", 10'000}, {"B", 20'000}, {"C", 30'000}, {"D", 20'000}}, 50, 500);
+  Trace next = bricks({{"A", 20'000}, {"B", 40'000}, {"C", 60'000}, {"D", 40'000}}, 50, 1'000);
+  TraceDiff d = diff_traces(base, next, DiffLimits{});
+  EXPECT_FALSE(d.failed());
+  std::ostringstream text;
+  diff_text(d, text);
+  EXPECT_NE(text.str().find("NOTE: that is a busier machine or a change that slows "
+                                      "every brick alike"),
+            std::string::npos);
+  DiffLimits gated;
+  gated.total_threshold_pct = 50;
+  TraceDiff g = diff_traces(base, next, gated);
+  EXPECT_EQ(g.regressions, 0u);
+  ASSERT_EQ(g.run_problems.size(), 1u);
+  EXPECT_NE(g.run_problems[0].find("the bricks moved together by 100.0% per call, more than "
+                                   "--total-threshold 50.0%"),
+            std::string::npos)
+      << g.run_problems[0];
+  // Faster alike passes the gate.
+  EXPECT_FALSE(diff_traces(next, base, gated).failed());
 }
 
 TEST(Diff, ASpreadOfCallsWiderThanTheChangeIsNotARegression) {

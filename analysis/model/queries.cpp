@@ -93,10 +93,12 @@ std::string node_label(std::string_view name, const Node& node, const GpuDetail*
         return known.empty() ? "Brick " + std::to_string(node.brick_id) : std::string(known);
       }
       break;
-    case NodeKind::kTransfer: {
-      if (!g || g->direction == Direction::kUnknown) return "memcpy";
+    case NodeKind::kTransfer:
+      // The direction when it was recorded; else the recorded name (a trace
+      // written elsewhere may name its copies "memcpy DtoH").
+      if (!g || g->direction == Direction::kUnknown)
+        return name.empty() ? "memcpy" : std::string(name);
       return std::string(to_string(g->direction));
-    }
     case NodeKind::kMemset:
       return "memset";
     case NodeKind::kSync:

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "analysis/json/trace_json.h"
-#include "analysis/model/trace_generator.h"
+#include "tests/support/trace_generator.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) {

@@ -27,9 +27,9 @@
 #include "analysis/analyses/transfers.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/stats.h"
-#include "analysis/model/trace_generator.h"
 #include "analysis/views/views.h"
 #include "tests/analysis/analyses/reference_path.h"
+#include "tests/support/trace_generator.h"
 
 namespace brickprof {
 namespace {

@@ -15,8 +15,8 @@
 #include "analysis/export/export_json_gz.h"
 #include "analysis/json/gzip_stream.h"
 #include "analysis/json/trace_json.h"
-#include "analysis/model/trace_generator.h"
 #include "tests/analysis/test_traces.h"
+#include "tests/support/trace_generator.h"
 
 namespace brickprof {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/json/trace_json.h"
-#include "analysis/model/trace_generator.h"
+#include "tests/support/trace_generator.h"
 
 namespace brickprof {
 namespace {

@@ -68,5 +68,25 @@ TEST(Queries, LabelsForUnnamedNodes) {
   EXPECT_EQ(thread_label(t, 6), "Thread 6");
 }
 
+// A transfer whose direction was not recorded keeps its recorded name
+// ("memcpy DtoH" from a trace written elsewhere); with no name it is a
+// memcpy, and with a direction the direction says it.
+TEST(Queries, TransferOfUnknownDirectionShowsItsName) {
+  Trace t;
+  Node named;
+  named.kind = NodeKind::kTransfer;
+  named.name = t.strings.intern("memcpy DtoH");
+  GpuDetail unknown;
+  unknown.direction = Direction::kUnknown;
+  EXPECT_EQ(node_label(t, t.nodes[t.add_gpu_node(named, unknown)]), "memcpy DtoH");
+  Node unnamed;
+  unnamed.kind = NodeKind::kTransfer;
+  EXPECT_EQ(node_label(t, t.nodes[t.add_gpu_node(unnamed, unknown)]), "memcpy");
+  EXPECT_EQ(node_label(t, unnamed), "memcpy");  // no GPU detail at all
+  GpuDetail d2h;
+  d2h.direction = Direction::kD2H;
+  EXPECT_EQ(node_label(t, t.nodes[t.add_gpu_node(named, d2h)]), "D2H");
+}
+
 }  // namespace
 }  // namespace brickprof

@@ -1,5 +1,5 @@
 // Synthetic trace generator (see trace_generator.h).
-#include "analysis/model/trace_generator.h"
+#include "tests/support/trace_generator.h"
 
 #include <string>
 

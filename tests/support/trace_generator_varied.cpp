@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/model/bricks.h"
-#include "analysis/model/trace_generator.h"
+#include "tests/support/trace_generator.h"
 
 namespace brickprof {
 namespace {

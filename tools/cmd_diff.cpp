@@ -31,7 +31,7 @@ struct DiffOptions {
   std::string base;
   std::string next;
   std::string threshold = "5%";
-  std::string min_time = "1%";
+  std::string min_time = "5%";
   std::string total_threshold;  // empty: off
   bool any_program = false;
   std::string under;  // empty: the whole traces
@@ -60,13 +60,13 @@ std::string read_limits(const DiffOptions& o, DiffLimits* limits) {
   const std::string_view min_time = o.min_time;
   if (!min_time.empty() && min_time.back() == '%') {
     if (!parse_percent(min_time, &limits->min_time_pct))
-      return "--min-time: '" + o.min_time + "' is not a percentage >= 0 (e.g. 1%)";
+      return "--min-time: '" + o.min_time + "' is not a percentage >= 0 (e.g. 5%)";
   } else {
     int64_t ns = 0;
     if (!parse_duration(min_time, &ns))
       return "--min-time: '" + o.min_time +
              "' is not a duration >= 0 (e.g. 5us, 0.5ms, 200ns; a plain number is µs) or a "
-             "share of BASE's time (1%)";
+             "share of BASE's typical time (5%)";
     limits->min_time_ns = ns;
   }
   if (!o.total_threshold.empty()) {
@@ -156,11 +156,11 @@ Command add_diff_command(CLI::App& parent) {
       ->default_str("5%")
       ->group(gate);
   sub->add_option("--min-time", o->min_time,
-                  "...and it adds more than this to NEW: a share of BASE's time of its kind "
-                  "(bricks' CPU time, kernels' GPU time), or a duration (50us, 0.5ms; a plain "
-                  "number is µs; 0: no floor)")
+                  "...and it adds more than this to NEW: a share of BASE's typical time of "
+                  "its kind (median call x calls over the bricks' CPU time or the kernels' "
+                  "GPU time), or a duration (50us, 0.5ms; a plain number is µs; 0: no floor)")
       ->type_name("PCT%|DUR")
-      ->default_str("1%")
+      ->default_str("5%")
       ->group(gate);
   sub->add_option("--total-threshold", o->total_threshold,
                   "Also fail when the bricks (or kernels) together got slower per call by "

@@ -370,6 +370,7 @@ TraceDiff diff_traces(const Trace& base, const Trace& next, const DiffLimits& li
     DiffTotals& t = totals_of(d, e.kind);
     t.base_ns += e.base_total_ns, t.new_ns += e.new_total_ns;
     t.base_calls += e.base_count, t.new_calls += e.new_count;
+    t.base_typical_ns += std::llround(typical_ns(e.base_median_ns, e.base_count));
     if (e.both()) {
       ++t.entries_both;
       std::vector<int64_t> base_fast = fastest_calls(std::move(c.base));
@@ -390,7 +391,7 @@ TraceDiff diff_traces(const Trace& base, const Trace& next, const DiffLimits& li
     t.lost_share = t.base_ns > 0 ? t.lost_share / static_cast<double>(t.base_ns) : 0;
     t.floor_ns = limits.min_time_ns
                      ? *limits.min_time_ns
-                     : std::llround(static_cast<double>(t.base_ns) * limits.min_time_pct / 100);
+                     : std::llround(static_cast<double>(t.base_typical_ns) * limits.min_time_pct / 100);
   }
   for (size_t i = 0; i < compared.size(); ++i) {
     DiffEntry& e = compared[i].entry;

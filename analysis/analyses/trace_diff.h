@@ -19,8 +19,15 @@
 //   and compute-bound code react differently to a neighbour), the
 //   threshold widens by 3/4 of the move;
 // - its counts: calls gained count like slower calls;
-// - a floor: the time it adds to NEW must exceed a share of BASE's time of
-//   its kind (1% by default), so a tiny brick that doubled does not fail.
+// - a floor: the time it adds to NEW must exceed a share of BASE's typical
+//   time of its kind (its entries' median call x calls; 5% by default), so a
+//   tiny brick that doubled does not fail. Typical, not total: a preempted
+//   call would raise the floor with the load (a brick doubled on that VM at
+//   load 15 added 3 floors of its total but 13 of its typical time), and the
+//   time an entry adds is measured from its median too. Same runs of one
+//   bricklayer configuration added up to 2.8% of the typical time (a third of
+//   the GEMV's shift between runs is not in the spread of its calls); a
+//   doubled DownProjection added 13% to 20%.
 // The whole run's move itself is gated only when asked (--total-threshold
 // PCT): a change that slows every brick alike (a debug build, another
 // backend) and a busier machine look the same (same runs on that VM, its
@@ -86,9 +93,10 @@ struct DiffEntry {
 struct DiffLimits {
   double threshold_pct = 5;
   // The floor: an absolute time when set (--min-time 50us), else this share
-  // of BASE's time of the entry's kind (all bricks' time, all kernels' GPU time).
+  // of BASE's typical time of the entry's kind (median call x calls, summed
+  // over the bricks, or over the kernels' GPU time).
   std::optional<int64_t> min_time_ns;
-  double min_time_pct = 1;
+  double min_time_pct = 5;
   // When set, the gate also fails when a kind's common move per call is
   // slower by more than this (--total-threshold); off by default.
   std::optional<double> total_threshold_pct;
@@ -98,6 +106,7 @@ struct DiffLimits {
 // One kind's totals (bricks, or kernels) in both runs.
 struct DiffTotals {
   int64_t base_ns = 0, new_ns = 0;
+  int64_t base_typical_ns = 0;  // median call x calls, summed: what the floor is a share of
   uint64_t base_calls = 0, new_calls = 0;
   size_t entries_both = 0, entries_gone = 0, entries_new = 0;
   double common = 1;      // the time-weighted median move per call of the entries in both

@@ -38,11 +38,11 @@ void totals_line(const char* what, const char* word, const DiffTotals& t, std::o
         << "% fails on it)\n";
 }
 
-// The floor as the user set it: "90.2µs (1.0% of BASE's brick time)".
+// The floor as the user set it: "90.2µs (5.0% of BASE's typical brick time)".
 std::string floor_text(const TraceDiff& d, const DiffTotals& t, const char* word) {
   std::string text = format_duration(t.floor_ns);
   if (!d.limits.min_time_ns)
-    text += " (" + format_fixed(d.limits.min_time_pct, 1) + "% of BASE's " + word + " time)";
+    text += " (" + format_fixed(d.limits.min_time_pct, 1) + "% of BASE's typical " + word + " time)";
   return text;
 }
 
@@ -127,6 +127,7 @@ void diff_json(const TraceDiff& d, JsonWriter& w) {
   for (const auto& [key, t] : {std::pair{"bricks", &d.bricks}, std::pair{"kernels", &d.kernels}}) {
     w.key(key).begin_object();
     w.field("base_ns", t->base_ns).field("new_ns", t->new_ns);
+    w.field("base_typical_ns", t->base_typical_ns);
     w.field("base_calls", t->base_calls).field("new_calls", t->new_calls);
     w.field("in_both", static_cast<uint64_t>(t->entries_both));
     w.field("gone", static_cast<uint64_t>(t->entries_gone));

@@ -56,8 +56,8 @@ TEST(Diff, SaysHowItJudges) {
   CliResult r = run_brickprof({"diff", t, t});
   EXPECT_TRUE(has(r.out, "at 99% confidence from the spread of its calls")) << r.out;
   EXPECT_TRUE(has(r.out, "beyond the others' common move")) << r.out;
-  EXPECT_TRUE(has(r.out, "adds more than 4.4µs (1.0% of BASE's brick time) for a brick, 1.6µs "
-                         "(1.0% of BASE's kernel time) for a kernel"))
+  EXPECT_TRUE(has(r.out, "adds more than 22.5µs (5.0% of BASE's typical brick time) for a brick, "
+                         "8.2µs (5.0% of BASE's typical kernel time) for a kernel"))
       << r.out;
 }
 
@@ -173,7 +173,7 @@ TEST(Diff, ChangedCodeThatIsSlowerFailsWithJson) {
 }
 
 // tree_small.json with its one attention kernel 750 ns -> 1.5 µs: +100%, but
-// only 750 ns more in all, under 1% of the kernels' 163 µs.
+// only 750 ns more in all, under 5% of the kernels' typical 163 µs.
 std::string slower_tiny_kernel() {
   return edited_copy(
       "tree_small.json", "slower_tiny",
@@ -184,8 +184,8 @@ TEST(Diff, TinyChangeIsUnderTheDefaultFloor) {
   CliResult r = run_brickprof({"diff", data_path("tree_small.json"), slower_tiny_kernel()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(has(r.out, "attention")) << r.out;  // hidden...
-  EXPECT_TRUE(has(r.out, "1 change(s) of 5.0% or more not counted: they add 4.4µs (kernels "
-                         "1.6µs) or less (--min-time)"))
+  EXPECT_TRUE(has(r.out, "1 change(s) of 5.0% or more not counted: they add 22.5µs (kernels "
+                         "8.2µs) or less (--min-time)"))
       << r.out;  // ...and counted
   // Without a floor it is the percentage alone.
   CliResult zero = run_brickprof(
@@ -198,14 +198,15 @@ TEST(Diff, TinyChangeIsUnderTheDefaultFloor) {
 }
 
 TEST(Diff, MinTimeAsADurationOrAShare) {
-  // QkvProjection adds 450 µs to NEW; BASE's bricks took 440 µs.
+  // QkvProjection adds 450 µs to NEW; BASE's bricks took 440 µs, typically
+  // (median call x calls) 450 µs.
   const std::string base = data_path("tree_small.json"), next = slower_qkv();
   for (std::string hides : {"450us", "450µs", "450", "0.45ms", "450000ns", "4.5e-4s", "103%"}) {
     CliResult r = run_brickprof({"diff", base, next, "--min-time", hides});
     EXPECT_EQ(r.exit_code, 0) << hides << ": " << r.out << r.err;
     EXPECT_TRUE(has(r.out, "1 change(s) of 5.0% or more not counted: they add ")) << hides << r.out;
   }
-  for (std::string keeps : {"449.999us", "449", "0.449ms", "449999ns", "0", "100%", "1%"}) {
+  for (std::string keeps : {"449.999us", "449", "0.449ms", "449999ns", "0", "99.9%", "1%"}) {
     CliResult r = run_brickprof({"diff", base, next, "--min-time=" + keeps});
     EXPECT_EQ(r.exit_code, 1) << keeps << ": " << r.err;
     EXPECT_TRUE(has(r.out, "REGRESSION brick  QkvProjection")) << r.out;
@@ -225,12 +226,13 @@ TEST(Diff, MinTimeInJson) {
   EXPECT_EQ(doc["entries"][0]["added_ns"], 450000);
   EXPECT_EQ(doc["entries"][0]["below_floor"], true);
   EXPECT_EQ(doc["entries"][0]["regression"], false);
-  // The default: 1% of BASE's time of each kind.
+  // The default: 5% of BASE's typical time of each kind (median call x calls).
   auto plain = nlohmann::json::parse(
       run_brickprof({"diff", "--json", data_path("tree_small.json"), slower_qkv()}).out);
-  EXPECT_EQ(plain["min_time_pct"], 1.0);
-  EXPECT_EQ(plain["bricks"]["floor_ns"], 4400);
-  EXPECT_EQ(plain["kernels"]["floor_ns"], 1631);
+  EXPECT_EQ(plain["min_time_pct"], 5.0);
+  EXPECT_EQ(plain["bricks"]["base_typical_ns"], 450000);
+  EXPECT_EQ(plain["bricks"]["floor_ns"], 22500);
+  EXPECT_EQ(plain["kernels"]["floor_ns"], 8153);
   EXPECT_EQ(plain["bricks"]["base_ns"], 440000);
   EXPECT_EQ(plain["bricks"]["new_ns"], 890000);
 }

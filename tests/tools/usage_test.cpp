@@ -64,7 +64,7 @@ TEST(Help, GroupsDefaultsTypedValuesAndExamples) {
     EXPECT_TRUE(has(report.out, part)) << part << "\n" << report.out;
   CliResult diff = run_brickprof({"diff", "--help"});
   EXPECT_TRUE(has(diff.out, "[default: 5%]")) << diff.out;
-  EXPECT_TRUE(has(diff.out, "[default: 1%]")) << diff.out;
+  EXPECT_TRUE(has(diff.out, "[default: 5%]")) << diff.out;
   // Each command: two or three examples, after a heading of their own.
   for (const auto& args : kHelps) {
     CliResult r = run_brickprof(args);

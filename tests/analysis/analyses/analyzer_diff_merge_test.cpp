@@ -69,7 +69,7 @@ TEST(Analyzer, CommunicationNames) {
 }
 
 // Limits with the given threshold, and an absolute floor when given (the
-// default floor is 1% of BASE's time of the kind).
+// default floor is 5% of BASE's typical time of the kind).
 DiffLimits limits(double pct, std::optional<int64_t> min_time_ns = std::nullopt) {
   DiffLimits l;
   l.threshold_pct = pct;
@@ -145,7 +145,7 @@ TEST(Diff, KernelsMatchByNameAndHash) {
   ASSERT_NE(entry(d, "gemv", 0xb), nullptr);
   EXPECT_EQ(entry(d, "gemv", 0xb)->base_count, 0u);
   EXPECT_EQ(entry(d, "gemv", 0xa)->new_avg_ns, 100);
-  // With the default floor (1% of BASE's 100 ns), the new version's 500 ns is new work.
+  // With the default floor (5% of BASE's 100 ns), the new version's 500 ns is new work.
   EXPECT_EQ(diff_traces(base, next, limits(5)).regressions, 1u);
 }
 
@@ -207,19 +207,20 @@ TEST(Diff, CalledMoreOftenIsARegression) {
 }
 
 TEST(Diff, DefaultFloorIsAShareOfBasesTime) {
-  // Big takes 99% of the time, Tiny 1% and doubles: it adds 1% of BASE's
-  // brick time, not more than the 1% floor.
-  Trace base = bricks({{"Big", 99'000}, {"Tiny", 1'000}});
-  Trace next = bricks({{"Big", 99'000}, {"Tiny", 2'000}});
+  // Big takes 96% of the time, Tiny 4% and doubles: it adds 4% of BASE's
+  // brick time, not more than the 5% floor.
+  Trace base = bricks({{"Big", 96'000}, {"Tiny", 4'000}});
+  Trace next = bricks({{"Big", 96'000}, {"Tiny", 8'000}});
   TraceDiff d = diff_traces(base, next, DiffLimits{});
-  EXPECT_EQ(d.bricks.floor_ns, d.bricks.base_ns / 100);
+  EXPECT_EQ(d.bricks.base_typical_ns, d.bricks.base_ns);  // no call slower than its median
+  EXPECT_EQ(d.bricks.floor_ns, d.bricks.base_ns / 20);
   const DiffEntry* tiny = entry(d, "Tiny");
   ASSERT_NE(tiny, nullptr);
   EXPECT_TRUE(tiny->changed);
   EXPECT_TRUE(tiny->below_floor);
   EXPECT_FALSE(d.failed());
-  // At 1.5% of the time it is over the floor.
-  Trace more = bricks({{"Big", 99'000}, {"Tiny", 2'600}});
+  // Adding 6% of the time it is over the floor.
+  Trace more = bricks({{"Big", 96'000}, {"Tiny", 10'000}});
   EXPECT_EQ(diff_traces(base, more, DiffLimits{}).regressions, 1u);
 }
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analysis/model/bricks.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof {
 namespace {

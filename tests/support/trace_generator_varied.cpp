@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/model/bricks.h"
 #include "tests/support/trace_generator.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof {
 namespace {

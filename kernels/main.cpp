@@ -136,30 +136,163 @@ Probes run_probes(const Options& o, bricklayer::Dispatcher& backend, bricklayer:
   return p;
 }
 
+// Tensor parallelism: one rank per process under mpirun; rank 0 reports.
+// Opens the job's communicator into `comm` and sets cfg's share; "" or why not.
+std::string open_tensor_parallel(const Options& o, Config& cfg,
+                                 std::unique_ptr<bricklayer::Communicator>& comm) {
+  std::string error;
+  comm = bricklayer::open_mpi_communicator(&error);
+  if (!comm) return error;
+  if (comm->size() != o.tp)
+    return "--tp " + std::to_string(o.tp) + " needs " + std::to_string(o.tp) +
+           " MPI ranks (mpirun -np " + std::to_string(o.tp) + "); this job has " +
+           std::to_string(comm->size());
+  cfg.tp = o.tp;
+  cfg.tp_rank = comm->rank();
+  return "";
+}
+
+// "" when the model and the run's lengths fit together, else why not.
+std::string check_run_options(const Options& o, const Config& cfg) {
+  if (std::string e = bricklayer::validate(cfg); !e.empty()) return e;
+  if (o.prompt < 1) return "--prompt must be > 0";
+  if (o.tokens < 0) return "--tokens must be >= 0";
+  if (o.threads < 1) return "--threads must be > 0";
+  if (o.prompt + o.tokens > cfg.context)
+    return "--prompt + --tokens (" + std::to_string(o.prompt + o.tokens) + ") exceeds --context " +
+           std::to_string(cfg.context);
+  return "";
+}
+
+void say_setup(const Options& o, const Config& cfg, const std::string& backend, double weight_mb,
+               double build_s) {
+  say("bricklayer: backend %s, mode %s, weights %s, threads %d, cpu %s\n", backend.c_str(),
+      o.mode.c_str(), o.weights.c_str(), o.threads, bricklayer::cpu_model_name().c_str());
+  say("model: %d layers, hidden %d, heads %d (kv %d), ffn %d, vocab %d, context %d, "
+      "batch %d; %.1f MB of weights per token; built in %.2f s\n",
+      cfg.layers, cfg.hidden, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.context, cfg.batch,
+      weight_mb, build_s);
+  if (cfg.tp > 1)
+    say("tensor parallel: %d ranks, %d heads (kv %d) and %d FFN columns each; weights above "
+        "are rank 0's\n",
+        cfg.tp, cfg.rank_heads(), cfg.rank_kv_heads(), cfg.rank_ffn());
+}
+
+// Deterministic prompt ids from the seed, so every run generates the same tokens.
+std::vector<int32_t> prompt_ids(const Config& cfg, int prompt_len) {
+  std::vector<int32_t> prompt(static_cast<size_t>(cfg.batch * prompt_len));
+  uint64_t s = cfg.seed * 0x9e3779b97f4a7c15ull + 1;
+  for (auto& t : prompt) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    t = static_cast<int32_t>((s >> 33) % static_cast<uint64_t>(cfg.vocab));
+  }
+  return prompt;
+}
+
+// What prefill and decode took, and what they made.
+struct Generated {
+  double prefill_s = 0;
+  double decode_s = 0;
+  std::vector<int32_t> first_seq;  // the tokens decoded for sequence 0
+  // Counted by the backend as it launches, not derived from the graph.
+  int64_t decode_kernels = 0;
+  int64_t decode_graphs = 0;
+};
+
+Generated generate(bricklayer::Engine& engine, bricklayer::Dispatcher& backend,
+                   const std::vector<int32_t>& prompt, const Options& o) {
+  Generated g;
+  const auto t_prefill = Clock::now();
+  {
+    BRICKPROF_SCOPE("prefill");
+    engine.prefill(prompt, o.prompt);
+  }
+  g.prefill_s = seconds_since(t_prefill);
+  std::vector<int32_t> next = engine.argmax();
+  const int64_t kernels_before = backend.kernel_launches();
+  const int64_t graphs_before = backend.graph_launches();
+  const auto t_decode = Clock::now();
+  for (int i = 0; i < o.tokens; ++i) {
+    BRICKPROF_SCOPE("decode token");
+    g.first_seq.push_back(next[0]);
+    engine.decode(next);
+    next = engine.argmax();
+  }
+  g.decode_s = seconds_since(t_decode);
+  g.decode_kernels = backend.kernel_launches() - kernels_before;
+  g.decode_graphs = backend.graph_launches() - graphs_before;
+  return g;
+}
+
+void say_rates(const Options& o, const Config& cfg, const Generated& g) {
+  const double prefill_tok = static_cast<double>(cfg.batch) * o.prompt;
+  say("prefill: %d tokens x %d seq in %.1f ms (%.1f tokens/s)\n", o.prompt, cfg.batch,
+      g.prefill_s * 1e3, prefill_tok / g.prefill_s);
+  if (o.tokens > 0)
+    say("decode: %d tokens x %d seq in %.1f ms (%.1f tokens/s, %.2f ms/step)\n", o.tokens,
+        cfg.batch, g.decode_s * 1e3, static_cast<double>(cfg.batch) * o.tokens / g.decode_s,
+        g.decode_s / o.tokens * 1e3);
+}
+
+// The weights streamed per step against the probes' roofs.
+void say_bandwidth(const Options& o, const Generated& g, double weight_mb, const Probes& probes,
+                   const std::string& backend, int threads) {
+  const double gbps = weight_mb / 1e3 / (g.decode_s / o.tokens);
+  say("bandwidth: %.2f GB/s of weights (%.1f MB/step); ", gbps, weight_mb);
+  if (probes.read_gbps > 0) {
+    say("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probes.read_gbps,
+        100.0 * gbps / probes.read_gbps);
+  } else {
+    say("read probe skipped (--probe-seconds 0)\n");
+  }
+  if (probes.fma_gflops > 0)
+    say("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops, backend.c_str(),
+        threads);
+}
+
+// What one decode step issues: ops, and on a GPU the launches per token.
+void say_launches(const Options& o, bricklayer::Mode mode, bool on_gpu, int64_t decode_ops,
+                  const Generated& g) {
+  say("ops per decode step: %lld\n", static_cast<long long>(decode_ops));
+  if (!on_gpu || o.tokens <= 0) return;
+  const long long steps = o.tokens;
+  if (mode == bricklayer::Mode::Graph) {
+    // Kernels are launched once, while the first step is captured.
+    say("launches per token: %lld cuGraphLaunch (graph: %lld kernels captured once, "
+        "%lld graph launches for %lld tokens)\n",
+        static_cast<long long>(g.decode_graphs) / steps, static_cast<long long>(g.decode_kernels),
+        static_cast<long long>(g.decode_graphs), steps);
+  } else {
+    say("launches per token: %lld cuLaunchKernel (eager)\n",
+        static_cast<long long>(g.decode_kernels) / steps);
+  }
+}
+
+// Every rank says what --test-slow-us did to it (stderr: not rank 0's report).
+void say_test_delays(int tp_rank) {
+  const bricklayer::TestDelays delays = bricklayer::test_delays();
+  if (delays.count <= 0) return;
+  std::fprintf(stderr,
+               "bricklayer: rank %d: --test-slow-us held up %lld layers, %.1f us each "
+               "(measured)\n",
+               tp_rank, static_cast<long long>(delays.count),
+               static_cast<double>(delays.total_ns) / 1e3 / static_cast<double>(delays.count));
+}
+
+void say_tokens(const std::vector<int32_t>& first_seq) {
+  say("generated (seq 0):");
+  for (size_t i = 0; i < first_seq.size() && i < 16; ++i) say(" %d", first_seq[i]);
+  say("%s\n", first_seq.size() > 16 ? " ..." : "");
+}
+
 int run(const Options& o) {
   using namespace bricklayer;
   Config cfg = o.cfg;
-  // Tensor parallelism: one rank per process under mpirun; rank 0 reports.
   std::unique_ptr<Communicator> comm;
-  if (o.tp > 1) {
-    std::string error;
-    comm = open_mpi_communicator(&error);
-    if (!comm) return fail(error);
-    if (comm->size() != o.tp)
-      return fail("--tp " + std::to_string(o.tp) + " needs " + std::to_string(o.tp) +
-                  " MPI ranks (mpirun -np " + std::to_string(o.tp) + "); this job has " +
-                  std::to_string(comm->size()));
-    cfg.tp = o.tp;
-    cfg.tp_rank = comm->rank();
-  }
+  if (o.tp > 1)
+    if (std::string e = open_tensor_parallel(o, cfg, comm); !e.empty()) return fail(e);
   g_reporting = !comm || comm->rank() == 0;
-  if (std::string e = validate(cfg); !e.empty()) return fail(e);
-  if (o.prompt < 1) return fail("--prompt must be > 0");
-  if (o.tokens < 0) return fail("--tokens must be >= 0");
-  if (o.threads < 1) return fail("--threads must be > 0");
-  if (o.prompt + o.tokens > cfg.context)
-    return fail("--prompt + --tokens (" + std::to_string(o.prompt + o.tokens) +
-                ") exceeds --context " + std::to_string(cfg.context));
+  if (std::string e = check_run_options(o, cfg); !e.empty()) return fail(e);
   const Mode mode = o.mode == "graph" ? Mode::Graph : Mode::Eager;
 
   ThreadPool pool(o.threads);
@@ -168,8 +301,9 @@ int run(const Options& o) {
   if (!backend) return fail(error);
   const bool on_gpu = backend->name() == "cuda";
   if (comm && on_gpu)
-    return fail("--tp needs a CPU backend: the CUDA backend's all-reduce is designed for NCCL "
-                "(kernels/README.md), which this build does not have");
+    return fail(
+        "--tp needs a CPU backend: the CUDA backend's all-reduce is designed for NCCL "
+        "(kernels/README.md), which this build does not have");
   backend->set_communicator(comm.get());
   if (mode == Mode::Graph && !backend->can_capture())
     std::fprintf(stderr, "bricklayer: --mode graph needs the cuda backend; running eagerly\n");
@@ -187,92 +321,16 @@ int run(const Options& o) {
   }
   const double build_s = seconds_since(t_build);
   const double weight_mb = static_cast<double>(model.weight_bytes_per_token()) / 1e6;
+  say_setup(o, cfg, backend->name(), weight_mb, build_s);
 
-  say("bricklayer: backend %s, mode %s, weights %s, threads %d, cpu %s\n",
-              backend->name().c_str(), o.mode.c_str(), o.weights.c_str(), o.threads,
-              cpu_model_name().c_str());
-  say("model: %d layers, hidden %d, heads %d (kv %d), ffn %d, vocab %d, context %d, "
-              "batch %d; %.1f MB of weights per token; built in %.2f s\n",
-              cfg.layers, cfg.hidden, cfg.heads, cfg.kv_heads, cfg.ffn, cfg.vocab, cfg.context,
-              cfg.batch, weight_mb, build_s);
-  if (cfg.tp > 1)
-    say("tensor parallel: %d ranks, %d heads (kv %d) and %d FFN columns each; weights above "
-        "are rank 0's\n",
-        cfg.tp, cfg.rank_heads(), cfg.rank_kv_heads(), cfg.rank_ffn());
-
-  // Deterministic prompt ids from the seed.
-  std::vector<int32_t> prompt(static_cast<size_t>(cfg.batch * o.prompt));
-  uint64_t s = cfg.seed * 0x9e3779b97f4a7c15ull + 1;
-  for (auto& t : prompt) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    t = static_cast<int32_t>((s >> 33) % static_cast<uint64_t>(cfg.vocab));
-  }
-
-  const auto t_prefill = Clock::now();
-  {
-    BRICKPROF_SCOPE("prefill");
-    engine.prefill(prompt, o.prompt);
-  }
-  const double prefill_s = seconds_since(t_prefill);
-  std::vector<int32_t> next = engine.argmax();
-  std::vector<int32_t> first_seq;
-  const int64_t kernels_before = backend->kernel_launches();
-  const int64_t graphs_before = backend->graph_launches();
-  const auto t_decode = Clock::now();
-  for (int i = 0; i < o.tokens; ++i) {
-    BRICKPROF_SCOPE("decode token");
-    first_seq.push_back(next[0]);
-    engine.decode(next);
-    next = engine.argmax();
-  }
-  const double decode_s = seconds_since(t_decode);
-  // Counted by the backend as it launches, not derived from the graph.
-  const int64_t decode_kernels = backend->kernel_launches() - kernels_before;
-  const int64_t decode_graphs = backend->graph_launches() - graphs_before;
-
-  const double prefill_tok = static_cast<double>(cfg.batch) * o.prompt;
-  say("prefill: %d tokens x %d seq in %.1f ms (%.1f tokens/s)\n", o.prompt, cfg.batch,
-              prefill_s * 1e3, prefill_tok / prefill_s);
-  if (o.tokens > 0) {
-    const double per_token = decode_s / o.tokens;
-    const double gbps = weight_mb / 1e3 / per_token;
-    say("decode: %d tokens x %d seq in %.1f ms (%.1f tokens/s, %.2f ms/step)\n", o.tokens,
-                cfg.batch, decode_s * 1e3, static_cast<double>(cfg.batch) * o.tokens / decode_s,
-                per_token * 1e3);
-    const Probes probes = run_probes(o, *backend, pool);
-    say("bandwidth: %.2f GB/s of weights (%.1f MB/step); ", gbps, weight_mb);
-    if (probes.read_gbps > 0) {
-      say("read probe %.2f GB/s; %.0f%% of measured bandwidth\n", probes.read_gbps,
-                  100.0 * gbps / probes.read_gbps);
-    } else {
-      say("read probe skipped (--probe-seconds 0)\n");
-    }
-    if (probes.fma_gflops > 0)
-      say("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops,
-                  backend->name().c_str(), pool.size());
-  }
-  say("ops per decode step: %lld\n", static_cast<long long>(engine.decode_ops()));
-  if (on_gpu && o.tokens > 0) {
-    const long long steps = o.tokens;
-    if (mode == Mode::Graph) {
-      // Kernels are launched once, while the first step is captured.
-      say("launches per token: %lld cuGraphLaunch (graph: %lld kernels captured once, "
-                  "%lld graph launches for %lld tokens)\n",
-                  static_cast<long long>(decode_graphs) / steps,
-                  static_cast<long long>(decode_kernels), static_cast<long long>(decode_graphs),
-                  steps);
-    } else {
-      say("launches per token: %lld cuLaunchKernel (eager)\n",
-                  static_cast<long long>(decode_kernels) / steps);
-    }
-  }
-  if (const TestDelays delays = test_delays(); delays.count > 0)
-    std::fprintf(stderr, "bricklayer: rank %d: --test-slow-us held up %lld layers, %.1f us each "
-                 "(measured)\n", cfg.tp_rank, static_cast<long long>(delays.count),
-                 static_cast<double>(delays.total_ns) / 1e3 / static_cast<double>(delays.count));
-  say("generated (seq 0):");
-  for (size_t i = 0; i < first_seq.size() && i < 16; ++i) say(" %d", first_seq[i]);
-  say("%s\n", first_seq.size() > 16 ? " ..." : "");
+  const Generated generated = generate(engine, *backend, prompt_ids(cfg, o.prompt), o);
+  say_rates(o, cfg, generated);
+  if (o.tokens > 0)  // the probes measure the roofs the decode rate is set against
+    say_bandwidth(o, generated, weight_mb, run_probes(o, *backend, pool), backend->name(),
+                  pool.size());
+  say_launches(o, mode, on_gpu, engine.decode_ops(), generated);
+  say_test_delays(cfg.tp_rank);
+  say_tokens(generated.first_seq);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // `brickprof report FILE [--summary --tree --critical-path ...] [--what-if NAME=K]
-// [--under NAME] [--python-frames N] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o OUT]
+// [--under NAME] [--python-frames N] [--peak-gflops X --peak-gbps X --link-gbps X] [--json] [-o
+// OUT]
 // [--html PAGE]`: reads a saved trace and prints the chosen views (the
 // registry in analysis/views/views.h: one flag per view), of the whole trace or of
 // the subtrees under scopes named NAME (analysis/analyses/trace_subset.h), against
@@ -11,6 +12,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "analysis/analyses/dependency_graph.h"
 #include "analysis/analyses/trace_subset.h"
@@ -112,8 +114,10 @@ std::string output_problem(const std::vector<const View*>& views, const std::str
   if (format != nullptr && views.size() > 1) {
     std::string names;
     for (size_t i = 0; i < views.size(); ++i)
-      names += std::string(i == 0 ? "" : i + 1 == views.size() ? " and " : ", ") + "--" +
-               views[i]->name;
+      names += std::string(i == 0                  ? ""
+                           : i + 1 == views.size() ? " and "
+                                                   : ", ") +
+               "--" + views[i]->name;
     return names + " cannot share one output: --" + format->name +
            " is a file format of its own. Write one at a time (-o FILE each), or have run "
            "write several (run --formats json,chrome,dot)";
@@ -123,11 +127,10 @@ std::string output_problem(const std::vector<const View*>& views, const std::str
   return "";
 }
 
-int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
-  if (!trailing.empty()) return fail("report: unexpected arguments after --");
-  // Usage errors first, before any (possibly large) trace is read.
-  if (o.python_frames > 256) return fail("report: --python-frames is 0 to 256");
-  ViewSettings settings;
+// The views named on the command line, in the registry's order; a view
+// that takes values (--what-if) adds them to `settings`, and throws
+// ViewError on a bad one.
+std::vector<const View*> chosen_views(const ReportOptions& o, ViewSettings& settings) {
   std::vector<const View*> views;
   for (const View* v : report_views()) {
     if (!v->value_name) {
@@ -135,14 +138,133 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
       continue;
     }
     const std::vector<std::string>& values = o.values.at(v->name);
-    for (const std::string& value : values) {
-      try {
-        v->add_value(value, settings);
-      } catch (const ViewError& e) {
-        return fail(std::string("report: ") + e.what());
-      }
-    }
+    for (const std::string& value : values) v->add_value(value, settings);
     if (!values.empty()) views.push_back(v);
+  }
+  return views;
+}
+
+// The views --html puts on its page: every one the page shows, a view
+// that takes values only when given some.
+std::vector<const View*> page_views(const ReportOptions& o) {
+  std::vector<const View*> views;
+  if (o.html.empty()) return views;
+  for (const View* v : report_views())
+    if (shown_on_html_page(*v) && (!v->value_name || !o.values.at(v->name).empty()))
+      views.push_back(v);
+  return views;
+}
+
+// "" or the first view --json cannot print.
+std::string check_json_forms(const ReportOptions& o, const std::vector<const View*>& views) {
+  if (o.json)
+    for (const View* v : views)
+      if (!v->has_json()) return std::string("--") + v->name + " has no --json form";
+  return "";
+}
+
+std::string out_of_memory(const ReportOptions& o) {
+  return o.file + ": out of memory: the trace is too large for these views here";
+}
+
+// What the report prints and pages from: the trace (cut by --under) and
+// each view computed once, whether printed, on the page or both.
+struct ReportModels {
+  Trace trace;
+  std::optional<UnderNote> under;
+  std::map<const View*, ViewModel> computed;
+  std::optional<HtmlReportPage> page;  // points into trace and computed
+};
+
+// Reads the trace and computes every model before any output, so bad
+// input (edges that contradict the times: a dependency cycle) or a trace
+// too big for the memory stops the report with one line and nothing
+// printed. "" or that line. `views` loses the default --tree when the
+// trace recorded nothing; `settings` learns that --under cut the trace.
+std::string compute_report(const ReportOptions& o, ViewSettings& settings, bool defaults,
+                           std::vector<const View*>& views, const std::vector<const View*>& on_page,
+                           Progress& progress, ReportModels& r) {
+  try {
+    r.trace = read_trace_input(o.file, progress.reading(o.file));
+    // Before --under, which may name a frame; for the page too.
+    group_by_python_frames(r.trace, o.python_frames);
+    if (!o.under.empty()) {
+      Subset subset = subtrees_named(r.trace, o.under);
+      if (subset.roots == 0) return o.file + ": " + no_scope_named(r.trace, o.under);
+      r.under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), r.trace.nodes.size()};
+      settings.whole_trace = false;
+      r.trace = std::move(subset.trace);
+    }
+    // The summary says it; the tree would say "nothing recorded" again.
+    if (defaults && recorded_nothing(r.trace)) std::erase(views, find_view("tree"));
+    for (const std::vector<const View*>* list : {&std::as_const(views), &on_page})
+      for (const View* v : *list)
+        if (!r.computed.count(v)) {
+          progress.step(std::string("computing --") + v->name);
+          r.computed.emplace(v, compute_view(*v, r.trace, settings));
+        }
+    if (!o.html.empty()) {
+      ReportPageInput input;
+      input.trace = &r.trace;
+      input.file = o.file;
+      if (r.under) input.under_json = under_json(*r.under);
+      for (const View* v : on_page) input.views.push_back({v, &r.computed.at(v)});
+      r.page.emplace(std::move(input));
+    }
+  } catch (const TraceError& e) {
+    return e.what();  // already "FILE: problem"
+  } catch (const GraphError& e) {
+    return o.file + ": " + e.what();
+  } catch (const ViewError& e) {  // a name the trace does not have (--what-if)
+    return o.file + ": " + e.what();
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(o);
+  }
+  return "";
+}
+
+// Writes --html's page; "" or why it could not.
+std::string write_page(const ReportOptions& o, const HtmlReportPage& page) {
+  std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
+    try {
+      page.write(out);
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error("out of memory writing the page of " + o.file);
+    }
+  });
+  if (error.empty()) say_written(o.html);
+  return error;
+}
+
+// Prints the views, as text or --json, to stdout or -o's file.
+int print_views(const ReportOptions& o, const std::vector<const View*>& views,
+                const ReportModels& r) {
+  Models models;
+  for (const View* v : views) models.push_back(&r.computed.at(v));
+  auto write = [&](std::ostream& out) {
+    const UnderNote* note = r.under ? &*r.under : nullptr;
+    try {
+      if (o.json)
+        render_json(r.trace, views, models, note, out);
+      else
+        render_text(r.trace, views, models, note, out);
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error(out_of_memory(o));  // a file format's own structures
+    }
+  };
+  return write_output(o.out, write);
+}
+
+int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
+  if (!trailing.empty()) return fail("report: unexpected arguments after --");
+  // Usage errors first, before any (possibly large) trace is read.
+  if (o.python_frames > 256) return fail("report: --python-frames is 0 to 256");
+  ViewSettings settings;
+  std::vector<const View*> views;
+  try {
+    views = chosen_views(o, settings);
+  } catch (const ViewError& e) {
+    return fail(std::string("report: ") + e.what());
   }
   if (std::string bad = parse_peak_options(o.peaks, &settings.peaks); !bad.empty())
     return fail("report: " + bad);
@@ -154,99 +276,21 @@ int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   if (defaults)
     for (const View* v : report_views())
       if (v->by_default) views.push_back(v);
-  std::vector<const View*> page_views;
-  if (!o.html.empty()) {
-    for (const View* v : report_views())
-      if (shown_on_html_page(*v) && (!v->value_name || !o.values.at(v->name).empty()))
-        page_views.push_back(v);
-  }
-  if (o.json) {
-    for (const View* v : views)
-      if (!v->has_json()) return fail(std::string("report: --") + v->name + " has no --json form");
-  }
+  if (std::string problem = check_json_forms(o, views); !problem.empty())
+    return fail("report: " + problem);
   if (std::string problem = output_problem(views, o.out); !problem.empty())
     return fail("report: " + problem);
-  // Every model before any output, so bad input (edges that contradict
-  // the times: a dependency cycle) or a trace too big for the memory
-  // stops the report with one line and nothing printed.
-  const std::string out_of_memory =
-      o.file + ": out of memory: the trace is too large for these views here";
-  Trace trace;
-  std::optional<UnderNote> under;
-  // Each view computed once, whether printed, on the page or both.
-  std::map<const View*, ViewModel> computed;
-  std::optional<HtmlReportPage> page;
+  ReportModels r;
   Progress progress(progress_wanted(o.quiet), std::cerr);
-  try {
-    trace = read_trace_input(o.file, progress.reading(o.file));
-    // Before --under, which may name a frame; for the page too.
-    group_by_python_frames(trace, o.python_frames);
-    if (!o.under.empty()) {
-      Subset subset = subtrees_named(trace, o.under);
-      if (subset.roots == 0) {
-        progress.done();
-        return fail(o.file + ": " + no_scope_named(trace, o.under));
-      }
-      under = UnderNote{o.under, subset.roots, subset.trace.nodes.size(), trace.nodes.size()};
-      settings.whole_trace = false;
-      trace = std::move(subset.trace);
-    }
-    // The summary says it; the tree would say "nothing recorded" again.
-    if (defaults && recorded_nothing(trace)) std::erase(views, find_view("tree"));
-    for (const auto* list : {&views, &page_views})
-      for (const View* v : *list)
-        if (!computed.count(v)) {
-          progress.step(std::string("computing --") + v->name);
-          computed.emplace(v, compute_view(*v, trace, settings));
-        }
-    if (!o.html.empty()) {
-      ReportPageInput input;
-      input.trace = &trace;
-      input.file = o.file;
-      if (under) input.under_json = under_json(*under);
-      for (const View* v : page_views) input.views.push_back({v, &computed.at(v)});
-      page.emplace(std::move(input));
-    }
-  } catch (const TraceError& e) {
-    progress.done();
-    return fail(e.what());  // already "FILE: problem"
-  } catch (const GraphError& e) {
-    progress.done();
-    return fail(o.file + ": " + e.what());
-  } catch (const ViewError& e) {  // a name the trace does not have (--what-if)
-    progress.done();
-    return fail(o.file + ": " + e.what());
-  } catch (const std::bad_alloc&) {
-    progress.done();
-    return fail(out_of_memory);
-  }
+  const std::string error =
+      compute_report(o, settings, defaults, views, page_views(o), progress, r);
   progress.done();  // before the output, which may go to the same terminal
-  if (page) {
-    std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
-      try {
-        page->write(out);
-      } catch (const std::bad_alloc&) {
-        throw std::runtime_error("out of memory writing the page of " + o.file);
-      }
-    });
-    if (!error.empty()) return fail(error);
-    say_written(o.html);
+  if (!error.empty()) return fail(error);
+  if (r.page) {
+    if (std::string bad = write_page(o, *r.page); !bad.empty()) return fail(bad);
     if (!print) return kExitOk;
   }
-  Models models;
-  for (const View* v : views) models.push_back(&computed.at(v));
-  auto write = [&](std::ostream& out) {
-    const UnderNote* note = under ? &*under : nullptr;
-    try {
-      if (o.json)
-        render_json(trace, views, models, note, out);
-      else
-        render_text(trace, views, models, note, out);
-    } catch (const std::bad_alloc&) {
-      throw std::runtime_error(out_of_memory);  // a file format's own structures
-    }
-  };
-  return write_output(o.out, write);
+  return print_views(o, views, r);
 }
 
 // report --help's groups. The cross-rank views read a merged trace.

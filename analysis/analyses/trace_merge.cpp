@@ -96,183 +96,236 @@ bool one_timeline(const std::vector<SourceInfo>& sources) {
   });
 }
 
-}  // namespace
-
-Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files) {
+// What the inputs merged so far have taken: ids, labels and PTX hashes.
+struct MergedSoFar {
   Trace out;
   std::set<std::string> labels;
   uint32_t next_device = 0;
   uint32_t next_thread = 1;
   uint32_t next_range_lane = kRangeLaneBase;
   std::unordered_map<uint64_t, size_t> ptx_index;  // hash -> position in out.ptx
-  for (size_t r = 0; r < inputs.size(); ++r) {
-    const Trace& t = inputs[r];
-    const bool was_merged = !t.sources.empty();
-    std::vector<SourceInfo> sources = sources_of(t, r, r < files.size() ? files[r] : "");
-    // Which of this input's sources owns each of its thread and device ids
-    // (a plain input is one source that owns all of them).
-    std::unordered_map<uint32_t, size_t> thread_owner, device_owner;
-    std::vector<std::string> old_labels;
-    for (size_t s = 0; s < sources.size(); ++s) {
-      for (const SourceInfo::IdMap& m : sources[s].threads) thread_owner[m.id] = s;
-      for (const SourceInfo::IdMap& m : sources[s].devices) device_owner[m.id] = s;
-      old_labels.push_back(was_merged ? sources[s].label : "");
-      sources[s].label = unique_label(sources[s].label, labels);
-    }
-    auto name_in = [&](size_t s, const std::string& name) {
-      return relabel(name, old_labels[s], sources[s].label);
-    };
-    auto owner = [](const std::unordered_map<uint32_t, size_t>& owners, uint32_t id) {
-      auto it = owners.find(id);
-      return it == owners.end() ? size_t{0} : it->second;
-    };
+};
 
-    std::unordered_map<uint32_t, uint32_t> device_map, thread_map;
-    for (const Device& d : t.devices) {
+// Appends one input to the merged trace, its ids moved past the earlier
+// inputs'. The steps run in this order because each numbers what the next
+// refers to (devices and threads before nodes, nodes before calls).
+class InputMerge {
+ public:
+  InputMerge(MergedSoFar& m, const Trace& t, size_t position, const std::string& file)
+      : m_(m),
+        out_(m.out),
+        t_(t),
+        was_merged_(!t.sources.empty()),
+        sources_(sources_of(t, position, file)) {}
+
+  void append() {
+    label_sources();
+    map_devices_and_threads();
+    const Alignment align(t_);
+    if (!was_merged_) sources_[0].alignment = align.describe();
+    node_base_ = static_cast<uint32_t>(out_.nodes.size());
+    append_python();
+    append_nodes_and_edges(align);
+    append_communication();
+    keep_one_ptx_per_hash();
+    remap_source_ids();
+    merge_diagnostics();
+    for (SourceInfo& s : sources_) out_.sources.push_back(std::move(s));
+  }
+
+ private:
+  // Unique labels, and which of this input's sources owns each of its
+  // thread and device ids (a plain input is one source that owns all).
+  void label_sources() {
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      for (const SourceInfo::IdMap& id : sources_[s].threads) thread_owner_[id.id] = s;
+      for (const SourceInfo::IdMap& id : sources_[s].devices) device_owner_[id.id] = s;
+      old_labels_.push_back(was_merged_ ? sources_[s].label : "");
+      sources_[s].label = unique_label(sources_[s].label, m_.labels);
+    }
+  }
+
+  std::string name_in(size_t s, const std::string& name) const {
+    return relabel(name, old_labels_[s], sources_[s].label);
+  }
+
+  static size_t owner(const std::unordered_map<uint32_t, size_t>& owners, uint32_t id) {
+    auto it = owners.find(id);
+    return it == owners.end() ? size_t{0} : it->second;
+  }
+
+  void map_devices_and_threads() {
+    for (const Device& d : t_.devices) {
       Device copy = d;
-      copy.id = next_device++;
-      copy.name = name_in(owner(device_owner, d.id), d.name);
-      device_map[d.id] = copy.id;
-      out.devices.push_back(copy);
+      copy.id = m_.next_device++;
+      copy.name = name_in(owner(device_owner_, d.id), d.name);
+      device_map_[d.id] = copy.id;
+      out_.devices.push_back(copy);
     }
-    // Range lanes stay range lanes (annotations, left out of the graph).
-    auto thread_of = [&](uint32_t tid) {
-      uint32_t& next = is_range_lane(tid) ? next_range_lane : next_thread;
-      auto [it, added] = thread_map.emplace(tid, next);
-      if (added) ++next;
-      return it->second;
-    };
-    for (const ThreadInfo& th : t.threads)
-      out.threads.push_back(ThreadInfo{
-          thread_of(th.tid), name_in(owner(thread_owner, th.tid),
+    for (const ThreadInfo& th : t_.threads)
+      out_.threads.push_back(ThreadInfo{
+          thread_of(th.tid), name_in(owner(thread_owner_, th.tid),
                                      th.name.empty() ? std::to_string(th.tid) : th.name)});
-    auto device_of = [&](uint32_t d) {
-      auto [it, added] = device_map.emplace(d, next_device);
-      if (added) {
-        Device placeholder;
-        placeholder.id = next_device++;
-        placeholder.name = sources.front().label + ": device " + std::to_string(d);
-        out.devices.push_back(placeholder);
-      }
-      return it->second;
-    };
-    const Alignment align(t);
-    if (!was_merged) sources[0].alignment = align.describe();
-    const auto base = static_cast<uint32_t>(out.nodes.size());
-    // Python stacks: appended, their ids and frame ids moved past the earlier inputs'.
-    const auto stack_base = static_cast<uint32_t>(out.python_stacks.size());
-    const auto frame_base = static_cast<uint32_t>(out.python_frames.size());
-    out.python_frames.insert(out.python_frames.end(), t.python_frames.begin(),
-                             t.python_frames.end());
-    for (std::vector<uint32_t> stack : t.python_stacks) {
-      for (uint32_t& f : stack) f += frame_base;
-      out.python_stacks.push_back(std::move(stack));
+  }
+
+  // Range lanes stay range lanes (annotations, left out of the graph).
+  uint32_t thread_of(uint32_t tid) {
+    uint32_t& next = is_range_lane(tid) ? m_.next_range_lane : m_.next_thread;
+    auto [it, added] = thread_map_.emplace(tid, next);
+    if (added) ++next;
+    return it->second;
+  }
+
+  // A device a node names but the input does not list gets a placeholder.
+  uint32_t device_of(uint32_t d) {
+    auto [it, added] = device_map_.emplace(d, m_.next_device);
+    if (added) {
+      Device placeholder;
+      placeholder.id = m_.next_device++;
+      placeholder.name = sources_.front().label + ": device " + std::to_string(d);
+      out_.devices.push_back(placeholder);
     }
-    for (const Node& n : t.nodes) {
+    return it->second;
+  }
+
+  // Python stacks: appended, their ids and frame ids moved past the earlier inputs'.
+  void append_python() {
+    stack_base_ = static_cast<uint32_t>(out_.python_stacks.size());
+    const auto frame_base = static_cast<uint32_t>(out_.python_frames.size());
+    out_.python_frames.insert(out_.python_frames.end(), t_.python_frames.begin(),
+                              t_.python_frames.end());
+    for (std::vector<uint32_t> stack : t_.python_stacks) {
+      for (uint32_t& f : stack) f += frame_base;
+      out_.python_stacks.push_back(std::move(stack));
+    }
+  }
+
+  void append_nodes_and_edges(const Alignment& align) {
+    for (const Node& n : t_.nodes) {
       Node copy = n;
-      copy.name = out.strings.intern(t.name(n));
-      copy.parent = n.parent == kNoNode ? kNoNode : n.parent + base;
+      copy.name = out_.strings.intern(t_.name(n));
+      copy.parent = n.parent == kNoNode ? kNoNode : n.parent + node_base_;
       copy.thread = thread_of(n.thread);
       copy.start_ns = align(n.start_ns);
       copy.end_ns = std::max(copy.start_ns, align(n.end_ns));
-      if (const GpuDetail* d = t.detail(n)) {
+      if (const GpuDetail* d = t_.detail(n)) {
         GpuDetail g = *d;
         g.device = device_of(d->device);
         g.api_start_ns = align(d->api_start_ns);
         g.api_end_ns = align(d->api_end_ns);
-        if (g.python_stack != kNoPythonStack) g.python_stack += stack_base;
-        out.add_gpu_node(copy, g);
+        if (g.python_stack != kNoPythonStack) g.python_stack += stack_base_;
+        out_.add_gpu_node(copy, g);
       } else {
         copy.detail = kNoDetail;
-        out.add_node(copy);
+        out_.add_node(copy);
       }
     }
-    for (const Edge& e : t.edges) out.add_edge(e.src + base, e.dst + base, e.type);
-    // Communicators belong to the source that used them; calls follow their
-    // nodes and communicators.
-    const auto comm_base = static_cast<uint32_t>(out.communicators.size());
-    const auto source_base = static_cast<uint32_t>(out.sources.size());
-    for (const Communicator& c : t.communicators) {
+    for (const Edge& e : t_.edges) out_.add_edge(e.src + node_base_, e.dst + node_base_, e.type);
+  }
+
+  // Communicators belong to the source that used them; calls follow their
+  // nodes and communicators.
+  void append_communication() {
+    const auto comm_base = static_cast<uint32_t>(out_.communicators.size());
+    const auto source_base = static_cast<uint32_t>(out_.sources.size());
+    for (const Communicator& c : t_.communicators) {
       Communicator copy = c;
       copy.id += comm_base;
-      copy.source = source_base + (was_merged ? c.source : 0);
-      out.communicators.push_back(std::move(copy));
+      copy.source = source_base + (was_merged_ ? c.source : 0);
+      out_.communicators.push_back(std::move(copy));
     }
-    for (const CommCall& c : t.comm_calls) {
+    for (const CommCall& c : t_.comm_calls) {
       CommCall copy = c;
-      copy.node += base;
+      copy.node += node_base_;
       copy.comm += comm_base;
-      out.comm_calls.push_back(copy);
+      out_.comm_calls.push_back(copy);
     }
-    // Ranks load the same modules: keep one per hash, preferring one with text.
-    for (const PtxModule& m : t.ptx) {
-      auto [it, added] = ptx_index.emplace(m.hash, out.ptx.size());
-      if (added)
-        out.ptx.push_back(m);
-      else if (out.ptx[it->second].source.empty() && !m.source.empty())
-        out.ptx[it->second] = m;
-    }
+  }
 
-    // Sources now name the merged ids: a plain input's maps are made here,
-    // a merged input's are carried through this renumbering.
-    if (!was_merged) {
-      for (const auto& [old_id, new_id] : thread_map)
-        sources[0].threads.push_back({new_id, old_id});
-      for (const auto& [old_id, new_id] : device_map)
-        sources[0].devices.push_back({new_id, old_id});
+  // Ranks load the same modules: keep one per hash, preferring one with text.
+  void keep_one_ptx_per_hash() {
+    for (const PtxModule& mod : t_.ptx) {
+      auto [it, added] = m_.ptx_index.emplace(mod.hash, out_.ptx.size());
+      if (added)
+        out_.ptx.push_back(mod);
+      else if (out_.ptx[it->second].source.empty() && !mod.source.empty())
+        out_.ptx[it->second] = mod;
+    }
+  }
+
+  // Sources now name the merged ids: a plain input's maps are made here,
+  // a merged input's are carried through this renumbering.
+  void remap_source_ids() {
+    if (!was_merged_) {
+      for (const auto& [old_id, new_id] : thread_map_)
+        sources_[0].threads.push_back({new_id, old_id});
+      for (const auto& [old_id, new_id] : device_map_)
+        sources_[0].devices.push_back({new_id, old_id});
     } else {
-      for (SourceInfo& s : sources) {
-        for (SourceInfo::IdMap& m : s.threads)
-          m.id = thread_map.count(m.id) ? thread_map[m.id] : m.id;
-        for (SourceInfo::IdMap& m : s.devices)
-          m.id = device_map.count(m.id) ? device_map[m.id] : m.id;
+      for (SourceInfo& s : sources_) {
+        for (SourceInfo::IdMap& id : s.threads)
+          id.id = thread_map_.count(id.id) ? thread_map_[id.id] : id.id;
+        for (SourceInfo::IdMap& id : s.devices)
+          id.id = device_map_.count(id.id) ? device_map_[id.id] : id.id;
       }
     }
-    for (SourceInfo& s : sources) {
+    for (SourceInfo& s : sources_) {
       auto by_id = [](const SourceInfo::IdMap& a, const SourceInfo::IdMap& b) {
         return a.id < b.id;
       };
       std::sort(s.threads.begin(), s.threads.end(), by_id);
       std::sort(s.devices.begin(), s.devices.end(), by_id);
     }
+  }
 
-    const Diagnostics& dg = t.diagnostics;
-    out.diagnostics.dropped_events += dg.dropped_events;
-    out.diagnostics.dropped_names += dg.dropped_names;
-    out.diagnostics.dropped_activity_records += dg.dropped_activity_records;
-    out.diagnostics.zero_timestamp_records += dg.zero_timestamp_records;
-    out.diagnostics.unbalanced_pops += dg.unbalanced_pops;
-    out.diagnostics.open_scopes_at_exit += dg.open_scopes_at_exit;
-    out.diagnostics.scopes_cut_by_capture += dg.scopes_cut_by_capture;
-    out.diagnostics.records_outside_capture += dg.records_outside_capture;
+  void merge_diagnostics() {
+    const Diagnostics& dg = t_.diagnostics;
+    Diagnostics& merged = out_.diagnostics;
+    merged.dropped_events += dg.dropped_events;
+    merged.dropped_names += dg.dropped_names;
+    merged.dropped_activity_records += dg.dropped_activity_records;
+    merged.zero_timestamp_records += dg.zero_timestamp_records;
+    merged.unbalanced_pops += dg.unbalanced_pops;
+    merged.open_scopes_at_exit += dg.open_scopes_at_exit;
+    merged.scopes_cut_by_capture += dg.scopes_cut_by_capture;
+    merged.records_outside_capture += dg.records_outside_capture;
     if (dg.capture != "all") {  // which part of each run was recorded
-      std::string part = was_merged ? dg.capture : sources[0].label + ": " + dg.capture;
-      std::string& merged = out.diagnostics.capture;
-      merged = merged == "all" ? part : merged + "; " + part;
+      std::string part = was_merged_ ? dg.capture : sources_[0].label + ": " + dg.capture;
+      merged.capture = merged.capture == "all" ? part : merged.capture + "; " + part;
     }
     for (const std::string& w : dg.warnings) {
-      if (!was_merged) {
-        out.diagnostics.warnings.push_back(sources[0].label + ": " + w);
+      if (!was_merged_) {
+        merged.warnings.push_back(sources_[0].label + ": " + w);
         continue;
       }
       if (w.compare(0, kMergedRanks.size(), kMergedRanks) == 0 ||
           w.compare(0, kManyHosts.size(), kManyHosts) == 0)
-        continue;    // written anew below
+        continue;    // written anew by merged_warnings
       size_t s = 0;  // the source whose label the warning starts with
-      while (s < sources.size() &&
-             w.compare(0, old_labels[s].size() + 2, old_labels[s] + ": ") != 0)
+      while (s < sources_.size() &&
+             w.compare(0, old_labels_[s].size() + 2, old_labels_[s] + ": ") != 0)
         ++s;
-      out.diagnostics.warnings.push_back(s < sources.size() ? name_in(s, w) : w);
+      merged.warnings.push_back(s < sources_.size() ? name_in(s, w) : w);
     }
-    for (SourceInfo& s : sources) out.sources.push_back(std::move(s));
   }
 
-  // The merged process is the first source's (a real pid, program and host),
-  // over the span of all of them; rank -1 says it is several.
+  MergedSoFar& m_;
+  Trace& out_;
+  const Trace& t_;
+  const bool was_merged_;
+  std::vector<SourceInfo> sources_;
+  std::vector<std::string> old_labels_;
+  std::unordered_map<uint32_t, size_t> thread_owner_, device_owner_;
+  std::unordered_map<uint32_t, uint32_t> device_map_, thread_map_;  // input id -> merged id
+  uint32_t node_base_ = 0;
+  uint32_t stack_base_ = 0;
+};
+
+// The merged process is the first source's (a real pid, program and host),
+// over the span of all of them; rank -1 says it is several.
+void merge_process(Trace& out) {
   if (!out.sources.empty()) out.process = out.sources.front().process;
   out.process.rank = -1;
-  std::set<std::string> hosts;
-  std::string list;
   out.process.clock_sync = {};  // the merged times are rank 0's: nothing left to align
   for (size_t i = 0; i < out.sources.size(); ++i) {
     const SourceInfo& s = out.sources[i];
@@ -284,19 +337,29 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
     if (i == 0 || aligned(s.process.start_ns) < out.process.start_ns)
       out.process.start_ns = aligned(s.process.start_ns);
     out.process.end_ns = std::max(out.process.end_ns, aligned(s.process.end_ns));
+  }
+}
+
+// Capture windows belong to one process's recorder: one list for several
+// would clip one rank's GPUs with another's windows. Only a merge of a
+// single process keeps them.
+void merge_capture_windows(Trace& out, const std::vector<Trace>& inputs) {
+  if (out.sources.size() != 1) return;
+  out.diagnostics.capture_windows = inputs[0].diagnostics.capture_windows;
+  out.diagnostics.activity_off = inputs[0].diagnostics.activity_off;
+}
+
+// The statuses and warnings that speak of the merge as a whole.
+void merged_warnings(Trace& out) {
+  out.diagnostics.cupti = joined_status(out.sources, &SourceInfo::cupti, out.diagnostics.cupti);
+  out.diagnostics.nvtx = joined_status(out.sources, &SourceInfo::nvtx, out.diagnostics.nvtx);
+  std::set<std::string> hosts;
+  std::string list;
+  for (const SourceInfo& s : out.sources) {
     if (!s.process.host.empty()) hosts.insert(s.process.host);
     std::string rank = s.label.compare(0, 5, "rank ") == 0 ? s.label.substr(5) : s.label;
     list += (list.empty() ? "" : ", ") + rank + " (pid " + std::to_string(s.process.pid) + ")";
   }
-  // Capture windows belong to one process's recorder: one list for several
-  // would clip one rank's GPUs with another's windows. Only a merge of a
-  // single process keeps them.
-  if (out.sources.size() == 1) {
-    out.diagnostics.capture_windows = inputs[0].diagnostics.capture_windows;
-    out.diagnostics.activity_off = inputs[0].diagnostics.activity_off;
-  }
-  out.diagnostics.cupti = joined_status(out.sources, &SourceInfo::cupti, out.diagnostics.cupti);
-  out.diagnostics.nvtx = joined_status(out.sources, &SourceInfo::nvtx, out.diagnostics.nvtx);
   if (hosts.size() > 1 && !one_timeline(out.sources)) {
     std::string names;
     for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
@@ -306,7 +369,19 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
                                        "are not on one timeline");
   }
   out.diagnostics.warnings.push_back(std::string(kMergedRanks) + list);
-  return out;
+}
+
+}  // namespace
+
+Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files) {
+  MergedSoFar merged;
+  for (size_t r = 0; r < inputs.size(); ++r)
+    InputMerge(merged, inputs[r], r, r < files.size() ? files[r] : "").append();
+  Trace& out = merged.out;
+  merge_process(out);
+  merge_capture_windows(out, inputs);
+  merged_warnings(out);
+  return std::move(out);
 }
 
 }  // namespace brickprof

@@ -7,7 +7,7 @@
 
 namespace brickprof {
 
-// Each defined in its analysis/view_<name>.cpp.
+// Each defined in its analysis/views/view_<name>.cpp.
 extern const View kSummaryView;
 extern const View kTreeView;
 extern const View kCriticalPathView;

@@ -2,7 +2,7 @@
 // of figures, no text) from a trace and the settings, and renders that model
 // as text or JSON. `brickprof report` loops over report_views(); another
 // front end renders the same models (std::any_cast<Roofline>(model), ...).
-// A view lives in analysis/view_<name>.cpp and is one line of the registry
+// A view lives in analysis/views/view_<name>.cpp and is one line of the registry
 // (analysis/views/views.cpp); analysis/README.md walks through adding one.
 #pragma once
 

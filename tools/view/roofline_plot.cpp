@@ -46,6 +46,101 @@ LogAxis axis_for(double low, double high, int cells) {
   return a;
 }
 
+// Where the plot and the legend go: the legend beside the plot when there
+// is room, else under it.
+struct Layout {
+  Rect plot, legend;
+};
+
+Layout split_plot_and_legend(Rect r, size_t entries) {
+  const bool beside = r.w >= kAxisWidth + kMinPlotWidth + kLegendWidth;
+  const int top = r.y + 2;
+  const int legend_rows = beside ? 0 : std::min<int>(static_cast<int>(entries) + 1, r.h / 3);
+  Rect plot{r.x + kAxisWidth, top, (beside ? r.w - kLegendWidth : r.w) - kAxisWidth - 1,
+            r.bottom() - top - 2 - legend_rows};
+  Rect legend = beside ? Rect{r.right() - kLegendWidth + 1, top, kLegendWidth - 1, r.bottom() - top}
+                       : Rect{r.x + 1, r.bottom() - legend_rows, r.w - 2, legend_rows};
+  return {plot, legend};
+}
+
+}  // namespace
+
+// The plot's two log axes over its cells, and the cell a figure falls in.
+struct RooflinePlot::PlotAxes {
+  Rect plot;
+  LogAxis ax, ay;
+  int row_of(double gflops) const {
+    return plot.bottom() - 1 - static_cast<int>(std::lround(ay.at(gflops)));
+  }
+  std::pair<int, int> cell_of(const RooflineEntry& e) const {
+    return std::pair(plot.x + static_cast<int>(std::lround(ax.at(e.intensity()))),
+                     row_of(e.gflops()));
+  }
+  bool inside(std::pair<int, int> c) const {
+    return c.first >= plot.x && c.first < plot.right() && c.second >= plot.y &&
+           c.second < plot.bottom();
+  }
+};
+
+namespace {
+
+// Axes wide enough for every point, the ridge and the roof above them.
+RooflinePlot::PlotAxes axes_for(Rect plot, const std::vector<const RooflineEntry*>& entries,
+                                const Peaks& peaks) {
+  const double ridge = peaks.gflops / peaks.gbps;
+  double x_lo = ridge, x_hi = ridge, y_lo = peaks.gflops, y_hi = peaks.gflops;
+  for (const RooflineEntry* e : entries) {
+    if (!placeable(*e)) continue;
+    x_lo = std::min(x_lo, e->intensity());
+    x_hi = std::max(x_hi, e->intensity());
+    y_lo = std::min(y_lo, e->gflops());
+    y_hi = std::max(y_hi, e->gflops());
+  }
+  y_lo = std::min(y_lo, peaks.gbps * x_lo);  // the slope's start is on the plot
+  return {plot, axis_for(x_lo, x_hi * 1.5, plot.w), axis_for(y_lo, y_hi * 1.5, plot.h)};
+}
+
+// The axis lines, decades labelled; the labels go left of `r.x + kAxisWidth`.
+void draw_axes(Canvas& canvas, Rect r, const RooflinePlot::PlotAxes& a) {
+  const Rect& plot = a.plot;
+  for (int y = plot.y; y < plot.bottom(); ++y) canvas.put(plot.x - 1, y, "│", Style::kDim);
+  canvas.put(plot.x - 1, plot.bottom(), "└", Style::kDim);
+  for (int cx = plot.x; cx < plot.right(); ++cx) canvas.put(cx, plot.bottom(), "─", Style::kDim);
+  for (int e = a.ay.lo; e <= a.ay.hi; ++e) {
+    const int y = a.row_of(std::pow(10.0, e));
+    if (y >= plot.y && y < plot.bottom())
+      canvas.put_right(r.x, y, kAxisWidth - 2, decade(e), Style::kDim);
+  }
+  // A label whole and clear of the one before, or none.
+  int free_from = plot.x;
+  for (int e = a.ax.lo; e <= a.ax.hi; ++e) {
+    const int cx = plot.x + static_cast<int>(std::lround(a.ax.at(std::pow(10.0, e))));
+    const std::string label = decade(e);
+    if (cx < free_from || cx + static_cast<int>(label.size()) > r.right()) continue;
+    canvas.put(cx, plot.bottom() + 1, label, Style::kDim);
+    free_from = cx + static_cast<int>(label.size()) + 1;
+  }
+  canvas.put_right(r.x, plot.y, kAxisWidth - 2, "GFLOP/s", Style::kDim);
+  canvas.put_right(r.x, plot.bottom() + 1, kAxisWidth - 2, "FLOP/B", Style::kDim);
+}
+
+// The roofs: min(peak, bandwidth x intensity), filled between columns.
+void draw_roofs(Canvas& canvas, const RooflinePlot::PlotAxes& a, const Peaks& peaks) {
+  const double ridge = peaks.gflops / peaks.gbps;
+  int previous = -1;
+  for (int cx = 0; cx < a.plot.w; ++cx) {
+    const double intensity = a.ax.value(cx);
+    const bool slope = intensity < ridge;
+    const int y = a.row_of(std::min(peaks.gflops, peaks.gbps * intensity));
+    // A steep slope climbs several rows per column: fill up to the last one.
+    const int lowest = previous > y + 1 ? previous - 1 : y;
+    for (int fy = y; fy <= lowest; ++fy)
+      if (fy >= a.plot.y && fy < a.plot.bottom())
+        canvas.put(a.plot.x + cx, fy, slope ? "╱" : "─", Style::kRoof);
+    previous = y;
+  }
+}
+
 }  // namespace
 
 char point_letter(size_t i) {
@@ -91,9 +186,22 @@ void RooflinePlot::draw(Canvas& canvas, Rect r, const Trace& trace, const Roofli
   const RooflineEntry& any =
       *std::find_if(model.entries.begin(), model.entries.end(),
                     [&](const RooflineEntry& e) { return where(e) == device; });
+  draw_title(canvas, r, trace, any, all.size());
+  const Layout layout = split_plot_and_legend(r, entries.size());
+  if (layout.plot.w >= 10 && layout.plot.h >= 4) {
+    const PlotAxes axes = axes_for(layout.plot, entries, any.peaks);
+    draw_axes(canvas, r, axes);
+    draw_roofs(canvas, axes, any.peaks);
+    draw_points(canvas, axes, entries);
+  }
+  draw_legend(canvas, layout.legend, entries);
+}
+
+// The device's peaks and where they came from, and the keys.
+void RooflinePlot::draw_title(Canvas& canvas, Rect r, const Trace& trace, const RooflineEntry& any,
+                              size_t device_count) const {
   const Peaks& peaks = any.peaks;
   const double ridge = peaks.gflops / peaks.gbps;
-  // Title: the device's peaks and where they came from, and the keys.
   int x = r.x + 1;
   x += canvas.put(x, r.y, peaks_heading(trace, any.gpu, any.device, peaks) + ": ", Style::kBold);
   const std::string detail = peaks_detail(peaks);
@@ -105,99 +213,37 @@ void RooflinePlot::draw(Canvas& canvas, Rect r, const Trace& trace, const Roofli
   const char* kinds[] = {"bricks and kernels", "bricks", "kernels"};
   canvas.put(r.x + 1, r.y + 1,
              std::string("showing ") + kinds[static_cast<int>(show_)] + " (b)" +
-                 (all.size() > 1 ? ", device " + std::to_string(device_ % all.size() + 1) + " of " +
-                                       std::to_string(all.size()) + " (])"
-                                 : ""),
+                 (device_count > 1 ? ", device " + std::to_string(device_ % device_count + 1) +
+                                         " of " + std::to_string(device_count) + " (])"
+                                   : ""),
              Style::kDim, r.w - 2);
+}
 
-  // Where the plot and the legend go.
-  const bool beside = r.w >= kAxisWidth + kMinPlotWidth + kLegendWidth;
-  const int top = r.y + 2;
-  const int legend_rows = beside ? 0 : std::min<int>(static_cast<int>(entries.size()) + 1, r.h / 3);
-  Rect plot{r.x + kAxisWidth, top, (beside ? r.w - kLegendWidth : r.w) - kAxisWidth - 1,
-            r.bottom() - top - 2 - legend_rows};
-  Rect legend = beside ? Rect{r.right() - kLegendWidth + 1, top, kLegendWidth - 1, r.bottom() - top}
-                       : Rect{r.x + 1, r.bottom() - legend_rows, r.w - 2, legend_rows};
-
-  // Axes wide enough for every point, the ridge and the roof above them.
-  double x_lo = ridge, x_hi = ridge, y_lo = peaks.gflops, y_hi = peaks.gflops;
-  for (const RooflineEntry* e : entries) {
-    if (!placeable(*e)) continue;
-    x_lo = std::min(x_lo, e->intensity());
-    x_hi = std::max(x_hi, e->intensity());
-    y_lo = std::min(y_lo, e->gflops());
-    y_hi = std::max(y_hi, e->gflops());
+// The points; '*' where several fall in one cell (the legend has them all);
+// the selected one last, on top, marked.
+void RooflinePlot::draw_points(Canvas& canvas, const PlotAxes& axes,
+                               const std::vector<const RooflineEntry*>& entries) const {
+  std::vector<std::pair<int, int>> used;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!placeable(*entries[i])) continue;
+    const auto c = axes.cell_of(*entries[i]);
+    if (!axes.inside(c)) continue;
+    const bool taken = std::find(used.begin(), used.end(), c) != used.end();
+    used.push_back(c);
+    canvas.put(c.first, c.second, taken ? "*" : std::string(1, point_letter(i)), Style::kPoint);
   }
-  y_lo = std::min(y_lo, peaks.gbps * x_lo);  // the slope's start is on the plot
-  if (plot.w >= 10 && plot.h >= 4) {
-    const LogAxis ax = axis_for(x_lo, x_hi * 1.5, plot.w);
-    const LogAxis ay = axis_for(y_lo, y_hi * 1.5, plot.h);
-    auto row_of = [&](double gflops) {
-      return plot.bottom() - 1 - static_cast<int>(std::lround(ay.at(gflops)));
-    };
-    // Axes, decades labelled.
-    for (int y = plot.y; y < plot.bottom(); ++y) canvas.put(plot.x - 1, y, "│", Style::kDim);
-    canvas.put(plot.x - 1, plot.bottom(), "└", Style::kDim);
-    for (int cx = plot.x; cx < plot.right(); ++cx) canvas.put(cx, plot.bottom(), "─", Style::kDim);
-    for (int e = ay.lo; e <= ay.hi; ++e) {
-      const int y = row_of(std::pow(10.0, e));
-      if (y >= plot.y && y < plot.bottom())
-        canvas.put_right(r.x, y, kAxisWidth - 2, decade(e), Style::kDim);
-    }
-    // A label whole and clear of the one before, or none.
-    int free_from = plot.x;
-    for (int e = ax.lo; e <= ax.hi; ++e) {
-      const int cx = plot.x + static_cast<int>(std::lround(ax.at(std::pow(10.0, e))));
-      const std::string label = decade(e);
-      if (cx < free_from || cx + static_cast<int>(label.size()) > r.right()) continue;
-      canvas.put(cx, plot.bottom() + 1, label, Style::kDim);
-      free_from = cx + static_cast<int>(label.size()) + 1;
-    }
-    canvas.put_right(r.x, plot.y, kAxisWidth - 2, "GFLOP/s", Style::kDim);
-    canvas.put_right(r.x, plot.bottom() + 1, kAxisWidth - 2, "FLOP/B", Style::kDim);
-    // The roofs: min(peak, bandwidth x intensity), filled between columns.
-    int previous = -1;
-    for (int cx = 0; cx < plot.w; ++cx) {
-      const double intensity = ax.value(cx);
-      const bool slope = intensity < ridge;
-      const int y = row_of(std::min(peaks.gflops, peaks.gbps * intensity));
-      // A steep slope climbs several rows per column: fill up to the last one.
-      const int lowest = previous > y + 1 ? previous - 1 : y;
-      for (int fy = y; fy <= lowest; ++fy)
-        if (fy >= plot.y && fy < plot.bottom())
-          canvas.put(plot.x + cx, fy, slope ? "╱" : "─", Style::kRoof);
-      previous = y;
-    }
-    // The points; '*' where several fall in one cell (the legend has them
-    // all); the selected one last, on top, marked.
-    std::vector<std::pair<int, int>> used;
-    auto cell_of = [&](const RooflineEntry& e) {
-      return std::pair(plot.x + static_cast<int>(std::lround(ax.at(e.intensity()))),
-                       row_of(e.gflops()));
-    };
-    auto inside = [&](std::pair<int, int> c) {
-      return c.first >= plot.x && c.first < plot.right() && c.second >= plot.y &&
-             c.second < plot.bottom();
-    };
-    for (size_t i = 0; i < entries.size(); ++i) {
-      if (!placeable(*entries[i])) continue;
-      const auto c = cell_of(*entries[i]);
-      if (!inside(c)) continue;
-      const bool taken = std::find(used.begin(), used.end(), c) != used.end();
-      used.push_back(c);
-      canvas.put(c.first, c.second, taken ? "*" : std::string(1, point_letter(i)), Style::kPoint);
-    }
-    if (cursor_.selected < entries.size() && placeable(*entries[cursor_.selected])) {
-      const auto c = cell_of(*entries[cursor_.selected]);
-      if (inside(c)) {
-        canvas.put(c.first, c.second, std::string(1, point_letter(cursor_.selected)),
-                   Style::kPoint);
-        canvas.select(c.first, c.second, 1);
-      }
+  if (cursor_.selected < entries.size() && placeable(*entries[cursor_.selected])) {
+    const auto c = axes.cell_of(*entries[cursor_.selected]);
+    if (axes.inside(c)) {
+      canvas.put(c.first, c.second, std::string(1, point_letter(cursor_.selected)), Style::kPoint);
+      canvas.select(c.first, c.second, 1);
     }
   }
+}
 
-  // The legend: letter, name, kind, figures; j/k select.
+// The legend: letter, name, kind, figures; j/k select.
+void RooflinePlot::draw_legend(Canvas& canvas, Rect legend,
+                               const std::vector<const RooflineEntry*>& entries) {
   if (legend.h < 2) return;
   canvas.fill(legend.x, legend.y, legend.w, Style::kHeader);
   canvas.put(legend.x + 4, legend.y, "name", Style::kHeader);

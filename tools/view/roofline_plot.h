@@ -26,10 +26,17 @@ class RooflinePlot {
   // `trace` names the peaks (a CPU's instruction set).
   void draw(Canvas& canvas, Rect r, const Trace& trace, const Roofline& model);
 
+  struct PlotAxes;  // the plot's cells and log axes (roofline_plot.cpp)
+
  private:
   // The devices ("gpu0", "cpu") the model has entries on.
   std::vector<std::string> devices(const Roofline& model) const;
   std::vector<const RooflineEntry*> shown(const Roofline& model) const;
+  void draw_title(Canvas& canvas, Rect r, const Trace& trace, const RooflineEntry& any,
+                  size_t device_count) const;
+  void draw_points(Canvas& canvas, const PlotAxes& axes,
+                   const std::vector<const RooflineEntry*>& entries) const;
+  void draw_legend(Canvas& canvas, Rect legend, const std::vector<const RooflineEntry*>& entries);
 
   size_t device_ = 0;
   Show show_ = Show::kBoth;

@@ -80,6 +80,21 @@ class NameCache {
   std::array<Entry, 256> entries_{};
 };
 
+// One node object's fields as read, before they are checked and stored.
+struct NodeFields {
+  Node n;
+  GpuDetail g;
+  CommCall call;
+  uint64_t raw_id = 0, raw_parent = UINT64_MAX;  // UINT64_MAX: no parent
+  bool has_id = false, has_kind = false, has_start = false, has_end = false;
+  bool has_gpu = false;  // a GPU field: the node keeps a GpuDetail
+  bool has_call = false;
+};
+
+// read_node sends a key to read_cpu_field or read_gpu_field by one compare.
+static_assert(static_cast<int>(TraceKey::kBytesMoved) + 1 == static_cast<int>(TraceKey::kDevice),
+              "the node's CPU keys come before its GPU keys in TraceKey");
+
 class Reader {
  public:
   explicit Reader(const ReadProgress* progress = nullptr) : progress_(progress) {}
@@ -93,6 +108,12 @@ class Reader {
   [[noreturn]] void fail_short(const std::string& what);
   void read_array(size_t& open, bool nodes);
   void read_node(od::object obj);
+  void read_cpu_field(TraceKey key, od::value& v, NodeFields& f);
+  void read_gpu_field(TraceKey key, od::value& v, NodeFields& f);
+  void check_node_fields(const NodeFields& f) const;
+  uint32_t index_for(uint64_t raw_id);
+  void link_parent(Node& n, uint64_t raw_parent, uint32_t index);
+  void store_node(NodeFields& f, uint32_t index);
   void read_edge(od::object obj);
   od::document& parse(std::string_view text, size_t b, size_t e);
   void reserve(bool nodes, size_t rest_bytes, size_t batch_bytes, size_t count);
@@ -328,156 +349,185 @@ void Reader::reserve(bool nodes, size_t rest_bytes, size_t batch_bytes, size_t c
 }
 
 void Reader::read_node(od::object obj) {
-  Node n;
-  GpuDetail g;
-  CommCall call;
-  bool has_call = false;
-  bool has_gpu = false, has_id = false, has_kind = false, has_start = false, has_end = false;
-  uint64_t raw_id = 0, raw_parent = UINT64_MAX;
+  NodeFields f;
   for (auto result : obj) {
-    od::field& f = field_of(result);
-    TraceKey key = key_of(f, c_);
+    od::field& field = field_of(result);
+    const TraceKey key = key_of(field, c_);
     c_.key = key_name(key);
-    od::value& v = f.value();
-    auto u32 = [&] { return static_cast<uint32_t>(get_uint(v, c_)); };
-    switch (key) {
-      case TraceKey::kId:
-        raw_id = get_uint(v, c_);
-        has_id = true;
-        break;
-      case TraceKey::kKind:
-        n.kind = get_enum<NodeKind>(v, c_);
-        has_kind = true;
-        break;
-      case TraceKey::kName:
-        n.name = names_.intern(t_.strings, get_string(v, c_));
-        break;
-      case TraceKey::kParent: {
-        bool is_null = false;
-        if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null)
-          raw_parent = UINT64_MAX;
-        else
-          raw_parent = get_uint(v, c_);
-        break;
-      }
-      case TraceKey::kThread:
-        n.thread = u32();
-        break;
-      case TraceKey::kStartNs:
-        n.start_ns = get_int(v, c_);
-        has_start = true;
-        break;
-      case TraceKey::kEndNs:
-        n.end_ns = get_int(v, c_);
-        has_end = true;
-        break;
-      case TraceKey::kIndex:
-        n.layer_index = static_cast<int32_t>(get_int(v, c_));
-        break;
-      case TraceKey::kBrickId:
-        n.brick_id = static_cast<int16_t>(get_int(v, c_));
-        break;
-      case TraceKey::kCategory:
-        n.category = get_enum<Category>(v, c_);
-        break;
-      case TraceKey::kElements:
-        n.elements = get_uint(v, c_);
-        break;
-      case TraceKey::kFlops:
-        n.flops = get_double(v, c_);
-        break;
-      case TraceKey::kBytesMoved:
-        n.bytes_moved = get_double(v, c_);
-        break;
-      case TraceKey::kDevice:
-        g.device = u32();
-        has_gpu = true;
-        break;
-      case TraceKey::kContext:
-        g.context = u32();
-        has_gpu = true;
-        break;
-      case TraceKey::kStream:
-        g.stream = u32();
-        has_gpu = true;
-        break;
-      case TraceKey::kCorrelation:
-        g.correlation = get_uint(v, c_);
-        has_gpu = true;
-        break;
-      case TraceKey::kApiStartNs:
-        g.api_start_ns = get_int(v, c_);
-        break;
-      case TraceKey::kApiEndNs:
-        g.api_end_ns = get_int(v, c_);
-        break;
-      case TraceKey::kGrid:
-        get_dims(v, g.grid, c_);
-        has_gpu = true;
-        break;
-      case TraceKey::kBlock:
-        get_dims(v, g.block, c_);
-        has_gpu = true;
-        break;
-      case TraceKey::kSmem:
-        g.smem = u32();
-        break;
-      case TraceKey::kRegisters:
-        g.registers = u32();
-        break;
-      case TraceKey::kPtxHash:
-        g.ptx_hash = get_hash(v, c_);
-        break;
-      case TraceKey::kGraphNode:
-        g.graph_node = get_uint(v, c_);
-        break;
-      case TraceKey::kGraphId:
-        g.graph_id = u32();
-        break;
-      case TraceKey::kBytes:
-        g.bytes = get_uint(v, c_);
-        has_gpu = true;
-        break;
-      case TraceKey::kDirection:
-        g.direction = get_enum<Direction>(v, c_);
-        has_gpu = true;
-        break;
-      case TraceKey::kSrcKind:
-        g.src_kind = get_enum<MemoryKind>(v, c_);
-        break;
-      case TraceKey::kDstKind:
-        g.dst_kind = get_enum<MemoryKind>(v, c_);
-        break;
-      case TraceKey::kSrcAddr:
-        g.src_addr = get_uint(v, c_);
-        break;
-      case TraceKey::kDstAddr:
-        g.dst_addr = get_uint(v, c_);
-        break;
-      case TraceKey::kSync:
-        g.sync = get_enum<SyncKind>(v, c_);
-        break;
-      case TraceKey::kEvent:
-        g.event = get_uint(v, c_);
-        break;
-      case TraceKey::kPythonStack:
-        g.python_stack = u32();
-        break;
-      case TraceKey::kMpi:
-        read_comm_call(v, call, c_);
-        has_call = true;
-        break;
-      default:
-        break;  // unknown (or an edge's) key: skipped
-    }
+    od::value& v = field.value();
+    if (key < TraceKey::kDevice)
+      read_cpu_field(key, v, f);
+    else
+      read_gpu_field(key, v, f);
   }
   c_.key = {};
-  if (!has_id) fail(c_.describe() + ": missing \"id\"");
-  if (!has_kind) fail(c_.describe() + ": missing \"kind\"");
-  if (!has_start || !has_end) fail(c_.describe() + ": missing \"start_ns\" or \"end_ns\"");
-  if (n.start_ns < 0 || n.end_ns < 0) fail(c_.describe() + ": negative time");
-  if (n.end_ns < n.start_ns) fail(c_.describe() + ": end_ns is before start_ns");
-  uint32_t index = static_cast<uint32_t>(t_.nodes.size());
+  check_node_fields(f);
+  const uint32_t index = index_for(f.raw_id);
+  link_parent(f.n, f.raw_parent, index);
+  store_node(f, index);
+}
+
+// The fields every node has: its id, kind, name, place and times, and a
+// scope's annotations.
+inline void Reader::read_cpu_field(TraceKey key, od::value& v, NodeFields& f) {
+  Node& n = f.n;
+  switch (key) {
+    case TraceKey::kId:
+      f.raw_id = get_uint(v, c_);
+      f.has_id = true;
+      break;
+    case TraceKey::kKind:
+      n.kind = get_enum<NodeKind>(v, c_);
+      f.has_kind = true;
+      break;
+    case TraceKey::kName:
+      n.name = names_.intern(t_.strings, get_string(v, c_));
+      break;
+    case TraceKey::kParent: {
+      bool is_null = false;
+      if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null)
+        f.raw_parent = UINT64_MAX;
+      else
+        f.raw_parent = get_uint(v, c_);
+      break;
+    }
+    case TraceKey::kThread:
+      n.thread = static_cast<uint32_t>(get_uint(v, c_));
+      break;
+    case TraceKey::kStartNs:
+      n.start_ns = get_int(v, c_);
+      f.has_start = true;
+      break;
+    case TraceKey::kEndNs:
+      n.end_ns = get_int(v, c_);
+      f.has_end = true;
+      break;
+    case TraceKey::kIndex:
+      n.layer_index = static_cast<int32_t>(get_int(v, c_));
+      break;
+    case TraceKey::kBrickId:
+      n.brick_id = static_cast<int16_t>(get_int(v, c_));
+      break;
+    case TraceKey::kCategory:
+      n.category = get_enum<Category>(v, c_);
+      break;
+    case TraceKey::kElements:
+      n.elements = get_uint(v, c_);
+      break;
+    case TraceKey::kFlops:
+      n.flops = get_double(v, c_);
+      break;
+    case TraceKey::kBytesMoved:
+      n.bytes_moved = get_double(v, c_);
+      break;
+    default:
+      break;  // unknown key: skipped
+  }
+}
+
+// The GPU work's fields (a launch, copy, memset or sync) and an MPI call's.
+// The ones only GPU work has (device, stream, sizes) mark the node as GPU
+// work whatever its kind.
+inline void Reader::read_gpu_field(TraceKey key, od::value& v, NodeFields& f) {
+  GpuDetail& g = f.g;
+  auto u32 = [&] { return static_cast<uint32_t>(get_uint(v, c_)); };
+  switch (key) {
+    case TraceKey::kDevice:
+      g.device = u32();
+      f.has_gpu = true;
+      break;
+    case TraceKey::kContext:
+      g.context = u32();
+      f.has_gpu = true;
+      break;
+    case TraceKey::kStream:
+      g.stream = u32();
+      f.has_gpu = true;
+      break;
+    case TraceKey::kCorrelation:
+      g.correlation = get_uint(v, c_);
+      f.has_gpu = true;
+      break;
+    case TraceKey::kApiStartNs:
+      g.api_start_ns = get_int(v, c_);
+      break;
+    case TraceKey::kApiEndNs:
+      g.api_end_ns = get_int(v, c_);
+      break;
+    case TraceKey::kGrid:
+      get_dims(v, g.grid, c_);
+      f.has_gpu = true;
+      break;
+    case TraceKey::kBlock:
+      get_dims(v, g.block, c_);
+      f.has_gpu = true;
+      break;
+    case TraceKey::kSmem:
+      g.smem = u32();
+      break;
+    case TraceKey::kRegisters:
+      g.registers = u32();
+      break;
+    case TraceKey::kPtxHash:
+      g.ptx_hash = get_hash(v, c_);
+      break;
+    case TraceKey::kGraphNode:
+      g.graph_node = get_uint(v, c_);
+      break;
+    case TraceKey::kGraphId:
+      g.graph_id = u32();
+      break;
+    case TraceKey::kBytes:
+      g.bytes = get_uint(v, c_);
+      f.has_gpu = true;
+      break;
+    case TraceKey::kDirection:
+      g.direction = get_enum<Direction>(v, c_);
+      f.has_gpu = true;
+      break;
+    case TraceKey::kSrcKind:
+      g.src_kind = get_enum<MemoryKind>(v, c_);
+      break;
+    case TraceKey::kDstKind:
+      g.dst_kind = get_enum<MemoryKind>(v, c_);
+      break;
+    case TraceKey::kSrcAddr:
+      g.src_addr = get_uint(v, c_);
+      break;
+    case TraceKey::kDstAddr:
+      g.dst_addr = get_uint(v, c_);
+      break;
+    case TraceKey::kSync:
+      g.sync = get_enum<SyncKind>(v, c_);
+      break;
+    case TraceKey::kEvent:
+      g.event = get_uint(v, c_);
+      break;
+    case TraceKey::kPythonStack:
+      g.python_stack = u32();
+      break;
+    case TraceKey::kMpi:
+      read_comm_call(v, f.call, c_);
+      f.has_call = true;
+      break;
+    default:
+      break;  // an edge's key: skipped
+  }
+}
+
+// What the analyses rely on: an id, a kind, and times that run forward.
+inline void Reader::check_node_fields(const NodeFields& f) const {
+  if (!f.has_id) fail(c_.describe() + ": missing \"id\"");
+  if (!f.has_kind) fail(c_.describe() + ": missing \"kind\"");
+  if (!f.has_start || !f.has_end) fail(c_.describe() + ": missing \"start_ns\" or \"end_ns\"");
+  if (f.n.start_ns < 0 || f.n.end_ns < 0) fail(c_.describe() + ": negative time");
+  if (f.n.end_ns < f.n.start_ns) fail(c_.describe() + ": end_ns is before start_ns");
+}
+
+// The next node's index; maps its raw id once the ids stop being dense
+// (dense_ids_), and refuses one seen before.
+inline uint32_t Reader::index_for(uint64_t raw_id) {
+  const auto index = static_cast<uint32_t>(t_.nodes.size());
   if (dense_ids_ && raw_id != index) {
     dense_ids_ = false;
     dense_count_ = index;
@@ -488,6 +538,12 @@ void Reader::read_node(od::object obj) {
       fail(c_.describe() + ": duplicate node id " + std::to_string(raw_id));
     raw_ids_.push_back(raw_id);
   }
+  return index;
+}
+
+// The raw parent id, resolved by link(); one too big for the model's
+// 32-bit field waits in long_parents_.
+inline void Reader::link_parent(Node& n, uint64_t raw_parent, uint32_t index) {
   if (raw_parent == UINT64_MAX) {
     n.parent = kNoNode;
   } else if (raw_parent < kNoNode) {
@@ -496,14 +552,17 @@ void Reader::read_node(od::object obj) {
     n.parent = kNoNode;
     long_parents_.push_back({index, raw_parent});
   }
-  if (has_call) {
-    call.node = index;
-    t_.comm_calls.push_back(call);
+}
+
+inline void Reader::store_node(NodeFields& f, uint32_t index) {
+  if (f.has_call) {
+    f.call.node = index;
+    t_.comm_calls.push_back(f.call);
   }
-  if (has_gpu || is_gpu_kind(n.kind))
-    t_.add_gpu_node(n, g);
+  if (f.has_gpu || is_gpu_kind(f.n.kind))
+    t_.add_gpu_node(f.n, f.g);
   else
-    t_.add_node(n);
+    t_.add_node(f.n);
 }
 
 uint32_t Reader::resolve(uint64_t raw_id, const char* what) {

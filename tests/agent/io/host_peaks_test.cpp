@@ -1,4 +1,4 @@
-// The agent's store of the host peaks a program reports (agent/host_peaks):
+// The agent's store of the host peaks a program reports (agent/io/host_peaks):
 // what becomes the trace's "cpu" device, and what does not.
 #include "agent/io/host_peaks.h"
 

@@ -1,5 +1,5 @@
 /* A program that asks about and sets the signals the agent writes its trace
-   on, printing what it sees; test_signals.cpp runs each mode with and
+   on, printing what it sees; signals_test.cpp runs each mode with and
    without the agent and wants the same output and exit status.
      signals_app query           each dump signal's disposition
      signals_app calls           signal, sysv_signal, bsd_signal, sigset, sigignore,

@@ -75,7 +75,7 @@ void Browser::tree_key(Action a) {
       }
       tree.sort(kSortCycle[sort_], descending, [this](uint32_t r) {
         const DiffEntry* e = session_.diff_entry(r);
-        return e ? e->change_pct() : 0.0;
+        return e ? e->relative_pct() : 0.0;
       });
       message_ = std::string("sorted by ") + kSortNames[sort_] +
                  (descending == (kSortCycle[sort_] != SortKey::kName) ? "" : ", inverted");

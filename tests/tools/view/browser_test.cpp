@@ -333,8 +333,10 @@ TEST(Ranks, ABrickOnOneRankHasNoSpread) {
 TEST(Browser, DiffAgainstABaseMarksRegressionsAndChangedCode) {
   Screen s("analyses/diff_new.json", 120, 40, false, "analyses/diff_base.json");
   const Canvas c = s.draw();
-  EXPECT_TRUE(contains(c.row(0), "[vs analyses/diff_base.json]"));
-  EXPECT_TRUE(contains(c.row(2), "ΔAvg"));
+  EXPECT_TRUE(contains(c.row(0), "[vs analyses/diff_base.json"));
+  EXPECT_TRUE(contains(c.row(2), "Δ/call"));
+  // The verdict once the tree's column has computed the diff.
+  EXPECT_TRUE(contains(s.draw().row(0), "[vs analyses/diff_base.json: FAIL]"));
   const int rms = s.row_with("RmsNorm");
   ASSERT_GT(rms, 0);
   EXPECT_TRUE(contains(c.row(rms), "+10.0%  ▲")) << c.row(rms);

@@ -267,8 +267,7 @@ void Browser::prompt_done() {
     case Prompt::Purpose::kUnder: {
       if (text.empty()) return;
       if (!session_.set_under(text)) {
-        message_ = "no scope named '" + text + "'" +
-                   (session_.rank() >= 0 ? " on " + session_.rank_label() : "");
+        message_ = printable(session_.no_scope_named(text));
         message_style_ = Style::kWarning;
         return;
       }

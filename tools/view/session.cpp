@@ -68,6 +68,12 @@ bool Session::set_under(const std::string& name) {
   return true;
 }
 
+std::string Session::no_scope_named(const std::string& name) const {
+  if (rank_ < 0) return brickprof::no_scope_named(whole_, name);
+  return rank_label() + ": " +
+         brickprof::no_scope_named(source_subset(whole_, static_cast<size_t>(rank_)).trace, name);
+}
+
 void Session::set_peaks(const PeakOverrides& peaks) {
   if (building_.valid()) tree();
   settings_.peaks = peaks;

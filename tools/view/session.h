@@ -49,6 +49,9 @@ class Session {
   // Restricts to what ran under scopes named `name` (in the chosen rank);
   // false, and nothing changes, when no scope has that name. "" clears it.
   bool set_under(const std::string& name);
+  // Why set_under(name) changed nothing, as `--under` says it: "no scope
+  // named 'X' (--under); closest: 'A', 'B'", on the chosen rank ("rank 1: ...").
+  std::string no_scope_named(const std::string& name) const;
   // Distinct layer, brick and scope names of the whole trace, sorted: what
   // `u` completes.
   const std::vector<std::string>& scope_names();

@@ -258,7 +258,7 @@ TEST(Browser, UnderRestrictsEveryPaneAndClears) {
   EXPECT_EQ(s.session->trace().nodes.size(), s.session->whole().nodes.size());
   EXPECT_EQ(&s.session->tree(), whole_tree);  // kept, not built again
   s.keys("1u").key(key::kCtrlU).keys("nothing\n");
-  EXPECT_EQ(s.browser->message(), "no scope named 'nothing'");
+  EXPECT_EQ(s.browser->message(), "no scope named 'nothing' (--under)");  // as the CLI says
   // Tab completes from the scope names.
   s.keys("u").key(key::kCtrlU).keys("deco").key(key::kTab);
   EXPECT_TRUE(contains(s.draw().row(39), "under scopes named: decode token"));

@@ -361,6 +361,33 @@ def scenario_diff_verdict(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_prompt_names(brickprof, data, workdir):
+    """A name the trace does not have, typed at the `u` prompt, is answered as `--under` answers
+    it: one line with the closest names, and what the name is when it is no scope."""
+    pane = Pane(workdir, 120, 30)
+    try:
+        pane.mark("prompts")
+        pane.run("%s view %s/tree_small.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer")
+        for typed, want in [("rmsnorm", "no scope named 'rmsnorm' (--under); closest: 'RmsNorm'"),
+                            ("rmsnorm_kernel", "no scope named 'rmsnorm_kernel' (--under takes "
+                             "scopes: that is a kernel); closest: 'RmsNorm'")]:
+            cli = subprocess.run([brickprof, "report", data + "/tree_small.json", "--under", typed],
+                                 capture_output=True, text=True).stderr
+            check(want in cli, "report --under %s says %r" % (typed, cli))
+            pane.type("u")
+            pane.wait_text("under scopes named: ")
+            pane.keys("C-u")
+            pane.type(typed)
+            pane.keys("Enter")
+            screen = pane.wait_text(want)
+            check(sum(want in l for l in screen.split("\n")) == 1, "not one line", screen)
+        pane.type("q")
+        expect_restored(pane, "prompts", 0)
+    finally:
+        pane.close()
+
+
 def scenario_python_frames(brickprof, data, workdir):
     """A Python program's trace: its GPU work under the lines that launched it,
     without asking; --python-frames 0 leaves it at the top."""
@@ -444,7 +471,7 @@ def main():
     if shutil.which("tmux") is None:
         skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
-                 scenario_diff_verdict, scenario_python_frames,
+                 scenario_diff_verdict, scenario_prompt_names, scenario_python_frames,
                  scenario_exits]
     # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
     only = os.environ.get("VIEW_TMUX_ONLY")

@@ -466,6 +466,8 @@ def check_diff_pages(page, brickprof, data_dir, out):
     cases = [
         # A common move of -93% and one brick beyond it.
         ("diff", data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"),
+        # Every brick slower alike (+1400% per call): the NOTE under the totals.
+        ("slower alike", data_dir / "cpu/bricklayer-avx2.json", data_dir / "cpu/bricklayer-scalar.json"),
         # NEW lost most of BASE's bricks.
         ("lost bricks", data_dir / "cpu/bricklayer-avx2.json", data_dir / "tree_small.json"),
         # Another program, nothing slower: fails with no regression.

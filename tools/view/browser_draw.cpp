@@ -129,7 +129,8 @@ void Browser::draw_title(Canvas& canvas, Rect r) {
   if (session_.has_base()) {
     // The gate's verdict once the diff is in (the tree's column computes it).
     scope += "[vs " + printable(session_.base_file());
-    if (session_.diff_computed()) scope += session_.diff()->failed() ? ": FAIL" : ": PASS";
+    if (session_.diff_computed())
+      scope += !session_.diff() ? ": no verdict" : session_.diff()->failed() ? ": FAIL" : ": PASS";
     scope += "] ";
   }
   const int scope_w = display_width(scope, canvas.ascii());
@@ -181,15 +182,19 @@ const Lines& Browser::tab_lines(const Tab& tab) {
     }
     case Tab::Kind::kDiff: {
       std::ostringstream out;
-      out << "Diff: " << session_.base_file() << " (base) -> " << session_.file() << '\n';
-      if (!session_.under().empty())
-        out << (session_.base_under_applied()
-                    ? "Under \"" + session_.under() + "\" in both traces"
-                    : "Under \"" + session_.under() +
-                          "\" here; the base has no such scope, so all of it")
-            << '\n';
-      out << '\n';
-      diff_text(*session_.diff(), out);
+      out << "Diff: " << printable(session_.base_file()) << " (base) -> "
+          << printable(session_.file()) << '\n';
+      if (const TraceDiff* d = session_.diff()) {
+        if (!session_.under().empty())
+          out << "Under \"" << printable(session_.under()) << "\" in both traces\n";
+        out << '\n';
+        diff_text(*d, out);
+      } else {
+        out << '\n'
+            << printable(session_.diff_problem())
+            << "\nNo verdict: diff --under compares only traces that both have the scopes (U "
+               "shows the whole traces).\n";
+      }
       lines = report_lines(out.str());
       break;
     }

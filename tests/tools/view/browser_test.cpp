@@ -330,6 +330,23 @@ TEST(Ranks, ABrickOnOneRankHasNoSpread) {
   EXPECT_TRUE(found);
 }
 
+// `diff --under` refuses a pair whose BASE lacks the scopes (exit 2): the
+// view has no verdict then either, rather than one on all of BASE.
+TEST(Browser, UnderScopesTheBaseLacksGiveNoVerdict) {
+  Screen s("tree_small.json", 120, 40, false, "analyses/diff_base.json");
+  s.draw();
+  EXPECT_TRUE(contains(s.draw().row(0), "[vs analyses/diff_base.json: FAIL]"));  // another program
+  s.keys("u").key(key::kCtrlU).keys("Layer 0\n");
+  EXPECT_TRUE(contains(s.draw().row(0), "[vs analyses/diff_base.json: no verdict]"))
+      << s.draw().row(0);
+  s.keys("9");
+  EXPECT_TRUE(contains(s.text(), "analyses/diff_base.json: no scope named 'Layer 0' (--under)"))
+      << s.text();
+  EXPECT_FALSE(contains(s.text(), "FAIL")) << s.text();
+  s.keys("U9");  // the whole traces again: diff's verdict again
+  EXPECT_TRUE(contains(s.text(), "FAIL: BASE is a run of handmade")) << s.text();
+}
+
 TEST(Browser, DiffAgainstABaseMarksRegressionsAndChangedCode) {
   Screen s("analyses/diff_new.json", 120, 40, false, "analyses/diff_base.json");
   const Canvas c = s.draw();

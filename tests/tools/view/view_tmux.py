@@ -361,6 +361,29 @@ def scenario_diff_verdict(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_diff_under_base_lacks(brickprof, data, workdir):
+    """`diff --under` refuses a BASE without the scopes (exit 2, no verdict); so does the view:
+    it says so in the Diff pane and the title, and judges nothing of all of BASE."""
+    pane = Pane(workdir, 160, 40)
+    try:
+        new, base = data + "/tree_small.json", data + "/analyses/diff_base.json"
+        cli = subprocess.run([brickprof, "diff", base, new, "--under", "Layer 0"],
+                             capture_output=True, text=True)
+        check(cli.returncode == 2 and "no scope named 'Layer 0' (--under)" in cli.stderr,
+              "diff --under refuses the pair: %d %r" % (cli.returncode, cli.stderr))
+        pane.mark("under-base")
+        pane.run("%s view --under 'Layer 0' %s %s" % (brickprof, new, base))
+        pane.wait_text("brickprof view  bricklayer", "9 Diff")
+        pane.type("9")
+        screen = pane.wait_text("no scope named 'Layer 0' (--under)")
+        check("FAIL" not in screen and "PASS" not in screen, "a verdict on all of BASE", screen)
+        pane.wait_text("[vs %s: no verdict]" % base)
+        pane.type("q")
+        expect_restored(pane, "under-base", 0)
+    finally:
+        pane.close()
+
+
 def scenario_prompt_names(brickprof, data, workdir):
     """A name the trace does not have, typed at the `u` prompt, is answered as `--under` answers
     it: one line with the closest names, and what the name is when it is no scope."""
@@ -471,7 +494,8 @@ def main():
     if shutil.which("tmux") is None:
         skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
-                 scenario_diff_verdict, scenario_prompt_names, scenario_python_frames,
+                 scenario_diff_verdict, scenario_diff_under_base_lacks, scenario_prompt_names,
+                 scenario_python_frames,
                  scenario_exits]
     # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
     only = os.environ.get("VIEW_TMUX_ONLY")

@@ -6,9 +6,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "analysis/export/sink.h"
-#include "analysis/model/printable.h"
 #include "tools/command.h"
+#include "trace/model/printable.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::cli {
 

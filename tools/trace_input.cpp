@@ -6,7 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "analysis/export/sink.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string_view>
 
-#include "analysis/model/settings.h"
-#include "analysis/export/sink.h"
+#include "trace/model/settings.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 namespace {

@@ -11,10 +11,10 @@
 #include <memory>
 
 #include "agent/io/process_info.h"
-#include "analysis/export/atomic_file.h"
-#include "analysis/export/output_name.h"
-#include "analysis/export/sink.h"
-#include "analysis/model/recorded.h"
+#include "trace/model/recorded.h"
+#include "trace/output/atomic_file.h"
+#include "trace/output/output_name.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 namespace {

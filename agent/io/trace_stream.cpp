@@ -8,12 +8,12 @@
 
 #include "agent/io/trace_stream_impl.h"
 #include "agent/recorder/budget.h"
-#include "analysis/export/export_chrome.h"
-#include "analysis/export/export_dot.h"
-#include "analysis/export/export_folded.h"
-#include "analysis/export/export_tree.h"
-#include "analysis/json/trace_json_parts.h"
-#include "analysis/model/bricks.h"
+#include "trace/formats/chrome.h"
+#include "trace/formats/dot.h"
+#include "trace/formats/folded.h"
+#include "trace/formats/tree.h"
+#include "trace/json/trace_json_parts.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof::agent {
 namespace {

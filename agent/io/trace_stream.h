@@ -57,8 +57,8 @@
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/thread_walk.h"
-#include "analysis/export/sink.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 

@@ -32,8 +32,8 @@
 #include "agent/lifecycle/write_deadline.h"
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
-#include "analysis/export/atomic_file.h"
-#include "analysis/export/sink.h"
+#include "trace/output/atomic_file.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 

@@ -16,7 +16,7 @@
 
 #include "agent/lifecycle/critical_section.h"
 #include "agent/recorder/budget.h"
-#include "analysis/model/bricks.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof::agent::sites {
 namespace {

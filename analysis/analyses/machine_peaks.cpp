@@ -5,7 +5,7 @@
 #include <iterator>
 #include <optional>
 
-#include "analysis/model/name_key.h"
+#include "trace/model/name_key.h"
 
 namespace brickprof {
 namespace {

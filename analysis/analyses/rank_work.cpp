@@ -1,7 +1,7 @@
 // Node -> work class per rank (see rank_work.h).
 #include "analysis/analyses/rank_work.h"
 
-#include "analysis/model/bricks.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof {
 namespace {

@@ -1,9 +1,9 @@
 // The registry of report views (see views.h): one line per view.
 #include "analysis/views/views.h"
 
-#include "analysis/export/sink.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/recorded.h"
+#include "trace/model/printable.h"
+#include "trace/model/recorded.h"
+#include "trace/output/sink.h"
 
 namespace brickprof {
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "analysis/analyses/critical_path.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/stats.h"
-#include "analysis/model/trace_generator.h"
 #include "analysis/views/views.h"
+#include "tests/support/trace_generator.h"
+#include "trace/derive/stats.h"
+#include "trace/json/trace_json.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "analysis/json/trace_json.h"
-#include "analysis/model/trace_generator.h"
+#include "tests/support/trace_generator.h"
+#include "trace/json/trace_json.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) {

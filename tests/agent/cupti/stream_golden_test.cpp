@@ -27,9 +27,9 @@
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/replay.h"
 #include "agent/io/trace_stream.h"
-#include "analysis/export/export_perfetto.h"
-#include "analysis/export/sink.h"
-#include "analysis/json/trace_json.h"
+#include "trace/formats/perfetto.h"
+#include "trace/output/sink.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::agent {
 namespace {

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/analyses/python_frames.h"
-#include "analysis/json/trace_json.h"
 #include "analysis/analyses/trace_merge.h"
+#include "trace/derive/python_frames.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof {
 namespace {

@@ -76,6 +76,8 @@ Ended spawn_and_wait(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // Made before the fork: the command as a name is data like any other.
+  const std::string shown_command = printable(command[0]);
   std::cout.flush();
   std::cerr.flush();
 
@@ -95,7 +97,7 @@ Ended spawn_and_wait(const std::vector<std::string>& command) {
     ::execvp(argv[0], argv.data());
     int err = errno;
     // Shell conventions: 127 not found, 126 found but not runnable.
-    std::string line = "brickprof: " + command[0] + ": " + std::strerror(err) + "\n";
+    std::string line = "brickprof: " + shown_command + ": " + std::strerror(err) + "\n";
     (void)!::write(STDERR_FILENO, line.data(), line.size());
     ::_exit(err == ENOENT ? 127 : 126);
   }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "tools/command.h"
+#include "trace/model/printable.h"
 #include "trace/output/sink.h"
 
 namespace brickprof::cli {
@@ -22,7 +23,8 @@ std::string absolute_path(const std::string& path) {
 }
 
 void say_written(const std::string& path) {
-  std::cerr << "brickprof: wrote " << absolute_path(path) << std::endl;
+  // The path is the user's, or a trace's names made into one: data, escaped.
+  std::cerr << "brickprof: wrote " << printable(absolute_path(path)) << std::endl;
 }
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }

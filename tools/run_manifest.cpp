@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -31,11 +30,11 @@ std::vector<std::string> RunManifest::written_files() const {
   if (path_.empty()) return files;
   std::ifstream in(path_);
   std::set<std::string> seen;
+  // A path may hold any byte but NUL and '\n' (the line's end): its control
+  // characters are printed escaped, not a reason to leave the file out.
   for (std::string line; std::getline(in, line);) {
-    bool printable = std::none_of(line.begin(), line.end(),
-                                  [](char c) { return static_cast<unsigned char>(c) < 0x20; });
     struct stat st;
-    if (line.empty() || line[0] != '/' || !printable || !seen.insert(line).second ||
+    if (line.empty() || line[0] != '/' || !seen.insert(line).second ||
         ::stat(line.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
       continue;
     files.push_back(line);

@@ -21,7 +21,8 @@ class RunManifest {
   const std::string& path() const { return path_; }
   // The files listed, each once, in the order written, that are still
   // there (a trace written before an exec that then failed is replaced).
-  // Lines that are not an absolute path are skipped.
+  // Lines that are not an absolute path are skipped; a path is as the agent
+  // wrote it, control characters and all: print it with printable().
   std::vector<std::string> written_files() const;
   // The agents wrote traces and every one holds nothing
   // (kManifestNothingRecorded, and no kManifestRecorded).

@@ -256,12 +256,12 @@ void judge(DiffEntry& e, const DiffLimits& limits, int64_t floor_ns) {
   const double per_call = e.per_call.ratio / e.common;
   const double calls = static_cast<double>(e.new_count) / static_cast<double>(e.base_count);
   e.added_ns = std::llround(typical_ns(e.base_median_ns, e.base_count) * (per_call * calls - 1));
-  const bool slower = e.per_call.low / e.common > up;
-  const bool faster = e.per_call.high / e.common < down;
-  const bool more_calls = calls > calls_up;
-  const bool fewer_calls = calls < calls_down;
-  e.changed = slower || faster || more_calls || fewer_calls;
-  if ((slower || more_calls) && e.added_ns > floor_ns) {
+  e.slower = e.per_call.low / e.common > up;
+  e.faster = e.per_call.high / e.common < down;
+  e.more_calls = calls > calls_up;
+  e.fewer_calls = calls < calls_down;
+  e.changed = e.slower || e.faster || e.more_calls || e.fewer_calls;
+  if ((e.slower || e.more_calls) && e.added_ns > floor_ns) {
     e.regression = true;
   } else if (e.changed) {
     e.below_floor = std::llabs(e.added_ns) <= floor_ns;
@@ -305,6 +305,23 @@ void check_runs(TraceDiff& d) {
 }
 
 }  // namespace
+
+const char* diff_status(const DiffEntry& e) {
+  if (e.regression) return "regression";
+  if (!e.base_count) return "new";
+  if (!e.new_count) return "gone";
+  if (e.below_floor) return "below floor";
+  // Slower or called more often, adding time beyond the floor, is a
+  // regression; what is left takes time off NEW, or (fewer calls, each
+  // slower within the spread) adds it without being judged slower.
+  if (e.changed) return e.added_ns < 0 ? "improved" : "changed";
+  if (e.within_spread) return "within spread";
+  return "unchanged";
+}
+
+bool diff_listed(const DiffEntry& e) {
+  return e.regression || e.code_changed || !e.both() || (e.changed && !e.below_floor);
+}
 
 double DiffEntry::relative_pct() const { return both() ? 100 * (per_call.ratio / common - 1) : 0; }
 double DiffEntry::relative_low_pct() const { return both() ? 100 * (per_call.low / common - 1) : 0; }

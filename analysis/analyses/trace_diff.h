@@ -77,6 +77,9 @@ struct DiffEntry {
                                // spread of its calls: not counted, not listed
   bool below_floor = false;    // changed beyond threshold and spread, but adds no more
                                // than the floor: neither a regression nor listed as text
+  // Which way it changed, as judged (both sides only): per call beyond the
+  // limit, and in calls beyond the threshold.
+  bool slower = false, faster = false, more_calls = false, fewer_calls = false;
   bool both() const { return base_count && new_count; }
   // Beyond the common move, in percent (+: slower): the estimate and the
   // interval's ends; 0 unless both sides have calls.
@@ -133,6 +136,16 @@ struct TraceDiff {
 
 // O(n log n) in the number of nodes (at most 65,536 pairs per entry).
 TraceDiff diff_traces(const Trace& base, const Trace& next, const DiffLimits& limits);
+// What the gate made of an entry, one word every output shows alike:
+// "regression", "improved" (changed, and takes time off NEW beyond the
+// floor), "changed" (fewer calls, each slower within the spread: adds time
+// but is not slower), "below floor", "within spread", "unchanged", "new"
+// (below the floor) or "gone" (judged with the run: TraceDiff::run_problems).
+const char* diff_status(const DiffEntry& e);
+// Whether the outputs list the entry among the changes: a regression,
+// changed code, only in one trace, or changed beyond the limits and the floor.
+bool diff_listed(const DiffEntry& e);
+
 // The renderers (analysis/views/view_diff.cpp). Text says how it judged,
 // the totals, what changed beyond the limits, changed code, gone and new,
 // what the spread and the floor kept out, and the verdict; JSON lists every
@@ -141,5 +154,14 @@ void diff_text(const TraceDiff& diff, std::ostream& out);
 void diff_json(const TraceDiff& diff, JsonWriter& out);
 // The verdict in one line ("PASS: ..." or "FAIL: ..."), as diff_text ends.
 std::string diff_verdict(const TraceDiff& diff);
+// An entry's figures as diff_text lists it, after its kind and name:
+// "median 3.5µs -> 5.4µs (+52.1% beyond the others' move; 99%: ...), 8 calls, +1.2ms".
+std::string diff_entry_figures(const DiffEntry& e, const TraceDiff& diff);
+// Why the gate judged the entry so, in words, with the limits it was held to.
+std::string diff_entry_why(const DiffEntry& e, const TraceDiff& diff);
+// The note under a kind's totals when its entries moved together by more
+// than 50% per call ("" when not): the move is judged only with
+// --total-threshold, so it is said.
+std::string diff_common_move_note(const DiffTotals& totals, DiffEntry::Kind kind);
 
 }  // namespace brickprof

@@ -21,21 +21,15 @@ const char* kind_word(DiffEntry::Kind kind) {
 }
 
 // "Bricks: 9.02ms -> 10.61ms (+17.6%), 731 -> 731 calls; per call they moved +1.2% together"
-// A common move per call this large is said under the totals.
-constexpr double kLargeMove = 50;
-
-void totals_line(const char* what, const char* word, const DiffTotals& t, std::ostream& out) {
+void totals_line(const char* what, DiffEntry::Kind kind, const DiffTotals& t, std::ostream& out) {
   out << what << ": " << format_duration(t.base_ns) << " -> " << format_duration(t.new_ns);
   if (t.base_ns > 0) out << " (" << signed_pct(t.change_pct()) << ")";
   out << ", " << t.base_calls << " -> " << t.new_calls << " calls";
   if (t.common != 1)  // measured: enough entries in both
     out << "; per call they moved " << signed_pct(100 * (t.common - 1)) << " together";
   out << '\n';
-  // Judged beyond that move, no entry shows a change that slows all alike.
-  if (t.common > 1 + kLargeMove / 100)
-    out << "  NOTE: that is a busier machine or a change that slows every " << word
-        << " alike; each is judged beyond it (--total-threshold " << format_fixed(kLargeMove, 0)
-        << "% fails on it)\n";
+  if (const std::string note = diff_common_move_note(t, kind); !note.empty())
+    out << "  " << note << '\n';
 }
 
 // The floor as the user set it: "90.2µs (5.0% of BASE's typical brick time)".
@@ -46,7 +40,13 @@ std::string floor_text(const TraceDiff& d, const DiffTotals& t, const char* word
   return text;
 }
 
-void entry_line(const DiffEntry& e, double threshold_pct, std::ostream& out) {
+const DiffTotals& totals_of(const TraceDiff& d, DiffEntry::Kind kind) {
+  return kind == DiffEntry::Kind::kBrick ? d.bricks : d.kernels;
+}
+
+std::string calls_text(uint64_t n) { return std::to_string(n) + " call" + (n == 1 ? "" : "s"); }
+
+void entry_line(const DiffEntry& e, const TraceDiff& d, std::ostream& out) {
   out << (e.regression ? "REGRESSION " : "           ")
       << (e.kind == DiffEntry::Kind::kBrick ? "brick  " : "kernel ") << printable(e.name);
   if (e.kind == DiffEntry::Kind::kKernel) {
@@ -54,32 +54,82 @@ void entry_line(const DiffEntry& e, double threshold_pct, std::ostream& out) {
     if (e.ptx_hash != e.base_ptx_hash) out << " -> " << hash_text(e.ptx_hash);
     out << ']';
   }
-  if (!e.base_count) {
-    out << ": new, " << e.new_count << " call" << (e.new_count == 1 ? "" : "s") << ", median "
-        << format_duration(e.new_median_ns) << ", " << format_duration(e.new_total_ns)
-        << " in all";
-  } else if (!e.new_count) {
-    out << ": gone (was " << e.base_count << " call" << (e.base_count == 1 ? "" : "s")
-        << ", median " << format_duration(e.base_median_ns) << ")";
-  } else {
-    out << ": median " << format_duration(e.base_median_ns) << " -> "
-        << format_duration(e.new_median_ns) << " (" << signed_pct(e.relative_pct());
-    if (std::fabs(e.common - 1) >= 0.0005) out << " beyond the others' move";
-    out << "; 99%: " << signed_pct(e.relative_low_pct()) << " to "
-        << signed_pct(e.relative_high_pct());
-    if (e.limit_pct > threshold_pct + 0.05) out << "; limit " << signed_pct(e.limit_pct);
-    out << "), ";
-    if (e.base_count == e.new_count)
-      out << e.new_count << " call" << (e.new_count == 1 ? "" : "s");
-    else
-      out << "calls " << e.base_count << " -> " << e.new_count;
-    out << ", " << signed_duration(e.added_ns);
-  }
+  out << ": " << diff_entry_figures(e, d);
   if (e.code_changed) out << "  same name, different code";
   out << '\n';
 }
 
 }  // namespace
+
+std::string diff_common_move_note(const DiffTotals& t, DiffEntry::Kind kind) {
+  // A common move per call this large is said: judged beyond it, no entry
+  // shows a change that slows all alike.
+  constexpr double kLargeMove = 50;
+  if (t.common <= 1 + kLargeMove / 100) return "";
+  const char* word = kind_word(kind);
+  return std::string("NOTE: that is a busier machine or a change that slows every ") + word +
+         " alike; each is judged beyond it (--total-threshold " + format_fixed(kLargeMove, 0) +
+         "% fails on it)";
+}
+
+std::string diff_entry_figures(const DiffEntry& e, const TraceDiff& d) {
+  std::string out;
+  if (!e.base_count)
+    return "new, " + calls_text(e.new_count) + ", median " + format_duration(e.new_median_ns) +
+           ", " + format_duration(e.new_total_ns) + " in all";
+  if (!e.new_count)
+    return "gone (was " + calls_text(e.base_count) + ", median " +
+           format_duration(e.base_median_ns) + ")";
+  out = "median " + format_duration(e.base_median_ns) + " -> " + format_duration(e.new_median_ns) +
+        " (" + signed_pct(e.relative_pct());
+  if (std::fabs(e.common - 1) >= 0.0005) out += " beyond the others' move";
+  out += "; 99%: " + signed_pct(e.relative_low_pct()) + " to " + signed_pct(e.relative_high_pct());
+  if (e.limit_pct > d.limits.threshold_pct + 0.05) out += "; limit " + signed_pct(e.limit_pct);
+  out += "), ";
+  if (e.base_count == e.new_count)
+    out += calls_text(e.new_count);
+  else
+    out += "calls " + std::to_string(e.base_count) + " -> " + std::to_string(e.new_count);
+  return out + ", " + signed_duration(e.added_ns);
+}
+
+std::string diff_entry_why(const DiffEntry& e, const TraceDiff& d) {
+  const std::string floor = format_duration(totals_of(d, e.kind).floor_ns);
+  const std::string limit = format_fixed(e.limit_pct, 1) + "%";
+  const std::string calls =
+      "called " + std::to_string(e.base_count) + " -> " + std::to_string(e.new_count) + " times";
+  const std::string adds = "adds " + signed_duration(e.added_ns);
+  const std::string status = diff_status(e);
+  if (!e.base_count)
+    return "only in NEW: " + adds +
+           (e.regression ? ", more than the floor " : ", not more than the floor ") + floor;
+  if (!e.new_count)
+    return "not in NEW: judged with the run, which fails when NEW lacks over half of BASE's " +
+           std::string(kind_word(e.kind)) + " time";
+  if (e.regression) {
+    std::string why =
+        e.slower
+            ? "slower per call: its 99% interval starts at " + signed_pct(e.relative_low_pct()) +
+                  " beyond the others' move, past the limit +" + limit
+            : calls + ", more often by over " + format_fixed(d.limits.threshold_pct, 1) + "%";
+    return why + "; " + adds + ", more than the floor " + floor;
+  }
+  if (status == "below floor")
+    return "changed beyond the limit, but " + adds + ", not more than the floor " + floor;
+  if (status == "improved")
+    return std::string(e.faster ? "faster per call beyond the spread" : calls) + ": takes " +
+           format_duration(-e.added_ns) + " off NEW";
+  if (status == "changed")
+    return calls + ", each within the spread: " + adds + " but is not judged slower";
+  if (status == "within spread")
+    return signed_pct(e.relative_pct()) + " per call beyond the others' move, but its 99% " +
+           "interval (" + signed_pct(e.relative_low_pct()) + " to " +
+           signed_pct(e.relative_high_pct()) + ") reaches inside the limit of " + limit +
+           ": within the spread of its calls";
+  return "within the limit of " + limit +
+         " per call either way (99%: " + signed_pct(e.relative_low_pct()) + " to " +
+         signed_pct(e.relative_high_pct()) + ") and in calls";
+}
 
 std::string diff_verdict(const TraceDiff& d) {
   if (!d.failed()) {
@@ -107,6 +157,7 @@ std::string diff_verdict(const TraceDiff& d) {
 
 void diff_json(const TraceDiff& d, JsonWriter& w) {
   w.begin_object().field("verdict", d.failed() ? "fail" : "pass");
+  w.field("verdict_text", diff_verdict(d));
   w.key("problems").begin_array();
   for (const std::string& p : d.run_problems) w.value(p);
   w.end_array();
@@ -133,7 +184,15 @@ void diff_json(const TraceDiff& d, JsonWriter& w) {
     w.field("gone", static_cast<uint64_t>(t->entries_gone));
     w.field("new", static_cast<uint64_t>(t->entries_new));
     w.field("common", t->common).field("floor_ns", t->floor_ns);
-    w.field("lost_share", t->lost_share).end_object();
+    w.field("lost_share", t->lost_share);
+    const std::string note = diff_common_move_note(
+        *t, key == std::string_view("bricks") ? DiffEntry::Kind::kBrick : DiffEntry::Kind::kKernel);
+    w.key("note");
+    if (note.empty())
+      w.null();
+    else
+      w.value(note);
+    w.end_object();
   }
   w.field("regressions", static_cast<uint64_t>(d.regressions));
   w.field("code_changes", static_cast<uint64_t>(d.code_changes));
@@ -143,6 +202,8 @@ void diff_json(const TraceDiff& d, JsonWriter& w) {
   for (const DiffEntry& e : d.entries) {
     w.newline().begin_object();
     w.field("kind", kind_word(e.kind)).field("name", e.name);
+    w.field("status", diff_status(e)).field("listed", diff_listed(e));
+    w.field("why", diff_entry_why(e, d));
     if (e.kind == DiffEntry::Kind::kKernel) {
       w.key("ptx_hash").hex(e.ptx_hash);
       w.key("base_ptx_hash").hex(e.base_ptx_hash);
@@ -172,8 +233,8 @@ void diff_text(const TraceDiff& d, std::ostream& out) {
       << " brick(s) and " << d.kernels.entries_both << " kernel(s) in both\n";
   const bool bricks = d.bricks.base_calls || d.bricks.new_calls;
   const bool kernels = d.kernels.base_calls || d.kernels.new_calls;
-  if (bricks || !kernels) totals_line("Bricks (CPU time)", "brick", d.bricks, out);
-  if (kernels) totals_line("Kernels (GPU time)", "kernel", d.kernels, out);
+  if (bricks || !kernels) totals_line("Bricks (CPU time)", DiffEntry::Kind::kBrick, d.bricks, out);
+  if (kernels) totals_line("Kernels (GPU time)", DiffEntry::Kind::kKernel, d.kernels, out);
   out << "Judged per call, beyond the others' common move (and by more where that move is "
          "large), at 99% confidence from the spread of its calls:\n  a regression is "
       << pct << " slower or called " << pct << " more often, and adds more than ";
@@ -182,8 +243,7 @@ void diff_text(const TraceDiff& d, std::ostream& out) {
   if (kernels) out << floor_text(d, d.kernels, "kernel") << (bricks ? " for a kernel" : "");
   out << "\n";
   for (const DiffEntry& e : d.entries) {
-    if (e.regression || e.code_changed || !e.both() || (e.changed && !e.below_floor))
-      entry_line(e, d.limits.threshold_pct, out);
+    if (diff_listed(e)) entry_line(e, d, out);
   }
   if (d.code_changes)
     out << d.code_changes << " kernel(s) with the same name but different code\n";

@@ -172,6 +172,39 @@ TEST(Diff, ChangedCodeThatIsSlowerFailsWithJson) {
   EXPECT_EQ(doc["entries"][1]["added_ns"], 10000);
 }
 
+// What the HTML page and the view show is in the JSON as the text has it:
+// the verdict line, each entry's status, whether the text lists it, and why.
+TEST(Diff, JsonCarriesTheJudgementTheTextGives) {
+  const std::vector<std::string> args = {"diff", data_path("cpu/bricklayer-scalar.json"),
+                                         data_path("cpu/bricklayer-avx2.json"), "--quiet"};
+  CliResult text = run_brickprof(args);
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  CliResult json = run_brickprof(json_args);
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  const std::string last_line =
+      text.out.substr(text.out.rfind('\n', text.out.size() - 2) + 1, std::string::npos);
+  EXPECT_EQ(doc["verdict_text"].get<std::string>() + "\n", last_line);
+  EXPECT_TRUE(doc["bricks"]["note"].is_null());  // moved -93.5%: faster, no note
+  size_t listed = 0;
+  for (const auto& e : doc["entries"]) {
+    const std::string name = e["name"], status = e["status"];
+    EXPECT_EQ(status == "regression", e["regression"].get<bool>()) << name;
+    EXPECT_EQ(status == "within spread", e["within_spread"].get<bool>()) << name;
+    EXPECT_EQ(status == "below floor", e["below_floor"].get<bool>()) << name;
+    EXPECT_FALSE(e["why"].get<std::string>().empty()) << name;
+    // A listed entry is a line of the text, and only those are.
+    EXPECT_EQ(e["listed"].get<bool>(), has(text.out, "brick  " + name + ": ")) << name;
+    listed += e["listed"].get<bool>();
+  }
+  EXPECT_GT(listed, 0u);
+  EXPECT_TRUE(has(doc["entries"][0]["why"].get<std::string>(),
+                  "slower per call: its 99% interval starts at"))
+      << doc["entries"][0]["why"];
+}
+
 // tree_small.json with its one attention kernel 750 ns -> 1.5 µs: +100%, but
 // only 750 ns more in all, under 5% of the kernels' typical 163 µs.
 std::string slower_tiny_kernel() {

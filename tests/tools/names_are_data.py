@@ -11,7 +11,8 @@ a shell: every `report` view, text and --json, the file formats, `diff`,
 `merge`, `ptx` and `ptx --info`, and error messages that quote a name. The
 agent's own files are checked on a program whose names are the same (and
 bytes that are not UTF-8): `brickprof run`'s lines, the .tree.txt, .dot and
-.folded, and the views of its trace. `brickprof view` runs in tmux, its
+.folded, and the views of its trace; and `run`'s lines for an output folder
+and a command whose names hold them. `brickprof view` runs in tmux, its
 bytes to the terminal captured with pipe-pane.
 
 Nothing that reaches the terminal may hold a byte below 0x20 but newline and
@@ -226,6 +227,46 @@ def check_agent(brickprof, app, agent, tmp, views):
     return trace
 
 
+# A folder and a program whose names hold what EVIL holds but a line break
+# (the run's manifest is a file of lines), and bytes that are not UTF-8.
+EVIL_PATH = os.fsdecode(b"dir\x1b]52;c;eA==\x07\x1b[2J\r\t\x7f\xc2\x9b\xe2\x80\xae\xff\xfe|")
+EVIL_PATH_SHOWN = "dir\\x1b]52;c;eA==\\x07\\x1b[2J\\r\\t\\x7f\\u009b\\u202e\\xff\\xfe|"
+
+
+def check_run_paths(brickprof, data, app, agent, tmp):
+    """`brickprof run`'s own lines quote paths and the command as the user gave them: a folder
+    and a command name holding control characters and bytes that are not UTF-8 are listed
+    escaped, and the files written there are listed (not taken for no trace at all)."""
+    folder = tmp / EVIL_PATH
+    folder.mkdir()
+    env = dict(os.environ, BRICKPROF_AGENT=agent)
+    formats = ["json", "tree", "dot"]
+    code, stdout, stderr = run_on_terminal(
+        [brickprof, "run", "--output", str(folder / "t"), "--formats", ",".join(formats), "--",
+         app], env=env)
+    shown(stdout + stderr, "brickprof run's lines for a folder with control characters")
+    wrote = [l for l in stderr.decode("utf-8", "replace").split("\n") if l.startswith("brickprof: wrote ")]
+    check(code == 0 and len(wrote) == len(formats),
+          "run into that folder: exit %d, %d of %d files listed: %r" % (code, len(wrote),
+                                                                      len(formats), stderr[-600:]))
+    check(all(EVIL_PATH_SHOWN in l for l in wrote),
+          "run lists the files in that folder escaped: %r" % wrote)
+    program = tmp / ("prog" + EVIL_PATH)
+    code, stdout, stderr = run_on_terminal([brickprof, "run", "--", str(program)], env=env)
+    shown(stdout + stderr, "brickprof run's lines for a command that is not there")
+    check(code == 127 and EVIL_PATH_SHOWN.encode() in stderr and stderr.count(b"\n") == 1,
+          "run of a missing command with control characters: exit %d, %r" % (code, stderr))
+    # Every command that writes a file names it so.
+    for args in (["report", str(data / "tree_small.json"), "--summary"],
+                 ["diff", str(data / "tree_small.json"), str(data / "tree_small.json")],
+                 ["merge", str(data / "tree_small.json")]):
+        code, stdout, stderr = run_on_terminal([brickprof] + args + ["-o", str(folder / "out")])
+        shown(stdout + stderr, "%s -o into that folder" % args[0])
+        check(code == 0 and ("brickprof: wrote %s/out" % folder.as_posix()).encode("utf-8",
+              "surrogateescape").replace(os.fsencode(EVIL_PATH), EVIL_PATH_SHOWN.encode()) in stderr,
+              "%s -o names the file escaped: exit %d, %r" % (args[0], code, stderr))
+
+
 def check_view(brickprof, traces, tmp):
     if not shutil.which("tmux"):
         print("view: skipped (no tmux)")
@@ -284,6 +325,7 @@ def main():
         check_fixtures(brickprof, data_dir, tmp, views)
         check_not_utf8_trace(brickprof, tmp)
         agent_trace = check_agent(brickprof, app, agent, tmp, views)
+        check_run_paths(brickprof, data_dir, app, agent, tmp)
         check_view(brickprof, [tmp / "evil_tree_small.json", agent_trace], tmp)
     return summary()
 

@@ -75,7 +75,7 @@ void Browser::tree_key(Action a) {
       }
       tree.sort(kSortCycle[sort_], descending, [this](uint32_t r) {
         const DiffEntry* e = session_.diff_entry(r);
-        return e ? e->change_pct() : 0.0;
+        return e ? e->relative_pct() : 0.0;
       });
       message_ = std::string("sorted by ") + kSortNames[sort_] +
                  (descending == (kSortCycle[sort_] != SortKey::kName) ? "" : ", inverted");
@@ -267,8 +267,7 @@ void Browser::prompt_done() {
     case Prompt::Purpose::kUnder: {
       if (text.empty()) return;
       if (!session_.set_under(text)) {
-        message_ = "no scope named '" + text + "'" +
-                   (session_.rank() >= 0 ? " on " + session_.rank_label() : "");
+        message_ = printable(session_.no_scope_named(text));
         message_style_ = Style::kWarning;
         return;
       }

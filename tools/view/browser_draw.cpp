@@ -89,10 +89,10 @@ void Browser::draw(Canvas& canvas, bool compute) {
     draw_too_small(canvas);
     return;
   }
-  draw_title(canvas, layout_.title);
   draw_tabs(canvas, layout_.tabs);
   draw_main(canvas, layout_.main, compute);
   if (layout_.detail.h > 0) draw_detail(canvas, layout_.detail, compute);
+  draw_title(canvas, layout_.title);  // after the panes: it says the verdict they computed
   if (!compute && message_.empty()) {
     const std::string what = pending();
     if (!what.empty()) {
@@ -126,7 +126,13 @@ void Browser::draw_title(Canvas& canvas, Rect r) {
   if (!session_.under().empty())
     scope += "[under \"" + printable(session_.under()) +
              "\": " + std::to_string(session_.trace().nodes.size()) + " nodes] ";
-  if (session_.has_base()) scope += "[vs " + session_.base_file() + "] ";
+  if (session_.has_base()) {
+    // The gate's verdict once the diff is in (the tree's column computes it).
+    scope += "[vs " + printable(session_.base_file());
+    if (session_.diff_computed())
+      scope += !session_.diff() ? ": no verdict" : session_.diff()->failed() ? ": FAIL" : ": PASS";
+    scope += "] ";
+  }
   const int scope_w = display_width(scope, canvas.ascii());
   canvas.put(r.x, r.y, text, Style::kTitle, r.w - scope_w - 1);
   if (!scope.empty()) canvas.put(r.right() - scope_w, r.y, scope, Style::kTitle);
@@ -176,15 +182,19 @@ const Lines& Browser::tab_lines(const Tab& tab) {
     }
     case Tab::Kind::kDiff: {
       std::ostringstream out;
-      out << "Diff: " << session_.base_file() << " (base) -> " << session_.file() << '\n';
-      if (!session_.under().empty())
-        out << (session_.base_under_applied()
-                    ? "Under \"" + session_.under() + "\" in both traces"
-                    : "Under \"" + session_.under() +
-                          "\" here; the base has no such scope, so all of it")
-            << '\n';
-      out << '\n';
-      diff_text(*session_.diff(), out);
+      out << "Diff: " << printable(session_.base_file()) << " (base) -> "
+          << printable(session_.file()) << '\n';
+      if (const TraceDiff* d = session_.diff()) {
+        if (!session_.under().empty())
+          out << "Under \"" << printable(session_.under()) << "\" in both traces\n";
+        out << '\n';
+        diff_text(*d, out);
+      } else {
+        out << '\n'
+            << printable(session_.diff_problem())
+            << "\nNo verdict: diff --under compares only traces that both have the scopes (U "
+               "shows the whole traces).\n";
+      }
       lines = report_lines(out.str());
       break;
     }

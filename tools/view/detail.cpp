@@ -158,20 +158,21 @@ void brick_section(Lines& out, Session& session, std::string_view name) {
   }
 }
 
+// The diff's entry for the row as `brickprof diff` judged it: its status,
+// the figures diff lists it with, and why (analysis/views/view_diff.cpp).
 void diff_section(Lines& out, Session& session, uint32_t row) {
   const DiffEntry* e = session.diff_entry(row);
   if (!e) return;
-  Line& line = field(out, "vs base");
-  if (!e->base_count) {
-    line.add("new (not in the base)", Style::kChanged);
-    return;
-  }
-  line.add("avg " + format_duration(e->base_avg_ns) + " → " + format_duration(e->new_avg_ns) + " (")
-      .add((e->change_pct() >= 0 ? "+" : "") + format_fixed(e->change_pct(), 1) + "%",
-           e->regression ? Style::kRegression : Style::kBold)
-      .add(", " + std::string(e->change_ns() >= 0 ? "+" : "") + format_duration(e->change_ns()) +
-           " over " + std::to_string(e->new_count) + " calls)");
-  if (e->regression) line.add("  REGRESSION", Style::kRegression);
+  const TraceDiff& d = *session.diff();
+  const std::string_view status = diff_status(*e);
+  const Style style = status == "regression" ? Style::kRegression
+                      : status == "improved" ? Style::kImproved
+                      : status == "changed"  ? Style::kWarning
+                                             : Style::kBold;
+  field(out, "vs base")
+      .add(status == "regression" ? "REGRESSION" : std::string(status), style)
+      .add("  " + diff_entry_figures(*e, d));
+  field(out, "").add(diff_entry_why(*e, d), Style::kDim);
   if (e->code_changed)
     field(out, "").add(
         "same name, different code: " + hash_text(e->base_ptx_hash) + " → " + hash_text(e->ptx_hash),

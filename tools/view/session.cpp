@@ -68,6 +68,12 @@ bool Session::set_under(const std::string& name) {
   return true;
 }
 
+std::string Session::no_scope_named(const std::string& name) const {
+  if (rank_ < 0) return brickprof::no_scope_named(whole_, name);
+  return rank_label() + ": " +
+         brickprof::no_scope_named(source_subset(whole_, static_cast<size_t>(rank_)).trace, name);
+}
+
 void Session::set_peaks(const PeakOverrides& peaks) {
   if (building_.valid()) tree();
   settings_.peaks = peaks;
@@ -107,6 +113,7 @@ void Session::show(std::optional<Trace> part, size_t scopes) {
 void Session::forget_derived() {
   what_ifs_.clear();  // they were for the other path
   diff_.reset();
+  diff_problem_.clear();
   base_part_.reset();
   diff_bricks_.clear();
   diff_kernels_.clear();
@@ -231,14 +238,17 @@ const TraceDiff* Session::diff() {
   if (!base_) return nullptr;
   if (diff_) return &*diff_;
   const Trace* base = &*base_;
-  base_under_applied_ = false;
+  if (!diff_problem_.empty()) return nullptr;
   if (!under_.empty()) {
     Subset s = subtrees_named(*base_, under_);
-    if (s.roots) {
-      base_part_ = std::move(s.trace);
-      base = &*base_part_;
-      base_under_applied_ = true;
+    if (!s.roots) {
+      // As `diff --under` refuses such a pair: all of BASE against a part
+      // of this trace would judge work BASE did outside the scopes.
+      diff_problem_ = base_file_ + ": " + brickprof::no_scope_named(*base_, under_);
+      return nullptr;
     }
+    base_part_ = std::move(s.trace);
+    base = &*base_part_;
   }
   diff_ = diff_traces(*base, trace(), DiffLimits{});
   for (size_t i = 0; i < diff_->entries.size(); ++i) {

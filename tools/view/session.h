@@ -49,6 +49,9 @@ class Session {
   // Restricts to what ran under scopes named `name` (in the chosen rank);
   // false, and nothing changes, when no scope has that name. "" clears it.
   bool set_under(const std::string& name);
+  // Why set_under(name) changed nothing, as `--under` says it: "no scope
+  // named 'X' (--under); closest: 'A', 'B'", on the chosen rank ("rank 1: ...").
+  std::string no_scope_named(const std::string& name) const;
   // Distinct layer, brick and scope names of the whole trace, sorted: what
   // `u` completes.
   const std::vector<std::string>& scope_names();
@@ -70,7 +73,7 @@ class Session {
   bool wait_tree(std::chrono::milliseconds patience);
   // The run's length (run_span_ns of the whole trace).
   int64_t run_ns() const { return run_ns_; }
-  bool diff_computed() const { return diff_.has_value(); }
+  bool diff_computed() const { return diff_.has_value() || !diff_problem_.empty(); }
   bool rank_summaries_computed() const { return rank_summaries_.has_value(); }
 
   // The view's model (or its error) is at hand.
@@ -95,12 +98,13 @@ class Session {
   // The what-ifs as `report --what-if` writes them.
   std::string what_if_text() const;
 
-  // With a base: BASE against the current trace (under the same scopes
-  // when BASE has them), and the entry for a tree row (bricks by name,
-  // kernels by name and PTX hash), or nullptr.
+  // With a base: BASE against the current trace (under the same scopes),
+  // and the entry for a tree row (bricks by name, kernels by name and PTX
+  // hash), or nullptr. Under scopes BASE does not have there is no diff, as
+  // `diff --under` has none: diff_problem() says why.
   const TraceDiff* diff();
   const DiffEntry* diff_entry(uint32_t row);
-  bool base_under_applied() const { return base_under_applied_; }
+  const std::string& diff_problem() const { return diff_problem_; }
 
   // Each rank's summary model, for the ranks side by side.
   const std::vector<TraceSummary>& rank_summaries();
@@ -151,7 +155,7 @@ class Session {
   std::vector<WhatIf> what_ifs_;
   std::optional<TraceDiff> diff_;
   std::optional<Trace> base_part_;
-  bool base_under_applied_ = false;
+  std::string diff_problem_;  // why there is no diff, or ""
   std::unordered_map<std::string, size_t> diff_bricks_;
   std::map<std::pair<std::string, uint64_t>, size_t> diff_kernels_;
   std::unordered_map<std::string, size_t> diff_kernel_names_;

@@ -19,8 +19,8 @@ constexpr Column kColumns[] = {
     {"GPU", SortKey::kGpu, 10},    {"%Parent", SortKey::kTotal, 9},
 };
 constexpr Column kDiffColumns[] = {
-    {"Count", SortKey::kCount, 8}, {"Total", SortKey::kTotal, 10}, {"Avg", SortKey::kAvg, 10},
-    {"GPU", SortKey::kGpu, 10},    {"ΔAvg", SortKey::kChange, 9},  {"", SortKey::kChange, 3},
+    {"Count", SortKey::kCount, 8}, {"Total", SortKey::kTotal, 10},  {"Avg", SortKey::kAvg, 10},
+    {"GPU", SortKey::kGpu, 10},    {"Δ/call", SortKey::kChange, 9}, {"", SortKey::kChange, 3},
 };
 // Under 100 columns the figures close up, so names keep room.
 constexpr int kRoomyWidth = 100;
@@ -29,8 +29,8 @@ constexpr Column kNarrowColumns[] = {
     {"GPU", SortKey::kGpu, 9},     {"%Parent", SortKey::kTotal, 8},
 };
 constexpr Column kNarrowDiffColumns[] = {
-    {"Count", SortKey::kCount, 7}, {"Total", SortKey::kTotal, 9}, {"Avg", SortKey::kAvg, 9},
-    {"GPU", SortKey::kGpu, 9},     {"ΔAvg", SortKey::kChange, 8}, {"", SortKey::kChange, 2},
+    {"Count", SortKey::kCount, 7}, {"Total", SortKey::kTotal, 9},   {"Avg", SortKey::kAvg, 9},
+    {"GPU", SortKey::kGpu, 9},     {"Δ/call", SortKey::kChange, 8}, {"", SortKey::kChange, 2},
 };
 
 int columns_width(std::span<const Column> columns) {
@@ -203,12 +203,11 @@ void draw_tree(Canvas& canvas, Rect r, Session& session, ListCursor& cursor, con
         const double pct = tree.share(row);
         cell(pct < 0 ? "-" : format_fixed(pct, 1), pct < 0 ? Style::kDim : Style::kNormal);
       } else if (const DiffEntry* e = session.diff_entry(row)) {
-        const bool both = e->base_count && e->new_count;
-        const double limit = session.diff()->limits.threshold_pct;
-        const Style style = e->regression              ? Style::kRegression
-                            : e->change_pct() < -limit ? Style::kImproved
-                                                       : Style::kNormal;
-        cell(both ? signed_pct(e->change_pct()) : "new", style);
+        // The change per call beyond the others' move, as diff judges it.
+        const Style style = e->regression                                     ? Style::kRegression
+                            : std::string_view(diff_status(*e)) == "improved" ? Style::kImproved
+                                                                              : Style::kNormal;
+        cell(e->both() ? signed_pct(e->relative_pct()) : "new", style);
         cell(e->regression     ? "▲"
              : e->code_changed ? "≠"
                                : "",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The HTML report in headless Chromium with the network cut off: pages brickprof writes
-(`report --html`, `diff --html`) of the GPU, CPU and two-rank MPI fixtures, the analyses' hand-made traces, two
-diffs, and a trace reduced to fit, checked against the traces themselves: no console error or
+(`report --html`, `diff --html`) of the GPU, CPU and two-rank MPI fixtures, the analyses' hand-made traces,
+diffs that pass and fail for each reason (the page must say what `brickprof diff` says), and a trace
+reduced to fit, checked against the traces themselves: no console error or
 request, one roofline point per kernel and brick, every node on the timeline, launch arrows,
 tooltips, zoom, pan, keys, the flame graph, and screenshots that are not blank (decoded here).
 Exit 77 when no Chromium is installed.
@@ -13,6 +14,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import sys
 import time
 
@@ -403,37 +405,83 @@ def check_names_are_markup_free(page, brickprof, data_dir, out):
 # ---- the diff page ----
 
 
-def check_diff(page, url, result, out):
+def cli_judgement(brickprof, base, new):
+    """What `brickprof diff` prints: its verdict line, its other lines, and per brick and kernel it
+    lists whether it is a REGRESSION."""
+    text = run([brickprof, "diff", base, new, "--quiet"], ok_codes=(0, 1)).stdout
+    lines = text.rstrip("\n").split("\n")
+    listed = {}
+    entry = re.compile(r"^(REGRESSION| {10}) (brick|kernel) +(.+?)(?: \[0x[0-9a-f]+(?: -> 0x[0-9a-f]+)?\])?: ")
+    for line in lines:
+        m = entry.match(line)
+        if m:
+            listed[(m.group(2), m.group(3))] = m.group(1) == "REGRESSION"
+    return lines[-1], lines, listed
+
+
+def check_diff(page, url, brickprof, base, new, out, what="diff"):
+    """The page says what `brickprof diff` says: its verdict line, each reason the runs as a
+    whole fail, the note under the totals, and the same entries listed with the same regressions
+    (not a judgement of its own)."""
     open_page(page, url)
     problems = page.problems(url)
-    check(problems == [], f"diff: no console error, exception or request: {problems}")
-    limit = result["threshold_pct"]
-    want = {
-        e["name"]
-        for e in result["entries"]
-        if e["kind"] == "brick"
-        and (
-            not e["base_count"]
-            or not e["new_count"]
-            or (abs(e["change_pct"]) >= limit and e["change_pct"] != 0)
-        )
-    }
-    listed = page.eval("probe.diffBricks()")
-    check(
-        want and set(listed) == want,
-        f"diff: the bricks that changed are listed ({sorted(set(listed) ^ want)})",
-    )
+    check(problems == [], f"{what}: no console error, exception or request: {problems}")
+    verdict, lines, listed = cli_judgement(brickprof, base, new)
+    overview = page.eval("document.getElementById('overview').innerText")
+    check(verdict in overview, f"{what}: the page shows diff's verdict {verdict!r}")
+    failed = verdict.startswith("FAIL")
     cards = page.eval("probe.cards()")
-    check(
-        any(c.startswith("Regressions" + str(result["regressions"])) for c in cards),
-        f"diff: the regression count is shown ({cards[:1]})",
-    )
+    check(any(c.startswith("Verdict" + ("FAIL" if failed else "PASS")) for c in cards),
+          f"{what}: the verdict card says {'FAIL' if failed else 'PASS'} ({cards[:2]})")
+    for reason in verdict.split(": ", 1)[1].split("; ") if failed else []:
+        if not reason[0].isdigit():  # a problem of the runs, not "N regression(s): ..."
+            check(reason in overview, f"{what}: the page says why the runs fail: {reason!r}")
+    for line in lines:
+        if line.strip().startswith("NOTE:"):
+            check(line.strip() in overview, f"{what}: the page gives diff's note {line.strip()!r}")
+    for kind in ("brick", "kernel"):
+        rows = page.eval(f"probe.diff{kind.capitalize()}s()")
+        shown = {r[1]: r[0] == "regression" for r in rows if len(r) > 2}  # not "nothing ..." 
+        want = {name: regression for (k, name), regression in listed.items() if k == kind}
+        check(shown == want,
+              f"{what}: the {kind}s listed and their regressions are diff's "
+              f"(page {sorted(shown.items())}, diff {sorted(want.items())})")
+
+
+def check_diff_drawn(page, out):
     for scheme in ("light", "dark"):
         page.scheme(scheme)
         time.sleep(0.2)
         png = page.screenshot(str(out / f"diff-{scheme}.png"))
         check(chromium.distinct_colors(png) >= 16, f"diff: the {scheme} page is drawn")
     page.scheme("light")
+
+
+def check_diff_pages(page, brickprof, data_dir, out):
+    """Pages of diffs that fail for each reason diff has, and one that passes."""
+    other = out / "another-program.json"
+    trace = load_json(data_dir / "tree_small.json")
+    trace["process"]["program"] = "another"
+    other.write_text(json.dumps(trace))
+    cases = [
+        # A common move of -93% and one brick beyond it.
+        ("diff", data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"),
+        # Every brick slower alike (+1400% per call): the NOTE under the totals.
+        ("slower alike", data_dir / "cpu/bricklayer-avx2.json", data_dir / "cpu/bricklayer-scalar.json"),
+        # NEW lost most of BASE's bricks.
+        ("lost bricks", data_dir / "cpu/bricklayer-avx2.json", data_dir / "tree_small.json"),
+        # Another program, nothing slower: fails with no regression.
+        ("another program", data_dir / "tree_small.json", other),
+        ("same trace", data_dir / "tree_small.json", data_dir / "tree_small.json"),
+        # A kernel rebuilt and slower, a brick slower.
+        ("kernels", data_dir / "analyses/diff_base.json", data_dir / "analyses/diff_new.json"),
+    ]
+    for what, base, new in cases:
+        html = out / (what.replace(" ", "-") + ".html")
+        pages.diff_page(brickprof, base, new, html)
+        guard(what, check_diff, page, html.resolve().as_uri(), brickprof, base, new, out, what)
+        if what == "diff":
+            guard(what, check_diff_drawn, page, out)
 
 
 def check_kernel_diff(page, brickprof, analyses, out):
@@ -591,11 +639,7 @@ def main(argv):
             guard(name, check_smoke, page, name, load_json(trace_path), url)
         guard("first screen", check_first_screen, page, brickprof, data_dir, out)
         guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
-        base, new = data_dir / "cpu/bricklayer-scalar.json", data_dir / "cpu/bricklayer-avx2.json"
-        result = json.loads(run([brickprof, "diff", base, new, "--json"], ok_codes=(0, 1)).stdout)
-        pages.diff_page(brickprof, base, new, out / "diff.html")
-        url = (out / "diff.html").resolve().as_uri()
-        guard("diff", check_diff, page, url, result, out)
+        check_diff_pages(page, brickprof, data_dir, out)
         guard("reduced", check_reduced, page, brickprof, out)
         guard("kernel diff", check_kernel_diff, page, brickprof, data_dir / "analyses", out)
     finally:

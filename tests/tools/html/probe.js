@@ -135,7 +135,7 @@ window.probe = (() => {
       const r = document.querySelector(selector).getBoundingClientRect();
       return [r.left, r.top + window.scrollY, r.width, r.height];
     },
-    diffBricks: () => all('#diff-bricks tbody tr').map((r) => r.cells[1] && r.cells[1].textContent),
+    diffBricks: () => all('#diff-bricks tbody tr').map((r) => [...r.cells].map((c) => c.textContent)),
     cards: () => all('#overview .card').map((c) => c.textContent),
   };
 })();

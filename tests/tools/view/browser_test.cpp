@@ -258,7 +258,7 @@ TEST(Browser, UnderRestrictsEveryPaneAndClears) {
   EXPECT_EQ(s.session->trace().nodes.size(), s.session->whole().nodes.size());
   EXPECT_EQ(&s.session->tree(), whole_tree);  // kept, not built again
   s.keys("1u").key(key::kCtrlU).keys("nothing\n");
-  EXPECT_EQ(s.browser->message(), "no scope named 'nothing'");
+  EXPECT_EQ(s.browser->message(), "no scope named 'nothing' (--under)");  // as the CLI says
   // Tab completes from the scope names.
   s.keys("u").key(key::kCtrlU).keys("deco").key(key::kTab);
   EXPECT_TRUE(contains(s.draw().row(39), "under scopes named: decode token"));
@@ -330,11 +330,30 @@ TEST(Ranks, ABrickOnOneRankHasNoSpread) {
   EXPECT_TRUE(found);
 }
 
+// `diff --under` refuses a pair whose BASE lacks the scopes (exit 2): the
+// view has no verdict then either, rather than one on all of BASE.
+TEST(Browser, UnderScopesTheBaseLacksGiveNoVerdict) {
+  Screen s("tree_small.json", 120, 40, false, "analyses/diff_base.json");
+  s.draw();
+  EXPECT_TRUE(contains(s.draw().row(0), "[vs analyses/diff_base.json: FAIL]"));  // another program
+  s.keys("u").key(key::kCtrlU).keys("Layer 0\n");
+  EXPECT_TRUE(contains(s.draw().row(0), "[vs analyses/diff_base.json: no verdict]"))
+      << s.draw().row(0);
+  s.keys("9");
+  EXPECT_TRUE(contains(s.text(), "analyses/diff_base.json: no scope named 'Layer 0' (--under)"))
+      << s.text();
+  EXPECT_FALSE(contains(s.text(), "FAIL")) << s.text();
+  s.keys("U9");  // the whole traces again: diff's verdict again
+  EXPECT_TRUE(contains(s.text(), "FAIL: BASE is a run of handmade")) << s.text();
+}
+
 TEST(Browser, DiffAgainstABaseMarksRegressionsAndChangedCode) {
   Screen s("analyses/diff_new.json", 120, 40, false, "analyses/diff_base.json");
   const Canvas c = s.draw();
-  EXPECT_TRUE(contains(c.row(0), "[vs analyses/diff_base.json]"));
-  EXPECT_TRUE(contains(c.row(2), "ΔAvg"));
+  EXPECT_TRUE(contains(c.row(0), "[vs analyses/diff_base.json"));
+  EXPECT_TRUE(contains(c.row(2), "Δ/call"));
+  // The verdict once the tree's column has computed the diff.
+  EXPECT_TRUE(contains(s.draw().row(0), "[vs analyses/diff_base.json: FAIL]"));
   const int rms = s.row_with("RmsNorm");
   ASSERT_GT(rms, 0);
   EXPECT_TRUE(contains(c.row(rms), "+10.0%  ▲")) << c.row(rms);

@@ -268,7 +268,7 @@ def scenario_diff_and_merged(brickprof, data, workdir):
         pane.mark("compare")
         pane.run("%s view %s/analyses/diff_new.json %s/analyses/diff_base.json"
                  % (brickprof, data, data))
-        screen = pane.wait_text("ΔAvg", "RmsNorm")
+        screen = pane.wait_text("Δ/call", "RmsNorm")
         check("+10.0%  ▲" in selected_line(pane, "RmsNorm"), "RmsNorm's regression", screen)
         pane.type("x")
         line = pane.wait_text("gemv") and selected_line(pane, "gemv")
@@ -289,6 +289,124 @@ def scenario_diff_and_merged(brickprof, data, workdir):
         pane.wait_text("Ranks side by side", "rank 0 #2")
         pane.type("q")
         expect_restored(pane, "compare", 0)
+    finally:
+        pane.close()
+
+
+def diff_cli(brickprof, base, new):
+    """`brickprof diff BASE NEW`: its verdict line and each listed entry's figures, by name."""
+    text = subprocess.run([brickprof, "diff", base, new, "--quiet"], capture_output=True,
+                          text=True).stdout
+    lines = text.rstrip("\n").split("\n")
+    figures = {}
+    for line in lines:
+        m = re.match(r"^(REGRESSION| {10}) (?:brick |kernel) (.+?)(?: \[[^]]*\])?: (.*?)(  same name.*)?$",
+                     line)
+        if m:
+            figures[m.group(2)] = (m.group(1) == "REGRESSION", m.group(3))
+    return lines[-1], figures
+
+
+def detail_words(screen):
+    """The detail pane's words, read down its column (it may stand beside the tree)."""
+    lines = screen.split("\n")
+    at = next((l.index("vs base") for l in lines if "vs base" in l), None)
+    if at is None:
+        return ""
+    return " ".join(" ".join(l[at:] for l in lines).split())
+
+
+def scenario_diff_verdict(brickprof, data, workdir):
+    """With a base, the view judges as `brickprof diff` does: the title bar has the verdict, the
+    tree's change column is diff's change per call beyond the others' move with its regressions,
+    and the detail pane gives an entry's figures as diff lists them, with why."""
+    pane = Pane(workdir, 200, 50)
+    try:
+        base, new = data + "/cpu/bricklayer-scalar.json", data + "/cpu/bricklayer-avx2.json"
+        verdict, figures = diff_cli(brickprof, base, new)
+        check(verdict.startswith("FAIL") and figures.get("AttentionScore", (False,))[0],
+              "the fixture pair no longer fails on AttentionScore: " + verdict)
+        pane.mark("verdict")
+        pane.run("%s view %s %s" % (brickprof, new, base))
+        screen = pane.wait_text("Δ/call", "[vs %s: FAIL]" % base)
+        pane.type("/AttentionScore")
+        pane.keys("Enter")
+        pane.wait_text("── AttentionScore")
+        line = selected_line(pane, "AttentionScore")
+        relative = figures["AttentionScore"][1].split("(")[1].split(" ")[0]  # "+1288.9%"
+        check(relative + "  ▲" in line, "AttentionScore's change is diff's, %s, a regression"
+              % relative, pane.screen())
+        pane.type("d")
+        pane.wait_for(lambda s: "vs base " + "REGRESSION " + figures["AttentionScore"][1] + " slower per "
+                      "call: its 99% interval starts at" in detail_words(s),
+                      "AttentionScore's figures as diff lists them, and why")
+        # A brick diff does not count (within the spread of its calls): no regression marker.
+        pane.type("/KvCacheWrite")
+        pane.keys("Enter")
+        screen = pane.wait_for(lambda s: "vs base within spread median" in detail_words(s),
+                               "KvCacheWrite within the spread")
+        check("▲" not in selected_line(pane, "KvCacheWrite"), "KvCacheWrite is no regression",
+              screen)
+        pane.type("9")
+        pane.wait_text(verdict[:60])
+        pane.type("q")
+        expect_restored(pane, "verdict", 0)
+        # Diff passes a trace against itself: the title says so.
+        same = data + "/tree_small.json"
+        pane.run("%s view %s %s" % (brickprof, same, same))
+        pane.wait_text("[vs %s: PASS]" % same)
+        pane.type("q")
+        expect_restored(pane, "verdict", 0)
+    finally:
+        pane.close()
+
+
+def scenario_diff_under_base_lacks(brickprof, data, workdir):
+    """`diff --under` refuses a BASE without the scopes (exit 2, no verdict); so does the view:
+    it says so in the Diff pane and the title, and judges nothing of all of BASE."""
+    pane = Pane(workdir, 160, 40)
+    try:
+        new, base = data + "/tree_small.json", data + "/analyses/diff_base.json"
+        cli = subprocess.run([brickprof, "diff", base, new, "--under", "Layer 0"],
+                             capture_output=True, text=True)
+        check(cli.returncode == 2 and "no scope named 'Layer 0' (--under)" in cli.stderr,
+              "diff --under refuses the pair: %d %r" % (cli.returncode, cli.stderr))
+        pane.mark("under-base")
+        pane.run("%s view --under 'Layer 0' %s %s" % (brickprof, new, base))
+        pane.wait_text("brickprof view  bricklayer", "9 Diff")
+        pane.type("9")
+        screen = pane.wait_text("no scope named 'Layer 0' (--under)")
+        check("FAIL" not in screen and "PASS" not in screen, "a verdict on all of BASE", screen)
+        pane.wait_text("[vs %s: no verdict]" % base)
+        pane.type("q")
+        expect_restored(pane, "under-base", 0)
+    finally:
+        pane.close()
+
+
+def scenario_prompt_names(brickprof, data, workdir):
+    """A name the trace does not have, typed at the `u` prompt, is answered as `--under` answers
+    it: one line with the closest names, and what the name is when it is no scope."""
+    pane = Pane(workdir, 120, 30)
+    try:
+        pane.mark("prompts")
+        pane.run("%s view %s/tree_small.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer")
+        for typed, want in [("rmsnorm", "no scope named 'rmsnorm' (--under); closest: 'RmsNorm'"),
+                            ("rmsnorm_kernel", "no scope named 'rmsnorm_kernel' (--under takes "
+                             "scopes: that is a kernel); closest: 'RmsNorm'")]:
+            cli = subprocess.run([brickprof, "report", data + "/tree_small.json", "--under", typed],
+                                 capture_output=True, text=True).stderr
+            check(want in cli, "report --under %s says %r" % (typed, cli))
+            pane.type("u")
+            pane.wait_text("under scopes named: ")
+            pane.keys("C-u")
+            pane.type(typed)
+            pane.keys("Enter")
+            screen = pane.wait_text(want)
+            check(sum(want in l for l in screen.split("\n")) == 1, "not one line", screen)
+        pane.type("q")
+        expect_restored(pane, "prompts", 0)
     finally:
         pane.close()
 
@@ -376,7 +494,13 @@ def main():
     if shutil.which("tmux") is None:
         skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
-                 scenario_python_frames, scenario_exits]
+                 scenario_diff_verdict, scenario_diff_under_base_lacks, scenario_prompt_names,
+                 scenario_python_frames,
+                 scenario_exits]
+    # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
+    only = os.environ.get("VIEW_TMUX_ONLY")
+    if only:
+        scenarios = [f for f in scenarios if f.__name__ in only.split(",")]
     failed = 0
     for scenario in scenarios:
         workdir = tempfile.mkdtemp(prefix="view_tmux.")

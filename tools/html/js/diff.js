@@ -1,53 +1,42 @@
-// The diff page (brickprof diff --json): the verdict, then per brick and per kernel the change of
-// the average against the threshold and the minimum time, new and gone entries, changed code.
-
-function diffStatus(e, limits) {
-  if (!e.base_count) return 'new';
-  if (!e.new_count) return 'gone';
-  if (e.regression) return 'regression';
-  const beyond = Math.abs(e.change_pct) >= limits.threshold_pct && e.change_pct !== 0;
-  if (beyond && e.below_floor) return 'below floor';
-  if (beyond) return e.change_pct > 0 ? 'slower' : 'faster';
-  return 'unchanged';
-}
+// The diff page (brickprof diff --json): the gate's verdict and why, then per brick and per
+// kernel what the gate made of it. Every judgement is the diff's own (verdict, problems, each
+// entry's status, figures and why): the page draws them and decides nothing.
 
 function diffPage(data) {
   const d = data.diff;
   const r = d.result;
-  const limits = {threshold_pct: r.threshold_pct, min_time_ns: r.min_time_ns};
-  const entries = r.entries.map((e) => Object.assign({status: diffStatus(e, limits)}, e));
-  const changed = entries.filter((e) => e.status !== 'unchanged');
-  const slower = entries.filter((e) => e.status === 'slower').length;
-  const faster = entries.filter((e) => e.status === 'faster').length;
+  const failed = r.verdict === 'fail';
+  const notCounted = r.within_spread + r.below_floor;
 
   const body = section(
       'overview', 'Verdict',
-      `Average time per call, BASE ${d.base.file} against NEW ${d.new.file}`);
+      `BASE ${d.base.file} against NEW ${d.new.file}, judged per call beyond the others' common ` +
+          'move, at 99% confidence from the spread of the calls');
   body.append(h(
       'div', {class: 'cards'},
       card(
-          'Regressions', fmtCount(r.regressions),
-          r.regressions ? 'diff exits 1: a CI gate fails' : 'diff exits 0',
-          r.regressions ? 'bad' : 'good'),
-      card(
-          'Limits', `${r.threshold_pct}% and ${fmtNs(r.min_time_ns)}`,
-          'a regression grew by more than both: percent of its average, ' +
-              'and in total over NEW\'s calls'),
-      card(
-          'Changed beyond the threshold', fmtCount(slower + faster + r.regressions),
-          `${fmtCount(r.regressions + slower)} slower · ${fmtCount(faster)} faster`),
+          'Verdict', failed ? 'FAIL' : 'PASS', failed ? 'diff exits 1: a CI gate fails' : 'diff exits 0',
+          failed ? 'bad' : 'good'),
+      card('Regressions', fmtCount(r.regressions), null, r.regressions ? 'bad' : null),
+      card('Limits', `${r.threshold_pct}% and ${limitsFloor(r)}`,
+           'a regression is slower per call, or called more often, by more than the threshold ' +
+               'beyond the others\' move, and adds more than the floor'),
       card(
           'Same name, different code', fmtCount(r.code_changes), 'kernels whose PTX hash changed',
           r.code_changes ? 'warn' : null),
       card(
-          'Below the minimum time', fmtCount(r.below_floor),
-          `changes of ${r.threshold_pct}% or more that add up to ${fmtNs(r.min_time_ns)} or less`),
+          'Not counted', fmtCount(notCounted),
+          `${fmtCount(r.within_spread)} within the spread of their calls · ` +
+              `${fmtCount(r.below_floor)} below the floor`),
       sideCard('Base', d.base), sideCard('New', d.new)));
-  if (!changed.length)
-    body.append(banner(`No brick or kernel changed by ${r.threshold_pct}% or more.`, 'good'));
+  // The verdict line as diff prints it, then each reason beyond single entries and each note.
+  body.append(banner(r.verdict_text, failed ? 'bad' : 'good'));
+  for (const p of r.problems) body.append(banner(p, 'bad'));
+  for (const t of [r.bricks, r.kernels])
+    if (t.note) body.append(banner(t.note, 'warn'));
 
   for (const [kind, title] of [['brick', 'Bricks'], ['kernel', 'Kernels']]) {
-    const rows = entries.filter((e) => e.kind === kind);
+    const rows = r.entries.filter((e) => e.kind === kind);
     const sec = section(
         'diff-' + kind + 's', title,
         kind === 'brick' ? 'Matched by name; CPU scope time per call' :
@@ -57,8 +46,18 @@ function diffPage(data) {
       sec.append(h('p', {class: 'muted', text: `No ${kind}s in either trace.`}));
       continue;
     }
-    sec.append(diffTable(rows, kind, limits));
+    sec.append(diffTable(rows, kind));
   }
+}
+
+// The floor of each kind present, as diff's text gives it.
+function limitsFloor(r) {
+  const parts = [];
+  if (r.bricks.base_calls || r.bricks.new_calls || !(r.kernels.base_calls || r.kernels.new_calls))
+    parts.push(fmtNs(r.bricks.floor_ns) + (r.kernels.base_calls ? ' (bricks)' : ''));
+  if (r.kernels.base_calls || r.kernels.new_calls)
+    parts.push(fmtNs(r.kernels.floor_ns) + (parts.length ? ' (kernels)' : ''));
+  return parts.join(', ');
 }
 
 // One compared trace: its file, process and wall time.
@@ -70,14 +69,16 @@ function sideCard(label, side) {
   return c;
 }
 
-function diffTable(rows, kind, limits) {
+function diffTable(rows, kind) {
+  const both = (e) => e.base_count && e.new_count;
   const maxPct = Math.min(
       200,
       rows.reduce(
-          (m, e) => Math.max(m, e.base_count && e.new_count ? Math.abs(e.change_pct) : 0), 1));
+          (m, e) => Math.max(m, both(e) ? Math.abs(e.relative_pct) : 0, both(e) ? e.limit_pct : 0),
+          1));
   const only = h('input', {type: 'checkbox', checked: true});
   const holder = h('div');
-  const changedRows = rows.filter((e) => e.status !== 'unchanged');
+  const listedRows = rows.filter((e) => e.listed);
   const columns = [
     {
       label: 'Status',
@@ -90,39 +91,45 @@ function diffTable(rows, kind, limits) {
       text: (e) => nameCell(e.name)
     },
     {
-      label: 'Base avg',
-      value: (e) => e.base_avg_ns,
-      text: (e) => (e.base_count ? fmtNs(e.base_avg_ns) : '–'),
+      label: 'Base median',
+      value: (e) => e.base_median_ns,
+      text: (e) => (e.base_count ? fmtNs(e.base_median_ns) : '–'),
       num: true
     },
     {
-      label: 'New avg',
-      value: (e) => e.new_avg_ns,
-      text: (e) => (e.new_count ? fmtNs(e.new_avg_ns) : '–'),
+      label: 'New median',
+      value: (e) => e.new_median_ns,
+      text: (e) => (e.new_count ? fmtNs(e.new_median_ns) : '–'),
       num: true
     },
     {
       label: 'Change',
-      value: (e) => e.change_pct,
-      text: (e) => changeBar(e, maxPct, limits),
-      title: 'change of the average, against the threshold (dashed)'
+      value: (e) => e.relative_pct,
+      text: (e) => changeBar(e, maxPct),
+      title: 'per call beyond the others\' move, its 99% interval (whisker) and the limit (dashed)'
     },
     {
       label: '%',
-      value: (e) => e.change_pct,
-      text: (e) => (e.base_count && e.new_count ? fmtSignedPct(e.change_pct) : '–'),
+      value: (e) => e.relative_pct,
+      text: (e) => (both(e) ? fmtSignedPct(e.relative_pct) : '–'),
       num: true,
-      cls: (e) =>
-          (e.change_pct > 0 && e.status !== 'unchanged'     ? 'bad-text' :
-               e.change_pct < 0 && e.status !== 'unchanged' ? 'good-text' :
-                                                              '')
+      title: 'per call, beyond the others\' common move',
+      cls: (e) => (e.status === 'regression' ? 'bad-text' : e.status === 'improved' ? 'good-text' : '')
     },
     {
-      label: 'In total',
-      value: (e) => e.change_ns,
-      text: (e) => (e.base_count && e.new_count ? fmtSignedNs(e.change_ns) : '–'),
+      label: '99%',
+      value: (e) => e.relative_low_pct,
+      text: (e) => (both(e) ?
+                        `${fmtSignedPct(e.relative_low_pct)} to ${fmtSignedPct(e.relative_high_pct)}` :
+                        '–'),
+      title: 'the interval the spread of its calls allows'
+    },
+    {
+      label: 'Adds',
+      value: (e) => e.added_ns,
+      text: (e) => fmtSignedNs(e.added_ns),
       num: true,
-      title: '(new average - base average) x NEW\'s count'
+      title: 'the time it adds to NEW beyond the others\' move, counts included'
     },
     {
       label: 'Calls',
@@ -142,12 +149,13 @@ function diffTable(rows, kind, limits) {
       cls: (e) => (e.code_changed ? 'warn-text' : '')
     });
   }
+  columns.push({label: 'Why', value: (e) => e.why, text: (e) => h('span', {class: 'why', text: e.why})});
   const render = () =>
-      holder.replaceChildren(dataTable(columns, only.checked ? changedRows : rows, {
+      holder.replaceChildren(dataTable(columns, only.checked ? listedRows : rows, {
         sortBy: 0,
         desc: false,
         limit: 25,
-        empty: 'nothing changed beyond the threshold',
+        empty: 'nothing the gate lists: no regression, no change beyond the limits and the floor',
         rowClass: (e) => 'st-' + e.status.replace(' ', '-')
       }));
   only.addEventListener('change', render);
@@ -155,12 +163,14 @@ function diffTable(rows, kind, limits) {
   return h(
       'div', null,
       h('label', {class: 'check'}, only,
-        `Only what changed (${changedRows.length} of ${rows.length})`),
+        `Only what diff lists (${listedRows.length} of ${rows.length})`),
       holder);
 }
 
 function statusRank(s) {
-  return ['regression', 'slower', 'new', 'gone', 'faster', 'below floor', 'unchanged'].indexOf(s);
+  return [
+    'regression', 'changed', 'new', 'gone', 'improved', 'below floor', 'within spread', 'unchanged'
+  ].indexOf(s);
 }
 
 function shortHash(hash) {
@@ -168,19 +178,22 @@ function shortHash(hash) {
   return hash.replace(/^0x0*/, '0x').slice(0, 12);
 }
 
-// A bar from the middle: right and red for slower, left and green for faster; dashed marks at
-// plus and minus the threshold.
-function changeBar(e, maxPct, limits) {
+// A bar from the middle for the change beyond the others' move: right and red for slower, left
+// and green for faster, a whisker for its 99% interval; dashed marks at plus and minus the limit.
+function changeBar(e, maxPct) {
   const box = h('span', {class: 'div-bar'});
   if (!(e.base_count && e.new_count)) return box;
-  const share = Math.min(1, Math.abs(e.change_pct) / maxPct);
-  const bar = h('span', {class: e.change_pct > 0 ? 'up' : 'down'});
-  bar.style.width = (50 * share).toFixed(2) + '%';
-  const mark = (50 * Math.min(1, limits.threshold_pct / maxPct)).toFixed(2);
+  const at = (pct) => 50 * Math.max(-1, Math.min(1, pct / maxPct));
+  const bar = h('span', {class: e.relative_pct > 0 ? 'up' : 'down'});
+  bar.style.width = Math.abs(at(e.relative_pct)).toFixed(2) + '%';
+  const whisker = h('i', {class: 'ci'});
+  whisker.style.left = `calc(50% + ${at(e.relative_low_pct).toFixed(2)}%)`;
+  whisker.style.width = `${(at(e.relative_high_pct) - at(e.relative_low_pct)).toFixed(2)}%`;
+  const mark = Math.abs(at(e.limit_pct)).toFixed(2);
   const lo = h('i', {class: 'thr'});
   lo.style.left = `calc(50% - ${mark}%)`;
   const hi = h('i', {class: 'thr'});
   hi.style.left = `calc(50% + ${mark}%)`;
-  box.append(bar, lo, hi);
+  box.append(bar, whisker, lo, hi);
   return box;
 }

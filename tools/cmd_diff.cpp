@@ -27,11 +27,14 @@
 namespace brickprof::cli {
 namespace {
 
+// The gate's defaults as the user would type them: DiffLimits holds them once.
+std::string default_percent(double pct) { return format_fixed(pct, 0) + "%"; }
+
 struct DiffOptions {
   std::string base;
   std::string next;
-  std::string threshold = "5%";
-  std::string min_time = "5%";
+  std::string threshold = default_percent(DiffLimits{}.threshold_pct);
+  std::string min_time = default_percent(DiffLimits{}.min_time_pct);
   std::string total_threshold;  // empty: off
   bool any_program = false;
   std::string under;  // empty: the whole traces
@@ -153,14 +156,14 @@ Command add_diff_command(CLI::App& parent) {
                   "99% confidence from the spread of its calls, it is slower per call, or "
                   "called more often, by more than PCT")
       ->type_name("PCT")
-      ->default_str("5%")
+      ->default_str(o->threshold)
       ->group(gate);
   sub->add_option("--min-time", o->min_time,
                   "...and it adds more than this to NEW: a share of BASE's typical time of "
                   "its kind (median call x calls over the bricks' CPU time or the kernels' "
                   "GPU time), or a duration (50us, 0.5ms; a plain number is µs; 0: no floor)")
       ->type_name("PCT%|DUR")
-      ->default_str("5%")
+      ->default_str(o->min_time)
       ->group(gate);
   sub->add_option("--total-threshold", o->total_threshold,
                   "Also fail when the bricks (or kernels) together got slower per call by "

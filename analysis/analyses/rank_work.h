@@ -2,10 +2,7 @@
 // views and the Chrome export's CPU work track. A rank with GPU operations
 // is measured on its GPUs, as Holistic Trace Analysis does: kernels are
 // compute, NCCL's kernels communication, copies and memsets memory. A rank
-// without is measured on its CPU: the leaf scopes and bricks (no scope
-// inside) are compute, the outermost Communication scopes (an "AllReduce"
-// brick, or an MPI call outside one) communication. Everything inside a
-// communication scope is part of it, never compute.
+// without is measured on its CPU, by trace/derive/cpu_work.h's rule.
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,10 @@
   file of a room names a room that room may stand on (ALLOWED below);
 * build: the compiler's own include graph (`ninja -t deps`) of every object
   of the agent and of trace/ names no header of a room above it;
-* link: `libbrickprof.so` takes no input from analysis/ or tools/, and the
-  public header has one include path (include/), in compile_commands.json.
+* link: `libbrickprof.so` takes no input from analysis/ or tools/ (nor
+  simdjson, the reader's);
+* header: every include path of compile_commands.json that holds
+  <brickprof/brickprof.h> is include/.
 
 layering_pending.txt lists the violations still to remove, so each step of
 a move shows its progress and nothing new slips in: a violation not listed
@@ -18,6 +20,7 @@ usage: layering.py SOURCE_ROOT BUILD_ROOT [--update]
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -129,11 +132,25 @@ def link_violations(build):
         elif "simdjson" in os.path.basename(name):
             # The reader's parser: trace_reader_dep's, never the agent's.
             found.add(f"agent/libbrickprof.so links {os.path.basename(name)}")
+    return found
+
+
+def header_path_violations(src, build):
+    """Every include path that holds <brickprof/brickprof.h> is include/."""
+    found = set()
+    public = os.path.realpath(os.path.join(src, "include"))
     with open(os.path.join(build, "compile_commands.json")) as f:
         commands = json.load(f)
     for c in commands:
-        if "agent/include" in c.get("command", ""):
-            found.add(f"{c['file']} is compiled with agent/include")
+        args = shlex.split(c.get("command", ""))
+        for i, arg in enumerate(args):
+            path = arg[2:] if arg.startswith("-I") and len(arg) > 2 else (
+                args[i + 1] if arg in ("-I", "-isystem") and i + 1 < len(args) else None)
+            if path is None:
+                continue
+            path = os.path.realpath(os.path.join(c["directory"], path))
+            if path != public and os.path.exists(os.path.join(path, "brickprof", "brickprof.h")):
+                found.add(f"{os.path.relpath(path, os.path.realpath(src))} holds the public header too")
     return found
 
 
@@ -152,7 +169,8 @@ def write_pending(found):
 
 def main():
     src, build = sys.argv[1], sys.argv[2]
-    found = source_violations(src) | build_violations(build) | link_violations(build)
+    found = (source_violations(src) | build_violations(build) | link_violations(build)
+             | header_path_violations(src, build))
     if "--update" in sys.argv[3:]:
         write_pending(found)
         print(f"layering: {len(found)} pending, written to {PENDING_FILE}")

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/analyses/rank_work.h"
+#include "trace/derive/cpu_work.h"
 #include "trace/json/json_writer.h"
 #include "trace/model/bricks.h"
 
@@ -44,8 +44,9 @@ std::optional<std::string> distributed_info_json(const Trace& t, bool nccl_kerne
 
 void write_cpu_work_track(const Trace& t, int64_t pid, JsonWriter& w) {
   if (!one_rank(t)) return;
-  const RankWork work = classify_rank_work(t);
-  if (work.gpu_timeline.empty() || work.gpu_timeline[0]) return;
+  for (const Node& n : t.nodes)
+    if (is_device_op(n.kind)) return;  // measured on its GPUs
+  const std::vector<CpuWork> work = classify_cpu_work(t);
   const std::string label = "CPU work (rank " + std::to_string(t.process.rank) + ")";
   auto metadata = [&](const char* what, const std::string& name) {
     w.newline().begin_object();
@@ -56,7 +57,7 @@ void write_cpu_work_track(const Trace& t, int64_t pid, JsonWriter& w) {
   metadata("process_name", label);
   metadata("thread_name", "compute (leaf bricks and scopes)");
   for (uint32_t id = 0; id < t.nodes.size(); ++id) {
-    if (work.of_node[id] != WorkClass::kCompute) continue;
+    if (work[id] != CpuWork::kCompute) continue;
     const Node& n = t.nodes[id];
     const int64_t ts = whole_us(n.start_ns);
     w.newline().begin_object();

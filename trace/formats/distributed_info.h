@@ -21,7 +21,7 @@ bool ran_communication_kernels(const Trace& trace);
 
 class JsonWriter;
 // For one rank without GPU work: a process "CPU work (rank R)" at
-// `pid` whose one track holds the rank's compute (rank_work.h) as Kineto
+// `pid` whose one track holds the rank's compute (trace/derive/cpu_work.h) as Kineto
 // kernel events on stream 0, in whole microseconds as Kineto writes device
 // events, so HTA's kernel-based temporal breakdown measures the CPU. Its
 // communication is left out: HTA knows communication only by NCCL kernel

@@ -166,4 +166,35 @@ std::optional<int32_t> layer_from_name(std::string_view name) {
   return index;
 }
 
+ScopeIdentity identify_scope(NodeKind kind, int brick_id, std::string_view name) {
+  ScopeIdentity id;
+  id.kind = kind;
+  id.name = name;
+  if (kind == NodeKind::kBrick) {
+    if (brick_id < 0 && !name.empty()) brick_id = brick_from_name(name);
+    if (brick_id >= 0 && brick_id < kBrickCount) {
+      id.name = brick_name(brick_id);  // aliases become the canonical name
+      id.category = brick_category(brick_id);
+      id.name_is_static = true;
+    } else {
+      brick_id = -1;
+      id.category = custom_brick_category(name);
+    }
+    id.brick_id = static_cast<int16_t>(brick_id);
+  } else if (kind == NodeKind::kLayer) {
+    id.name = "Layer";  // the index comes with each push
+    id.name_is_static = true;
+  } else if (custom_brick_category(name) == Category::kCommunication) {
+    id.category = Category::kCommunication;  // an MPI call, a scope "AllReduce"
+  }
+  return id;
+}
+
+ScopeIdentity identify_named(std::string_view name, NodeKind default_kind) {
+  if (layer_from_name(name)) return identify_scope(NodeKind::kLayer, -1, name);
+  int brick = brick_from_name(name);
+  if (brick >= 0) return identify_scope(NodeKind::kBrick, brick, "");
+  return identify_scope(default_kind, -1, name);
+}
+
 }  // namespace brickprof

@@ -33,4 +33,22 @@ bool is_communication_kernel(std::string_view name);
 // Layer index from names such as "Layer 3", "layer.3", "layers.3", "layer_3".
 std::optional<int32_t> layer_from_name(std::string_view name);
 
+// What a scope pushed as (kind, brick id, name) is, by the rules above: a
+// brick by id or by name or alias gets its canonical name and category, any
+// other brick its custom category; a layer is "Layer" (its index comes
+// with each push); a scope named like a collective or an MPI call is
+// Communication. The agent interns sites by it, so a name means the same in
+// every trace.
+struct ScopeIdentity {
+  NodeKind kind = NodeKind::kScope;
+  int16_t brick_id = -1;
+  Category category = Category::kNone;
+  std::string_view name;
+  bool name_is_static = false;  // `name` is this table's own, not the caller's
+};
+ScopeIdentity identify_scope(NodeKind kind, int brick_id, std::string_view name);
+// A name alone (NVTX ranges, brickprof_push_name): a layer if named like one,
+// a well-known brick if named like one, else `default_kind`.
+ScopeIdentity identify_named(std::string_view name, NodeKind default_kind);
+
 }  // namespace brickprof

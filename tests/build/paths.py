@@ -19,7 +19,7 @@ A path passes when it is a tracked file or folder, a file's stem
 does: at least one file must match.
 
 NOT_PATHS lists what a file names on purpose though it does not exist (a
-recipe's new file, a path a test makes sure nobody uses); paths_pending.txt
+recipe's new file, an example of an old path); paths_pending.txt
 the stale paths in files being rewritten elsewhere. An entry of either that
 is no longer needed fails too, so both lists stay current.
 

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "analysis/analyses/trace_merge.h"
-#include "analysis/export/export_json_gz.h"
 #include "analysis/export/sink.h"
+#include "analysis/export/whole_trace.h"
 #include "analysis/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
@@ -44,12 +44,8 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   // OUT.json.gz is written compressed, like the agent's json.gz.
   const bool gzip = o.out.size() > 3 && o.out.compare(o.out.size() - 3, 3, ".gz") == 0;
   progress.step("writing " + o.out);
-  std::string error = write_file_atomically(o.out, [&](std::ostream& out) {
-    if (gzip)
-      write_trace_json_gz(merged, out);
-    else
-      write_trace_json(merged, out);
-  });
+  std::string error = write_file_atomically(
+      o.out, [&](std::ostream& out) { write_format(gzip ? "json.gz" : "json", merged, out); });
   progress.done();
   if (!error.empty()) return fail(error);
   say_written(o.out);

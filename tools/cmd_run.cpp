@@ -18,8 +18,8 @@
 #include <iterator>
 #include <memory>
 
+#include "analysis/export/formats.h"
 #include "analysis/export/output_name.h"
-#include "analysis/export/sink.h"
 #include "analysis/model/printable.h"
 #include "analysis/model/recorded.h"
 #include "analysis/model/settings.h"
@@ -120,11 +120,10 @@ Ended spawn_and_wait(const std::vector<std::string>& command) {
   return ended;
 }
 
-// "json,tree,...": every output format, from the exporters' registry.
+// "json,tree,...": every output format, from the table of formats.
 std::string format_list() {
   std::string list;
-  for (std::string_view name : exporter_names())
-    list += (list.empty() ? "" : ", ") + std::string(name);
+  for (const Format& f : formats()) list += (list.empty() ? "" : ", ") + std::string(f.name);
   return list;
 }
 

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis/export/formats.h"
 #include "analysis/model/settings.h"
-#include "analysis/export/sink.h"
 
 namespace brickprof::agent {
 namespace {

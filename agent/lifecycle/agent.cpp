@@ -33,6 +33,7 @@
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "analysis/export/atomic_file.h"
+#include "analysis/export/formats.h"
 #include "analysis/export/sink.h"
 
 namespace brickprof::agent {

@@ -1,7 +1,7 @@
 // Output prefixes as users write them (see output_name.h).
 #include "analysis/export/output_name.h"
 
-#include "analysis/export/sink.h"
+#include "analysis/export/formats.h"
 #include "analysis/model/settings.h"
 
 namespace brickprof {

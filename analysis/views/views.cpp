@@ -1,7 +1,7 @@
 // The registry of report views (see views.h): one line per view.
 #include "analysis/views/views.h"
 
-#include "analysis/export/sink.h"
+#include "analysis/export/whole_trace.h"
 #include "analysis/model/printable.h"
 #include "analysis/model/recorded.h"
 
@@ -24,7 +24,7 @@ extern const View kRankPathView;
 
 namespace {
 
-// A file format: written by its exporter, nothing to compute.
+// A file format: written by its sink (analysis/export/formats.h), nothing to compute.
 constexpr View file_format(const char* name, const char* help) {
   View v;
   v.name = name;
@@ -81,7 +81,7 @@ void render_view(const View& view, const Trace& trace, const ViewModel& model, b
   if (json && !view.has_json())
     throw ViewError(std::string("--") + view.name + " has no --json form");
   if (view.format) {
-    make_exporter(view.format)->write(trace, out);
+    write_format(view.format, trace, out);
   } else if (json) {
     JsonWriter w(out);
     view.json(trace, model, w);

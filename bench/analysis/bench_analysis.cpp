@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/analyses/critical_path.h"
+#include "analysis/export/whole_trace.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/stats.h"
 #include "analysis/model/trace_generator.h"
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
           brickprof::Trace t = brickprof::generate_trace(config);
           {
             std::ofstream out(path, std::ios::binary);
-            brickprof::write_trace_json(t, out);
+            brickprof::write_format("json", t, out);
           }
           // Written back now, so the kernel flushing gigabytes of dirty pages
           // does not compete with the timed read for the two cores.

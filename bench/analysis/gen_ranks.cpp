@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/export/whole_trace.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/trace_generator.h"
 
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/rank" + std::to_string(r) + ".json";
     {
       std::ofstream out(path, std::ios::binary);
-      brickprof::write_trace_json(brickprof::generate_trace(config), out);
+      brickprof::write_format("json", brickprof::generate_trace(config), out);
       if (!out) {
         std::fprintf(stderr, "gen_ranks: could not write %s\n", path.c_str());
         return 1;

@@ -7,15 +7,16 @@
 #include <string>
 
 #include "analysis/analyses/python_frames.h"
-#include "analysis/json/trace_json.h"
 #include "analysis/analyses/trace_merge.h"
+#include "analysis/export/whole_trace.h"
+#include "analysis/json/trace_json.h"
 
 namespace brickprof {
 namespace {
 
 std::string to_json(const Trace& t) {
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   return out.str();
 }
 

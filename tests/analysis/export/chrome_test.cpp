@@ -8,6 +8,7 @@
 
 #include "analysis/analyses/trace_merge.h"
 #include "analysis/export/export_chrome.h"
+#include "analysis/export/whole_trace.h"
 #include "tests/analysis/test_traces.h"
 #include "tests/support/trace_builder.h"
 
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 json export_small(Trace& t) {
   std::ostringstream out;
-  write_chrome_trace(t, out);
+  write_format("chrome", t, out);
   return json::parse(out.str());
 }
 

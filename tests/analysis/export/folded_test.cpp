@@ -12,6 +12,7 @@
 
 #include "analysis/analyses/aggregate_tree.h"
 #include "analysis/export/export_folded.h"
+#include "analysis/export/whole_trace.h"
 #include "analysis/model/printable.h"
 #include "analysis/model/queries.h"
 #include "tests/support/trace_builder.h"
@@ -49,7 +50,7 @@ std::string reference_folded(const Trace& trace) {
 
 std::string folded(const Trace& trace) {
   std::ostringstream out;
-  write_folded(trace, out);
+  write_format("folded", trace, out);
   return out.str();
 }
 

@@ -12,7 +12,7 @@
 
 #include <unistd.h>
 
-#include "analysis/export/export_json_gz.h"
+#include "analysis/export/whole_trace.h"
 #include "analysis/json/gzip_stream.h"
 #include "analysis/json/trace_json.h"
 #include "analysis/model/trace_generator.h"
@@ -25,13 +25,13 @@ namespace fs = std::filesystem;
 
 std::string to_json(const Trace& t) {
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   return out.str();
 }
 
 std::string to_gzip(const Trace& t) {
   std::ostringstream out;
-  write_trace_json_gz(t, out);
+  write_format("json.gz", t, out);
   return out.str();
 }
 

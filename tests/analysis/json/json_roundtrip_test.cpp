@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/export/sink.h"
+#include "analysis/export/whole_trace.h"
 #include "analysis/json/json_writer.h"
 #include "analysis/json/trace_json.h"
 #include "tests/analysis/test_traces.h"

@@ -121,6 +121,8 @@ struct TraceStream::Impl final : TraceSource {
   // as recorded; with each GPU node's parent if `launchers`.
   void feed_nodes(TraceSink& sink, bool grouped, bool launchers);
   void feed_edges(TraceSink& sink);
+  // A CPU-only rank's compute, for the Chrome trace's CPU work track.
+  void feed_cpu_work(TraceSink& sink);
   // The tracks of the grouped trace (trace_stream_perfetto.cpp).
   void feed_tracks(TraceSink& sink);
 

@@ -6,10 +6,6 @@
 namespace brickprof {
 namespace {
 
-bool is_device_op(NodeKind k) {
-  return k == NodeKind::kKernel || k == NodeKind::kTransfer || k == NodeKind::kMemset;
-}
-
 // Per node: whether it or an ancestor is a Communication scope (1), or not
 // (0). Each chain is walked once; answers fill top-down.
 std::vector<uint8_t> inside_communication(const Trace& t) {
@@ -29,7 +25,7 @@ std::vector<uint8_t> inside_communication(const Trace& t) {
     }
     for (size_t k = chain.size(); k-- > 0;) {
       const Node& node = t.nodes[chain[k]];
-      answer = answer || (is_cpu_kind(node.kind) && node.category == Category::kCommunication);
+      answer = answer || is_communication_scope(node);
       inside[chain[k]] = answer;
     }
     chain.clear();
@@ -67,10 +63,7 @@ RankWork classify_rank_work(const Trace& t) {
     }
     if (!is_cpu_kind(node.kind) || is_range_lane(node.thread)) continue;
     const bool parent_inside = node.parent < n && inside[node.parent];
-    if (inside[i] && !parent_inside)
-      w.of_node[i] = WorkClass::kCommunication;  // the outermost one
-    else if (!inside[i] && !has_cpu_child[i])
-      w.of_node[i] = WorkClass::kCompute;
+    w.of_node[i] = cpu_work_of(inside[i], parent_inside, has_cpu_child[i]);
   }
   return w;
 }

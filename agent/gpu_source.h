@@ -8,7 +8,7 @@
 #include "agent/io/config.h"
 #include "agent/recorder/replay.h"
 #include "agent/recorder/staged_records.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

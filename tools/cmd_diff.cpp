@@ -13,16 +13,16 @@
 
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/analyses/trace_subset.h"
-#include "analysis/export/sink.h"
 #include "analysis/html/html_page.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
 #include "tools/progress.h"
 #include "tools/trace_input.h"
+#include "trace/json/json_writer.h"
+#include "trace/json/trace_json.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::cli {
 namespace {

@@ -4,13 +4,13 @@
 #include <memory>
 
 #include "analysis/analyses/trace_merge.h"
-#include "analysis/export/sink.h"
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
 #include "tools/progress.h"
 #include "tools/trace_input.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof::cli {
 namespace {

@@ -8,12 +8,12 @@
 #include <memory>
 
 #include "analysis/analyses/ptx_lookup.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/hash_text.h"
-#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
 #include "tools/trace_input.h"
+#include "trace/json/trace_json.h"
+#include "trace/model/hash_text.h"
+#include "trace/model/printable.h"
 
 namespace brickprof::cli {
 namespace {

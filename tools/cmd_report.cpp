@@ -13,20 +13,20 @@
 #include <stdexcept>
 
 #include "analysis/analyses/dependency_graph.h"
-#include "analysis/analyses/python_frames.h"
 #include "analysis/analyses/trace_subset.h"
-#include "analysis/export/sink.h"
 #include "analysis/html/html_page.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/recorded.h"
 #include "analysis/views/views.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"
 #include "tools/trace_input.h"
+#include "trace/derive/python_frames.h"
+#include "trace/json/json_writer.h"
+#include "trace/json/trace_json.h"
+#include "trace/model/printable.h"
+#include "trace/model/recorded.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::cli {
 namespace {

@@ -18,15 +18,15 @@
 #include <iterator>
 #include <memory>
 
-#include "analysis/export/formats.h"
-#include "analysis/export/output_name.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/recorded.h"
-#include "analysis/model/settings.h"
 #include "tools/agent_path.h"
 #include "tools/command.h"
 #include "tools/program_check.h"
 #include "tools/run_manifest.h"
+#include "trace/model/printable.h"
+#include "trace/model/recorded.h"
+#include "trace/model/settings.h"
+#include "trace/output/formats.h"
+#include "trace/output/output_name.h"
 
 namespace brickprof::cli {
 namespace {

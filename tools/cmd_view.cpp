@@ -13,9 +13,9 @@
 #include <new>
 #include <optional>
 
-#include "analysis/analyses/python_frames.h"
+#include "trace/derive/python_frames.h"
 #include "analysis/analyses/trace_subset.h"
-#include "analysis/json/trace_json.h"
+#include "trace/json/trace_json.h"
 #include "tools/command.h"
 #include "tools/trace_input.h"
 #include "tools/peak_options.h"

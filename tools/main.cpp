@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/model/printable.h"
 #include "tools/command.h"
 #include "tools/help_format.h"
 #include "tools/install_paths.h"
 #include "tools/usage_error.h"
+#include "trace/model/printable.h"
 
 namespace brickprof::cli {
 

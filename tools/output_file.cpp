@@ -6,8 +6,8 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "analysis/export/sink.h"
 #include "tools/command.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::cli {
 

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "analysis/model/settings.h"
+#include "trace/model/settings.h"
 
 namespace brickprof::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "analysis/model/format.h"
+#include "trace/model/format.h"
 
 namespace brickprof::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <thread>
 
-#include "analysis/json/trace_json.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::cli {
 

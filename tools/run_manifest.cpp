@@ -9,7 +9,7 @@
 #include <fstream>
 #include <set>
 
-#include "analysis/model/recorded.h"
+#include "trace/model/recorded.h"
 
 namespace brickprof::cli {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "analysis/export/formats.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::cli {
 namespace {

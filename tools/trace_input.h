@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analysis/json/trace_json.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::cli {
 

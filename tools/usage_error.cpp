@@ -1,7 +1,7 @@
 // Usage errors in words (see usage_error.h).
 #include "tools/usage_error.h"
 
-#include "analysis/model/closest_names.h"
+#include "analysis/analyses/closest_names.h"
 
 namespace brickprof::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include "agent/lifecycle/critical_section.h"
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
-#include "analysis/model/format.h"
+#include "trace/model/format.h"
 
 namespace brickprof::agent::capture {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "agent/cupti/state.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent::activity_switch {
 

@@ -6,7 +6,7 @@
 
 #include "agent/cupti/callbacks.h"
 #include "agent/lifecycle/critical_section.h"
-#include "analysis/analyses/machine_peaks.h"
+#include "trace/model/device_peaks.h"
 
 namespace brickprof::agent {
 

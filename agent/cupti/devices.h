@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

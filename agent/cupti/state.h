@@ -15,7 +15,7 @@
 #include "agent/cupti/translate.h"
 #include "agent/io/config.h"
 #include "agent/ptx/registry.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -13,7 +13,7 @@
 #include "agent/ptx/registry.h"
 #include "agent/recorder/replay.h"
 #include "agent/recorder/staged_records.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

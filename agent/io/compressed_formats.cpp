@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "analysis/json/zlib_library.h"
+#include "trace/json/zlib_library.h"
 
 namespace brickprof::agent {
 

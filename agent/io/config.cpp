@@ -5,8 +5,8 @@
 #include <optional>
 #include <string_view>
 
-#include "analysis/export/formats.h"
-#include "analysis/model/settings.h"
+#include "trace/model/settings.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::agent {
 namespace {

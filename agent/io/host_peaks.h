@@ -4,7 +4,7 @@
 // machine it ran on instead of a table row.
 #pragma once
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

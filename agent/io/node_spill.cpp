@@ -1,7 +1,7 @@
 // The exit write's node spill file (see node_spill.h).
 #include "agent/io/node_spill.h"
 
-#include "analysis/export/atomic_file.h"
+#include "trace/output/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/statvfs.h>

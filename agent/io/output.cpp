@@ -1,5 +1,5 @@
 // Output paths and writing for the agent (see output.h): each format
-// (analysis/export/formats.h) written atomically next to the prefix.
+// (trace/output/formats.h) written atomically next to the prefix.
 #include "agent/io/output.h"
 
 #include <fcntl.h>
@@ -11,11 +11,11 @@
 #include <memory>
 
 #include "agent/io/process_info.h"
-#include "analysis/export/atomic_file.h"
-#include "analysis/export/formats.h"
-#include "analysis/export/output_name.h"
-#include "analysis/export/sink.h"
-#include "analysis/model/recorded.h"
+#include "trace/model/recorded.h"
+#include "trace/output/atomic_file.h"
+#include "trace/output/formats.h"
+#include "trace/output/output_name.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 namespace {

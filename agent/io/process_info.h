@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/io/config.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

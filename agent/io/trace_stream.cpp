@@ -8,10 +8,10 @@
 
 #include "agent/io/trace_stream_impl.h"
 #include "agent/recorder/budget.h"
-#include "analysis/analyses/cpu_work.h"
-#include "analysis/export/distributed_info.h"
-#include "analysis/export/formats.h"
-#include "analysis/model/bricks.h"
+#include "trace/derive/cpu_work.h"
+#include "trace/formats/distributed_info.h"
+#include "trace/model/bricks.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::agent {
 namespace {
@@ -168,7 +168,7 @@ void TraceStream::Impl::feed_cpu_work(TraceSink& sink) {
   for (size_t i = 0; i < gpu.staged(); ++i)
     if (gpu.record(i).id != kNoNode && is_device_op(gpu.record(i).node.kind)) return;
   sink.cpu_work_track();
-  // Measured on its CPU (cpu_work.h): a node's children are known only
+  // Measured on its CPU (trace/derive/cpu_work.h): a node's children are known only
   // once the spill is read, so two bits a node, asked of the budget, and a
   // scan (parents before children: a thread's ids go in push order).
   const uint64_t bytes = 2 * (uint64_t{cpu_count} + 7) / 8;
@@ -179,16 +179,13 @@ void TraceStream::Impl::feed_cpu_work(TraceSink& sink) {
   std::vector<bool> inside(cpu_count), has_cpu_child(cpu_count);
   spill.scan([&](uint32_t id, const SpilledNode& r) {
     const bool parent = r.parent != kNoNode;
-    const SiteInfo info = Recorder::site(r.site);
-    Node scope;  // what the rule reads of it
-    scope.kind = info.kind;
-    scope.category = info.category;
-    inside[id] = (parent && inside[r.parent]) || is_communication_scope(scope);
+    const bool communication = Recorder::site(r.site).category == Category::kCommunication;
+    inside[id] = (parent && inside[r.parent]) || communication;
     if (parent) has_cpu_child[r.parent] = true;
   });
   each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall*) {
     const bool parent_inside = n.parent != kNoNode && inside[n.parent];
-    if (cpu_work_of(inside[id], parent_inside, has_cpu_child[id]) == WorkClass::kCompute)
+    if (cpu_work_of(inside[id], parent_inside, has_cpu_child[id]) == CpuWork::kCompute)
       sink.cpu_work({id, n, name, nullptr, nullptr, nullptr});
   });
   budget::release(bytes);  // the bits are gone

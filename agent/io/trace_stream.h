@@ -27,7 +27,7 @@
 //     temporary file (node_spill.h): nodes close scope-after-contents, the
 //     formats list them by id. A consuming write frees each chunk of
 //     events once read.
-//  3. Write: each format is its sink (analysis/export/formats.h), the one
+//  3. Write: each format is its sink (trace/output/formats.h), the one
 //     `brickprof report` writes with, fed here (Impl::feed) as a held
 //     trace feeds it there (whole_trace.h): JSON and Chrome get the spill's
 //     nodes in id order (ranges and GPU records come from memory); tree,
@@ -59,9 +59,9 @@
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/thread_walk.h"
-#include "analysis/export/formats.h"
-#include "analysis/export/sink.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
+#include "trace/output/formats.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 

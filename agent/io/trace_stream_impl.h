@@ -16,10 +16,10 @@
 #include "agent/io/trace_stream.h"
 #include "agent/recorder/budget.h"
 #include "agent/recorder/replay.h"
-#include "analysis/analyses/aggregate_tree.h"
-#include "analysis/analyses/python_frames.h"
-#include "analysis/export/trace_sink.h"
-#include "analysis/model/stats.h"
+#include "trace/derive/aggregate_tree.h"
+#include "trace/derive/python_frames.h"
+#include "trace/derive/stats.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof::agent {
 

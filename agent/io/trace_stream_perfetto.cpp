@@ -19,7 +19,7 @@
 
 #include "agent/io/trace_stream_impl.h"
 #include "agent/recorder/budget.h"
-#include "analysis/export/export_perfetto.h"
+#include "trace/formats/perfetto.h"
 
 namespace brickprof::agent {
 namespace {

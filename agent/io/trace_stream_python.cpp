@@ -2,13 +2,13 @@
 // work launched outside every scope goes under synthetic scopes of its
 // innermost Python frame in the tree, DOT, folded, Chrome and Perfetto
 // files, made by the same algorithm `brickprof report` runs when it reads
-// the JSON (analysis/analyses/python_frames.h), with the ids it gives them
+// the JSON (trace/derive/python_frames.h), with the ids it gives them
 // (after every recorded node, in the order they are made), so every file
 // says what `report` says of the JSON, which keeps the trace as recorded.
 #include <algorithm>
 
 #include "agent/io/trace_stream_impl.h"
-#include "analysis/export/export_perfetto.h"
+#include "trace/formats/perfetto.h"
 
 namespace brickprof::agent {
 

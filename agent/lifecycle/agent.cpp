@@ -32,9 +32,9 @@
 #include "agent/lifecycle/write_deadline.h"
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
-#include "analysis/export/atomic_file.h"
-#include "analysis/export/formats.h"
-#include "analysis/export/sink.h"
+#include "trace/output/atomic_file.h"
+#include "trace/output/formats.h"
+#include "trace/output/sink.h"
 
 namespace brickprof::agent {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "analysis/export/atomic_file.h"
+#include "trace/output/atomic_file.h"
 
 namespace brickprof::agent {
 namespace {

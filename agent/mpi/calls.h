@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/mpi/abi.h"
-#include "analysis/model/comm.h"
+#include "trace/model/comm.h"
 
 namespace brickprof::agent::mpi {
 

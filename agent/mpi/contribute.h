@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent::mpi {
 

@@ -20,7 +20,7 @@
 #include "agent/lifecycle/agent.h"
 #include "agent/ptx/hash.h"
 #include "agent/recorder/recorder.h"
-#include "analysis/model/bricks.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof::agent {
 namespace {

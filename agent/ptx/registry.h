@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "agent/ptx/module_image.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

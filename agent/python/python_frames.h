@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent::python {
 

@@ -32,7 +32,7 @@
 
 #include "agent/python/frame_reader.h"
 #include "agent/recorder/staged_records.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent::python {
 

@@ -13,7 +13,7 @@
 
 #include "agent/recorder/site_table.h"
 #include "agent/recorder/thread_buffers.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

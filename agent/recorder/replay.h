@@ -15,7 +15,7 @@
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/thread_walk.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

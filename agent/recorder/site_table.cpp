@@ -16,7 +16,7 @@
 
 #include "agent/lifecycle/critical_section.h"
 #include "agent/recorder/budget.h"
-#include "analysis/model/bricks.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof::agent::sites {
 namespace {
@@ -182,44 +182,28 @@ uint32_t find_or_add_locked(const SiteInfo& key, bool static_name) {
   return id;
 }
 
-uint32_t intern_locked(NodeKind kind, int brick_id, std::string_view name) {
+// Storage only: what a name is, trace/model/bricks.h decides.
+uint32_t intern_locked(const ScopeIdentity& identity) {
   SiteInfo key;
-  key.kind = kind;
-  key.name = name;
-  bool static_name = false;
-  if (kind == NodeKind::kBrick) {
-    if (brick_id < 0 && !name.empty()) brick_id = brick_from_name(name);
-    if (brick_id >= 0 && brick_id < kBrickCount) {
-      key.name = brick_name(brick_id);  // aliases become the canonical name
-      key.category = brick_category(brick_id);
-      static_name = true;
-    } else {
-      brick_id = -1;
-      key.category = custom_brick_category(name);
-    }
-    key.brick_id = static_cast<int16_t>(brick_id);
-  } else if (kind == NodeKind::kLayer) {
-    key.name = "Layer";  // the index comes with each push
-    static_name = true;
-  } else if (custom_brick_category(name) == Category::kCommunication) {
-    key.category = Category::kCommunication;  // an MPI call, a scope "AllReduce"
-  }
-  return find_or_add_locked(key, static_name);
+  key.kind = identity.kind;
+  key.brick_id = identity.brick_id;
+  key.category = identity.category;
+  key.name = identity.name;
+  return find_or_add_locked(key, identity.name_is_static);
 }
 
 }  // namespace
 
 uint32_t intern(NodeKind kind, int brick_id, std::string_view name) {
+  const ScopeIdentity identity = identify_scope(kind, brick_id, name);
   AgentLock lock(mutex());
-  return intern_locked(kind, brick_id, name);
+  return intern_locked(identity);
 }
 
 uint32_t intern_named(std::string_view name, NodeKind default_kind) {
+  const ScopeIdentity identity = identify_named(name, default_kind);
   AgentLock lock(mutex());
-  if (layer_from_name(name)) return intern_locked(NodeKind::kLayer, -1, name);
-  int brick = brick_from_name(name);
-  if (brick >= 0) return intern_locked(NodeKind::kBrick, brick, "");
-  return intern_locked(default_kind, -1, name);
+  return intern_locked(identity);
 }
 
 SiteInfo get(uint32_t id) {

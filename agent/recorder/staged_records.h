@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/model/string_table.h"
-#include "analysis/model/trace.h"
+#include "trace/model/string_table.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::agent {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/analyses/ranks.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "analysis/model/queries.h"
-#include "analysis/model/stats.h"
+#include "trace/derive/stats.h"
+#include "trace/model/queries.h"
 
 namespace brickprof {
 namespace {

@@ -41,7 +41,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

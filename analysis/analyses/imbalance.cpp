@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/model/stats.h"
+#include "trace/derive/stats.h"
 
 namespace brickprof {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/model/spread.h"
-#include "analysis/model/trace.h"
+#include "analysis/analyses/spread.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

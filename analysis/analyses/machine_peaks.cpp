@@ -5,7 +5,8 @@
 #include <iterator>
 #include <optional>
 
-#include "analysis/model/name_key.h"
+#include "trace/model/device_peaks.h"
+#include "trace/model/name_key.h"
 
 namespace brickprof {
 namespace {
@@ -208,11 +209,6 @@ std::string peaks_detail(const Peaks& p) {
     if (depth == 0) return std::string(rest.substr(0, i));
   }
   return std::string(rest);
-}
-
-std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source) {
-  if (flops_source == bandwidth_source) return std::string(flops_source);
-  return "FLOP/s " + std::string(flops_source) + "; bandwidth " + std::string(bandwidth_source);
 }
 
 }  // namespace brickprof

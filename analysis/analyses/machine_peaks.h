@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 
@@ -72,9 +72,5 @@ std::string peaks_heading(const Trace& trace, bool gpu, uint32_t device, const P
 // What the source says beyond the heading: the program's own description
 // of its measurement ("read probe (avx512, 2 threads), ..."), or "".
 std::string peaks_detail(const Peaks& peaks);
-
-// The label of two figures' sources: the one source when they agree, else
-// "FLOP/s <flops_source>; bandwidth <bandwidth_source>".
-std::string peaks_source_label(std::string_view flops_source, std::string_view bandwidth_source);
 
 }  // namespace brickprof

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "analysis/model/hash_text.h"
-#include "analysis/model/printable.h"
+#include "trace/model/hash_text.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 

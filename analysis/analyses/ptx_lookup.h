@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string_view>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

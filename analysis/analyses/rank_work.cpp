@@ -1,39 +1,10 @@
 // Node -> work class per rank (see rank_work.h).
 #include "analysis/analyses/rank_work.h"
 
-#include "analysis/model/bricks.h"
+#include "trace/derive/cpu_work.h"
+#include "trace/model/bricks.h"
 
 namespace brickprof {
-namespace {
-
-// Per node: whether it or an ancestor is a Communication scope (1), or not
-// (0). Each chain is walked once; answers fill top-down.
-std::vector<uint8_t> inside_communication(const Trace& t) {
-  constexpr uint8_t kUnknown = 2;
-  const size_t n = t.nodes.size();
-  std::vector<uint8_t> inside(n, kUnknown);
-  std::vector<uint32_t> chain;
-  for (uint32_t i = 0; i < n; ++i) {
-    uint8_t answer = 0;
-    for (uint32_t at = i; at != kNoNode && at < n; at = t.nodes[at].parent) {
-      if (inside[at] != kUnknown) {
-        answer = inside[at];
-        break;
-      }
-      chain.push_back(at);
-      if (chain.size() > n) break;  // a parent cycle: the reader rejects these
-    }
-    for (size_t k = chain.size(); k-- > 0;) {
-      const Node& node = t.nodes[chain[k]];
-      answer = answer || is_communication_scope(node);
-      inside[chain[k]] = answer;
-    }
-    chain.clear();
-  }
-  return inside;
-}
-
-}  // namespace
 
 RankWork classify_rank_work(const Trace& t) {
   RankWork w;
@@ -41,14 +12,12 @@ RankWork classify_rank_work(const Trace& t) {
   const size_t n = t.nodes.size();
   w.of_node.assign(n, WorkClass::kNone);
   w.gpu_timeline.assign(w.ranks.ranks.size(), false);
-  std::vector<bool> has_cpu_child(n, false);
   for (uint32_t i = 0; i < n; ++i) {
-    const Node& node = t.nodes[i];
-    if (is_device_op(node.kind) && w.ranks.of_node[i] < w.gpu_timeline.size())
+    if (is_device_op(t.nodes[i].kind) && w.ranks.of_node[i] < w.gpu_timeline.size())
       w.gpu_timeline[w.ranks.of_node[i]] = true;
-    if (is_cpu_kind(node.kind) && node.parent < n) has_cpu_child[node.parent] = true;
   }
-  const std::vector<uint8_t> inside = inside_communication(t);
+  const std::vector<bool> inside = inside_communication(t);
+  const std::vector<bool> has_child = has_cpu_child(t);
   for (uint32_t i = 0; i < n; ++i) {
     const Node& node = t.nodes[i];
     const uint32_t rank = w.ranks.of_node[i];
@@ -62,8 +31,11 @@ RankWork classify_rank_work(const Trace& t) {
       continue;
     }
     if (!is_cpu_kind(node.kind) || is_range_lane(node.thread)) continue;
-    const bool parent_inside = node.parent < n && inside[node.parent];
-    w.of_node[i] = cpu_work_of(inside[i], parent_inside, has_cpu_child[i]);
+    switch (cpu_work_of(inside[i], node.parent < n && inside[node.parent], has_child[i])) {
+      case CpuWork::kCompute: w.of_node[i] = WorkClass::kCompute; break;
+      case CpuWork::kCommunication: w.of_node[i] = WorkClass::kCommunication; break;
+      case CpuWork::kNone: break;
+    }
   }
   return w;
 }

@@ -1,18 +1,19 @@
 // What each node contributes to its rank's timeline, for the cross-rank
-// views and the Chrome trace's CPU work track, by cpu_work.h's rule. A
-// rank with GPU operations is measured on its GPUs, as Holistic Trace
-// Analysis does: kernels are compute, NCCL's kernels communication, copies
-// and memsets memory. A rank without is measured on its CPU (cpu_work.h).
+// views and the Chrome export's CPU work track. A rank with GPU operations
+// is measured on its GPUs, as Holistic Trace Analysis does: kernels are
+// compute, NCCL's kernels communication, copies and memsets memory. A rank
+// without is measured on its CPU, by trace/derive/cpu_work.h's rule.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "analysis/analyses/cpu_work.h"
 #include "analysis/analyses/ranks.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
+
+enum class WorkClass : uint8_t { kNone, kCompute, kCommunication, kMemory };
 
 struct RankWork {
   RankIndex ranks;

@@ -3,7 +3,7 @@
 
 #include <unordered_map>
 
-#include "analysis/json/json_writer.h"
+#include "trace/json/json_writer.h"
 
 namespace brickprof {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/model/stats.h"
+#include "trace/derive/stats.h"
 
 namespace brickprof {
 

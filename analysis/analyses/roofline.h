@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/analyses/machine_peaks.h"
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

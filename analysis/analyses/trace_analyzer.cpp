@@ -5,8 +5,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/model/bricks.h"
-#include "analysis/model/name_key.h"
+#include "trace/model/bricks.h"
+#include "trace/model/name_key.h"
 
 namespace brickprof {
 

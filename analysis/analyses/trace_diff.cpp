@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "analysis/model/format.h"
+#include "trace/model/format.h"
 
 namespace brickprof {
 namespace {

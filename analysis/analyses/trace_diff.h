@@ -6,7 +6,7 @@
 //
 // The judgement of one brick or kernel, all of it from the traces:
 // - its calls' spread: the change per call is the Hodges-Lehmann ratio of
-//   NEW's calls to BASE's with its 99% interval (analysis/model/shift.h), so
+//   NEW's calls to BASE's with its 99% interval (analysis/analyses/shift.h), so
 //   a brick whose calls vary much needs a larger change to count; taken on
 //   the fastest third of each side's calls (at least five), as waiting for
 //   the CPU only ever adds time to a call while a slower brick moves them all;
@@ -39,9 +39,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/json/json_writer.h"
-#include "analysis/model/shift.h"
-#include "analysis/model/trace.h"
+#include "analysis/analyses/shift.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

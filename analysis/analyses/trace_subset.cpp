@@ -6,7 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "analysis/model/closest_names.h"
+#include "analysis/analyses/closest_names.h"
 
 namespace brickprof {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

@@ -10,7 +10,7 @@
 #include "analysis/analyses/critical_path.h"
 #include "analysis/html/html_shell.h"
 #include "analysis/html/html_view_cuts.h"
-#include "analysis/json/json_writer.h"
+#include "trace/json/json_writer.h"
 
 namespace brickprof {
 namespace {

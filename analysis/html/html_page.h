@@ -13,8 +13,8 @@
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/html/html_icicle.h"
 #include "analysis/html/html_timeline.h"
-#include "analysis/model/trace.h"
 #include "analysis/views/views.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "analysis/html/html_common.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/trace.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/trace.h"
 
 namespace brickprof {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "analysis/html/html_timeline.h"
-#include "analysis/model/format.h"
+#include "trace/model/format.h"
 
 namespace brickprof {
 namespace {

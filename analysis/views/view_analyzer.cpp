@@ -1,12 +1,12 @@
 // The `report --analyze` view: per-op summary, slowest ops, hotspots, devices, balance,
 // communication.
 #include "analysis/analyses/trace_analyzer.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/queries.h"
-#include "analysis/model/trace_scope.h"
+#include "analysis/analyses/trace_scope.h"
 #include "analysis/views/views.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
+#include "trace/model/queries.h"
 
 namespace brickprof {
 namespace {

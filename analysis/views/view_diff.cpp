@@ -5,9 +5,9 @@
 #include <cstdlib>
 
 #include "analysis/analyses/trace_diff.h"
-#include "analysis/model/format.h"
-#include "analysis/model/hash_text.h"
-#include "analysis/model/printable.h"
+#include "trace/model/format.h"
+#include "trace/model/hash_text.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 namespace {

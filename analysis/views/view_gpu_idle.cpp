@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "analysis/analyses/gpu_idle.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/trace_scope.h"
+#include "analysis/analyses/trace_scope.h"
 #include "analysis/views/views.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 namespace {

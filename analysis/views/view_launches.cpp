@@ -1,10 +1,10 @@
 // The `report --launches` view: the cost of each launch on the host, the wait before the
 // kernel started, and which kernels are launch-bound.
 #include "analysis/analyses/launch_stats.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 namespace {

@@ -2,10 +2,10 @@
 // for other ranks, communication, memory and idle, with their shares of the
 // rank's span, and communication overlapped with compute (rank_breakdown.h).
 #include "analysis/analyses/rank_breakdown.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 namespace {

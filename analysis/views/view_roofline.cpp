@@ -4,10 +4,10 @@
 #include <set>
 
 #include "analysis/analyses/roofline.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
 #include "analysis/views/views.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 namespace {

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/queries.h"
-#include "analysis/model/recorded.h"
-#include "analysis/model/stats.h"
 #include "analysis/views/views.h"
+#include "trace/derive/stats.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
+#include "trace/model/queries.h"
+#include "trace/model/recorded.h"
 
 namespace brickprof {
 namespace {
@@ -143,7 +143,7 @@ void diagnostics(std::ostream& out, const Trace& t, const TraceSummary& s) {
 }
 
 // The brick and category tables as JSON. The trace file's derived
-// `bricks`/`categories` (analysis/json/trace_json_write.cpp) carry the same
+// `bricks`/`categories` (trace/json/trace_json_write.cpp) carry the same
 // figures for scripts that read the trace itself, in another order and
 // with the categories' count named "count" where this view says "samples"
 // (its text column); both stay as they are for the scripts that read them.

@@ -2,12 +2,12 @@
 // ping-pong, re-uploads, each finding named by the scope that issued it.
 #include <cstdio>
 
+#include "analysis/analyses/trace_scope.h"
 #include "analysis/analyses/transfers.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/trace_scope.h"
 #include "analysis/views/views.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof {
 namespace {

@@ -2,11 +2,11 @@
 // nested JSON for scripts.
 #include <vector>
 
-#include "analysis/analyses/aggregate_tree.h"
-#include "analysis/export/export_tree.h"
-#include "analysis/json/json_writer.h"
-#include "analysis/model/queries.h"
 #include "analysis/views/views.h"
+#include "trace/derive/aggregate_tree.h"
+#include "trace/formats/tree.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/queries.h"
 
 namespace brickprof {
 namespace {
@@ -38,7 +38,7 @@ AggregateTree compute(const Trace& trace, const ViewSettings& settings) {
   return tree;
 }
 
-// The tree export's text (analysis/export/export_tree.h), from this model.
+// The tree export's text (trace/formats/tree.h), from this model.
 void text(const Trace& trace, const AggregateTree& tree, std::ostream& out) {
   write_tree(trace, tree, out);
 }

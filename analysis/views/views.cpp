@@ -1,9 +1,9 @@
 // The registry of report views (see views.h): one line per view.
 #include "analysis/views/views.h"
 
-#include "analysis/export/whole_trace.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/recorded.h"
+#include "trace/model/printable.h"
+#include "trace/model/recorded.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 
@@ -24,7 +24,7 @@ extern const View kRankPathView;
 
 namespace {
 
-// A file format: written by its sink (analysis/export/formats.h), nothing to compute.
+// A file format: written by its sink (trace/output/formats.h), nothing to compute.
 constexpr View file_format(const char* name, const char* help) {
   View v;
   v.name = name;

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "analysis/analyses/critical_path.h"
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/stats.h"
-#include "analysis/model/trace_generator.h"
 #include "analysis/views/views.h"
+#include "tests/support/trace_generator.h"
+#include "trace/derive/stats.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace {
 

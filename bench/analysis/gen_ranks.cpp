@@ -11,9 +11,9 @@
 #include <fstream>
 #include <string>
 
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/trace_generator.h"
+#include "tests/support/trace_generator.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) {

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <string>
 
-#include "analysis/json/trace_json.h"
 #include "tools/view/browser.h"
 #include "tools/view/keys.h"
 #include "tools/view/session.h"
+#include "trace/json/trace_json.h"
 
 namespace {
 

@@ -12,9 +12,9 @@
 #include <new>
 #include <string>
 
-#include "analysis/json/trace_json.h"
-#include "analysis/model/bricks.h"
 #include "python/native/trace_columns.h"
+#include "trace/json/trace_json.h"
+#include "trace/model/bricks.h"
 
 namespace {
 
@@ -114,7 +114,7 @@ PyObject* add_work(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
-// brick_names() -> [name of well-known brick 0, 1, ...] (analysis/model/bricks.h).
+// brick_names() -> [name of well-known brick 0, 1, ...] (trace/model/bricks.h).
 PyObject* brick_names(PyObject*, PyObject*) {
   PyObject* list = PyList_New(brickprof::kBrickCount);
   if (!list) return nullptr;

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/model/queries.h"
-#include "analysis/model/stats.h"
+#include "trace/derive/stats.h"
+#include "trace/model/queries.h"
 
 namespace brickprof::python {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <Python.h>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::python {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/json/trace_json.h"
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::test {
 

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::test {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/model/recorded.h"
 #include "spawn.h"
+#include "trace/model/recorded.h"
 
 namespace brickprof::test {
 namespace {

@@ -36,7 +36,7 @@ UNDER = {"deep": "nest 1", "names": "all", "huge": "Layer 0", "threads": "RmsNor
 MAX_FOLDED_FRAMES = 128  # 127 frames and "[deeper frames]"
 
 # Cases known to fail, each with why. The file exports are not the views'
-# code (analysis/export_*.cpp): a failure there is reported to their owner
+# code (trace/formats/*.cpp): a failure there is reported to their owner
 # and listed here until fixed; an unexpected pass fails the test so this
 # list stays true.
 KNOWN_FAILURES = {}

@@ -21,7 +21,7 @@ std::string fixed(double v, int decimals) {
   std::snprintf(text, sizeof text, "%.*f", decimals, v);
   return text;
 }
-// The text views' one style (analysis/model/format.h), for values away from a
+// The text views' one style (trace/model/format.h), for values away from a
 // unit's edge: "750ns", "12.3µs", "1.23ms", "4.56s"; rates "12.34GB/s".
 std::string dur(const json& ns) {
   double v = ns.get<double>();

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "analysis/model/hash_text.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/queries.h"
+#include "trace/model/hash_text.h"
+#include "trace/model/printable.h"
+#include "trace/model/queries.h"
 
 namespace brickprof::view {
 namespace {

@@ -1,4 +1,4 @@
-// The tree the browser shows: the aggregate tree (analysis/analyses/aggregate_tree.h)
+// The tree the browser shows: the aggregate tree (trace/derive/aggregate_tree.h)
 // with one PTX row under each kernel entry per PTX module its launches came
 // from, GPU time rolled up to every scope, a sort order, which rows are
 // expanded, and the rows that are visible. Rows are the aggregate entries'
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analyses/aggregate_tree.h"
-#include "analysis/model/trace.h"
+#include "trace/derive/aggregate_tree.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::view {
 

@@ -3,10 +3,10 @@
 // prompts' outcomes (what-if, under) and ranks.
 #include <algorithm>
 
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/stats.h"
 #include "tools/view/browser.h"
+#include "trace/derive/stats.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof::view {
 namespace {

@@ -4,13 +4,13 @@
 #include <sstream>
 
 #include "analysis/analyses/roofline.h"
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
-#include "analysis/model/recorded.h"
 #include "tools/view/browser.h"
 #include "tools/view/detail.h"
 #include "tools/view/ranks.h"
 #include "tools/view/tree_pane.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
+#include "trace/model/recorded.h"
 
 namespace brickprof::view {
 namespace {

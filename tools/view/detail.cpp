@@ -9,11 +9,11 @@
 #include "analysis/analyses/launch_stats.h"
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/analyses/roofline.h"
-#include "analysis/model/format.h"
-#include "analysis/model/hash_text.h"
-#include "analysis/model/spread.h"
-#include "analysis/model/stats.h"
+#include "analysis/analyses/spread.h"
 #include "tools/view/tree_pane.h"
+#include "trace/derive/stats.h"
+#include "trace/model/format.h"
+#include "trace/model/hash_text.h"
 
 namespace brickprof::view {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
 #include "tools/view/styled_text.h"
 #include "tools/view/tree_pane.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof::view {
 namespace {

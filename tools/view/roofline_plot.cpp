@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/model/format.h"
-#include "analysis/model/printable.h"
+#include "trace/model/format.h"
+#include "trace/model/printable.h"
 
 namespace brickprof::view {
 namespace {

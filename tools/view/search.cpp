@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "analysis/model/name_key.h"
+#include "trace/model/name_key.h"
 
 namespace brickprof::view {
 

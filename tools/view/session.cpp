@@ -5,11 +5,11 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/analyses/aggregate_tree.h"
 #include "analysis/analyses/dependency_graph.h"
 #include "analysis/analyses/trace_subset.h"
-#include "analysis/model/queries.h"
-#include "analysis/model/recorded.h"
+#include "trace/derive/aggregate_tree.h"
+#include "trace/model/queries.h"
+#include "trace/model/recorded.h"
 
 namespace brickprof::view {
 

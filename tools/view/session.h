@@ -17,9 +17,9 @@
 
 #include "analysis/analyses/critical_path.h"
 #include "analysis/analyses/trace_diff.h"
-#include "analysis/model/stats.h"
 #include "analysis/views/views.h"
 #include "tools/view/browse_tree.h"
+#include "trace/derive/stats.h"
 
 namespace brickprof::view {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/model/format.h"
+#include "trace/model/format.h"
 
 namespace brickprof::view {
 namespace {

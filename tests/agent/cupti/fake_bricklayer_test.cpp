@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "agent/ptx/hash.h"
-#include "analysis/model/hash_text.h"
-#include "analysis/json/trace_json.h"
+#include "trace/model/hash_text.h"
+#include "trace/json/trace_json.h"
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/read_file.h"

@@ -27,10 +27,10 @@
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/replay.h"
-#include "analysis/export/export_perfetto.h"
-#include "analysis/export/sink.h"
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
+#include "trace/formats/perfetto.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof::agent {
 namespace {

@@ -195,7 +195,7 @@ TEST(ConfigTest, AnchorsARelativeOutputPrefix) {
 }
 
 // `brickprof run --formats "json, chrome"` passes the list on as given; the
-// agent reads it as run checked it (the table in analysis/model/settings.h).
+// agent reads it as run checked it (the table in trace/model/settings.h).
 TEST(ConfigTest, FormatsReadAsRunChecksThem) {
   Config c = read({{"BRICKPROF_FORMATS", "json, chrome,"}});
   EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
 #include "tests/support/read_file.h"
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 #ifdef FAKE_GPU_APP
 #include "tests/fakes/cuda_driver/fake_gpu_app.h"
 #endif

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/json/trace_json.h"
 #include "tests/support/preload_fixture.h"
 #include "tests/support/run_program.h"
+#include "trace/json/trace_json.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

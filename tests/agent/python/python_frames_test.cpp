@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analyses/python_frames.h"
-#include "analysis/json/trace_json.h"
 #include "tests/fakes/cuda_driver/fake_gpu_app.h"
 #include "tests/support/read_file.h"
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/trace_query.h"
+#include "trace/derive/python_frames.h"
+#include "trace/json/trace_json.h"
 
 namespace fs = std::filesystem;
 using brickprof::test::Result;

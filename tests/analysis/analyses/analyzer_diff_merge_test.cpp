@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "analysis/analyses/critical_path.h"
+#include "analysis/analyses/shift.h"
 #include "analysis/analyses/trace_analyzer.h"
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/analyses/trace_merge.h"
-#include "analysis/model/shift.h"
-#include "analysis/model/trace_scope.h"
+#include "analysis/analyses/trace_scope.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "analysis/analyses/critical_path.h"
-#include "analysis/json/trace_json.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof {
 namespace {

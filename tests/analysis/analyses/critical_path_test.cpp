@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "analysis/analyses/critical_path.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/queries.h"
 #include "test_util.h"
 #include "tests/support/read_file.h"
 #include "tests/support/trace_builder.h"
+#include "trace/json/trace_json.h"
+#include "trace/model/queries.h"
 
 namespace brickprof {
 namespace {

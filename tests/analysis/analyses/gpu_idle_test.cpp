@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "analysis/analyses/gpu_idle.h"
-#include "analysis/model/recorded.h"
-#include "analysis/model/trace_scope.h"
+#include "analysis/analyses/trace_scope.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
+#include "trace/model/recorded.h"
 
 namespace brickprof {
 namespace {

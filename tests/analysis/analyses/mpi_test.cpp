@@ -12,12 +12,12 @@
 #include "analysis/analyses/rank_breakdown.h"
 #include "analysis/analyses/rank_path.h"
 #include "analysis/analyses/trace_merge.h"
-#include "analysis/export/export_chrome.h"
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/bricks.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
+#include "trace/formats/chrome.h"
+#include "trace/json/trace_json.h"
+#include "trace/model/bricks.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {

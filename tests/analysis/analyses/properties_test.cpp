@@ -25,12 +25,12 @@
 #include "analysis/analyses/gpu_idle.h"
 #include "analysis/analyses/trace_subset.h"
 #include "analysis/analyses/transfers.h"
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
-#include "analysis/model/stats.h"
-#include "analysis/model/trace_generator.h"
 #include "analysis/views/views.h"
 #include "tests/analysis/analyses/reference_path.h"
+#include "tests/support/trace_generator.h"
+#include "trace/derive/stats.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {

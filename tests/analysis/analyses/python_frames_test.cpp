@@ -6,10 +6,10 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/analyses/python_frames.h"
 #include "analysis/analyses/trace_merge.h"
-#include "analysis/export/whole_trace.h"
-#include "analysis/json/trace_json.h"
+#include "trace/derive/python_frames.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {

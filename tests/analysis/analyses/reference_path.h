@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "analysis/model/trace.h"
+#include "trace/model/trace.h"
 
 namespace brickprof::test {
 

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "analysis/analyses/roofline.h"
+#include "analysis/analyses/trace_scope.h"
 #include "analysis/analyses/transfers.h"
-#include "analysis/model/trace_scope.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/json/trace_json.h"
 #include "analysis/views/views.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::test {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "analysis/views/views.h"
-#include "tests/analysis/test_traces.h"
+#include "tests/support/test_traces.h"
 
 namespace brickprof::test {
 namespace {

@@ -9,7 +9,7 @@ ABI_VERSION = 2
 
 
 class _Api(ctypes.Structure):
-    # The head of brickprof_api (agent/include/brickprof/brickprof.h); the
+    # The head of brickprof__api_table (include/brickprof/detail/abi.h); the
     # table only ever grows at its end.
     _fields_ = [
         ("abi_version", ctypes.c_uint32),

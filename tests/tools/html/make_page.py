@@ -67,7 +67,7 @@ def number_by_position(trace):
 
 
 def format_ns(ns):
-    """A duration as brickprof's text prints it (analysis/model/format.cpp): rounded half up, in
+    """A duration as brickprof's text prints it (trace/model/format.cpp): rounded half up, in
     integers, the unit chosen after rounding."""
     if ns < 1000:
         return f"{ns}ns"

@@ -7,10 +7,10 @@
 #include <map>
 #include <string>
 
-#include "analysis/export/sink.h"
 #include "analysis/html/html_page.h"
-#include "analysis/json/trace_json.h"
 #include "analysis/views/views.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/sink.h"
 
 int main(int argc, char** argv) {
   using namespace brickprof;

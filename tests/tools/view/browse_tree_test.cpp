@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "analysis/analyses/aggregate_tree.h"
-#include "analysis/export/export_tree.h"
-#include "analysis/json/trace_json.h"
+#include "trace/derive/aggregate_tree.h"
+#include "trace/formats/tree.h"
+#include "trace/json/trace_json.h"
 #include "view_test_util.h"
 
 namespace brickprof::view::test {

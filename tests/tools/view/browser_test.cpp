@@ -6,13 +6,13 @@
 
 #include "analysis/analyses/critical_path.h"
 #include "analysis/analyses/dependency_graph.h"
+#include "analysis/analyses/spread.h"
 #include "analysis/analyses/trace_merge.h"
 #include "analysis/analyses/trace_subset.h"
-#include "analysis/model/format.h"
-#include "analysis/model/spread.h"
 #include "tools/view/keys.h"
 #include "tools/view/ranks.h"
 #include "tools/view/roofline_plot.h"
+#include "trace/model/format.h"
 #include "view_test_util.h"
 
 namespace brickprof::view::test {

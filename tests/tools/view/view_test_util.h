@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/json/trace_json.h"
 #include "tools/view/browser.h"
 #include "tools/view/session.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::view::test {
 

@@ -1,4 +1,4 @@
-// Numbers as brickprof's text output prints them (analysis/model/format.cpp): durations, IEC sizes,
+// Numbers as brickprof's text output prints them (trace/model/format.cpp): durations, IEC sizes,
 // SI rates, shares.
 
 // "850ns" under 1 µs, "12.3µs" under 1 ms, "1.23ms" under 1 s, else "4.56s"; the unit is chosen

@@ -1,0 +1,206 @@
+// The JSON exporter round trip: write, parse back, compare every field of
+// every node, edge, device, thread, PTX module and diagnostic.
+#include <gtest/gtest.h>
+
+#include "tests/support/test_traces.h"
+#include "trace/json/json_writer.h"
+#include "trace/json/trace_json.h"
+#include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
+
+namespace brickprof {
+namespace {
+
+void expect_same_detail(const GpuDetail& a, const GpuDetail& b, uint32_t id) {
+  SCOPED_TRACE("node " + std::to_string(id));
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.context, b.context);
+  EXPECT_EQ(a.stream, b.stream);
+  EXPECT_EQ(a.correlation, b.correlation);
+  EXPECT_EQ(a.api_start_ns, b.api_start_ns);
+  EXPECT_EQ(a.api_end_ns, b.api_end_ns);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.grid[i], b.grid[i]);
+    EXPECT_EQ(a.block[i], b.block[i]);
+  }
+  EXPECT_EQ(a.smem, b.smem);
+  EXPECT_EQ(a.registers, b.registers);
+  EXPECT_EQ(a.ptx_hash, b.ptx_hash);
+  EXPECT_EQ(a.graph_node, b.graph_node);
+  EXPECT_EQ(a.graph_id, b.graph_id);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.direction, b.direction);
+  EXPECT_EQ(a.src_kind, b.src_kind);
+  EXPECT_EQ(a.dst_kind, b.dst_kind);
+  EXPECT_EQ(a.src_addr, b.src_addr);
+  EXPECT_EQ(a.dst_addr, b.dst_addr);
+  EXPECT_EQ(a.sync, b.sync);
+  EXPECT_EQ(a.event, b.event);
+  EXPECT_EQ(a.python_stack, b.python_stack);
+}
+
+void expect_same(const Trace& a, const Trace& b) {
+  EXPECT_EQ(a.process.pid, b.process.pid);
+  EXPECT_EQ(a.process.ppid, b.process.ppid);
+  EXPECT_EQ(a.process.program, b.process.program);
+  EXPECT_EQ(a.process.cmdline, b.process.cmdline);
+  EXPECT_EQ(a.process.host, b.process.host);
+  EXPECT_EQ(a.process.rank, b.process.rank);
+  EXPECT_EQ(a.process.start_ns, b.process.start_ns);
+  EXPECT_EQ(a.process.end_ns, b.process.end_ns);
+  EXPECT_EQ(a.process.clock, b.process.clock);
+  EXPECT_EQ(a.process.launcher, b.process.launcher);
+  EXPECT_EQ(a.process.job, b.process.job);
+  EXPECT_EQ(a.process.local_rank, b.process.local_rank);
+  EXPECT_EQ(a.process.world_size, b.process.world_size);
+  EXPECT_EQ(a.process.clock_sync, b.process.clock_sync);
+
+  const Diagnostics &da = a.diagnostics, &db = b.diagnostics;
+  EXPECT_EQ(da.cupti, db.cupti);
+  EXPECT_EQ(da.nvtx, db.nvtx);
+  EXPECT_EQ(da.dropped_events, db.dropped_events);
+  EXPECT_EQ(da.dropped_names, db.dropped_names);
+  EXPECT_EQ(da.dropped_activity_records, db.dropped_activity_records);
+  EXPECT_EQ(da.zero_timestamp_records, db.zero_timestamp_records);
+  EXPECT_EQ(da.unbalanced_pops, db.unbalanced_pops);
+  EXPECT_EQ(da.open_scopes_at_exit, db.open_scopes_at_exit);
+  EXPECT_EQ(da.capture, db.capture);
+  EXPECT_EQ(da.capture_windows, db.capture_windows);
+  EXPECT_EQ(da.scopes_cut_by_capture, db.scopes_cut_by_capture);
+  EXPECT_EQ(da.records_outside_capture, db.records_outside_capture);
+  EXPECT_EQ(da.warnings, db.warnings);
+
+  ASSERT_EQ(a.devices.size(), b.devices.size());
+  for (size_t i = 0; i < a.devices.size(); ++i) {
+    const Device &x = a.devices[i], &y = b.devices[i];
+    EXPECT_EQ(x.id, y.id);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.sm_count, y.sm_count);
+    EXPECT_EQ(x.clock_mhz, y.clock_mhz);
+    EXPECT_EQ(x.memory_clock_mhz, y.memory_clock_mhz);
+    EXPECT_EQ(x.memory_bus_bits, y.memory_bus_bits);
+    EXPECT_EQ(x.peak_gflops, y.peak_gflops);
+    EXPECT_EQ(x.peak_gbps, y.peak_gbps);
+    EXPECT_EQ(x.peaks_source, y.peaks_source);
+  }
+  ASSERT_EQ(a.threads.size(), b.threads.size());
+  for (size_t i = 0; i < a.threads.size(); ++i) {
+    EXPECT_EQ(a.threads[i].tid, b.threads[i].tid);
+    EXPECT_EQ(a.threads[i].name, b.threads[i].name);
+  }
+
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (uint32_t i = 0; i < a.nodes.size(); ++i) {
+    SCOPED_TRACE("node " + std::to_string(i));
+    const Node &x = a.nodes[i], &y = b.nodes[i];
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.category, y.category);
+    EXPECT_EQ(x.brick_id, y.brick_id);
+    EXPECT_EQ(x.layer_index, y.layer_index);
+    EXPECT_EQ(a.name(x), b.name(y));
+    EXPECT_EQ(x.parent, y.parent);
+    EXPECT_EQ(x.thread, y.thread);
+    EXPECT_EQ(x.start_ns, y.start_ns);
+    EXPECT_EQ(x.end_ns, y.end_ns);
+    EXPECT_EQ(x.elements, y.elements);
+    EXPECT_EQ(x.flops, y.flops);
+    EXPECT_EQ(x.bytes_moved, y.bytes_moved);
+    ASSERT_EQ(a.detail(x) != nullptr, b.detail(y) != nullptr);
+    if (a.detail(x)) expect_same_detail(*a.detail(x), *b.detail(y), i);
+  }
+  ASSERT_EQ(a.edges.size(), b.edges.size());
+  for (size_t i = 0; i < a.edges.size(); ++i) {
+    EXPECT_EQ(a.edges[i].src, b.edges[i].src);
+    EXPECT_EQ(a.edges[i].dst, b.edges[i].dst);
+    EXPECT_EQ(a.edges[i].type, b.edges[i].type);
+  }
+  ASSERT_EQ(a.ptx.size(), b.ptx.size());
+  for (size_t i = 0; i < a.ptx.size(); ++i) {
+    EXPECT_EQ(a.ptx[i].hash, b.ptx[i].hash);
+    EXPECT_EQ(a.ptx[i].kind, b.ptx[i].kind);
+    EXPECT_EQ(a.ptx[i].bytes, b.ptx[i].bytes);
+    EXPECT_EQ(a.ptx[i].kernels, b.ptx[i].kernels);
+    EXPECT_EQ(a.ptx[i].source, b.ptx[i].source);
+  }
+  ASSERT_EQ(a.python_frames.size(), b.python_frames.size());
+  for (size_t i = 0; i < a.python_frames.size(); ++i) {
+    EXPECT_EQ(a.python_frames[i].file, b.python_frames[i].file);
+    EXPECT_EQ(a.python_frames[i].line, b.python_frames[i].line);
+    EXPECT_EQ(a.python_frames[i].function, b.python_frames[i].function);
+  }
+  EXPECT_EQ(a.python_stacks, b.python_stacks);
+}
+
+TEST(JsonExport, RoundTripsEveryField) {
+  Trace original = test::full_trace();
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+}
+
+TEST(JsonExport, RoundTripsTheFixture) {
+  Trace original = test::small_trace();
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+  // And a second trip is byte-identical.
+  MemorySink again;
+  ASSERT_TRUE(write_outputs(back, {"json"}, again).failures.empty());
+  EXPECT_EQ(sink.text("json"), again.text("json"));
+}
+
+TEST(JsonExport, StringsStayValidUtf8) {
+  auto quoted = [](std::string_view text) {
+    std::string out;
+    append_json_string(out, text);
+    return out;
+  };
+  EXPECT_EQ(quoted("µs × 中 😀"), "\"µs × 中 😀\"");                 // well-formed: kept as is
+  EXPECT_EQ(quoted("caf\xe9"), "\"caf\\ufffd\"");                  // Latin-1 é
+  EXPECT_EQ(quoted("\xc0\xaf"), "\"\\ufffd\\ufffd\"");             // overlong '/'
+  EXPECT_EQ(quoted("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+  EXPECT_EQ(quoted("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // > U+10FFFF
+  EXPECT_EQ(quoted("a\xe4\xb8"), "\"a\\ufffd\\ufffd\"");                      // cut short
+  EXPECT_EQ(quoted("\x01\"\\"), "\"\\u0001\\\"\\\\\"");
+  // What a terminal acts on is spelled out, so `report --json` on one is
+  // safe too: DEL, C1 controls (U+009B is CSI), bidi overrides and isolates.
+  EXPECT_EQ(quoted("a\x7f"
+                   "b"),
+            "\"a\\u007fb\"");
+  EXPECT_EQ(quoted("csi\xc2\x9b"
+                   "2J \xc2\xa0"),
+            "\"csi\\u009b2J \xc2\xa0\"");
+  EXPECT_EQ(quoted("abc\xe2\x80\xae"
+                   "fed\xe2\x81\xa9"),
+            "\"abc\\u202efed\\u2069\"");
+  EXPECT_EQ(quoted("\xe2\x80\xa9\xe2\x80\xaf"), "\"\xe2\x80\xa9\xe2\x80\xaf\"");  // neighbours kept
+}
+
+// Escaped controls read back as the characters they were.
+TEST(JsonExport, ControlsReadBackAsThemselves) {
+  Trace original = test::small_trace();
+  const std::string name = "evil\x1b]52;c;\x07\x7f\xc2\x9b\xe2\x80\xae|";
+  original.nodes[0].name = original.strings.intern(name);
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  EXPECT_EQ(back.name(back.nodes[0]), name);
+}
+
+// A program's names in any encoding (a Latin-1 argument, a binary NVTX
+// name) still give a trace that reads back.
+TEST(JsonExport, NamesThatAreNotUtf8ReadBack) {
+  Trace original = test::small_trace();
+  original.process.cmdline = "app --name caf\xe9";
+  original.nodes[0].name = original.strings.intern("scope \xff\xfe");
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  EXPECT_EQ(back.process.cmdline, "app --name caf\uFFFD");
+  EXPECT_EQ(back.name(back.nodes[0]), "scope \uFFFD\uFFFD");
+}
+
+}  // namespace
+}  // namespace brickprof

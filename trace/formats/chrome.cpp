@@ -1,0 +1,297 @@
+// Writes Chrome trace event JSON (see export_chrome.h).
+#include "trace/formats/chrome.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/formats/distributed_info.h"
+#include "trace/json/json_writer.h"
+#include "trace/model/format.h"
+#include "trace/model/queries.h"
+
+namespace brickprof {
+namespace {
+
+// Microseconds with nanosecond precision. Whole microseconds are written as
+// integers; otherwise the shortest double that round-trips, which for n/1000
+// is the exact 3-decimal form.
+void write_us(JsonWriter& w, std::string_view key, int64_t ns) {
+  w.key(key);
+  if (ns % 1000 == 0)
+    w.value(ns / 1000);
+  else
+    w.value(static_cast<double>(ns) / 1000.0);
+}
+
+void write_metadata(JsonWriter& w, std::string_view what, int64_t pid, int64_t tid,
+                    std::string_view name) {
+  w.newline().begin_object();
+  w.field("ph", "M").field("name", what).field("pid", pid).field("tid", tid);
+  w.key("args").begin_object().field("name", name).end_object();
+  w.end_object();
+}
+
+void write_sort_index(JsonWriter& w, int64_t pid, int64_t index) {
+  w.newline().begin_object();
+  w.field("ph", "M").field("name", "process_sort_index").field("pid", pid).field("tid", 0);
+  w.key("args").begin_object().field("sort_index", index).end_object();
+  w.end_object();
+}
+
+void write_dims(JsonWriter& w, std::string_view key, const uint32_t (&d)[3]) {
+  w.key(key).begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
+}
+
+void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g,
+                const CommCall* call) {
+  w.key("args").begin_object();
+  w.field("node", id);
+  switch (node.kind) {
+    case NodeKind::kLayer:
+      w.field("layer", node.layer_index);
+      break;
+    case NodeKind::kBrick:
+      w.field("brick_id", static_cast<int>(node.brick_id));
+      w.field("category", to_string(node.category));
+      break;
+    default:
+      if (node.category != Category::kNone) w.field("category", to_string(node.category));
+      break;
+  }
+  if (call) {
+    w.field("mpi_op", to_string(call->op)).field("bytes", call->bytes);
+    if (call->seq) w.field("seq", call->seq);
+    if (call->peer >= 0) w.field("peer", call->peer);
+  }
+  if (node.elements) w.field("elements", node.elements);
+  if (node.flops > 0) w.field("flops", node.flops);
+  if (node.bytes_moved > 0) w.field("bytes_moved", node.bytes_moved);
+  if (g) {
+    w.field("device", g->device).field("stream", g->stream).field("correlation", g->correlation);
+    switch (node.kind) {
+      case NodeKind::kKernel:
+        write_dims(w, "grid", g->grid);
+        write_dims(w, "block", g->block);
+        w.field("smem", g->smem).field("registers", g->registers);
+        w.key("ptx_hash").hex(g->ptx_hash);
+        break;
+      case NodeKind::kTransfer:
+      case NodeKind::kMemset:
+        w.field("bytes", g->bytes).field("direction", to_string(g->direction));
+        w.field("src_kind", to_string(g->src_kind)).field("dst_kind", to_string(g->dst_kind));
+        break;
+      case NodeKind::kSync:
+        w.field("sync", to_string(g->sync));
+        break;
+      default:
+        break;
+    }
+  }
+  if (node.parent != kNoNode) w.field("parent", node.parent);
+  w.end_object();
+}
+
+// The Chrome process of each CPU thread: the trace's own, or for a merged
+// trace the source process the thread came from (its recorded pid, or a
+// synthetic one where two sources share a pid), so ranks get their own rows.
+struct CpuProcesses {
+  struct Process {
+    int64_t pid;
+    std::string name;
+  };
+  std::vector<Process> processes;        // in source order
+  std::map<uint32_t, size_t> of_thread;  // merged tid -> index
+
+  explicit CpuProcesses(const Trace& trace) {
+    std::set<int64_t> taken;
+    for (size_t i = 0; i < trace.sources.size(); ++i) {
+      const SourceInfo& src = trace.sources[i];
+      int64_t pid = src.process.pid;
+      if (!taken.insert(pid).second) pid = kSourcePidBase + static_cast<int64_t>(i);
+      std::string program = src.process.program.empty() ? "process" : src.process.program;
+      processes.push_back({pid, program + " (" + src.label + ")"});
+      for (const SourceInfo::IdMap& t : src.threads) of_thread[t.id] = i;
+    }
+    if (processes.empty())
+      processes.push_back(
+          {trace.process.pid, trace.process.program.empty() ? "process" : trace.process.program});
+  }
+
+  int64_t pid_of(uint32_t tid) const {
+    auto it = of_thread.find(tid);
+    return processes[it == of_thread.end() ? 0 : it->second].pid;
+  }
+};
+
+// Capture windows on a track of their own in the (first) CPU process, so
+// what was not recorded is visible as the space between them.
+void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows, int64_t pid) {
+  if (windows.empty()) return;
+  write_metadata(w, "thread_name", pid, kCaptureTid, "capture windows");
+  for (size_t i = 0; i < windows.size(); ++i) {
+    w.newline().begin_object();
+    w.field("ph", "X").field("name", "capture window " + std::to_string(i + 1));
+    w.field("cat", "capture").field("pid", pid).field("tid", kCaptureTid);
+    write_us(w, "ts", windows[i].start_ns);
+    write_us(w, "dur", windows[i].end_ns - windows[i].start_ns);
+    w.end_object();
+  }
+}
+
+}  // namespace
+
+struct ChromeSink::State {
+  State(const Trace& h, std::ostream& out) : header(h), cpu(h), w(out) {}
+  const Trace& header;
+  const CpuProcesses cpu;
+  JsonWriter w;
+};
+
+ChromeSink::ChromeSink(std::ostream& out) : out_(out) {}
+
+ChromeSink::~ChromeSink() = default;
+
+void ChromeSink::begin(const TraceHead& head) {
+  s_ = std::make_unique<State>(head.header, out_);
+  const Trace& trace = s_->header;
+  const CpuProcesses& cpu = s_->cpu;
+  JsonWriter& w = s_->w;
+  std::set<uint32_t> threads = head.node_threads;
+  // A thread's name: the last non-empty one the trace lists for it.
+  std::map<uint32_t, std::string_view> names;
+  for (const ThreadInfo& t : trace.threads) {
+    threads.insert(t.tid);
+    if (!t.name.empty()) names[t.tid] = t.name;
+  }
+  w.begin_object();
+  // First, so the rank is the first "rank" a line-by-line reader meets.
+  if (const auto info = distributed_info_json(trace, head.nccl_kernels))
+    w.key("distributedInfo").raw(*info);
+  w.key("traceEvents").begin_array();
+  for (size_t i = 0; i < cpu.processes.size(); ++i) {
+    write_metadata(w, "process_name", cpu.processes[i].pid, 0, cpu.processes[i].name);
+    // CPU processes first (the last at 0), then the GPUs at 1 + device.
+    write_sort_index(w, cpu.processes[i].pid,
+                     static_cast<int64_t>(i) - static_cast<int64_t>(cpu.processes.size() - 1));
+  }
+  for (uint32_t tid : threads) {
+    auto named = names.find(tid);
+    std::string name =
+        named != names.end() ? std::string(named->second) : "Thread " + std::to_string(tid);
+    write_metadata(w, "thread_name", cpu.pid_of(tid), tid, name);
+  }
+  uint32_t last_device = UINT32_MAX;
+  for (auto [device, stream] : head.streams) {
+    int64_t gpid = kGpuPidBase + device;
+    if (device != last_device) {
+      std::string name = "GPU " + std::to_string(device);
+      for (const Device& d : trace.devices)
+        if (d.id == device && !d.name.empty()) name += " (" + d.name + ")";
+      write_metadata(w, "process_name", gpid, 0, name);
+      write_sort_index(w, gpid, 1 + device);
+      last_device = device;
+    }
+    write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
+  }
+  write_capture_windows(w, trace.diagnostics.capture_windows, cpu.processes.front().pid);
+}
+
+void ChromeSink::node(const NodeEvent& e) {
+  const CpuProcesses& cpu = s_->cpu;
+  const Trace& header = s_->header;
+  JsonWriter& w = s_->w;
+  const GpuDetail* g = e.detail;
+  const Node* parent = e.parent;
+  Node node = e.node;
+  if (node.parent != kNoNode) node.parent = header.file_id(node.parent);  // as the file names it
+  const uint32_t id = header.file_id(e.id);
+  std::string_view name = e.name;
+  const bool gpu = g && is_gpu_kind(node.kind);
+  const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.pid_of(node.thread);
+  const int64_t etid = gpu ? g->stream : node.thread;
+  w.newline().begin_object();
+  // node_label allocates; most nodes carry their name as is.
+  std::string label;
+  if (name.empty() || node.kind == NodeKind::kTransfer || node.kind == NodeKind::kMemset) {
+    label = node_label(name, node, g);
+    name = label;
+  }
+  w.field("ph", "X").field("name", name).field("cat", to_string(node.kind));
+  w.field("pid", epid).field("tid", etid);
+  write_us(w, "ts", node.start_ns);
+  write_us(w, "dur", node.duration_ns());
+  write_args(w, id, node, g, e.call);
+  w.end_object();
+  if (!gpu || !parent) return;
+  // A flow from the launching scope (at the API call, held inside the
+  // scope so the arrow binds to it) to the GPU slice.
+  if (!is_cpu_kind(parent->kind)) return;
+  // Without a correlation id, one far above CUPTI's 32-bit counters.
+  uint64_t flow_id = g->correlation ? g->correlation : (uint64_t{1} << 40) + id;
+  int64_t at = g->api_start_ns ? g->api_start_ns : parent->start_ns;
+  at = std::clamp(at, parent->start_ns, parent->end_ns);
+  w.newline().begin_object();
+  w.field("ph", "s").field("name", "launch").field("cat", "launch").field("id", flow_id);
+  w.field("pid", cpu.pid_of(parent->thread)).field("tid", parent->thread);
+  write_us(w, "ts", at);
+  w.end_object();
+  w.newline().begin_object();
+  w.field("ph", "f").field("bp", "e").field("name", "launch").field("cat", "launch");
+  w.field("id", flow_id).field("pid", epid).field("tid", etid);
+  write_us(w, "ts", node.start_ns);
+  w.end_object();
+}
+
+// A rank computing on its CPU: its compute as Kineto kernel events on
+// stream 0 of a process of its own, in whole microseconds as Kineto writes
+// device events, so HTA's kernel-based temporal breakdown measures the CPU.
+void ChromeSink::cpu_work_track() {
+  const std::string label = "CPU work (rank " + std::to_string(s_->header.process.rank) + ")";
+  write_metadata(s_->w, "process_name", kCpuWorkPid, 0, label);
+  write_metadata(s_->w, "thread_name", kCpuWorkPid, 0, "compute (leaf bricks and scopes)");
+}
+
+void ChromeSink::cpu_work(const NodeEvent& e) {
+  JsonWriter& w = s_->w;
+  const Trace& header = s_->header;
+  const auto whole_us = [](int64_t ns) { return (ns + 500) / 1000; };
+  const int64_t ts = whole_us(e.node.start_ns);
+  w.newline().begin_object();
+  w.field("ph", "X").field("name", e.name).field("cat", "kernel");
+  w.field("pid", kCpuWorkPid).field("tid", 0).field("ts", ts);
+  w.field("dur", whole_us(e.node.end_ns) - ts);
+  w.key("args").begin_object().field("node", header.file_id(e.id)).field("stream", 0).end_object();
+  w.end_object();
+}
+
+// Kineto's step annotation, on the step's thread of the CPU process.
+void ChromeSink::step(const NodeEvent& e, size_t n) {
+  JsonWriter& w = s_->w;
+  const Trace& header = s_->header;
+  w.newline().begin_object();
+  w.field("ph", "X").field("name", "ProfilerStep#" + std::to_string(n));
+  w.field("cat", "user_annotation").field("pid", header.process.pid).field("tid", e.node.thread);
+  w.key("ts").value(static_cast<double>(e.node.start_ns) / 1000.0);
+  w.key("dur").value(static_cast<double>(e.node.end_ns - e.node.start_ns) / 1000.0);
+  w.key("args").begin_object().field("node", header.file_id(e.id)).end_object();
+  w.end_object();
+}
+
+void ChromeSink::end(const TraceStats*) {
+  const Trace& trace = s_->header;
+  JsonWriter& w = s_->w;
+  w.end_array();
+  w.field("displayTimeUnit", "ns");
+  w.key("otherData").begin_object();
+  w.field("clock", trace.process.clock).field("pid", trace.process.pid);
+  w.field("host", trace.process.host);
+  w.end_object();
+  w.end_object().newline();
+  w.flush();
+}
+
+}  // namespace brickprof

@@ -1,0 +1,411 @@
+// Writes Perfetto's protobuf trace, track by track (see export_perfetto.h).
+//
+// Layout: sequence 1 holds the track descriptors (processes, threads, range
+// lanes, GPUs and their streams). Every lane of a track with slices then
+// gets a sequence of its own, so its events need no track id (the
+// sequence's default track) and their timestamps are deltas from the event
+// before (a sequence-scoped incremental clock, tied to CLOCK_MONOTONIC by
+// one clock snapshot). Names are interned per sequence. A slice, begin and
+// end, costs about 25 bytes: how Perfetto's own SDK keeps events small.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "trace/formats/perfetto.h"
+#include "trace/formats/proto_writer.h"
+#include "trace/model/queries.h"
+
+namespace brickprof {
+namespace {
+
+// Field numbers of Perfetto's protos (protos/perfetto/trace/...).
+namespace field {
+constexpr uint32_t kTracePacket = 1;  // Trace.packet
+// TracePacket
+constexpr uint32_t kClockSnapshot = 6;
+constexpr uint32_t kTimestamp = 8;
+constexpr uint32_t kSequenceId = 10;  // trusted_packet_sequence_id
+constexpr uint32_t kTrackEvent = 11;
+constexpr uint32_t kInternedData = 12;
+constexpr uint32_t kSequenceFlags = 13;
+constexpr uint32_t kTracePacketDefaults = 59;
+constexpr uint32_t kTrackDescriptor = 60;
+// TracePacketDefaults, TrackEventDefaults
+constexpr uint32_t kDefaultClockId = 58;
+constexpr uint32_t kTrackEventDefaults = 11;
+constexpr uint32_t kDefaultTrackUuid = 11;
+// ClockSnapshot, ClockSnapshot.Clock
+constexpr uint32_t kClocks = 1;
+constexpr uint32_t kPrimaryTraceClock = 2;
+constexpr uint32_t kClockId = 1;
+constexpr uint32_t kClockTimestamp = 2;
+constexpr uint32_t kClockIsIncremental = 3;
+// TrackDescriptor, ProcessDescriptor, ThreadDescriptor
+constexpr uint32_t kUuid = 1;
+constexpr uint32_t kTrackName = 2;
+constexpr uint32_t kProcess = 3;
+constexpr uint32_t kThread = 4;
+constexpr uint32_t kParentUuid = 5;
+constexpr uint32_t kPid = 1;
+constexpr uint32_t kProcessName = 6;
+constexpr uint32_t kTid = 2;
+constexpr uint32_t kThreadName = 5;
+// TrackEvent
+constexpr uint32_t kType = 9;
+constexpr uint32_t kNameIid = 10;
+constexpr uint32_t kFlowIds = 47;
+constexpr uint32_t kTerminatingFlowIds = 48;
+// InternedData, EventName
+constexpr uint32_t kEventNames = 2;
+constexpr uint32_t kIid = 1;
+constexpr uint32_t kEventName = 2;
+}  // namespace field
+
+constexpr uint64_t kIncrementalStateCleared = 1;    // TracePacket.SequenceFlags
+constexpr uint64_t kMonotonicClock = 3;             // BuiltinClock MONOTONIC
+constexpr uint64_t kLaneClock = 64;                 // the first sequence-scoped clock id
+constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2;  // TrackEvent.Type
+constexpr uint32_t kDescriptorSequence = 1;
+
+// The process a CPU thread belongs to: the trace's own, or for a merged
+// trace the source it came from (a synthetic pid where two share one), so
+// ranks get their own process (as in the Chrome export).
+struct Processes {
+  struct Process {
+    int64_t pid;
+    std::string name;
+    uint64_t uuid = 0;
+  };
+  std::vector<Process> list;
+  std::map<uint32_t, size_t> of_thread;
+
+  explicit Processes(const Trace& trace) {
+    std::set<int64_t> taken;
+    for (size_t i = 0; i < trace.sources.size(); ++i) {
+      const SourceInfo& src = trace.sources[i];
+      int64_t pid = src.process.pid;
+      if (!taken.insert(pid).second) pid = (int64_t{1} << 23) + static_cast<int64_t>(i);
+      std::string program = src.process.program.empty() ? "process" : src.process.program;
+      list.push_back({pid, program + " (" + src.label + ")"});
+      for (const SourceInfo::IdMap& t : src.threads) of_thread[t.id] = i;
+    }
+    if (list.empty())
+      list.push_back(
+          {trace.process.pid, trace.process.program.empty() ? "process" : trace.process.program});
+  }
+  Process& of(uint32_t tid) {
+    auto it = of_thread.find(tid);
+    return list[it == of_thread.end() ? 0 : it->second];
+  }
+};
+
+}  // namespace
+
+size_t LaneSplitter::place(int64_t start_ns, int64_t end_ns) {
+  size_t lane = 0;
+  for (; lane < open_ends_.size(); ++lane) {
+    std::vector<int64_t>& ends = open_ends_[lane];
+    while (!ends.empty() && ends.back() <= start_ns) ends.pop_back();
+    if (ends.empty() || end_ns <= ends.back()) break;
+  }
+  if (lane == open_ends_.size()) open_ends_.emplace_back();
+  open_ends_[lane].push_back(end_ns);
+  return lane;
+}
+
+struct PerfettoTraceWriter::State {
+  State(const Trace& header, size_t name_ids, std::ostream& o)
+      : t(header), out(o), iid(name_ids, 0), iid_stamp(name_ids, 0) {}
+
+  void descriptor(uint64_t uuid, uint64_t parent, std::string_view name, const std::string& body,
+                  uint32_t which);
+  void begin_sequence(uint64_t track_uuid, int64_t first_ns);
+  void slice_event(int64_t at_ns, uint64_t type, std::string_view name, uint32_t name_id,
+                   std::span<const uint32_t> launched, uint64_t terminating_flow);
+  uint64_t intern(std::string_view name, uint32_t name_id, bool* is_new);
+  void emit_packet();
+  void flush();
+
+  const Trace& t;
+  std::ostream& out;
+  std::string buffer, packet, event, nested, inner;
+  uint64_t next_uuid = 1;
+  Processes processes{t};
+  struct TrackIds {
+    uint64_t uuid = 0;         // lane 0's
+    uint64_t parent_uuid = 0;  // where further lanes go
+    std::string name;
+    std::vector<uint64_t> lane_uuids;
+  };
+  std::vector<TrackIds> ids;  // by track
+  uint64_t capture_uuid = 0;
+  // Interning, per sequence: an id's iid is valid while its stamp is the
+  // sequence's number.
+  std::vector<uint32_t> iid, iid_stamp;
+  std::unordered_map<std::string, uint64_t> label_iids;
+  uint64_t next_iid = 1;
+  int64_t last_ns = 0;  // the sequence's incremental clock
+  uint32_t sequence = kDescriptorSequence;
+  // The lane being written.
+  uint64_t lane_uuid = 0;
+  bool lane_started = false;
+  std::vector<int64_t> open_ends;
+  std::string label;
+};
+
+void PerfettoTraceWriter::State::emit_packet() {
+  proto::bytes_field(buffer, field::kTracePacket, packet);
+  packet.clear();
+  if (buffer.size() >= (1u << 20)) flush();
+}
+
+void PerfettoTraceWriter::State::flush() {
+  out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  buffer.clear();
+}
+
+// A TrackDescriptor on the descriptor sequence; `body` is a process or
+// thread descriptor (field `which`), or empty.
+void PerfettoTraceWriter::State::descriptor(uint64_t uuid, uint64_t parent, std::string_view name,
+                                            const std::string& body, uint32_t which) {
+  nested.clear();
+  proto::uint_field(nested, field::kUuid, uuid);
+  if (!name.empty()) proto::bytes_field(nested, field::kTrackName, name);
+  if (parent) proto::uint_field(nested, field::kParentUuid, parent);
+  if (!body.empty()) proto::bytes_field(nested, which, body);
+  proto::uint_field(packet, field::kSequenceId, kDescriptorSequence);
+  proto::bytes_field(packet, field::kTrackDescriptor, nested);
+  emit_packet();
+}
+
+// The first packet of a slice sequence: fresh interning state, its default
+// track, and its incremental clock starting at `first_ns` (MONOTONIC).
+void PerfettoTraceWriter::State::begin_sequence(uint64_t track_uuid, int64_t first_ns) {
+  proto::uint_field(packet, field::kSequenceId, sequence);
+  proto::uint_field(packet, field::kSequenceFlags, kIncrementalStateCleared);
+  nested.clear();
+  proto::uint_field(nested, field::kDefaultClockId, kLaneClock);
+  inner.clear();
+  proto::uint_field(inner, field::kDefaultTrackUuid, track_uuid);
+  proto::bytes_field(nested, field::kTrackEventDefaults, inner);
+  proto::bytes_field(packet, field::kTracePacketDefaults, nested);
+  nested.clear();
+  inner.clear();
+  proto::uint_field(inner, field::kClockId, kLaneClock);
+  proto::uint_field(inner, field::kClockTimestamp, static_cast<uint64_t>(first_ns));
+  proto::uint_field(inner, field::kClockIsIncremental, 1);
+  proto::bytes_field(nested, field::kClocks, inner);
+  inner.clear();
+  proto::uint_field(inner, field::kClockId, kMonotonicClock);
+  proto::uint_field(inner, field::kClockTimestamp, static_cast<uint64_t>(first_ns));
+  proto::bytes_field(nested, field::kClocks, inner);
+  proto::uint_field(nested, field::kPrimaryTraceClock, kMonotonicClock);
+  proto::bytes_field(packet, field::kClockSnapshot, nested);
+  emit_packet();
+  last_ns = first_ns;
+  next_iid = 1;
+  label_iids.clear();
+}
+
+// The name's iid on this sequence (`name_id` its string id, or 0 for a
+// label built on the fly); *is_new when the packet must announce it.
+uint64_t PerfettoTraceWriter::State::intern(std::string_view name, uint32_t name_id, bool* is_new) {
+  if (name_id != 0) {
+    if (name_id >= iid.size()) {
+      iid.resize(name_id + 1, 0);
+      iid_stamp.resize(name_id + 1, 0);
+    }
+    *is_new = iid_stamp[name_id] != sequence;
+    if (*is_new) {
+      iid_stamp[name_id] = sequence;
+      iid[name_id] = static_cast<uint32_t>(next_iid++);
+    }
+    return iid[name_id];
+  }
+  auto [it, added] = label_iids.try_emplace(std::string(name), 0);
+  *is_new = added;
+  if (added) it->second = next_iid++;
+  return it->second;
+}
+
+// A slice begin (with its name and flows) or end on the sequence's track.
+void PerfettoTraceWriter::State::slice_event(int64_t at_ns, uint64_t type, std::string_view name,
+                                             uint32_t name_id, std::span<const uint32_t> launched,
+                                             uint64_t terminating_flow) {
+  proto::uint_field(packet, field::kTimestamp, static_cast<uint64_t>(at_ns - last_ns));
+  last_ns = at_ns;
+  proto::uint_field(packet, field::kSequenceId, sequence);
+  event.clear();
+  proto::uint_field(event, field::kType, type);
+  if (type == kSliceBegin) {
+    bool is_new = false;
+    const uint64_t name_iid = intern(name, name_id, &is_new);
+    if (is_new) {
+      inner.clear();
+      proto::uint_field(inner, field::kIid, name_iid);
+      proto::bytes_field(inner, field::kEventName, name);
+      nested.clear();
+      proto::bytes_field(nested, field::kEventNames, inner);
+      proto::bytes_field(packet, field::kInternedData, nested);
+    }
+    proto::uint_field(event, field::kNameIid, name_iid);
+    // Flow ids are node ids + 1: unique in the trace, merged ones too.
+    for (uint32_t id : launched) proto::fixed64_field(event, field::kFlowIds, uint64_t{id} + 1);
+    if (terminating_flow) proto::fixed64_field(event, field::kTerminatingFlowIds, terminating_flow);
+  }
+  proto::bytes_field(packet, field::kTrackEvent, event);
+  emit_packet();
+}
+
+PerfettoTraceWriter::PerfettoTraceWriter(const Trace& header, size_t name_ids, std::ostream& out)
+    : s_(std::make_unique<State>(header, name_ids, out)) {}
+
+PerfettoTraceWriter::~PerfettoTraceWriter() = default;
+
+void PerfettoTraceWriter::add_thread(uint32_t tid, size_t lanes) {
+  tracks_.push_back({false, tid, 0, lanes});
+}
+
+void PerfettoTraceWriter::add_stream(uint32_t device, uint32_t stream, size_t lanes) {
+  tracks_.push_back({true, device, stream, lanes});
+}
+
+void PerfettoTraceWriter::descriptors() {
+  State& s = *s_;
+  for (const ThreadInfo& info : s.t.threads) {
+    const bool added = std::any_of(tracks_.begin(), tracks_.end(), [&](const Track& track) {
+      return !track.stream && track.id == info.tid;
+    });
+    if (!added) add_thread(info.tid, 0);
+  }
+  // Threads and range lanes by id, then streams by (device, stream).
+  std::stable_sort(tracks_.begin(), tracks_.end(), [](const Track& a, const Track& b) {
+    if (a.stream != b.stream) return b.stream;
+    if (a.id != b.id) return a.id < b.id;
+    return a.stream_id < b.stream_id;
+  });
+  s.ids.resize(tracks_.size());
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    const Track& track = tracks_[i];
+    State::TrackIds& ids = s.ids[i];
+    ids.uuid = s.next_uuid++;
+    if (track.stream) {
+      ids.name = "Stream " + std::to_string(track.stream_id);
+      continue;
+    }
+    ids.name = "Thread " + std::to_string(track.id);
+    for (const ThreadInfo& info : s.t.threads)
+      if (info.tid == track.id && !info.name.empty()) ids.name = info.name;
+  }
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    s.ids[i].lane_uuids.push_back(s.ids[i].uuid);
+    for (size_t lane = 1; lane < tracks_[i].lanes; ++lane)
+      s.ids[i].lane_uuids.push_back(s.next_uuid++);
+  }
+
+  std::string body;
+  for (Processes::Process& p : s.processes.list) {
+    p.uuid = s.next_uuid++;
+    body.clear();
+    proto::int_field(body, field::kPid, p.pid);
+    proto::bytes_field(body, field::kProcessName, p.name);
+    s.descriptor(p.uuid, 0, {}, body, field::kProcess);
+  }
+  std::map<uint32_t, uint64_t> gpu_uuids;
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    const Track& track = tracks_[i];
+    State::TrackIds& ids = s.ids[i];
+    if (track.stream) {
+      auto [gpu, added] = gpu_uuids.try_emplace(track.id, 0);
+      if (added) {
+        gpu->second = s.next_uuid++;
+        std::string name = "GPU " + std::to_string(track.id);
+        for (const Device& d : s.t.devices)
+          if (d.id == track.id && !d.name.empty()) name += " (" + d.name + ")";
+        s.descriptor(gpu->second, 0, name, {}, 0);
+      }
+      ids.parent_uuid = gpu->second;
+      s.descriptor(ids.uuid, ids.parent_uuid, ids.name, {}, 0);
+      continue;
+    }
+    const Processes::Process& p = s.processes.of(track.id);
+    ids.parent_uuid = p.uuid;
+    if (is_range_lane(track.id)) {  // annotations, not an OS thread: a row of the process
+      s.descriptor(ids.uuid, p.uuid, ids.name, {}, 0);
+      continue;
+    }
+    body.clear();
+    proto::int_field(body, field::kPid, p.pid);
+    proto::int_field(body, field::kTid, track.id);
+    proto::bytes_field(body, field::kThreadName, ids.name);
+    s.descriptor(ids.uuid, 0, {}, body, field::kThread);
+  }
+  for (const State::TrackIds& ids : s.ids)
+    for (size_t lane = 1; lane < ids.lane_uuids.size(); ++lane)
+      s.descriptor(ids.lane_uuids[lane], ids.parent_uuid,
+                   ids.name + " (overlapping " + std::to_string(lane + 1) + ")", {}, 0);
+  if (!s.t.diagnostics.capture_windows.empty()) {
+    s.capture_uuid = s.next_uuid++;
+    s.descriptor(s.capture_uuid, s.processes.list.front().uuid, "capture windows", {}, 0);
+  }
+}
+
+void PerfettoTraceWriter::begin_lane(size_t track, size_t lane) {
+  State& s = *s_;
+  ++s.sequence;
+  s.lane_uuid = s.ids[track].lane_uuids[lane];
+  s.lane_started = false;
+  s.open_ends.clear();
+}
+
+void PerfettoTraceWriter::slice(uint32_t id, const Node& n, std::string_view name, uint32_t name_id,
+                                const GpuDetail* detail, std::span<const uint32_t> launched,
+                                bool from_cpu) {
+  State& s = *s_;
+  if (!s.lane_started) {
+    s.begin_sequence(s.lane_uuid, n.start_ns);
+    s.lane_started = true;
+  }
+  while (!s.open_ends.empty() && s.open_ends.back() <= n.start_ns) {
+    s.slice_event(s.open_ends.back(), kSliceEnd, {}, 0, {}, 0);
+    s.open_ends.pop_back();
+  }
+  // As every text output names it; node_label allocates, so only where
+  // the name is not the label already.
+  if (name.empty() || n.kind == NodeKind::kTransfer || n.kind == NodeKind::kMemset) {
+    s.label = node_label(name, n, detail);
+    name = s.label;
+    name_id = 0;
+  }
+  s.slice_event(n.start_ns, kSliceBegin, name, name_id, launched, from_cpu ? uint64_t{id} + 1 : 0);
+  s.open_ends.push_back(n.end_ns);
+}
+
+void PerfettoTraceWriter::end_lane() {
+  State& s = *s_;
+  while (!s.open_ends.empty()) {
+    s.slice_event(s.open_ends.back(), kSliceEnd, {}, 0, {}, 0);
+    s.open_ends.pop_back();
+  }
+}
+
+void PerfettoTraceWriter::finish() {
+  State& s = *s_;
+  const std::vector<TimeRange>& windows = s.t.diagnostics.capture_windows;
+  if (s.capture_uuid) {
+    ++s.sequence;
+    s.begin_sequence(s.capture_uuid, windows.front().start_ns);
+    for (size_t i = 0; i < windows.size(); ++i) {
+      s.slice_event(windows[i].start_ns, kSliceBegin, "capture window " + std::to_string(i + 1), 0,
+                    {}, 0);
+      s.slice_event(windows[i].end_ns, kSliceEnd, {}, 0, {}, 0);
+    }
+  }
+  s.flush();
+}
+
+}  // namespace brickprof

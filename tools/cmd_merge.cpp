@@ -8,9 +8,9 @@
 #include "tools/output_file.h"
 #include "tools/progress.h"
 #include "tools/trace_input.h"
-#include "trace/formats/json_gz.h"
 #include "trace/json/trace_json.h"
 #include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof::cli {
 namespace {
@@ -44,12 +44,8 @@ int merge(const MergeOptions& o, const std::vector<std::string>& trailing) {
   // OUT.json.gz is written compressed, like the agent's json.gz.
   const bool gzip = o.out.size() > 3 && o.out.compare(o.out.size() - 3, 3, ".gz") == 0;
   progress.step("writing " + o.out);
-  std::string error = write_file_atomically(o.out, [&](std::ostream& out) {
-    if (gzip)
-      write_trace_json_gz(merged, out);
-    else
-      write_trace_json(merged, out);
-  });
+  std::string error = write_file_atomically(
+      o.out, [&](std::ostream& out) { write_format(gzip ? "json.gz" : "json", merged, out); });
   progress.done();
   if (!error.empty()) return fail(error);
   say_written(o.out);

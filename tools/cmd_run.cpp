@@ -25,8 +25,8 @@
 #include "trace/model/printable.h"
 #include "trace/model/recorded.h"
 #include "trace/model/settings.h"
+#include "trace/output/formats.h"
 #include "trace/output/output_name.h"
-#include "trace/output/sink.h"
 
 namespace brickprof::cli {
 namespace {
@@ -122,11 +122,10 @@ Ended spawn_and_wait(const std::vector<std::string>& command) {
   return ended;
 }
 
-// "json,tree,...": every output format, from the exporters' registry.
+// "json,tree,...": every output format, from the table of formats.
 std::string format_list() {
   std::string list;
-  for (std::string_view name : exporter_names())
-    list += (list.empty() ? "" : ", ") + std::string(name);
+  for (const Format& f : formats()) list += (list.empty() ? "" : ", ") + std::string(f.name);
   return list;
 }
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "trace/output/sink.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::cli {
 namespace {
@@ -27,10 +27,10 @@ bool looks_like_chrome_trace(const std::string& path) {
 // What the file is, if it is one of the other exports, and the trace's
 // name beside it ("" where none is there).
 std::string hint_for(const std::string& path) {
-  for (std::string_view name : exporter_names()) {
+  for (const Format& f : formats()) {
+    const std::string_view name = f.name;
     if (name == "json" || name == "json.gz") continue;
-    const std::unique_ptr<Exporter> exporter = make_exporter(name);
-    const std::string_view ext = exporter->extension();
+    const std::string_view ext = f.extension;
     if (!ends_with(path, ext)) continue;
     const std::string prefix = path.substr(0, path.size() - ext.size());
     std::string hint = "this is the " + std::string(name) + " output brickprof writes beside a "

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "trace/model/settings.h"
-#include "trace/output/sink.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::agent {
 namespace {

@@ -1,5 +1,5 @@
-// Output paths and writing for the agent (see output.h): the analysis
-// library's exporters, each written atomically next to the prefix.
+// Output paths and writing for the agent (see output.h): each format
+// (trace/output/formats.h) written atomically next to the prefix.
 #include "agent/io/output.h"
 
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include "agent/io/process_info.h"
 #include "trace/model/recorded.h"
 #include "trace/output/atomic_file.h"
+#include "trace/output/formats.h"
 #include "trace/output/output_name.h"
 #include "trace/output/sink.h"
 
@@ -24,7 +25,7 @@ void each_output_path(const std::vector<std::string>& formats, const std::string
                       Visit visit) {
   FileSink sink(prefix);
   for (const std::string& name : formats)
-    if (std::unique_ptr<Exporter> exporter = make_exporter(name)) visit(sink.path_for(*exporter));
+    if (const Format* f = find_format(name)) visit(sink.where(f->name, f->extension));
 }
 
 bool xfsz_pending() {

@@ -1,5 +1,5 @@
 // The streamed exit write (see trace_stream.h for the design): the plan
-// (pass 1) and the writers of each format; the walk (pass 2) is in
+// (pass 1) and the feeding of each format's sink; the walk (pass 2) is in
 // trace_stream_walk.cpp.
 #include "agent/io/trace_stream.h"
 
@@ -8,12 +8,10 @@
 
 #include "agent/io/trace_stream_impl.h"
 #include "agent/recorder/budget.h"
-#include "trace/formats/chrome.h"
-#include "trace/formats/dot.h"
-#include "trace/formats/folded.h"
-#include "trace/formats/tree.h"
-#include "trace/json/trace_json_parts.h"
+#include "trace/derive/cpu_work.h"
+#include "trace/formats/distributed_info.h"
 #include "trace/model/bricks.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::agent {
 namespace {
@@ -80,32 +78,6 @@ void TraceStream::Impl::plan() {
   gpu.finish(cpu_count + static_cast<uint32_t>(ranges.size()));
 }
 
-void TraceStream::Impl::aggregate_or_throw(const char* format) const {
-  if (aggregate_full)
-    throw std::runtime_error(std::string(format) +
-                             ": not written, its aggregate tree did not fit BRICKPROF_BUFFER_MB "
-                             "(brickprof report writes it from the JSON trace)");
-}
-
-void TraceStream::Impl::write_folded(std::ostream& out) {
-  aggregate_or_throw("folded");
-  if (!charge(kFoldedEntryBytes * tree.nodes.size()))
-    throw std::runtime_error(
-        "folded: not written, its stacks did not fit BRICKPROF_BUFFER_MB (brickprof report "
-        "writes it from the JSON trace)");
-  brickprof::write_folded(exemplars, tree, out);
-}
-
-void TraceStream::Impl::write_tree(std::ostream& out) {
-  aggregate_or_throw("tree");
-  brickprof::write_tree(exemplars, tree, out);
-}
-
-void TraceStream::Impl::write_dot(std::ostream& out) {
-  aggregate_or_throw("dot");
-  brickprof::write_dot(exemplars, tree, out);
-}
-
 uint32_t TraceStream::Impl::thread_of(uint32_t id) const {
   auto after = std::upper_bound(first_id.begin(), first_id.end(), id);
   return threads[static_cast<size_t>(after - first_id.begin()) - 1].tid;
@@ -149,75 +121,109 @@ Node TraceStream::Impl::range_node(size_t i, std::string_view* name) {
   return n;
 }
 
-void TraceStream::Impl::write_json(std::ostream& out) {
-  JsonWriter w(out);
-  write_trace_json_head(w, header);
-  w.key("nodes").begin_array();
+void TraceStream::Impl::feed_nodes(TraceSink& sink, bool grouped, bool launchers) {
   each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall* call) {
-    write_trace_json_node(w, id, n, name, nullptr, call);
+    sink.node({id, n, name, nullptr, call, nullptr});
   });
   for (size_t i = 0; i < ranges.size(); ++i) {
     std::string_view name;
     const Node n = range_node(i, &name);
-    write_trace_json_node(w, cpu_count + static_cast<uint32_t>(i), n, name, nullptr);
+    sink.node({cpu_count + static_cast<uint32_t>(i), n, name, nullptr, nullptr, nullptr});
   }
   for (size_t i = 0; i < gpu.staged(); ++i) {
     const StagedRecord& r = gpu.record(i);
-    if (r.id != kNoNode) write_trace_json_node(w, r.id, r.node, gpu.name(r), &r.detail);
+    if (r.id == kNoNode) continue;
+    Node node = r.node;
+    Node parent;
+    if (grouped && python.grouped(i)) {
+      node.parent = python.id(python.scope_of[i]);
+      if (launchers) parent = python_node(python.scope_of[i]);
+    } else if (launchers && r.node.parent != kNoNode) {
+      // A random read of the spill: only for the sinks that ask.
+      std::string_view unused;
+      parent = cpu_node(r.node.parent, spill.get(r.node.parent), thread_of(r.node.parent), &unused);
+    }
+    const bool has_parent = launchers && node.parent != kNoNode;
+    sink.node({r.id, node, gpu.name(r), &r.detail, nullptr, has_parent ? &parent : nullptr});
   }
-  w.end_array();
-  w.key("edges").begin_array();
+  if (!grouped) return;
+  for (uint32_t s = 0; s < python.scopes.size(); ++s)
+    sink.node(
+        {python.id(s), python_node(s), exemplar_text(python.names[s]), nullptr, nullptr, nullptr});
+}
+
+void TraceStream::Impl::feed_edges(TraceSink& sink) {
   spill.scan([&](uint32_t id, const SpilledNode& r) {
-    if (r.parent != kNoNode) write_trace_json_edge(w, Edge{r.parent, id, EdgeType::kContains});
+    if (r.parent != kNoNode) sink.edge(Edge{r.parent, id, EdgeType::kContains});
   });
   for (size_t i = 0; i < gpu.staged(); ++i) {
     const StagedRecord& r = gpu.record(i);
     if (r.id != kNoNode && r.node.parent != kNoNode)
-      write_trace_json_edge(w, Edge{r.node.parent, r.id, EdgeType::kLaunches});
+      sink.edge(Edge{r.node.parent, r.id, EdgeType::kLaunches});
   }
-  w.end_array();
-  write_trace_json_python(w, header.python_frames, header.python_stacks);
-  write_trace_json_tail(w, header.ptx, stats);
 }
 
-void TraceStream::Impl::write_chrome(std::ostream& out) {
-  std::set<uint32_t> tracks = node_threads;  // and the threads of the Python frames' scopes
-  for (const auto& [tid, scopes] : python.by_thread) tracks.insert(tid);
-  std::set<std::pair<uint32_t, uint32_t>> streams;
-  bool nccl_kernels = false;
-  for (size_t i = 0; i < gpu.staged(); ++i) {
-    const StagedRecord& r = gpu.record(i);
-    if (r.id == kNoNode) continue;
-    streams.emplace(r.detail.device, r.detail.stream);
-    nccl_kernels |= r.node.kind == NodeKind::kKernel && is_communication_kernel(gpu.name(r));
-  }
-  ChromeTraceWriter chrome(header, out);
-  chrome.begin(tracks, streams, nccl_kernels);
-  each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall* call) {
-    chrome.node(id, n, name, nullptr, nullptr, call);
+void TraceStream::Impl::feed_cpu_work(TraceSink& sink) {
+  if (!is_one_rank(header)) return;
+  for (size_t i = 0; i < gpu.staged(); ++i)
+    if (gpu.record(i).id != kNoNode && is_device_op(gpu.record(i).node.kind)) return;
+  sink.cpu_work_track();
+  // Measured on its CPU (trace/derive/cpu_work.h): a node's children are known only
+  // once the spill is read, so two bits a node, asked of the budget, and a
+  // scan (parents before children: a thread's ids go in push order).
+  const uint64_t bytes = 2 * (uint64_t{cpu_count} + 7) / 8;
+  if (!charge(bytes))
+    throw std::runtime_error(
+        "chrome: not written, its CPU work track did not fit BRICKPROF_BUFFER_MB (brickprof "
+        "report --chrome writes it from the JSON trace)");
+  std::vector<bool> inside(cpu_count), has_cpu_child(cpu_count);
+  spill.scan([&](uint32_t id, const SpilledNode& r) {
+    const bool parent = r.parent != kNoNode;
+    const bool communication = Recorder::site(r.site).category == Category::kCommunication;
+    inside[id] = (parent && inside[r.parent]) || communication;
+    if (parent) has_cpu_child[r.parent] = true;
   });
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    std::string_view name;
-    const Node n = range_node(i, &name);
-    chrome.node(cpu_count + static_cast<uint32_t>(i), n, name, nullptr, nullptr);
-  }
-  for (size_t i = 0; i < gpu.staged(); ++i) {
-    const StagedRecord& r = gpu.record(i);
-    if (r.id == kNoNode) continue;
-    Node parent;
-    Node node = r.node;
-    if (python.grouped(i)) {
-      parent = python_node(python.scope_of[i]);
-      node.parent = python.id(python.scope_of[i]);
-    } else if (r.node.parent != kNoNode) {
-      std::string_view unused;
-      parent = cpu_node(r.node.parent, spill.get(r.node.parent), thread_of(r.node.parent), &unused);
+  each_cpu_node([&](uint32_t id, const Node& n, std::string_view name, const CommCall*) {
+    const bool parent_inside = n.parent != kNoNode && inside[n.parent];
+    if (cpu_work_of(inside[id], parent_inside, has_cpu_child[id]) == CpuWork::kCompute)
+      sink.cpu_work({id, n, name, nullptr, nullptr, nullptr});
+  });
+  budget::release(bytes);  // the bits are gone
+  charged -= bytes;
+}
+
+void TraceStream::Impl::feed(TraceSink& sink) {
+  const unsigned needs = sink.needs();
+  const bool grouped = !(needs & TraceSink::kRecorded);
+  if (!streams) {
+    streams.emplace();
+    for (size_t i = 0; i < gpu.staged(); ++i) {
+      const StagedRecord& r = gpu.record(i);
+      if (r.id == kNoNode) continue;
+      streams->emplace(r.detail.device, r.detail.stream);
+      nccl_kernels |= r.node.kind == NodeKind::kKernel && is_communication_kernel(gpu.name(r));
     }
-    chrome.node(r.id, node, gpu.name(r), &r.detail, node.parent != kNoNode ? &parent : nullptr);
   }
-  for (uint32_t s = 0; s < python.scopes.size(); ++s)
-    chrome.node(python.id(s), python_node(s), exemplar_text(python.names[s]), nullptr, nullptr);
-  chrome.end();
+  std::set<uint32_t> tracks = node_threads;  // and the threads of the Python frames' scopes
+  if (grouped)
+    for (const auto& [tid, scopes] : python.by_thread) tracks.insert(tid);
+  sink.begin({header, tracks, *streams, nccl_kernels, exemplars.strings.size()});
+  if (needs & TraceSink::kNodes) feed_nodes(sink, grouped, needs & TraceSink::kLaunchers);
+  if (needs & TraceSink::kEdges) {
+    // The edges of the trace as recorded (the JSON's): report derives the rest.
+    if (grouped) throw std::logic_error("edges are fed of the trace as recorded only");
+    feed_edges(sink);
+  }
+  if (needs & TraceSink::kCpuWork) feed_cpu_work(sink);
+  if (needs & TraceSink::kAggregate)
+    sink.aggregate({exemplars, tree,
+                    aggregate_full
+                        ? "its aggregate tree did not fit BRICKPROF_BUFFER_MB (brickprof "
+                          "report writes it from the JSON trace)"
+                        : "",
+                    [this](uint64_t bytes) { return charge(bytes); }});
+  if (needs & TraceSink::kTracks) feed_tracks(sink);
+  sink.end(&stats);
 }
 
 TraceStream::TraceStream(std::vector<Recorder::ThreadEvents> threads, const Clock& clock,

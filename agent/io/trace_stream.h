@@ -27,18 +27,20 @@
 //     temporary file (node_spill.h): nodes close scope-after-contents, the
 //     formats list them by id. A consuming write frees each chunk of
 //     events once read.
-//  3. Write: JSON and Chrome read the spill in id order (ranges and GPU
-//     records come from memory); tree, DOT and folded render the aggregate;
-//     Perfetto reads each thread's id block in the order its track lists
-//     slices (trace_stream_perfetto.cpp).
+//  3. Write: each format is its sink (trace/output/formats.h), the one
+//     `brickprof report` writes with, fed here (Impl::feed) as a held
+//     trace feeds it there (whole_trace.h): JSON and Chrome get the spill's
+//     nodes in id order (ranges and GPU records come from memory); tree,
+//     DOT and folded the aggregate; Perfetto each thread's id block in the
+//     order its track lists slices (trace_stream_perfetto.cpp).
 //
 // GPU work launched outside every scope with a Python stack goes under
 // synthetic scopes of its innermost Python frame in every output but the
 // JSON (trace_stream_python.cpp), made at the walk's start from the staged
 // records as `brickprof report` makes them from the JSON, with its ids.
 //
-// The outputs are byte for byte the Trace-based exporters' for the same
-// events (tests/agent/cupti/stream_golden_test.cpp checks it on a recorded
+// The outputs are byte for byte what the same sinks write of the Trace of
+// the same events (tests/agent/cupti/stream_golden_test.cpp checks it on a recorded
 // trace with threads, NVTX ranges, capture windows and fake-CUPTI records).
 // It relies on one thing the Trace path does not: a thread's pushes are in
 // start order (the cycle counter is monotonic), so its push order is its
@@ -58,6 +60,7 @@
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/thread_walk.h"
 #include "trace/model/trace.h"
+#include "trace/output/formats.h"
 #include "trace/output/sink.h"
 
 namespace brickprof::agent {

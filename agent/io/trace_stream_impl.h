@@ -19,7 +19,7 @@
 #include "trace/derive/aggregate_tree.h"
 #include "trace/derive/python_frames.h"
 #include "trace/derive/stats.h"
-#include "trace/output/sink.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof::agent {
 
@@ -54,9 +54,10 @@ struct Frame {
   uint32_t gpu_end;
 };
 
-struct TraceStream::Impl final : StreamedTrace {
+struct TraceStream::Impl final : TraceSource {
   class ThreadEmitter;
   struct ThreadState;
+  class StreamTracks;  // trace_stream_perfetto.cpp
 
   Impl(std::vector<Recorder::ThreadEvents> t, const Clock& c, uint64_t end,
        std::vector<capture::Window> w, GpuDump* g, bool consume_events)
@@ -67,6 +68,11 @@ struct TraceStream::Impl final : StreamedTrace {
         gpu(g),
         consume(consume_events) {}
   ~Impl() override { budget::release(charged); }
+
+  // Feeds one format's sink (trace_sink.h): nodes from the spill, the
+  // ranges and the staged records; the walk's aggregate and statistics;
+  // tracks through StreamTracks (trace_stream_perfetto.cpp).
+  void feed(TraceSink& sink) override;
 
   void plan();
   void walk();
@@ -108,18 +114,17 @@ struct TraceStream::Impl final : StreamedTrace {
   // node (as measured: the exemplar and its name, the entry, its index
   // slot; the trie node and its text).
   static constexpr uint64_t kEntryBytes = 352;
-  static constexpr uint64_t kFoldedEntryBytes = 192;
   bool charge(uint64_t bytes);
   uint32_t group(uint32_t tid);
   void add_time(uint32_t agg, int64_t duration_ns, uint32_t cpu_parent_agg);
-  void aggregate_or_throw(const char* format) const;
-
-  void write_json(std::ostream& out) override;
-  void write_tree(std::ostream& out) override;
-  void write_dot(std::ostream& out) override;
-  void write_chrome(std::ostream& out) override;
-  void write_folded(std::ostream& out) override;
-  void write_perfetto(std::ostream& out) override;  // trace_stream_perfetto.cpp
+  // Each node in id order: grouped under the Python frames' scopes, or
+  // as recorded; with each GPU node's parent if `launchers`.
+  void feed_nodes(TraceSink& sink, bool grouped, bool launchers);
+  void feed_edges(TraceSink& sink);
+  // A CPU-only rank's compute, for the Chrome trace's CPU work track.
+  void feed_cpu_work(TraceSink& sink);
+  // The tracks of the grouped trace (trace_stream_perfetto.cpp).
+  void feed_tracks(TraceSink& sink);
 
   std::vector<Recorder::ThreadEvents> threads;
   Clock clock;
@@ -165,6 +170,9 @@ struct TraceStream::Impl final : StreamedTrace {
 
   // pass 2
   Trace header;  // as given, with what the walk found to say
+  // The GPU streams with work, and whether a communication kernel ran.
+  std::optional<std::set<std::pair<uint32_t, uint32_t>>> streams;
+  bool nccl_kernels = false;
   bool walked = false;
   uint64_t charged = 0;         // taken from the budget for the aggregate
   bool aggregate_full = false;  // the budget refused it: no tree, DOT, folded

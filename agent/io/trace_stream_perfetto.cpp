@@ -1,7 +1,8 @@
-// The streamed exit write's Perfetto trace (see trace_stream.h): the
-// slices of each track in the order write_perfetto_trace sorts them, read
-// from the node spill (CPU threads), the placed ranges (range lanes) and
-// the staged records (GPU streams), never the whole trace.
+// The streamed exit write's tracks for the Perfetto sink (see
+// trace_stream.h): the slices of each track in the order a held trace's
+// tracks give them (slice_precedes), read from the node spill (CPU
+// threads), the placed ranges (range lanes) and the staged records (GPU
+// streams), never the whole trace.
 //
 // A track's slices go by start, the longer first, then by id
 // (slice_precedes). A thread's pushes are in start order (trace_stream.h),
@@ -10,8 +11,8 @@
 // by id: each such run is sorted on its own. A thread id that owns several
 // blocks (a thread that registered again) has them merged. Slices that
 // overlap without nesting go to extra lanes, which the descriptors must
-// name first: each track is read once to count its lanes, then once per
-// lane to write it.
+// name first: the sink reads each track once to count its lanes, then once
+// per lane to write it.
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -104,28 +105,117 @@ void visit_thread(NodeSpill& spill, const std::vector<std::pair<uint32_t, uint32
   }
 }
 
-// The lanes a track needs: `each(place)` calls place(start, end) per slice.
-template <typename Each>
-size_t count_lanes(Each each) {
-  LaneSplitter splitter;
-  each([&](int64_t start, int64_t end) { return splitter.place(start, end); });
-  return splitter.lanes();
-}
-
+// The grouped trace's tracks, in the order the Perfetto trace lists them:
+// CPU threads (each id's blocks of the spill merged with the Python frames'
+// scopes on it), range lanes, then GPU streams (the kept records by
+// (device, stream)), each walked in slice order as often as asked.
 }  // namespace
 
-void TraceStream::Impl::write_perfetto(std::ostream& out) {
-  // CPU threads: each id's blocks; range lanes: their ranges in order.
-  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> blocks;
-  for (size_t i = 0; i < threads.size(); ++i) {
-    const uint32_t end = i + 1 < threads.size() ? first_id[i + 1] : cpu_count;
-    if (first_id[i] != end) blocks[threads[i].tid].emplace_back(first_id[i], end);
+class TraceStream::Impl::StreamTracks : public TrackWalker {
+ public:
+  explicit StreamTracks(Impl& s)
+      : s_(s),
+        range_charge_(sizeof(uint32_t) * s.ranges.size()),
+        gpu_charge_(sizeof(uint32_t) * s.gpu.count()) {
+    for (size_t i = 0; i < s.threads.size(); ++i) {
+      const uint32_t end = i + 1 < s.threads.size() ? s.first_id[i + 1] : s.cpu_count;
+      if (s.first_id[i] != end) blocks_[s.threads[i].tid].emplace_back(s.first_id[i], end);
+    }
+    for (const auto& [tid, scopes] : s.python.by_thread) blocks_[tid];  // perhaps its only slices
+    for (const auto& [tid, unused] : blocks_) add({false, tid, 0}, 0, 0);
+
+    range_order_.resize(s.ranges.size());
+    for (uint32_t i = 0; i < s.ranges.size(); ++i) range_order_[i] = i;
+    std::sort(range_order_.begin(), range_order_.end(), [&](uint32_t a, uint32_t b) {
+      const PlacedRange& x = s.ranges[a];
+      const PlacedRange& y = s.ranges[b];
+      if (x.lane != y.lane) return x.lane < y.lane;
+      return slice_precedes(x.start_ns, x.end_ns, range_id(a), y.start_ns, y.end_ns, range_id(b));
+    });
+    for (size_t begin = 0; begin < range_order_.size();) {
+      const uint32_t lane = s.ranges[range_order_[begin]].lane;
+      size_t end = begin + 1;
+      while (end < range_order_.size() && s.ranges[range_order_[end]].lane == lane) ++end;
+      add({false, kRangeLaneBase + lane, 0}, begin, end);
+      begin = end;
+    }
+
+    gpu_order_.reserve(s.gpu.count());
+    for (uint32_t i = 0; i < s.gpu.staged(); ++i)
+      if (s.gpu.record(i).id != kNoNode) gpu_order_.push_back(i);
+    std::sort(gpu_order_.begin(), gpu_order_.end(), [&](uint32_t a, uint32_t b) {
+      const StagedRecord& x = s.gpu.record(a);
+      const StagedRecord& y = s.gpu.record(b);
+      if (x.detail.device != y.detail.device) return x.detail.device < y.detail.device;
+      if (x.detail.stream != y.detail.stream) return x.detail.stream < y.detail.stream;
+      return slice_precedes(x.node.start_ns, x.node.end_ns, x.id, y.node.start_ns, y.node.end_ns,
+                            y.id);
+    });
+    for (size_t begin = 0; begin < gpu_order_.size();) {
+      const GpuDetail& d = s.gpu.record(gpu_order_[begin]).detail;
+      size_t end = begin + 1;
+      while (end < gpu_order_.size() && s.gpu.record(gpu_order_[end]).detail.device == d.device &&
+             s.gpu.record(gpu_order_[end]).detail.stream == d.stream)
+        ++end;
+      add({true, d.device, d.stream}, begin, end);
+      begin = end;
+    }
   }
-  for (const auto& [tid, scopes] : python.by_thread) blocks[tid];  // perhaps its only slices
+
+  const std::vector<Track>& tracks() override { return tracks_; }
+
+  void times(size_t track, const std::function<void(int64_t, int64_t)>& visit) override {
+    const Track& t = tracks_[track];
+    const auto [begin, end] = spans_[track];
+    if (t.stream) {
+      for (size_t k = begin; k < end; ++k) {
+        const Node& n = s_.gpu.record(gpu_order_[k]).node;
+        visit(n.start_ns, n.end_ns);
+      }
+    } else if (is_range_lane(t.id)) {
+      for (size_t k = begin; k < end; ++k)
+        visit(s_.ranges[range_order_[k]].start_ns, s_.ranges[range_order_[k]].end_ns);
+    } else {
+      visit_cpu_track(
+          t.id, [&](const SpillItem& item) { visit(item.node.start_ns, item.node.end_ns); },
+          [&](uint32_t scope) {
+            visit(s_.python.scopes[scope].start_ns, s_.python.scopes[scope].end_ns);
+          });
+    }
+  }
+
+  void slices(size_t track, const std::function<void(const SliceEvent&)>& visit) override {
+    const Track& t = tracks_[track];
+    const auto [begin, end] = spans_[track];
+    if (t.stream) {
+      for (size_t k = begin; k < end; ++k) gpu_slice(gpu_order_[k], visit);
+    } else if (is_range_lane(t.id)) {
+      for (size_t k = begin; k < end; ++k) {
+        const uint32_t i = range_order_[k];
+        std::string_view name;
+        const Node n = s_.range_node(i, &name);
+        visit({range_id(i), n, name, s_.site_name(s_.ranges[i].site), nullptr, {}, false});
+      }
+    } else {
+      visit_cpu_track(
+          t.id, [&](const SpillItem& item) { cpu_slice(item, t.id, visit); },
+          [&](uint32_t scope) { python_slice(scope, visit); });
+    }
+  }
+
+ private:
+  void add(Track track, size_t begin, size_t end) {
+    tracks_.push_back(track);
+    spans_.emplace_back(begin, end);
+  }
+  uint32_t range_id(uint32_t i) const { return s_.cpu_count + i; }
+
   // A thread's slices: its CPU nodes merged with the Python frames' scopes
   // on it, in slice order (visit_cpu(item) or visit_python(scope)).
-  const auto visit_track = [&](uint32_t tid, auto visit_cpu, auto visit_python) {
+  template <typename VisitCpu, typename VisitPython>
+  void visit_cpu_track(uint32_t tid, VisitCpu visit_cpu, VisitPython visit_python) {
     static const std::vector<uint32_t> kNone;
+    const auto& python = s_.python;
     const auto it = python.by_thread.find(tid);
     const std::vector<uint32_t>& scopes = it == python.by_thread.end() ? kNone : it->second;
     size_t next = 0;
@@ -138,159 +228,62 @@ void TraceStream::Impl::write_perfetto(std::ostream& out) {
         visit_python(scopes[next]);
       }
     };
-    visit_thread(spill, blocks.at(tid), [&](const SpillItem& item) {
+    visit_thread(s_.spill, blocks_.at(tid), [&](const SpillItem& item) {
       python_before(&item);
       visit_cpu(item);
     });
     python_before(nullptr);
-  };
-  const auto range_id = [&](uint32_t i) { return cpu_count + i; };
-  Charge range_charge(sizeof(uint32_t) * ranges.size());
-  std::vector<uint32_t> range_order(ranges.size());
-  for (uint32_t i = 0; i < ranges.size(); ++i) range_order[i] = i;
-  std::sort(range_order.begin(), range_order.end(), [&](uint32_t a, uint32_t b) {
-    const PlacedRange& x = ranges[a];
-    const PlacedRange& y = ranges[b];
-    if (x.lane != y.lane) return x.lane < y.lane;
-    return slice_precedes(x.start_ns, x.end_ns, range_id(a), y.start_ns, y.end_ns, range_id(b));
-  });
-  // GPU streams: the kept records by (device, stream), then slice order.
-  Charge gpu_charge(sizeof(uint32_t) * gpu.count());
-  std::vector<uint32_t> gpu_order;
-  gpu_order.reserve(gpu.count());
-  for (uint32_t i = 0; i < gpu.staged(); ++i)
-    if (gpu.record(i).id != kNoNode) gpu_order.push_back(i);
-  std::sort(gpu_order.begin(), gpu_order.end(), [&](uint32_t a, uint32_t b) {
-    const StagedRecord& x = gpu.record(a);
-    const StagedRecord& y = gpu.record(b);
-    if (x.detail.device != y.detail.device) return x.detail.device < y.detail.device;
-    if (x.detail.stream != y.detail.stream) return x.detail.stream < y.detail.stream;
-    return slice_precedes(x.node.start_ns, x.node.end_ns, x.id, y.node.start_ns, y.node.end_ns,
-                          y.id);
-  });
-  const auto same_stream = [&](uint32_t a, uint32_t b) {
-    return gpu.record(a).detail.device == gpu.record(b).detail.device &&
-           gpu.record(a).detail.stream == gpu.record(b).detail.stream;
-  };
-
-  PerfettoTraceWriter writer(header, exemplars.strings.size(), out);
-  for (const auto& [tid, tid_blocks] : blocks)
-    writer.add_thread(
-        tid, count_lanes([&](auto place) {
-          visit_track(
-              tid, [&](const SpillItem& item) { place(item.node.start_ns, item.node.end_ns); },
-              [&](uint32_t scope) {
-                place(python.scopes[scope].start_ns, python.scopes[scope].end_ns);
-              });
-        }));
-  for (size_t begin = 0; begin < range_order.size();) {
-    size_t end = begin + 1;
-    while (end < range_order.size() &&
-           ranges[range_order[end]].lane == ranges[range_order[begin]].lane)
-      ++end;
-    writer.add_thread(kRangeLaneBase + ranges[range_order[begin]].lane,
-                      count_lanes([&](auto place) {
-                        for (size_t k = begin; k < end; ++k)
-                          place(ranges[range_order[k]].start_ns, ranges[range_order[k]].end_ns);
-                      }));
-    begin = end;
   }
-  // Where each stream's records start in gpu_order.
-  std::map<std::pair<uint32_t, uint32_t>, std::pair<size_t, size_t>> stream_span;
-  for (size_t begin = 0; begin < gpu_order.size();) {
-    size_t end = begin + 1;
-    while (end < gpu_order.size() && same_stream(gpu_order[begin], gpu_order[end])) ++end;
-    const GpuDetail& d = gpu.record(gpu_order[begin]).detail;
-    stream_span[{d.device, d.stream}] = {begin, end};
-    writer.add_stream(d.device, d.stream, count_lanes([&](auto place) {
-                        for (size_t k = begin; k < end; ++k)
-                          place(gpu.record(gpu_order[k]).node.start_ns,
-                                gpu.record(gpu_order[k]).node.end_ns);
-                      }));
-    begin = end;
-  }
-  writer.descriptors();
 
-  std::vector<uint32_t> launched;  // a CPU node's GPU work, by id
-  const std::vector<uint32_t>& by_parent = gpu.by_parent();
-  const auto write_cpu = [&](const SpillItem& item, uint32_t tid) {
+  void cpu_slice(const SpillItem& item, uint32_t tid,
+                 const std::function<void(const SliceEvent&)>& visit) {
     std::string_view name;
-    const Node n = cpu_node(item.id, item.node, tid, &name);
-    const StringId id =
-        n.kind == NodeKind::kLayer ? layer_name(item.node.arg) : site_name(item.node.site);
-    launched.clear();
+    const Node n = s_.cpu_node(item.id, item.node, tid, &name);
+    const StringId name_id =
+        n.kind == NodeKind::kLayer ? s_.layer_name(item.node.arg) : s_.site_name(item.node.site);
+    launched_.clear();
+    const std::vector<uint32_t>& by_parent = s_.gpu.by_parent();
     auto at =
         std::lower_bound(by_parent.begin(), by_parent.end(), item.id,
-                         [&](uint32_t r, uint32_t p) { return gpu.record(r).node.parent < p; });
-    for (; at != by_parent.end() && gpu.record(*at).node.parent == item.id; ++at)
-      launched.push_back(gpu.record(*at).id);
-    std::sort(launched.begin(), launched.end());
-    writer.slice(item.id, n, name, id, nullptr, launched, false);
-  };
-  const auto write_python = [&](uint32_t scope) {
-    const Node n = python_node(scope);
-    launched.clear();
-    for (uint32_t c = python.first_child[scope]; c < python.first_child[scope + 1]; ++c)
-      if (!python.children[c].is_scope) launched.push_back(python.children[c].id);
-    std::sort(launched.begin(), launched.end());
-    writer.slice(python.id(scope), n, exemplar_text(n.name), n.name, nullptr, launched, false);
-  };
-  const auto write_range = [&](uint32_t i) {
-    std::string_view name;
-    const Node n = range_node(i, &name);
-    writer.slice(range_id(i), n, name, site_name(ranges[i].site), nullptr, {}, false);
-  };
-  const auto write_gpu = [&](uint32_t index) {
-    const StagedRecord& r = gpu.record(index);
-    // Every CPU node is a layer, brick or scope: work under one is launched from the CPU.
-    const bool from_cpu = r.node.parent != kNoNode || python.grouped(index);
-    if (!python.grouped(index)) {
-      writer.slice(r.id, r.node, gpu.name(r), gpu_name(r), &r.detail, {}, from_cpu);
-      return;
-    }
-    Node n = r.node;
-    n.parent = python.id(python.scope_of[index]);
-    writer.slice(r.id, n, gpu.name(r), gpu_name(r), &r.detail, {}, from_cpu);
-  };
-
-  const std::vector<PerfettoTraceWriter::Track>& tracks = writer.tracks();
-  size_t next_range = 0;
-  for (size_t t = 0; t < tracks.size(); ++t) {
-    const PerfettoTraceWriter::Track& track = tracks[t];
-    for (size_t lane = 0; lane < track.lanes; ++lane) {
-      writer.begin_lane(t, lane);
-      LaneSplitter splitter;
-      const auto on_lane = [&](int64_t start, int64_t end) {
-        return track.lanes == 1 || splitter.place(start, end) == lane;
-      };
-      if (track.stream) {
-        const auto [begin, end] = stream_span.at({track.id, track.stream_id});
-        for (size_t k = begin; k < end; ++k) {
-          const StagedRecord& r = gpu.record(gpu_order[k]);
-          if (on_lane(r.node.start_ns, r.node.end_ns)) write_gpu(gpu_order[k]);
-        }
-      } else if (is_range_lane(track.id)) {
-        size_t k = next_range;
-        for (; k < range_order.size() && kRangeLaneBase + ranges[range_order[k]].lane == track.id;
-             ++k)
-          if (on_lane(ranges[range_order[k]].start_ns, ranges[range_order[k]].end_ns))
-            write_range(range_order[k]);
-        if (lane + 1 == track.lanes) next_range = k;
-      } else {
-        visit_track(
-            track.id,
-            [&](const SpillItem& item) {
-              if (on_lane(item.node.start_ns, item.node.end_ns)) write_cpu(item, track.id);
-            },
-            [&](uint32_t scope) {
-              const PythonScope& p = python.scopes[scope];
-              if (on_lane(p.start_ns, p.end_ns)) write_python(scope);
-            });
-      }
-      writer.end_lane();
-    }
+                         [&](uint32_t r, uint32_t p) { return s_.gpu.record(r).node.parent < p; });
+    for (; at != by_parent.end() && s_.gpu.record(*at).node.parent == item.id; ++at)
+      launched_.push_back(s_.gpu.record(*at).id);
+    std::sort(launched_.begin(), launched_.end());
+    visit({item.id, n, name, name_id, nullptr, launched_, false});
   }
-  writer.finish();
+
+  void python_slice(uint32_t scope, const std::function<void(const SliceEvent&)>& visit) {
+    const auto& python = s_.python;
+    const Node n = s_.python_node(scope);
+    launched_.clear();
+    for (uint32_t c = python.first_child[scope]; c < python.first_child[scope + 1]; ++c)
+      if (!python.children[c].is_scope) launched_.push_back(python.children[c].id);
+    std::sort(launched_.begin(), launched_.end());
+    visit({python.id(scope), n, s_.exemplar_text(n.name), n.name, nullptr, launched_, false});
+  }
+
+  void gpu_slice(uint32_t index, const std::function<void(const SliceEvent&)>& visit) {
+    const StagedRecord& r = s_.gpu.record(index);
+    const bool grouped = s_.python.grouped(index);
+    // Every CPU node is a layer, brick or scope: work under one is launched from the CPU.
+    const bool from_cpu = r.node.parent != kNoNode || grouped;
+    Node n = r.node;
+    if (grouped) n.parent = s_.python.id(s_.python.scope_of[index]);
+    visit({r.id, n, s_.gpu.name(r), s_.gpu_name(r), &r.detail, {}, from_cpu});
+  }
+
+  Impl& s_;
+  Charge range_charge_, gpu_charge_;
+  std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> blocks_;  // CPU ids by thread
+  std::vector<uint32_t> range_order_, gpu_order_;
+  std::vector<Track> tracks_;
+  std::vector<std::pair<size_t, size_t>> spans_;  // each track's in range_order_ or gpu_order_
+  std::vector<uint32_t> launched_;                // a slice's GPU work, by id
+};
+
+void TraceStream::Impl::feed_tracks(TraceSink& sink) {
+  StreamTracks tracks(*this);
+  sink.tracks(tracks);
 }
 
 }  // namespace brickprof::agent

@@ -33,6 +33,7 @@
 #include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "trace/output/atomic_file.h"
+#include "trace/output/formats.h"
 #include "trace/output/sink.h"
 
 namespace brickprof::agent {

@@ -3,7 +3,7 @@
 
 #include "trace/model/printable.h"
 #include "trace/model/recorded.h"
-#include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 
@@ -24,7 +24,7 @@ extern const View kRankPathView;
 
 namespace {
 
-// A file format: written by its exporter, nothing to compute.
+// A file format: written by its sink (trace/output/formats.h), nothing to compute.
 constexpr View file_format(const char* name, const char* help) {
   View v;
   v.name = name;
@@ -81,7 +81,7 @@ void render_view(const View& view, const Trace& trace, const ViewModel& model, b
   if (json && !view.has_json())
     throw ViewError(std::string("--") + view.name + " has no --json form");
   if (view.format) {
-    make_exporter(view.format)->write(trace, out);
+    write_format(view.format, trace, out);
   } else if (json) {
     JsonWriter w(out);
     view.json(trace, model, w);

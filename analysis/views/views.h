@@ -60,7 +60,7 @@ struct View {
   ViewModel (*compute)(const Trace& trace, const ViewSettings& settings) = nullptr;
   void (*text)(const Trace& trace, const ViewModel& model, std::ostream& out) = nullptr;
   void (*json)(const Trace& trace, const ViewModel& model, JsonWriter& out) = nullptr;
-  // A file format instead (trace/output/sink.h's exporter of that name: "dot",
+  // A file format instead (trace/output/formats.h's format of that name: "dot",
   // "chrome", "folded"): no model, no JSON form.
   const char* format = nullptr;
 

@@ -21,6 +21,7 @@
 #include "tests/support/trace_generator.h"
 #include "trace/derive/stats.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace {
 
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
           brickprof::Trace t = brickprof::generate_trace(config);
           {
             std::ofstream out(path, std::ios::binary);
-            brickprof::write_trace_json(t, out);
+            brickprof::write_format("json", t, out);
           }
           // Written back now, so the kernel flushing gigabytes of dirty pages
           // does not compete with the timed read for the two cores.

@@ -13,6 +13,7 @@
 
 #include "tests/support/trace_generator.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/rank" + std::to_string(r) + ".json";
     {
       std::ofstream out(path, std::ios::binary);
-      brickprof::write_trace_json(brickprof::generate_trace(config), out);
+      brickprof::write_format("json", brickprof::generate_trace(config), out);
       if (!out) {
         std::fprintf(stderr, "gen_ranks: could not write %s\n", path.c_str());
         return 1;

@@ -144,25 +144,23 @@ void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows,
 
 }  // namespace
 
-struct ChromeTraceWriter::State {
+struct ChromeSink::State {
   State(const Trace& h, std::ostream& out) : header(h), cpu(h), w(out) {}
   const Trace& header;
   const CpuProcesses cpu;
   JsonWriter w;
 };
 
-ChromeTraceWriter::ChromeTraceWriter(const Trace& header, std::ostream& out)
-    : s_(std::make_unique<State>(header, out)) {}
+ChromeSink::ChromeSink(std::ostream& out) : out_(out) {}
 
-ChromeTraceWriter::~ChromeTraceWriter() = default;
+ChromeSink::~ChromeSink() = default;
 
-void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
-                              const std::set<std::pair<uint32_t, uint32_t>>& streams,
-                              bool nccl_kernels) {
+void ChromeSink::begin(const TraceHead& head) {
+  s_ = std::make_unique<State>(head.header, out_);
   const Trace& trace = s_->header;
   const CpuProcesses& cpu = s_->cpu;
   JsonWriter& w = s_->w;
-  std::set<uint32_t> threads = node_threads;
+  std::set<uint32_t> threads = head.node_threads;
   // A thread's name: the last non-empty one the trace lists for it.
   std::map<uint32_t, std::string_view> names;
   for (const ThreadInfo& t : trace.threads) {
@@ -171,7 +169,7 @@ void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
   }
   w.begin_object();
   // First, so the rank is the first "rank" a line-by-line reader meets.
-  if (const auto info = distributed_info_json(trace, nccl_kernels))
+  if (const auto info = distributed_info_json(trace, head.nccl_kernels))
     w.key("distributedInfo").raw(*info);
   w.key("traceEvents").begin_array();
   for (size_t i = 0; i < cpu.processes.size(); ++i) {
@@ -187,7 +185,7 @@ void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
     write_metadata(w, "thread_name", cpu.pid_of(tid), tid, name);
   }
   uint32_t last_device = UINT32_MAX;
-  for (auto [device, stream] : streams) {
+  for (auto [device, stream] : head.streams) {
     int64_t gpid = kGpuPidBase + device;
     if (device != last_device) {
       std::string name = "GPU " + std::to_string(device);
@@ -202,10 +200,16 @@ void ChromeTraceWriter::begin(const std::set<uint32_t>& node_threads,
   write_capture_windows(w, trace.diagnostics.capture_windows, cpu.processes.front().pid);
 }
 
-void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view name,
-                             const GpuDetail* g, const Node* parent, const CommCall* call) {
+void ChromeSink::node(const NodeEvent& e) {
   const CpuProcesses& cpu = s_->cpu;
+  const Trace& header = s_->header;
   JsonWriter& w = s_->w;
+  const GpuDetail* g = e.detail;
+  const Node* parent = e.parent;
+  Node node = e.node;
+  if (node.parent != kNoNode) node.parent = header.file_id(node.parent);  // as the file names it
+  const uint32_t id = header.file_id(e.id);
+  std::string_view name = e.name;
   const bool gpu = g && is_gpu_kind(node.kind);
   const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.pid_of(node.thread);
   const int64_t etid = gpu ? g->stream : node.thread;
@@ -220,7 +224,7 @@ void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view nam
   w.field("pid", epid).field("tid", etid);
   write_us(w, "ts", node.start_ns);
   write_us(w, "dur", node.duration_ns());
-  write_args(w, id, node, g, call);
+  write_args(w, id, node, g, e.call);
   w.end_object();
   if (!gpu || !parent) return;
   // A flow from the launching scope (at the API call, held inside the
@@ -242,13 +246,44 @@ void ChromeTraceWriter::node(uint32_t id, const Node& node, std::string_view nam
   w.end_object();
 }
 
-void ChromeTraceWriter::end(const Trace* whole) {
+// A rank computing on its CPU: its compute as Kineto kernel events on
+// stream 0 of a process of its own, in whole microseconds as Kineto writes
+// device events, so HTA's kernel-based temporal breakdown measures the CPU.
+void ChromeSink::cpu_work_track() {
+  const std::string label = "CPU work (rank " + std::to_string(s_->header.process.rank) + ")";
+  write_metadata(s_->w, "process_name", kCpuWorkPid, 0, label);
+  write_metadata(s_->w, "thread_name", kCpuWorkPid, 0, "compute (leaf bricks and scopes)");
+}
+
+void ChromeSink::cpu_work(const NodeEvent& e) {
+  JsonWriter& w = s_->w;
+  const Trace& header = s_->header;
+  const auto whole_us = [](int64_t ns) { return (ns + 500) / 1000; };
+  const int64_t ts = whole_us(e.node.start_ns);
+  w.newline().begin_object();
+  w.field("ph", "X").field("name", e.name).field("cat", "kernel");
+  w.field("pid", kCpuWorkPid).field("tid", 0).field("ts", ts);
+  w.field("dur", whole_us(e.node.end_ns) - ts);
+  w.key("args").begin_object().field("node", header.file_id(e.id)).field("stream", 0).end_object();
+  w.end_object();
+}
+
+// Kineto's step annotation, on the step's thread of the CPU process.
+void ChromeSink::step(const NodeEvent& e, size_t n) {
+  JsonWriter& w = s_->w;
+  const Trace& header = s_->header;
+  w.newline().begin_object();
+  w.field("ph", "X").field("name", "ProfilerStep#" + std::to_string(n));
+  w.field("cat", "user_annotation").field("pid", header.process.pid).field("tid", e.node.thread);
+  w.key("ts").value(static_cast<double>(e.node.start_ns) / 1000.0);
+  w.key("dur").value(static_cast<double>(e.node.end_ns - e.node.start_ns) / 1000.0);
+  w.key("args").begin_object().field("node", header.file_id(e.id)).end_object();
+  w.end_object();
+}
+
+void ChromeSink::end(const TraceStats*) {
   const Trace& trace = s_->header;
   JsonWriter& w = s_->w;
-  if (whole) {
-    write_cpu_work_track(*whole, kCpuWorkPid, w);
-    write_profiler_steps(*whole, trace.process.pid, w);
-  }
   w.end_array();
   w.field("displayTimeUnit", "ns");
   w.key("otherData").begin_object();
@@ -256,29 +291,7 @@ void ChromeTraceWriter::end(const Trace* whole) {
   w.field("host", trace.process.host);
   w.end_object();
   w.end_object().newline();
-}
-
-void write_chrome_trace(const Trace& trace, std::ostream& out) {
-  const size_t n = trace.nodes.size();
-  // Tracks that need names: CPU threads, and (device, stream) pairs.
-  std::set<uint32_t> threads;
-  std::set<std::pair<uint32_t, uint32_t>> streams;
-  for (const Node& node : trace.nodes) {
-    if (const GpuDetail* g = trace.detail(node); g && is_gpu_kind(node.kind))
-      streams.emplace(g->device, g->stream);
-    else
-      threads.insert(node.thread);
-  }
-  ChromeTraceWriter writer(trace, out);
-  writer.begin(threads, streams, ran_communication_kernels(trace));
-  for (uint32_t id = 0; id < n; ++id) {
-    Node node = trace.nodes[id];
-    const Node* parent = node.parent < n ? &trace.nodes[node.parent] : nullptr;
-    if (parent) node.parent = trace.file_id(node.parent);  // args name nodes as the file does
-    writer.node(trace.file_id(id), node, trace.name(node), trace.detail(trace.nodes[id]), parent,
-                trace.comm_call(id));
-  }
-  writer.end(&trace);
+  w.flush();
 }
 
 }  // namespace brickprof

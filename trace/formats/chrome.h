@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "trace/model/trace.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof {
 
@@ -28,36 +29,32 @@ inline constexpr int64_t kCpuWorkPid = int64_t{1} << 24;
 // The capture windows' track: above any thread id, below the range lanes.
 inline constexpr int64_t kCaptureTid = int64_t{kRangeLaneBase} - 1;
 
-void write_chrome_trace(const Trace& trace, std::ostream& out);
-
-// write_chrome_trace in pieces, for writers that stream nodes in id order
-// instead of holding them (the agent's exit write).
-class ChromeTraceWriter {
+// The Chrome trace as a sink (trace_sink.h): metadata at begin, then each
+// node as the producer streams it in id order, a rank's CPU work track and
+// step annotations (distributed_info.h), and the closing fields.
+class ChromeSink : public TraceSink {
  public:
-  // `header`: process, sources, threads, devices, capture windows (its
-  // nodes are not read; it must outlive the writer).
-  ChromeTraceWriter(const Trace& header, std::ostream& out);
-  ~ChromeTraceWriter();
-  ChromeTraceWriter(const ChromeTraceWriter&) = delete;
-  ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
+  explicit ChromeSink(std::ostream& out);
+  ~ChromeSink() override;
+  ChromeSink(const ChromeSink&) = delete;
+  ChromeSink& operator=(const ChromeSink&) = delete;
 
+  unsigned needs() const override { return kNodes | kLaunchers | kCpuWork; }
   // The metadata (a rank's distributedInfo first, its backend NCCL when
-  // `nccl_kernels` ran): names of the processes, of every CPU thread in
-  // `threads` (and the header's), and of every (device, stream) in `streams`.
-  void begin(const std::set<uint32_t>& threads,
-             const std::set<std::pair<uint32_t, uint32_t>>& streams, bool nccl_kernels);
-  // One node, in id order: `name` as the trace names it; `parent` is the
-  // node's parent (for the launch flow of GPU work), null for a root;
-  // `call` the MPI call of its scope, if any.
-  void node(uint32_t id, const Node& node, std::string_view name, const GpuDetail* detail,
-            const Node* parent, const CommCall* call = nullptr);
-  // With the `whole` trace (not while streaming: the agent's exit write),
-  // a rank's CPU work track and step annotations (distributed_info.h) end
-  // the events.
-  void end(const Trace* whole = nullptr);
+  // NCCL's kernels ran): names of the processes, of every CPU thread (the
+  // head's and the header's), and of every (device, stream).
+  void begin(const TraceHead& head) override;
+  // A node: its parent, for GPU work, gives the launch flow.
+  void node(const NodeEvent& e) override;
+  // The rank's "CPU work (rank R)" process, and its compute.
+  void cpu_work_track() override;
+  void cpu_work(const NodeEvent& e) override;
+  void step(const NodeEvent& e, size_t n) override;
+  void end(const TraceStats*) override;
 
  private:
   struct State;
+  std::ostream& out_;
   std::unique_ptr<State> s_;
 };
 

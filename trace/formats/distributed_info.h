@@ -1,7 +1,7 @@
 // Kineto's "distributedInfo" for a rank's Chrome trace ({"backend", "rank",
 // "world_size"}), which Holistic Trace Analysis reads to tell the ranks'
-// files apart, and the "CPU work" track that gives HTA a device timeline
-// for a rank that computes on its CPU.
+// files apart. (The "CPU work" track that gives HTA a device timeline for a
+// rank that computes on its CPU is ChromeSink::cpu_work's.)
 #pragma once
 
 #include <optional>
@@ -19,19 +19,8 @@ std::optional<std::string> distributed_info_json(const Trace& trace, bool nccl_k
 // Whether any kernel of the trace is a communication kernel (NCCL's).
 bool ran_communication_kernels(const Trace& trace);
 
-class JsonWriter;
-// For one rank without GPU work: a process "CPU work (rank R)" at
-// `pid` whose one track holds the rank's compute (trace/derive/cpu_work.h) as Kineto
-// kernel events on stream 0, in whole microseconds as Kineto writes device
-// events, so HTA's kernel-based temporal breakdown measures the CPU. Its
-// communication is left out: HTA knows communication only by NCCL kernel
-// names, and counts the rest as compute. Nothing for other traces.
-void write_cpu_work_track(const Trace& trace, int64_t pid, JsonWriter& w);
-
-// For one rank cut to its steps (report --under NAME): each outermost scope
-// named NAME again as Kineto's step annotation "ProfilerStep#N" (N from 0,
-// in time order) on its thread of process `pid`, so HTA tells the
-// iterations apart.
-void write_profiler_steps(const Trace& trace, int64_t pid, JsonWriter& w);
+// Whether the trace is one rank of a job (not a merged trace): what
+// distributedInfo, the CPU work track and the step annotations are for.
+bool is_one_rank(const Trace& trace);
 
 }  // namespace brickprof

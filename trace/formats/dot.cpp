@@ -124,8 +124,9 @@ void append_dot_escaped(std::string& out, std::string_view text) {
   }
 }
 
-void write_dot(const Trace& trace, std::ostream& out, const DotOptions& options) {
-  write_dot(trace, build_aggregate_tree(trace), out, options);
+void DotSink::aggregate(const AggregateInput& in) {
+  require_aggregate(in, "dot");
+  write_dot(in.entries, in.tree, out_, options_);
 }
 
 void write_dot(const Trace& trace, const AggregateTree& tree, std::ostream& out,

@@ -11,6 +11,7 @@
 
 #include "trace/derive/aggregate_tree.h"
 #include "trace/model/trace.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof {
 
@@ -21,9 +22,21 @@ struct DotOptions {
   uint32_t max_extra_edges = 2000;
 };
 
-void write_dot(const Trace& trace, std::ostream& out, const DotOptions& options = {});
 void write_dot(const Trace& trace, const AggregateTree& tree, std::ostream& out,
                const DotOptions& options = {});
+
+// The graph as a sink (trace_sink.h), from the producer's aggregate.
+class DotSink : public TraceSink {
+ public:
+  explicit DotSink(std::ostream& out, const DotOptions& options = {})
+      : out_(out), options_(options) {}
+  unsigned needs() const override { return kAggregate; }
+  void aggregate(const AggregateInput& in) override;
+
+ private:
+  std::ostream& out_;
+  DotOptions options_;
+};
 
 // Appends `text` as the body of a DOT double-quoted string: quotes and
 // backslashes escaped, control characters replaced by spaces.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -214,8 +215,13 @@ class Folder {
 
 }  // namespace
 
-void write_folded(const Trace& trace, std::ostream& out) {
-  write_folded(trace, build_aggregate_tree(trace), out);
+void FoldedSink::aggregate(const AggregateInput& in) {
+  require_aggregate(in, "folded");
+  if (in.reserve && !in.reserve(kFoldedEntryBytes * in.tree.nodes.size()))
+    throw std::runtime_error(
+        "folded: not written, its stacks did not fit BRICKPROF_BUFFER_MB (brickprof report "
+        "writes it from the JSON trace)");
+  write_folded(in.entries, in.tree, out_);
 }
 
 void write_folded(const Trace& trace, const AggregateTree& tree, std::ostream& out) {

@@ -11,12 +11,26 @@
 
 #include "trace/derive/aggregate_tree.h"
 #include "trace/model/trace.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof {
 
 inline constexpr uint32_t kMaxFoldedFrames = 127;
 
-void write_folded(const Trace& trace, std::ostream& out);
 void write_folded(const Trace& trace, const AggregateTree& tree, std::ostream& out);
+
+// The stacks as a sink (trace_sink.h), from the producer's aggregate. The
+// stacks' trie is asked of the producer's budget: kFoldedEntryBytes an
+// entry, as measured (the trie node and its text).
+class FoldedSink : public TraceSink {
+ public:
+  static constexpr uint64_t kFoldedEntryBytes = 192;
+  explicit FoldedSink(std::ostream& out) : out_(out) {}
+  unsigned needs() const override { return kAggregate; }
+  void aggregate(const AggregateInput& in) override;
+
+ private:
+  std::ostream& out_;
+};
 
 }  // namespace brickprof

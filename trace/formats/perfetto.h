@@ -13,10 +13,9 @@
 #include <vector>
 
 #include "trace/model/trace.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof {
-
-void write_perfetto_trace(const Trace& trace, std::ostream& out);
 
 // The order slices take on a track: by start, the longer first (a scope
 // before what it holds), then by id.
@@ -41,10 +40,9 @@ class LaneSplitter {
   std::vector<std::vector<int64_t>> open_ends_;
 };
 
-// write_perfetto_trace in pieces, for writers that do not hold the nodes
-// (the agent's exit write). First the tracks and how many lanes each has,
-// then descriptors(), then each lane's slices, track by track in the order
-// tracks() gives, lanes in order, and finish().
+// The trace's packets in pieces (PerfettoSink's). First the tracks and how
+// many lanes each has, then descriptors(), then each lane's slices, track by
+// track in the order tracks() gives, lanes in order, and finish().
 class PerfettoTraceWriter {
  public:
   // `header`: process, sources, threads, devices, capture windows (its nodes
@@ -85,6 +83,26 @@ class PerfettoTraceWriter {
   struct State;
   std::unique_ptr<State> s_;
   std::vector<Track> tracks_;
+};
+
+// The Perfetto trace as a sink (trace_sink.h): each track walked once to
+// count its lanes (slices that overlap without nesting, possible in merged
+// or hand-written traces, go to extra lanes under the same parent, so every
+// begin is closed by its own end), then once per lane to write it.
+class PerfettoSink : public TraceSink {
+ public:
+  explicit PerfettoSink(std::ostream& out) : out_(out) {}
+  unsigned needs() const override { return kTracks; }
+  void begin(const TraceHead& head) override {
+    header_ = &head.header;
+    name_ids_ = head.name_ids;
+  }
+  void tracks(TrackWalker& walker) override;
+
+ private:
+  std::ostream& out_;
+  const Trace* header_ = nullptr;
+  size_t name_ids_ = 0;
 };
 
 }  // namespace brickprof

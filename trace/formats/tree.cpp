@@ -69,8 +69,9 @@ std::string tree_entry_text(const Trace& trace, const AggregateTree& tree, uint3
   return s;
 }
 
-void write_tree(const Trace& trace, std::ostream& out, const TreeOptions& options) {
-  write_tree(trace, build_aggregate_tree(trace), out, options);
+void TreeSink::aggregate(const AggregateInput& in) {
+  require_aggregate(in, "tree");
+  write_tree(in.entries, in.tree, out_, options_);
 }
 
 void write_tree(const Trace& trace, const AggregateTree& tree, std::ostream& out,

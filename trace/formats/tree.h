@@ -8,6 +8,7 @@
 
 #include "trace/derive/aggregate_tree.h"
 #include "trace/model/trace.h"
+#include "trace/output/trace_sink.h"
 
 namespace brickprof {
 
@@ -19,9 +20,21 @@ struct TreeOptions {
   uint32_t max_children = 256;
 };
 
-void write_tree(const Trace& trace, std::ostream& out, const TreeOptions& options = {});
 void write_tree(const Trace& trace, const AggregateTree& tree, std::ostream& out,
                 const TreeOptions& options = {});
+
+// The tree as a sink (trace_sink.h), from the producer's aggregate.
+class TreeSink : public TraceSink {
+ public:
+  explicit TreeSink(std::ostream& out, const TreeOptions& options = {})
+      : out_(out), options_(options) {}
+  unsigned needs() const override { return kAggregate; }
+  void aggregate(const AggregateInput& in) override;
+
+ private:
+  std::ostream& out_;
+  TreeOptions options_;
+};
 
 // One entry's text without the tree drawing: "Layer 0 1.23ms ×100",
 // "rmsnorm_kernel <<<16,256,3>>> smem=1024B 12.3µs", "H2D 4.0MB 50.0µs".

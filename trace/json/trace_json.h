@@ -1,5 +1,6 @@
-// The JSON trace ("brickprof/1"): writing it, and reading it back with clear
-// errors for corrupt, truncated or foreign input.
+// The JSON trace ("brickprof/1"): reading it back with clear errors for
+// corrupt, truncated or foreign input. It is written in pieces
+// (trace_json_parts.h) by the "json" format's sink (trace/formats/json.h).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +21,6 @@ class TraceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Writes the whole trace, with the derived bricks[] and categories[].
-void write_trace_json(const Trace& trace, std::ostream& out);
 
 // Parses a trace; throws TraceError (message without the file name).
 Trace parse_trace_json(std::string_view json);

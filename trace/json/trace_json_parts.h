@@ -1,6 +1,5 @@
-// The JSON trace in pieces, for writers that stream nodes instead of
-// holding a whole Trace (the agent's exit write). write_trace_json() is
-// these pieces in order, so both write the same bytes.
+// The JSON trace in pieces, in the order the "json" format's sink
+// (trace/formats/json.h) writes them as nodes stream in.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Writes the JSON trace (see trace_json.h for the format's entry points).
+// The JSON trace's pieces (see trace_json_parts.h).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -340,25 +340,6 @@ void write_trace_json_tail(JsonWriter& w, const std::vector<PtxModule>& ptx,
   }
   w.end_array();
   w.end_object().newline();
-}
-
-void write_trace_json(const Trace& t, std::ostream& out) {
-  JsonWriter w(out);
-  write_trace_json_head(w, t);
-  w.key("nodes").begin_array();
-  auto call = t.comm_calls.begin();  // sorted by node: one cursor
-  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
-    const Node& n = t.nodes[i];
-    while (call != t.comm_calls.end() && call->node < i) ++call;
-    const bool has_call = call != t.comm_calls.end() && call->node == i;
-    write_trace_json_node(w, i, n, t.name(n), t.detail(n), has_call ? &*call : nullptr);
-  }
-  w.end_array();
-  w.key("edges").begin_array();
-  for (const Edge& e : t.edges) write_trace_json_edge(w, e);
-  w.end_array();
-  write_trace_json_python(w, t.python_frames, t.python_stacks);
-  write_trace_json_tail(w, t.ptx, compute_stats(t));
 }
 
 }  // namespace brickprof

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "trace/output/sink.h"
+#include "trace/output/formats.h"
 
 namespace brickprof::settings {
 namespace {
@@ -72,10 +72,9 @@ std::string problem(const Setting& s, std::string_view value) {
       std::vector<std::string> names = parse_formats(value);
       if (names.empty()) return "empty list";
       std::string all;
-      for (std::string_view name : exporter_names())
-        all += (all.empty() ? "" : ",") + std::string(name);
+      for (const Format& f : formats()) all += (all.empty() ? "" : ",") + std::string(f.name);
       for (const std::string& name : names)
-        if (!make_exporter(name)) return "unknown format " + quoted(name) + " (" + all + ")";
+        if (!find_format(name)) return "unknown format " + quoted(name) + " (" + all + ")";
       return "";
     }
   }

@@ -15,7 +15,7 @@ namespace brickprof::settings {
 enum class Kind {
   kText,     // any value (a path, a prefix)
   kChoice,   // one of `values` ("a,b,c")
-  kFormats,  // a comma list of output formats (the exporters' names)
+  kFormats,  // a comma list of output formats (formats.h's names)
   kCount,    // a whole number from `min` to `max`
   kCapture,  // all, cuda-profiler-api (or cudaProfilerApi, as nsys spells it), scope:NAME
   kPeak,     // a positive, finite decimal number (a roofline peak)

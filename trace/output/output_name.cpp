@@ -2,7 +2,7 @@
 #include "trace/output/output_name.h"
 
 #include "trace/model/settings.h"
-#include "trace/output/sink.h"
+#include "trace/output/formats.h"
 
 namespace brickprof {
 

@@ -20,16 +20,17 @@
 #include <vector>
 
 #include "agent/capture/capture.h"
-#include "agent/recorder/clock.h"
-#include "agent/io/config.h"
 #include "agent/cupti/state.h"
 #include "agent/gpu_source.h"
+#include "agent/io/config.h"
 #include "agent/io/process_info.h"
-#include "agent/recorder/recorder.h"
 #include "agent/io/trace_stream.h"
+#include "agent/recorder/clock.h"
+#include "agent/recorder/recorder.h"
 #include "trace/formats/perfetto.h"
-#include "trace/output/sink.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 #include "tests/agent/support/replay_oracle.h"
 
 namespace brickprof::agent {
@@ -256,7 +257,7 @@ TEST_F(StreamGolden, StreamedWriteIsTheTraceWritersBytes) {
   }
   // And what `brickprof report --perfetto` writes from the streamed JSON.
   std::ostringstream reported;
-  write_perfetto_trace(parse_trace_json(new_outputs.text("json")), reported);
+  write_format("perfetto", parse_trace_json(new_outputs.text("json")), reported);
   EXPECT_TRUE(reported.str() == new_outputs.text("perfetto"))
       << "perfetto from the JSON: " << reported.str().size() << " bytes, streamed "
       << new_outputs.text("perfetto").size();
@@ -311,7 +312,7 @@ TEST_F(StreamGolden, PerfettoOrdersAndSplitsHandMadeEvents) {
   fill_process_info(old, 0, clock.to_ns(end_ticks), {{7, "worker"}, {8, "worker"}},
                     CmdlineMode::kFull);
   std::ostringstream expected;
-  write_perfetto_trace(old, expected);
+  write_format("perfetto", old, expected);
 
   TraceStream streamed(threads, clock, end_ticks, {}, nullptr, false, dir_.string());
   Trace header;
@@ -323,7 +324,7 @@ TEST_F(StreamGolden, PerfettoOrdersAndSplitsHandMadeEvents) {
       << "streamed " << outputs.text("perfetto").size() << " bytes, whole-Trace writer "
       << expected.str().size();
   std::ostringstream reported;
-  write_perfetto_trace(parse_trace_json(outputs.text("json")), reported);
+  write_format("perfetto", parse_trace_json(outputs.text("json")), reported);
   EXPECT_TRUE(outputs.text("perfetto") == reported.str());
   // The case is there: two lanes on tid 7 (an "(overlapping 2)" track).
   EXPECT_NE(expected.str().find("worker (overlapping 2)"), std::string::npos);

@@ -17,6 +17,7 @@
 #include "trace/formats/chrome.h"
 #include "trace/json/trace_json.h"
 #include "trace/model/bricks.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -84,7 +85,7 @@ TEST(MpiTrace, JsonRoundTripKeepsCallsCommunicatorsAndClock) {
   t.process.local_rank = 1;
   t.process.clock_sync.samples = {{1000, 5000, 300}, {900000, 5900, 250}};
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   const Trace back = parse_trace_json(out.str());
   ASSERT_EQ(back.comm_calls.size(), 1u);
   const CommCall& c = back.comm_calls[0];
@@ -107,7 +108,7 @@ TEST(MpiTrace, ACallNamingAnUnknownCommunicatorIsBadInput) {
   Trace t = rank_trace(0, 200);
   t.comm_calls[0].comm = 5;
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   try {
     parse_trace_json(out.str());
     FAIL() << "accepted";
@@ -285,7 +286,7 @@ TEST(MpiRanks, ViewsRenderTextAndJson) {
 
 TEST(MpiChrome, ARankCarriesDistributedInfoAndItsCpuWork) {
   std::ostringstream out;
-  write_chrome_trace(rank_trace(1, 600), out);
+  write_format("chrome", rank_trace(1, 600), out);
   const std::string json = out.str();
   // First, and spaced as Kineto writes it: HTA finds the rank by `"rank": N`.
   EXPECT_EQ(
@@ -297,7 +298,7 @@ TEST(MpiChrome, ARankCarriesDistributedInfoAndItsCpuWork) {
   EXPECT_NE(json.find("{\"ph\":\"X\",\"name\":\"RmsNorm\",\"cat\":\"kernel\""), std::string::npos);
   EXPECT_EQ(json.find("\"name\":\"MPI_Allreduce\",\"cat\":\"kernel\""), std::string::npos);
   std::ostringstream merged;
-  write_chrome_trace(two_ranks(), merged);
+  write_format("chrome", two_ranks(), merged);
   EXPECT_EQ(merged.str().find("distributedInfo"), std::string::npos);
 }
 

@@ -30,6 +30,7 @@
 #include "tests/support/trace_generator.h"
 #include "trace/derive/stats.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -60,7 +61,7 @@ Trace varied(uint64_t seed, uint32_t nodes) {
   Trace t = generate_varied_trace({seed, nodes});
   if (const char* dir = std::getenv("BRICKPROF_PROPERTY_DUMP")) {
     std::ofstream out(std::string(dir) + "/varied-" + std::to_string(seed) + ".json");
-    write_trace_json(t, out);
+    write_format("json", t, out);
   }
   return t;
 }
@@ -356,7 +357,7 @@ TEST(Properties, InvariantsHoldOnVariedTraces) {
     check_under_ids(t);
     // Written and read back, the trace gives the same views.
     std::ostringstream file;
-    write_trace_json(t, file);
+    write_format("json", t, file);
     const Trace back = parse_trace_json(file.str());
     const json before = all_views(t, {}), after = all_views(back, {});
     EXPECT_TRUE(before == after) << "written and read back: " << difference(before, after);

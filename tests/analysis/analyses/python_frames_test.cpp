@@ -9,13 +9,14 @@
 #include "analysis/analyses/trace_merge.h"
 #include "trace/derive/python_frames.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
 
 std::string to_json(const Trace& t) {
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   return out.str();
 }
 

@@ -9,6 +9,7 @@
 #include "trace/derive/aggregate_tree.h"
 #include "trace/formats/tree.h"
 #include "trace/model/recorded.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -44,7 +45,7 @@ TEST(AggregateTree, KernelsWithOtherLaunchConfigsStaySeparate) {
 TEST(TreeExport, GroupsRootsByThreadWhenSeveral) {
   Trace t = test::two_thread_trace(2);
   std::ostringstream out;
-  write_tree(t, out);
+  write_format("tree", t, out);
   EXPECT_EQ(out.str(),
             "Execution Graph\n"
             "├── Thread 1 (main)\n"
@@ -62,7 +63,8 @@ TEST(TreeExport, WidthLimitSaysHowManyMore) {
   std::ostringstream out;
   TreeOptions options;
   options.max_children = 2;
-  write_tree(t, out, options);
+  TreeSink sink(out, options);
+  WholeTrace(t).feed(sink);
   EXPECT_EQ(out.str(),
             "Execution Graph\n"
             "├── Thread 1 (main)\n"
@@ -82,7 +84,8 @@ TEST(TreeExport, DepthLimitSaysHowManyMore) {
   std::ostringstream out;
   TreeOptions options;
   options.max_depth = 1;
-  write_tree(t, out, options);
+  TreeSink sink(out, options);
+  WholeTrace(t).feed(sink);
   EXPECT_EQ(out.str(),
             "Execution Graph\n"
             "├── Layer 0 1.33ms ×2\n"
@@ -99,7 +102,7 @@ TEST(TreeExport, DeepChainIsCutAtTheDepthLimit) {
   for (int i = 0; i < 300000; ++i)
     parent = test::add_node(t, {.name = "s", .parent = parent, .end_ns = 300000 - i});
   std::ostringstream out;
-  write_tree(t, out);
+  write_format("tree", t, out);
   const std::string text = out.str();
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 32 + 1);
   EXPECT_NE(text.find("└── … 1 more\n"), std::string::npos);
@@ -110,7 +113,7 @@ TEST(TreeExport, EmptyTraceSaysNothingWasRecorded) {
   t.process.start_ns = 1000;
   t.process.end_ns = 5000;
   std::ostringstream out;
-  write_tree(t, out);
+  write_format("tree", t, out);
   EXPECT_EQ(out.str(), "Execution Graph\n" + std::string(kNothingRecorded) + "\n");
 }
 

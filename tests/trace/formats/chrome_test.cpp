@@ -10,6 +10,7 @@
 #include "tests/support/test_traces.h"
 #include "tests/support/trace_builder.h"
 #include "trace/formats/chrome.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 json export_small(Trace& t) {
   std::ostringstream out;
-  write_chrome_trace(t, out);
+  write_format("chrome", t, out);
   return json::parse(out.str());
 }
 

@@ -8,6 +8,7 @@
 
 #include "tests/support/test_traces.h"
 #include "trace/formats/dot.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -26,7 +27,7 @@ TEST(DotExport, GraphvizAcceptsIt) {
   if (!have_dot()) GTEST_SKIP() << "graphviz 'dot' not installed";
   Trace t = test::small_trace();
   std::ostringstream out;
-  write_dot(t, out);
+  write_format("dot", t, out);
   EXPECT_TRUE(dot_accepts(out.str(), "small")) << out.str();
 }
 
@@ -34,7 +35,7 @@ TEST(DotExport, EscapesAwkwardNames) {
   Trace t = test::small_trace();
   t.nodes[12].name = t.strings.intern("a \"b\" \\ c <d> {e} | f\nnext");
   std::ostringstream out;
-  write_dot(t, out);
+  write_format("dot", t, out);
   const std::string text = out.str();
   // The newline as every text output shows it, then DOT's own escapes.
   EXPECT_NE(text.find("a \\\"b\\\" \\\\ c <d> {e} | f\\\\nnext"), std::string::npos) << text;
@@ -47,7 +48,7 @@ TEST(DotExport, EscapesAwkwardNames) {
 TEST(DotExport, ShapesAndEdges) {
   Trace t = test::small_trace();
   std::ostringstream out;
-  write_dot(t, out);
+  write_format("dot", t, out);
   const std::string text = out.str();
   EXPECT_NE(text.find("shape=ellipse"), std::string::npos);
   EXPECT_NE(text.find("shape=note"), std::string::npos);
@@ -72,7 +73,8 @@ TEST(DotExport, CapsNodesAndEdges) {
   options.max_nodes = 10;
   options.max_extra_edges = 3;
   std::ostringstream out;
-  write_dot(t, out, options);
+  DotSink sink(out, options);
+  WholeTrace(t).feed(sink);
   const std::string text = out.str();
   EXPECT_NE(text.find("more entries not drawn"), std::string::npos);
   EXPECT_NE(text.find("more ordering edges not drawn"), std::string::npos);

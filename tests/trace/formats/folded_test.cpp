@@ -15,6 +15,7 @@
 #include "trace/formats/folded.h"
 #include "trace/model/printable.h"
 #include "trace/model/queries.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -49,7 +50,7 @@ std::string reference_folded(const Trace& trace) {
 
 std::string folded(const Trace& trace) {
   std::ostringstream out;
-  write_folded(trace, out);
+  write_format("folded", trace, out);
   return out.str();
 }
 

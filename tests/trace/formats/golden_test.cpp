@@ -5,6 +5,7 @@
 #include "tests/support/test_traces.h"
 #include "trace/json/trace_json.h"
 #include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {

@@ -14,9 +14,9 @@
 
 #include "tests/support/test_traces.h"
 #include "tests/support/trace_generator.h"
-#include "trace/formats/json_gz.h"
 #include "trace/json/gzip_stream.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -25,13 +25,13 @@ namespace fs = std::filesystem;
 
 std::string to_json(const Trace& t) {
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   return out.str();
 }
 
 std::string to_gzip(const Trace& t) {
   std::ostringstream out;
-  write_trace_json_gz(t, out);
+  write_format("json.gz", t, out);
   return out.str();
 }
 

@@ -12,13 +12,14 @@
 
 #include "tests/support/trace_generator.h"
 #include "trace/json/trace_json.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
 
 std::string to_json(const Trace& t) {
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   return out.str();
 }
 
@@ -170,11 +171,11 @@ TEST(JsonRead, ActivityOffRoundTripsAndIsChecked) {
   Trace t;
   t.diagnostics.capture_windows = {{10, 20}};
   std::ostringstream none;
-  write_trace_json(t, none);
+  write_format("json", t, none);
   EXPECT_EQ(none.str().find("activity_off"), std::string::npos);
   t.diagnostics.activity_off = {{0, 11}, {20, 40}};
   std::ostringstream out;
-  write_trace_json(t, out);
+  write_format("json", t, out);
   EXPECT_EQ(parse_trace_json(out.str()).diagnostics.activity_off, t.diagnostics.activity_off);
   std::string error = error_of(
       R"({"schema":"brickprof/1","diagnostics":{"activity_off":[{"start_ns":5,"end_ns":1}]}})");

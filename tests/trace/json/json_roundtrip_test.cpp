@@ -6,6 +6,7 @@
 #include "trace/json/json_writer.h"
 #include "trace/json/trace_json.h"
 #include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {

@@ -10,7 +10,9 @@
 
 #include "tests/support/test_traces.h"
 #include "trace/output/atomic_file.h"
+#include "trace/output/formats.h"
 #include "trace/output/sink.h"
+#include "trace/output/whole_trace.h"
 
 namespace brickprof {
 namespace {
@@ -29,14 +31,14 @@ TEST(Registry, KnowsEveryFormatAndExtension) {
       {"json", ".json"},         {"tree", ".tree.txt"}, {"dot", ".dot"},
       {"chrome", ".trace.json"}, {"folded", ".folded"}, {"json.gz", ".json.gz"},
       {"perfetto", ".pftrace"}};
-  ASSERT_EQ(exporter_names().size(), std::size(expected));
+  ASSERT_EQ(formats().size(), std::size(expected));
   for (auto [name, ext] : expected) {
-    auto e = make_exporter(name);
-    ASSERT_TRUE(e) << name;
-    EXPECT_EQ(e->name(), name);
-    EXPECT_EQ(e->extension(), ext);
+    const Format* f = find_format(name);
+    ASSERT_TRUE(f) << name;
+    EXPECT_EQ(f->name, name);
+    EXPECT_EQ(f->extension, ext);
   }
-  EXPECT_EQ(make_exporter("svg"), nullptr);
+  EXPECT_EQ(find_format("svg"), nullptr);
   EXPECT_EQ(parse_formats(" json, tree,,dot "), (std::vector<std::string>{"json", "tree", "dot"}));
 }
 
@@ -45,12 +47,12 @@ TEST(FileSink, WritesEveryFormatNextToThePrefix) {
   Trace t = test::small_trace();
   FileSink files((dir / "run").string());
   MemorySink memory;
-  std::vector<std::string> all(exporter_names().begin(), exporter_names().end());
+  std::vector<std::string> all;
+  for (const Format& f : formats()) all.emplace_back(f.name);
   EXPECT_TRUE(write_outputs(t, all, files).failures.empty());
   EXPECT_TRUE(write_outputs(t, all, memory).failures.empty());
   for (const std::string& name : all) {
-    auto e = make_exporter(name);
-    fs::path path = dir / ("run" + std::string(e->extension()));
+    fs::path path = dir / ("run" + std::string(find_format(name)->extension));
     ASSERT_TRUE(fs::exists(path)) << path;
     EXPECT_EQ(test::read_file(path.string()), memory.text(name)) << name;
   }
@@ -89,15 +91,11 @@ TEST(FileSink, UnwritableDirectoryIsAnErrorLine) {
   EXPECT_NE(errors[0].find("Permission denied"), std::string::npos) << errors[0];
 }
 
-TEST(FileSink, ThrowingExporterIsAnErrorLineAndLeavesNoFile) {
-  struct Throwing : Exporter {
-    std::string_view name() const override { return "throwing"; }
-    std::string_view extension() const override { return ".x"; }
-    void write(const Trace&, std::ostream&) const override { throw std::runtime_error("boom"); }
-  } throwing;
+TEST(FileSink, ThrowingWriterIsAnErrorLineAndLeavesNoFile) {
   fs::path dir = fresh_dir("throwing");
   FileSink files((dir / "run").string());
-  std::string error = files.emit(throwing, Trace{});
+  std::string error =
+      files.emit("throwing", ".x", [](std::ostream&) { throw std::runtime_error("boom"); });
   EXPECT_NE(error.find("boom"), std::string::npos);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 0);
 }

@@ -118,8 +118,11 @@ void Browser::draw_title(Canvas& canvas, Rect r) {
   else
     text += " (" + std::to_string(t.sources.size()) + " ranks merged)";
   text += "  " + format_duration(session_.run_ns()) + "  ";
+  // The words of report's summary line.
   text += t.nodes.empty() ? "nothing recorded"
-                          : std::to_string(t.nodes.size()) + " nodes (recorded scopes, GPU work)";
+          : session_.has_gpu_work()
+              ? std::to_string(t.nodes.size()) + " nodes (each a recorded scope or GPU operation)"
+              : std::to_string(t.nodes.size()) + " nodes (each a recorded scope)";
   // What the panes are restricted to, at the right, where it is seen.
   std::string scope;
   if (session_.rank() >= 0) scope += "[" + printable(session_.rank_label()) + "] ";

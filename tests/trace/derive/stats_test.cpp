@@ -1,5 +1,5 @@
 // Per-brick statistics: a brick's GPU time is the sum of the kernels it
-// launched (README.md, "How it measures"); its copies and memsets are the
+// launched (README.md, "What it guarantees"); its copies and memsets are the
 // transfers view's, its synchronisations host waits.
 #include "trace/derive/stats.h"
 

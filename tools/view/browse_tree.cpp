@@ -53,18 +53,8 @@ int64_t run_span_ns(const Trace& trace) {
 
 void BrowseTree::add_outside_row(int64_t outside_ns) {
   AggregateNode row;
-  row.parent = root_;
-  row.depth = tree_.nodes[root_].depth + 1;
   row.total_ns = row.self_ns = outside_ns;
-  outside_ = static_cast<uint32_t>(tree_.nodes.size());
-  AggregateNode& parent = tree_.nodes[root_];
-  if (parent.last_child == kNoAgg)
-    parent.first_child = outside_;
-  else
-    tree_.nodes[parent.last_child].next_sibling = outside_;
-  parent.last_child = outside_;
-  parent.child_count++;
-  tree_.nodes.push_back(row);
+  outside_ = append_child(tree_, root_, row);
 }
 
 // One PTX row per (kernel entry, PTX hash) its launches used: almost always

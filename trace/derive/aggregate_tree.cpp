@@ -136,19 +136,23 @@ AggregateBuilder::AggregateBuilder() : index_(std::make_unique<Index>()) {
 
 AggregateBuilder::~AggregateBuilder() = default;
 
-uint32_t AggregateBuilder::add_child(uint32_t parent, AggregateNode node) {
-  auto id = static_cast<uint32_t>(tree_.nodes.size());
+uint32_t append_child(AggregateTree& tree, uint32_t parent, AggregateNode node) {
+  auto id = static_cast<uint32_t>(tree.nodes.size());
   node.parent = parent;
-  node.depth = tree_.nodes[parent].depth + 1;
-  AggregateNode& p = tree_.nodes[parent];
+  node.depth = tree.nodes[parent].depth + 1;
+  AggregateNode& p = tree.nodes[parent];
   if (p.last_child == kNoAgg)
     p.first_child = id;
   else
-    tree_.nodes[p.last_child].next_sibling = id;
+    tree.nodes[p.last_child].next_sibling = id;
   p.last_child = id;
   p.child_count++;
-  tree_.nodes.push_back(node);
+  tree.nodes.push_back(node);
   return id;
+}
+
+uint32_t AggregateBuilder::add_child(uint32_t parent, AggregateNode node) {
+  return append_child(tree_, parent, node);
 }
 
 uint32_t AggregateBuilder::thread_group(uint32_t tid) {

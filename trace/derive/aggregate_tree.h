@@ -65,6 +65,10 @@ struct AggregateTree {
 // entries so they add up to the run's time; -1 when there is no such row:
 // a part of a trace, a trace without process times, or nothing recorded.
 int64_t time_outside_scopes(const Trace& trace, const AggregateTree& tree);
+
+// Adds `node` as the last child of `parent` (its parent and depth set);
+// returns its index.
+uint32_t append_child(AggregateTree& tree, uint32_t parent, AggregateNode node);
 inline constexpr std::string_view kOutsideScopesLabel = "(outside every scope)";
 
 // Merge rule: same parent entry and same (kind, name); additionally the same

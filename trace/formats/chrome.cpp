@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trace/formats/distributed_info.h"
+#include "trace/formats/source_processes.h"
 #include "trace/json/json_writer.h"
 #include "trace/model/format.h"
 #include "trace/model/queries.h"
@@ -95,38 +96,6 @@ void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g
   w.end_object();
 }
 
-// The Chrome process of each CPU thread: the trace's own, or for a merged
-// trace the source process the thread came from (its recorded pid, or a
-// synthetic one where two sources share a pid), so ranks get their own rows.
-struct CpuProcesses {
-  struct Process {
-    int64_t pid;
-    std::string name;
-  };
-  std::vector<Process> processes;        // in source order
-  std::map<uint32_t, size_t> of_thread;  // merged tid -> index
-
-  explicit CpuProcesses(const Trace& trace) {
-    std::set<int64_t> taken;
-    for (size_t i = 0; i < trace.sources.size(); ++i) {
-      const SourceInfo& src = trace.sources[i];
-      int64_t pid = src.process.pid;
-      if (!taken.insert(pid).second) pid = kSourcePidBase + static_cast<int64_t>(i);
-      std::string program = src.process.program.empty() ? "process" : src.process.program;
-      processes.push_back({pid, program + " (" + src.label + ")"});
-      for (const SourceInfo::IdMap& t : src.threads) of_thread[t.id] = i;
-    }
-    if (processes.empty())
-      processes.push_back(
-          {trace.process.pid, trace.process.program.empty() ? "process" : trace.process.program});
-  }
-
-  int64_t pid_of(uint32_t tid) const {
-    auto it = of_thread.find(tid);
-    return processes[it == of_thread.end() ? 0 : it->second].pid;
-  }
-};
-
 // Capture windows on a track of their own in the (first) CPU process, so
 // what was not recorded is visible as the space between them.
 void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows, int64_t pid) {
@@ -147,7 +116,7 @@ void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows,
 struct ChromeSink::State {
   State(const Trace& h, std::ostream& out) : header(h), cpu(h), w(out) {}
   const Trace& header;
-  const CpuProcesses cpu;
+  const SourceProcesses cpu;
   JsonWriter w;
 };
 
@@ -158,7 +127,7 @@ ChromeSink::~ChromeSink() = default;
 void ChromeSink::begin(const TraceHead& head) {
   s_ = std::make_unique<State>(head.header, out_);
   const Trace& trace = s_->header;
-  const CpuProcesses& cpu = s_->cpu;
+  const SourceProcesses& cpu = s_->cpu;
   JsonWriter& w = s_->w;
   std::set<uint32_t> threads = head.node_threads;
   // A thread's name: the last non-empty one the trace lists for it.
@@ -172,17 +141,17 @@ void ChromeSink::begin(const TraceHead& head) {
   if (const auto info = distributed_info_json(trace, head.nccl_kernels))
     w.key("distributedInfo").raw(*info);
   w.key("traceEvents").begin_array();
-  for (size_t i = 0; i < cpu.processes.size(); ++i) {
-    write_metadata(w, "process_name", cpu.processes[i].pid, 0, cpu.processes[i].name);
+  for (size_t i = 0; i < cpu.list().size(); ++i) {
+    write_metadata(w, "process_name", cpu.list()[i].pid, 0, cpu.list()[i].name);
     // CPU processes first (the last at 0), then the GPUs at 1 + device.
-    write_sort_index(w, cpu.processes[i].pid,
-                     static_cast<int64_t>(i) - static_cast<int64_t>(cpu.processes.size() - 1));
+    write_sort_index(w, cpu.list()[i].pid,
+                     static_cast<int64_t>(i) - static_cast<int64_t>(cpu.list().size() - 1));
   }
   for (uint32_t tid : threads) {
     auto named = names.find(tid);
     std::string name =
         named != names.end() ? std::string(named->second) : "Thread " + std::to_string(tid);
-    write_metadata(w, "thread_name", cpu.pid_of(tid), tid, name);
+    write_metadata(w, "thread_name", cpu.of(tid).pid, tid, name);
   }
   uint32_t last_device = UINT32_MAX;
   for (auto [device, stream] : head.streams) {
@@ -197,11 +166,11 @@ void ChromeSink::begin(const TraceHead& head) {
     }
     write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
   }
-  write_capture_windows(w, trace.diagnostics.capture_windows, cpu.processes.front().pid);
+  write_capture_windows(w, trace.diagnostics.capture_windows, cpu.list().front().pid);
 }
 
 void ChromeSink::node(const NodeEvent& e) {
-  const CpuProcesses& cpu = s_->cpu;
+  const SourceProcesses& cpu = s_->cpu;
   const Trace& header = s_->header;
   JsonWriter& w = s_->w;
   const GpuDetail* g = e.detail;
@@ -211,7 +180,7 @@ void ChromeSink::node(const NodeEvent& e) {
   const uint32_t id = header.file_id(e.id);
   std::string_view name = e.name;
   const bool gpu = g && is_gpu_kind(node.kind);
-  const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.pid_of(node.thread);
+  const int64_t epid = gpu ? kGpuPidBase + g->device : cpu.of(node.thread).pid;
   const int64_t etid = gpu ? g->stream : node.thread;
   w.newline().begin_object();
   // node_label allocates; most nodes carry their name as is.
@@ -236,7 +205,7 @@ void ChromeSink::node(const NodeEvent& e) {
   at = std::clamp(at, parent->start_ns, parent->end_ns);
   w.newline().begin_object();
   w.field("ph", "s").field("name", "launch").field("cat", "launch").field("id", flow_id);
-  w.field("pid", cpu.pid_of(parent->thread)).field("tid", parent->thread);
+  w.field("pid", cpu.of(parent->thread).pid).field("tid", parent->thread);
   write_us(w, "ts", at);
   w.end_object();
   w.newline().begin_object();

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "trace/model/trace.h"
+#include "trace/formats/source_processes.h"
 #include "trace/output/trace_sink.h"
 
 namespace brickprof {
@@ -21,9 +22,6 @@ namespace brickprof {
 // GPU device d is shown as pid kGpuPidBase + d: above Linux's largest pid
 // (2^22), so it never collides with the CPU process.
 inline constexpr int64_t kGpuPidBase = int64_t{1} << 22;
-// Merged traces whose sources share a pid: the later ones are shown as
-// kSourcePidBase + their index, above both real and GPU pids.
-inline constexpr int64_t kSourcePidBase = int64_t{1} << 23;
 // A rank's CPU work track (distributed_info.h): above the source pids.
 inline constexpr int64_t kCpuWorkPid = int64_t{1} << 24;
 // The capture windows' track: above any thread id, below the range lanes.

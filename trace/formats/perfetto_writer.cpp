@@ -17,6 +17,7 @@
 
 #include "trace/formats/perfetto.h"
 #include "trace/formats/proto_writer.h"
+#include "trace/formats/source_processes.h"
 #include "trace/model/queries.h"
 
 namespace brickprof {
@@ -71,38 +72,6 @@ constexpr uint64_t kLaneClock = 64;                 // the first sequence-scoped
 constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2;  // TrackEvent.Type
 constexpr uint32_t kDescriptorSequence = 1;
 
-// The process a CPU thread belongs to: the trace's own, or for a merged
-// trace the source it came from (a synthetic pid where two share one), so
-// ranks get their own process (as in the Chrome export).
-struct Processes {
-  struct Process {
-    int64_t pid;
-    std::string name;
-    uint64_t uuid = 0;
-  };
-  std::vector<Process> list;
-  std::map<uint32_t, size_t> of_thread;
-
-  explicit Processes(const Trace& trace) {
-    std::set<int64_t> taken;
-    for (size_t i = 0; i < trace.sources.size(); ++i) {
-      const SourceInfo& src = trace.sources[i];
-      int64_t pid = src.process.pid;
-      if (!taken.insert(pid).second) pid = (int64_t{1} << 23) + static_cast<int64_t>(i);
-      std::string program = src.process.program.empty() ? "process" : src.process.program;
-      list.push_back({pid, program + " (" + src.label + ")"});
-      for (const SourceInfo::IdMap& t : src.threads) of_thread[t.id] = i;
-    }
-    if (list.empty())
-      list.push_back(
-          {trace.process.pid, trace.process.program.empty() ? "process" : trace.process.program});
-  }
-  Process& of(uint32_t tid) {
-    auto it = of_thread.find(tid);
-    return list[it == of_thread.end() ? 0 : it->second];
-  }
-};
-
 }  // namespace
 
 size_t LaneSplitter::place(int64_t start_ns, int64_t end_ns) {
@@ -134,7 +103,8 @@ struct PerfettoTraceWriter::State {
   std::ostream& out;
   std::string buffer, packet, event, nested, inner;
   uint64_t next_uuid = 1;
-  Processes processes{t};
+  SourceProcesses processes{t};
+  std::vector<uint64_t> process_uuids;  // by processes.list() index
   struct TrackIds {
     uint64_t uuid = 0;         // lane 0's
     uint64_t parent_uuid = 0;  // where further lanes go
@@ -308,12 +278,12 @@ void PerfettoTraceWriter::descriptors() {
   }
 
   std::string body;
-  for (Processes::Process& p : s.processes.list) {
-    p.uuid = s.next_uuid++;
+  for (const SourceProcesses::Process& p : s.processes.list()) {
+    s.process_uuids.push_back(s.next_uuid++);
     body.clear();
     proto::int_field(body, field::kPid, p.pid);
     proto::bytes_field(body, field::kProcessName, p.name);
-    s.descriptor(p.uuid, 0, {}, body, field::kProcess);
+    s.descriptor(s.process_uuids.back(), 0, {}, body, field::kProcess);
   }
   std::map<uint32_t, uint64_t> gpu_uuids;
   for (size_t i = 0; i < tracks_.size(); ++i) {
@@ -332,14 +302,14 @@ void PerfettoTraceWriter::descriptors() {
       s.descriptor(ids.uuid, ids.parent_uuid, ids.name, {}, 0);
       continue;
     }
-    const Processes::Process& p = s.processes.of(track.id);
-    ids.parent_uuid = p.uuid;
+    const size_t process = s.processes.index_of(track.id);
+    ids.parent_uuid = s.process_uuids[process];
     if (is_range_lane(track.id)) {  // annotations, not an OS thread: a row of the process
-      s.descriptor(ids.uuid, p.uuid, ids.name, {}, 0);
+      s.descriptor(ids.uuid, ids.parent_uuid, ids.name, {}, 0);
       continue;
     }
     body.clear();
-    proto::int_field(body, field::kPid, p.pid);
+    proto::int_field(body, field::kPid, s.processes.list()[process].pid);
     proto::int_field(body, field::kTid, track.id);
     proto::bytes_field(body, field::kThreadName, ids.name);
     s.descriptor(ids.uuid, 0, {}, body, field::kThread);
@@ -350,7 +320,7 @@ void PerfettoTraceWriter::descriptors() {
                    ids.name + " (overlapping " + std::to_string(lane + 1) + ")", {}, 0);
   if (!s.t.diagnostics.capture_windows.empty()) {
     s.capture_uuid = s.next_uuid++;
-    s.descriptor(s.capture_uuid, s.processes.list.front().uuid, "capture windows", {}, 0);
+    s.descriptor(s.capture_uuid, s.process_uuids.front(), "capture windows", {}, 0);
   }
 }
 

@@ -243,7 +243,8 @@ class InputMerge {
     }
   }
 
-  // Memory events follow their threads, devices, scopes and stacks; host
+  // Memory events follow their threads, devices, scopes and stacks (shapes
+  // and checksums their nodes); host
   // memory keeps the host's device id. Put in time order with the other
   // inputs' once all are in (sort_memory).
   void append_memory(const Alignment& align) {
@@ -260,6 +261,11 @@ class InputMerge {
     for (const NodeShape& s : t_.shapes) {
       out_.shapes.push_back(s);
       out_.shapes.back().node += node_base_;
+    }
+    for (const OutputChecksum& c : t_.checksums) {
+      out_.checksums.push_back(c);
+      out_.checksums.back().node += node_base_;
+      out_.checksums.back().name = out_.strings.intern(t_.strings.view(c.name));
     }
   }
 

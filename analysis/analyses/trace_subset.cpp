@@ -13,8 +13,8 @@ namespace {
 
 enum class Mark : uint8_t { kUnknown, kInside, kOutside };
 
-// Memory events follow their scope; one made outside every scope is kept
-// when `unscoped` says its thread is.
+// Memory events follow their scope (one made outside every scope is kept
+// when `unscoped` says its thread is), shapes and checksums their node.
 template <typename Unscoped>
 void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Unscoped unscoped,
                  Trace& t) {
@@ -28,6 +28,11 @@ void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Un
     if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;
     t.shapes.push_back(s);
     t.shapes.back().node = renumbered[s.node];
+  }
+  for (const OutputChecksum& c : trace.checksums) {
+    if (c.node >= renumbered.size() || renumbered[c.node] == kNoNode) continue;
+    t.checksums.push_back(c);
+    t.checksums.back().node = renumbered[c.node];
   }
 }
 

@@ -21,6 +21,7 @@ extern const View kCollectivesView;
 extern const View kRanksView;
 extern const View kImbalanceView;
 extern const View kRankPathView;
+extern const View kNumericsView;
 
 namespace {
 
@@ -57,6 +58,7 @@ const std::vector<const View*>& report_views() {
       &kCollectivesView,   // --collectives
       &kImbalanceView,     // --imbalance
       &kRankPathView,      // --rank-path
+      &kNumericsView,      // --numerics
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

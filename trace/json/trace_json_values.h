@@ -136,5 +136,7 @@ void read_memory(od::array arr, Trace& t, std::vector<uint64_t>& scopes, Cursor&
 void read_shapes(od::array arr, std::vector<NodeShape>& out, std::vector<uint64_t>& nodes,
                  Cursor& c);
 void check_memory(const Trace& t);
+// "checksums" (trace_json_checksums.cpp), nodes by file id as above.
+void read_checksums(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 
 }  // namespace brickprof::json_read

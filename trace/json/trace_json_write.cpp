@@ -333,6 +333,28 @@ void write_trace_json_memory(JsonWriter& w, const Trace& t) {
   }
 }
 
+void write_trace_json_checksums(JsonWriter& w, const Trace& t) {
+  if (t.checksums.empty()) return;
+  w.key("checksums").begin_array();
+  for (const OutputChecksum& c : t.checksums) {
+    const Digest& d = c.digest;
+    w.newline().begin_object();
+    w.field("node", c.node).field("name", t.strings.view(c.name));
+    w.field("type", to_string(c.type)).field("source", to_string(c.source));
+    w.key("address").hex(c.address);
+    w.key("fnv1a").hex(d.fnv1a);
+    w.field("count", d.count).field("sum", d.sum).field("l1", d.l1).field("l2", d.l2);
+    w.field("min", d.min).field("max", d.max);
+    if (d.nan) w.field("nan", d.nan);
+    if (d.inf) w.field("inf", d.inf);
+    w.key("projections").begin_array();
+    for (double p : d.projections) w.value(p);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,
                              const std::vector<std::vector<uint32_t>>& stacks) {
   if (frames.empty() && stacks.empty()) return;  // traces without Python keep their form

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/model/checksum.h"
 #include "trace/model/comm.h"
 #include "trace/model/ids.h"
 #include "trace/model/memory.h"
@@ -253,6 +254,8 @@ struct Trace {
   // program attached to its scopes, by node; empty when none were recorded.
   std::vector<MemoryEvent> memory;
   std::vector<NodeShape> shapes;
+  // Digests of outputs (checksum.h), by node, each node's in the order taken.
+  std::vector<OutputChecksum> checksums;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

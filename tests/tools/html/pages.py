@@ -29,6 +29,7 @@ VIEWS = [
     "--collectives",
     "--imbalance",
     "--rank-path",
+    "--numerics",
 ]
 
 

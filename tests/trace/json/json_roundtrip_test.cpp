@@ -150,6 +150,26 @@ void expect_same(const Trace& a, const Trace& b) {
     EXPECT_EQ(a.strings.view(x.name), b.strings.view(y.name));
     EXPECT_EQ(x.python_stack, y.python_stack);
   }
+  ASSERT_EQ(a.checksums.size(), b.checksums.size());
+  for (size_t i = 0; i < a.checksums.size(); ++i) {
+    const OutputChecksum &x = a.checksums[i], &y = b.checksums[i];
+    EXPECT_EQ(x.node, y.node);
+    EXPECT_EQ(a.strings.view(x.name), b.strings.view(y.name));
+    EXPECT_EQ(x.type, y.type);
+    EXPECT_EQ(x.source, y.source);
+    EXPECT_EQ(x.address, y.address);
+    const Digest &p = x.digest, &q = y.digest;
+    EXPECT_EQ(p.fnv1a, q.fnv1a);
+    EXPECT_EQ(p.count, q.count);
+    EXPECT_EQ(p.sum, q.sum);  // exactly: doubles are written in their shortest round-trip form
+    EXPECT_EQ(p.l1, q.l1);
+    EXPECT_EQ(p.l2, q.l2);
+    EXPECT_EQ(p.min, q.min);
+    EXPECT_EQ(p.max, q.max);
+    EXPECT_EQ(p.nan, q.nan);
+    EXPECT_EQ(p.inf, q.inf);
+    EXPECT_EQ(p.projections, q.projections);
+  }
   ASSERT_EQ(a.shapes.size(), b.shapes.size());
   for (size_t i = 0; i < a.shapes.size(); ++i) {
     EXPECT_EQ(a.shapes[i].node, b.shapes[i].node);
@@ -196,6 +216,17 @@ void add_memory(Trace& t) {
   if (!t.python_stacks.empty()) oom->python_stack = 0;
   t.shapes.push_back({0, "f32", {{1, 4096}, {4096, 4096}}, {1, 4096}});
   t.shapes.push_back({1, "q4_k", {}, {}});
+  const float out[] = {1.5f, -2.25f, 1e-30f, 3e30f};
+  OutputChecksum c;
+  c.node = 1;
+  c.name = t.strings.intern("out");
+  c.type = ElementType::kF32;
+  c.source = ChecksumSource::kHostCopy;
+  c.address = 0x7f0000100000;
+  c.digest = digest_of(out, 4, ElementType::kF32);
+  c.digest.nan = 2;
+  c.digest.inf = 1;
+  t.checksums.push_back(c);
 }
 
 TEST(JsonExport, RoundTripsEveryField) {

@@ -111,6 +111,10 @@ function reportPage(data, page) {
     guarded(
         'analyze', 'Operations', 'Leaf work per name: count, total and the spread of one call',
         (body) => analyzeSection(v.analyze, body, page.timeline));
+  if (v.numerics && v.numerics.outputs)
+    guarded(
+        'numerics', 'Numerics', 'Output checksums: the first NaN or Inf, and replicas that disagree',
+        (body) => numericsSection(v.numerics, body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

@@ -1,6 +1,6 @@
 // The shape text brickprof_set_shapes() records (shape_text.h) and the
 // per-thread cache that interns it (text_sites.h): written without
-// allocating, read back exactly, anything malformed refused.
+// allocating, in the form the exit write reads, whole or not at all.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -31,14 +31,13 @@ std::string format(const char* dtype, std::vector<std::vector<int64_t>> inputs,
 }
 
 TEST(ShapeText, WritesTheDocumentedForm) {
-  EXPECT_EQ(format("f32", {{1, 4096}, {4096, 4096}}, {1, 4096}),
-            "f32 [1,4096] [4096,4096] -> [1,4096]");
-  EXPECT_EQ(format("q4_k", {}, {}), "q4_k -> []");
-  EXPECT_EQ(format("bf16", {{}, {-1, 0}}, {7}), "bf16 [] [-1,0] -> [7]");
-  EXPECT_EQ(format(nullptr, {{2}}, {2}), "? [2] -> [2]");
-  EXPECT_EQ(format("", {{2}}, {2}), "? [2] -> [2]");
+  EXPECT_EQ(format("f32", {{1, 4096}, {4096, 4096}}, {1, 4096}), "f32|1x4096;4096x4096|1x4096");
+  EXPECT_EQ(format("q4_k", {}, {}), "q4_k||_");
+  EXPECT_EQ(format("bf16", {{}, {-1, 0}}, {7}), "bf16|_;-1x0|7");
+  EXPECT_EQ(format(nullptr, {{2}}, {2}), "?|2|2");
+  EXPECT_EQ(format("", {{2}}, {2}), "?|2|2");
   // Only [A-Za-z0-9_.] of a dtype: the text must parse back.
-  EXPECT_EQ(format("float 32[x]", {{2}}, {2}), "float_32_x_ [2] -> [2]");
+  EXPECT_EQ(format("float|32;x", {{2}}, {2}), "float_32_x|2|2");
 }
 
 TEST(ShapeText, TooLongIsZeroNotTruncated) {
@@ -48,7 +47,7 @@ TEST(ShapeText, TooLongIsZeroNotTruncated) {
   EXPECT_EQ(format("f32", {{1, 4096}}, {1, 4096}, 3), "");
   EXPECT_EQ(format("f32", {{1, 4096}}, {1, 4096}, 0), "");
   EXPECT_EQ(format("f32", {{INT64_MIN, INT64_MAX}}, {1}),
-            "f32 [-9223372036854775808,9223372036854775807] -> [1]");
+            "f32|-9223372036854775808x9223372036854775807|1");
 }
 
 TEST(ShapeText, NullArraysWithDimsAreRefused) {
@@ -56,31 +55,9 @@ TEST(ShapeText, NullArraysWithDimsAreRefused) {
   const uint32_t ranks[] = {2};
   const int64_t dims[] = {1, 2};
   EXPECT_EQ(format_shape_text(out, sizeof out, "f32", nullptr, ranks, 1, dims, 2), 0u);
+  EXPECT_EQ(format_shape_text(out, sizeof out, "f32", dims, nullptr, 1, dims, 2), 0u);
   EXPECT_EQ(format_shape_text(out, sizeof out, "f32", dims, ranks, 1, nullptr, 1), 0u);
   EXPECT_NE(format_shape_text(out, sizeof out, "f32", nullptr, nullptr, 0, nullptr, 0), 0u);
-}
-
-TEST(ShapeText, ParsesWhatItWrites) {
-  ShapeSignature s;
-  ASSERT_TRUE(parse_shape_text("f32 [1,4096] [4096,4096] -> [1,4096]", &s));
-  EXPECT_EQ(s.dtype, "f32");
-  EXPECT_EQ(s.inputs, (std::vector<std::vector<int64_t>>{{1, 4096}, {4096, 4096}}));
-  EXPECT_EQ(s.output, (std::vector<int64_t>{1, 4096}));
-  ASSERT_TRUE(parse_shape_text("q4_k -> []", &s));
-  EXPECT_EQ(s.dtype, "q4_k");
-  EXPECT_TRUE(s.inputs.empty());
-  EXPECT_TRUE(s.output.empty());
-  ASSERT_TRUE(parse_shape_text("bf16 [] [-1,0] -> [7]", &s));
-  EXPECT_EQ(s.inputs, (std::vector<std::vector<int64_t>>{{}, {-1, 0}}));
-}
-
-TEST(ShapeText, RefusesWhatItNeverWrites) {
-  ShapeSignature s;
-  for (const char* bad :
-       {"", "f32", " [1] -> [1]", "f32 [1] [2]", "f32 [1] -> [1] x", "f32 [1,] -> [1]",
-        "f32 [1 -> [1]", "f32 [a] -> [1]", "f32 [1]-> [1]", "f32 -> [1", "(other)"}) {
-    EXPECT_FALSE(parse_shape_text(bad, &s)) << bad;
-  }
 }
 
 TEST(TextSites, OneSitePerDistinctTextOnEveryThread) {

@@ -127,6 +127,7 @@ class InputMerge {
     append_python();
     append_nodes_and_edges(align);
     append_communication();
+    append_memory(align);
     keep_one_ptx_per_hash();
     remap_source_ids();
     merge_diagnostics();
@@ -239,6 +240,26 @@ class InputMerge {
       copy.node += node_base_;
       copy.comm += comm_base;
       out_.comm_calls.push_back(copy);
+    }
+  }
+
+  // Memory events follow their threads, devices, scopes and stacks; host
+  // memory keeps the host's device id. Put in time order with the other
+  // inputs' once all are in (sort_memory).
+  void append_memory(const Alignment& align) {
+    for (const MemoryEvent& e : t_.memory) {
+      MemoryEvent copy = e;
+      copy.time_ns = align(e.time_ns);
+      copy.thread = thread_of(e.thread);
+      if (e.device != kHostDeviceId) copy.device = device_of(e.device);
+      if (e.scope != kNoNode) copy.scope += node_base_;
+      if (e.python_stack != kNoPythonStack) copy.python_stack += stack_base_;
+      copy.name = out_.strings.intern(t_.strings.view(e.name));
+      out_.memory.push_back(copy);
+    }
+    for (const NodeShape& s : t_.shapes) {
+      out_.shapes.push_back(s);
+      out_.shapes.back().node += node_base_;
     }
   }
 
@@ -380,6 +401,8 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
   Trace& out = merged.out;
   merge_process(out);
   merge_capture_windows(out, inputs);
+  std::stable_sort(out.memory.begin(), out.memory.end(),
+                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
   merged_warnings(out);
   return std::move(out);
 }

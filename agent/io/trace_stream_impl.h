@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/io/gpu_attribution.h"
+#include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
 #include "agent/io/trace_stream.h"
 #include "agent/recorder/budget.h"
@@ -143,6 +144,9 @@ struct TraceStream::Impl final : TraceSource {
 
   NodeSpill spill;
   std::string note;
+
+  // Memory events and shapes records, read in pass 1 for the header.
+  MemoryEvents memory;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

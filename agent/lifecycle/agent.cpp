@@ -347,9 +347,16 @@ std::string pre_exec_prefix(const std::string& prefix) {
   return name;
 }
 
+// Which write: the last (at exit: events freed as they are read), one
+// before an exec (under its own name, events kept: the exec may fail), or
+// one while the program goes on (BRICKPROF_DUMP_ON=oom: events kept, and
+// the next write replaces its files).
+enum class WriteKind { kFinal, kBeforeExec, kGoingOn };
+
 // Builds and writes the trace; `why`, if any, joins its warnings. A trace
 // a failed exec left under another name is removed once this one is out.
-void write_trace(const std::string& why, bool before_exec) {
+void write_trace(const std::string& why, WriteKind kind) {
+  const bool before_exec = kind == WriteKind::kBeforeExec;
   try {
     // Streamed (agent/io/trace_stream.h): the events are read, not copied
     // into a Trace; before an exec, which may fail and record on, they are
@@ -365,7 +372,7 @@ void write_trace(const std::string& why, bool before_exec) {
     if (before_exec) prefix = pre_exec_prefix(prefix);
     std::unique_ptr<GpuDump> gpu = g_gpu ? g_gpu->begin_dump() : nullptr;
     TraceStream stream(Recorder::snapshot(), clock, end_ticks, windows, gpu.get(),
-                       /*consume=*/!before_exec, directory_of(prefix));
+                       /*consume=*/kind == WriteKind::kFinal, directory_of(prefix));
     Trace header = build_header(stream, gpu.get(), clock, end_ticks, windows);
     if (!why.empty()) header.diagnostics.warnings.push_back(why);
     FileSink sink(prefix);
@@ -422,7 +429,7 @@ void dump_at_exit() {
   // started it.
   if (!g_started_process && !Recorder::recorded_anything()) return;
   if (!take_writer(/*wait=*/true)) return;
-  if (!g_dumped.exchange(true)) write_trace("", /*before_exec=*/false);
+  if (!g_dumped.exchange(true)) write_trace("", WriteKind::kFinal);
   g_writer.store(0);
 }
 
@@ -438,10 +445,34 @@ bool save_before_leaving(const std::string& why, bool before_exec) {
   bool wrote = !g_dumped.exchange(true);
   if (wrote) {
     g_recording_before_exec = Recorder::enabled();
-    write_trace(why, before_exec);
+    write_trace(why, before_exec ? WriteKind::kBeforeExec : WriteKind::kFinal);
   }
   g_writer.store(0);
   return wrote;
+}
+
+void save_at_out_of_memory(const std::string& why) {
+  if (g_state.load() != State::kStarted || getpid() != g_pid.load()) return;
+  if (the_config().dump_on != DumpOn::kOutOfMemory) return;
+  // A program near its memory's end may fail many allocations (a caching
+  // allocator frees its cache and tries again): the first failure writes,
+  // then at most one every few seconds.
+  constexpr int64_t kBetweenWrites = 10'000'000'000;
+  static std::atomic<int64_t> last_write_ns{0};
+  const int64_t now = monotonic_ns();
+  const int64_t last = last_write_ns.load();
+  if (last != 0 && now - last < kBetweenWrites) return;
+  // Another write under way has these events already.
+  if (!take_writer(/*wait=*/false)) return;
+  if (!g_dumped.load()) {
+    last_write_ns.store(now);
+    const bool was_recording = Recorder::enabled();
+    write_trace(why, WriteKind::kGoingOn);
+    capture::freeze(false);         // records again as the program and the windows say
+    Recorder::resume_after_dump();  // exiting threads free their buffers again
+    if (!was_recording) Recorder::set_enabled(false);
+  }
+  g_writer.store(0);
 }
 
 void resume_after_failed_exec() {

@@ -33,6 +33,12 @@ bool should_save_before_leaving(bool before_exec);
 // anything it does allocates. False when it wrote nothing (another write
 // is under way or done).
 bool save_before_leaving(const std::string& why, bool before_exec);
+// BRICKPROF_DUMP_ON=oom: an allocation failed for lack of device memory
+// (`why` says which, and joins the warnings). Writes the trace now, as it
+// stands, and records on; the next write replaces the files. The first
+// failure writes, later ones at most every 10 s; nothing while another
+// write is under way.
+void save_at_out_of_memory(const std::string& why);
 // The exec that trace was written for failed: recording goes on, and the
 // next trace written (at exit, or before the next exec) replaces it.
 void resume_after_failed_exec();

@@ -249,6 +249,22 @@ void Recorder::range_end(uint64_t range_id) {
   append(EventType::kRangeEnd, 0, Clock::ticks(), [&](uint64_t* w) { w[2] = range_id; });
 }
 
+void Recorder::memory(const MemoryRecord& r) {
+  if (!recording()) return;
+  append(EventType::kMemory, r.name_site, r.tsc != 0 ? r.tsc : Clock::ticks(), [&](uint64_t* w) {
+    w[2] = r.address;
+    w[3] = r.bytes;
+    w[4] = pack_memory(r);
+    w[5] = r.stream;
+    w[6] = r.pool;
+  });
+}
+
+void Recorder::shapes(uint32_t signature_site) {
+  if (!recording()) return;
+  append(EventType::kShapes, signature_site, Clock::ticks(), [](uint64_t*) {});
+}
+
 namespace {
 volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
 

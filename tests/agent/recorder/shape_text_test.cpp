@@ -60,6 +60,25 @@ TEST(ShapeText, NullArraysWithDimsAreRefused) {
   EXPECT_NE(format_shape_text(out, sizeof out, "f32", nullptr, nullptr, 0, nullptr, 0), 0u);
 }
 
+// What the scope API writes is what the exit write reads, and the same
+// text Recorder::shapes_signature makes of the same shape.
+TEST(ShapeText, ReadsBackAtTheExitWrite) {
+  const std::vector<std::vector<int64_t>> inputs_of[] = {{{1, 4096}, {4096, 4096}}, {}, {{}, {-1, 0}}};
+  const std::vector<int64_t> outputs[] = {{1, 4096}, {}, {7}};
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string text = format("bf16", inputs_of[i], outputs[i]);
+    EXPECT_EQ(text, Recorder::shapes_signature("bf16", inputs_of[i], outputs[i]));
+    NodeShape shape;
+    ASSERT_TRUE(Recorder::parse_shapes_signature(text, &shape)) << text;
+    EXPECT_EQ(shape.dtype, "bf16");
+    EXPECT_EQ(shape.inputs, inputs_of[i]) << text;
+    EXPECT_EQ(shape.output, outputs[i]) << text;
+  }
+  NodeShape sanitized;
+  ASSERT_TRUE(Recorder::parse_shapes_signature(format("a|b;c", {{2}}, {2}), &sanitized));
+  EXPECT_EQ(sanitized.dtype, "a_b_c");
+}
+
 TEST(TextSites, OneSitePerDistinctTextOnEveryThread) {
   Recorder::set_capacity(64ull << 20);
   const uint32_t kv = text_site("kv_cache");

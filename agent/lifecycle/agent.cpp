@@ -267,9 +267,10 @@ void start() {
     gpu_status() = status;
     if (!g_gpu) log_info("GPU capture " + status);
   }
-  // The program's own memory events carry Python stacks too, with or
-  // without a GPU (the CUPTI source has started it already where there is one).
-  python::start(the_config().python_depth);
+  // The program's own memory events carry Python stacks too; where there
+  // is a GPU source, it has looked for the interpreter already (once: a
+  // program without Python pays one failed lookup).
+  if (!g_gpu) python::start(the_config().python_depth);
   log_debug("started; clock " + std::string(Clock::uses_tsc() ? "tsc" : "clock_gettime"));
 }
 

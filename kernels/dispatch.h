@@ -67,10 +67,16 @@ class Dispatcher {
   // Kernel launches issued so far (eager launches plus graph launches).
   int64_t kernel_launches() const { return kernel_launches_; }
   int64_t graph_launches() const { return graph_launches_; }
+  // Device memory taken from a driver so far (every cuMemAlloc's bytes,
+  // summed; 0 on the CPU), and in how many calls.
+  int64_t driver_bytes() const { return driver_bytes_; }
+  int64_t driver_allocations() const { return driver_allocations_; }
 
  protected:
   int64_t kernel_launches_ = 0;
   int64_t graph_launches_ = 0;
+  int64_t driver_bytes_ = 0;
+  int64_t driver_allocations_ = 0;
   Communicator* comm_ = nullptr;
 };
 

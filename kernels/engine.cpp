@@ -81,6 +81,7 @@ std::vector<int32_t> Engine::argmax() const {
   std::vector<int32_t> next(static_cast<size_t>(model_.cfg.batch));
   {
     BRICKPROF_BRICK(BRICKPROF_BRICK_SAMPLING, logits_.size());
+    brickprof_set_shapes("f32", {{model_.cfg.batch, vocab}}, {model_.cfg.batch});
     for (int b = 0; b < model_.cfg.batch; ++b) {
       const auto first = logits_.begin() + b * vocab;
       next[static_cast<size_t>(b)] =
@@ -91,6 +92,8 @@ std::vector<int32_t> Engine::argmax() const {
   // choice is the one all of them feed back.
   if (comm_ && comm_->size() > 1) {
     BRICKPROF_BRICK_NAMED("Broadcast", next.size());
+    const int64_t ids = static_cast<int64_t>(next.size());
+    brickprof_set_shapes("i32", {{ids}}, {ids});
     comm_->broadcast(next.data(), static_cast<int64_t>(next.size()), 0);
   }
   return next;

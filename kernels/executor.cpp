@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "kernels/memory_pools.h"
+
 namespace bricklayer {
 
 int dispatch_node(const Graph& g, const Node& n, Dispatcher& d) {
@@ -59,6 +61,7 @@ int annotated(const Graph& g, const Node& n, Dispatcher& d, const Step& s, int64
   {                                              \
     SCOPE;                                       \
     BRICKPROF_WORK(w.flops, w.bytes);            \
+    report_node_shapes(g, n);                    \
     if (delay_ns > 0) spin_for(delay_ns);        \
     return dispatch_repeated(g, n, d, s.repeat); \
   }

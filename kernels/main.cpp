@@ -20,6 +20,7 @@
 #include "kernels/engine.h"
 #include "kernels/executor.h"
 #include "kernels/flops.h"
+#include "kernels/memory_pools.h"
 #include "kernels/model.h"
 
 namespace {
@@ -268,6 +269,22 @@ void say_launches(const Options& o, bricklayer::Mode mode, bool on_gpu, int64_t 
   }
 }
 
+// The bytes of each pool, as reported to brickprof (memory_pools.h), and on
+// a GPU what the backend took from the driver: exact, so a profile can be
+// checked against them.
+void say_memory(const bricklayer::Graph& g, const bricklayer::Dispatcher& backend, bool on_gpu) {
+  using bricklayer::Pool;
+  const bricklayer::PoolBytes b = bricklayer::pool_bytes(g);
+  say("memory (bytes): %s %lld, %s %lld, %s %lld", pool_name(Pool::Weights),
+      static_cast<long long>(b[Pool::Weights]), pool_name(Pool::Activations),
+      static_cast<long long>(b[Pool::Activations]), pool_name(Pool::KvCache),
+      static_cast<long long>(b[Pool::KvCache]));
+  if (on_gpu)
+    say("; from the CUDA driver %lld in %lld cuMemAlloc", static_cast<long long>(backend.driver_bytes()),
+        static_cast<long long>(backend.driver_allocations()));
+  say("\n");
+}
+
 // Every rank says what --test-slow-us did to it (stderr: not rank 0's report).
 void say_test_delays(int tp_rank) {
   const bricklayer::TestDelays delays = bricklayer::test_delays();
@@ -329,6 +346,7 @@ int run(const Options& o) {
     say_bandwidth(o, generated, weight_mb, run_probes(o, *backend, pool), backend->name(),
                   pool.size());
   say_launches(o, mode, on_gpu, engine.decode_ops(), generated);
+  say_memory(engine.decode_graph(), *backend, on_gpu);
   say_test_delays(cfg.tp_rank);
   say_tokens(generated.first_seq);
   return 0;

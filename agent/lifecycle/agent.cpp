@@ -22,6 +22,7 @@
 #include "agent/gpu_source.h"
 #include "agent/io/compressed_formats.h"
 #include "agent/io/host_peaks.h"
+#include "agent/python/python_frames.h"
 #include "agent/io/log.h"
 #include "agent/io/output.h"
 #include "agent/io/process_info.h"
@@ -266,6 +267,10 @@ void start() {
     gpu_status() = status;
     if (!g_gpu) log_info("GPU capture " + status);
   }
+  // The program's own memory events carry Python stacks too; where there
+  // is a GPU source, it has looked for the interpreter already (once: a
+  // program without Python pays one failed lookup).
+  if (!g_gpu) python::start(the_config().python_depth);
   log_debug("started; clock " + std::string(Clock::uses_tsc() ? "tsc" : "clock_gettime"));
 }
 
@@ -306,7 +311,10 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
         " scopes with run-time names recorded as \"(other)\"");
   if (!stream.note().empty()) d.warnings.push_back(stream.note());
   if (mpi::contribute_header) mpi::contribute_header(trace);  // communicators, rank, clock offset
-  if (gpu) gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first
+  if (gpu)
+    gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first, Python stacks
+  else
+    python::contribute(trace);  // the stacks of the program's memory events
   add_host_device(trace);
   return trace;
 }

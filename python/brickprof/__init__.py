@@ -10,12 +10,15 @@
     @brickprof.scope("tokenize")
     def tokenize(text): ...
 
+    brickprof.mem_alloc(block.data_ptr(), block.nbytes, "kv_cache")  # your allocator's view
+
 Scopes are recorded when the program runs under `brickprof run` (the agent
 is then in the process) and cost next to nothing otherwise.
 """
 from ._load import Trace, TraceError, load
 from ._paths import agent_path
-from ._scopes import Brick, add_work, brick, is_enabled, layer, scope, set_enabled
+from ._scopes import (Brick, add_work, brick, is_enabled, layer, mem_alloc, mem_free, scope,
+                      set_enabled, set_shapes)
 from ._version import __version__
 
 __all__ = [
@@ -29,6 +32,9 @@ __all__ = [
     "is_enabled",
     "layer",
     "load",
+    "mem_alloc",
+    "mem_free",
     "scope",
     "set_enabled",
+    "set_shapes",
 ]

@@ -16,6 +16,7 @@ extern const View kTransfersView;
 extern const View kGpuIdleView;
 extern const View kLaunchesView;
 extern const View kAnalyzerView;
+extern const View kMemoryView;
 extern const View kWhatIfView;
 extern const View kCollectivesView;
 extern const View kRanksView;
@@ -53,6 +54,7 @@ const std::vector<const View*>& report_views() {
       &kGpuIdleView,       // --gpu-idle
       &kLaunchesView,      // --launches
       &kAnalyzerView,      // --analyze
+      &kMemoryView,        // --memory
       &kRanksView,         // --ranks
       &kCollectivesView,   // --collectives
       &kImbalanceView,     // --imbalance

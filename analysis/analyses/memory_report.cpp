@@ -89,22 +89,30 @@ class PositionSums {
 std::vector<GrowingScope> growing_scopes(const Trace& t, const MemoryLedger& ledger,
                                          const ScopePaths& paths, const NodeMemoryIndex& index,
                                          const std::vector<std::vector<uint32_t>>& allocs) {
-  std::unordered_map<uint32_t, std::vector<uint32_t>> runs;  // path -> its nodes
+  // In a merged trace each rank's runs are its own (its accounts are).
+  const std::unordered_map<uint32_t, uint32_t> source_of_thread = source_of_threads(t);
+  const auto source_of = [&](uint32_t node) {
+    auto it = source_of_thread.find(t.nodes[node].thread);
+    return it == source_of_thread.end() ? 0u : it->second;
+  };
+  std::unordered_map<uint64_t, std::vector<uint32_t>> runs;  // (source, path) -> its nodes
   for (uint32_t n = 0; n < t.nodes.size(); ++n)
-    if (is_cpu_kind(t.nodes[n].kind)) runs[paths.of(n)].push_back(n);
+    if (is_cpu_kind(t.nodes[n].kind)) runs[uint64_t{source_of(n)} << 32 | paths.of(n)].push_back(n);
   struct Query {
     uint32_t node;
     uint32_t path;
+    uint32_t source;
     int64_t last_end;  // the end of the path's last run
   };
   std::vector<Query> queries;
-  for (auto& [path, nodes] : runs) {
+  for (auto& [key, nodes] : runs) {
     if (nodes.size() < 2) continue;
     if (std::none_of(nodes.begin(), nodes.end(), [&](uint32_t n) { return index.touched(n); }))
       continue;
     int64_t last_end = INT64_MIN;
     for (uint32_t n : nodes) last_end = std::max(last_end, t.nodes[n].end_ns);
-    for (uint32_t n : nodes) queries.push_back({n, path, last_end});
+    for (uint32_t n : nodes)
+      queries.push_back({n, static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32), last_end});
   }
   std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) {
     return a.last_end != b.last_end ? a.last_end > b.last_end : a.node < b.node;
@@ -121,7 +129,9 @@ std::vector<GrowingScope> growing_scopes(const Trace& t, const MemoryLedger& led
     std::unordered_map<uint32_t, GrowingScope> per_path;
     std::unordered_map<uint32_t, bool> every_run;
     size_t added = 0;
+    const uint32_t source = ledger.accounts[account].key.source;
     for (const Query& q : queries) {
+      if (q.source != source) continue;
       for (; added < by_end.size() && by_end[added].first > q.last_end; ++added) {
         const uint32_t e = by_end[added].second;
         sums.add(index.first(t.memory[e].scope), ledger.events[e].bytes);

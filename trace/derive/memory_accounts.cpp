@@ -34,11 +34,15 @@ std::string account_label(const Trace& trace, const MemoryAccountKey& key) {
   }
 }
 
-MemoryAccounts::MemoryAccounts(const Trace& trace) {
+std::unordered_map<uint32_t, uint32_t> source_of_threads(const Trace& trace) {
+  std::unordered_map<uint32_t, uint32_t> out;
   if (trace.sources.size() > 1)
     for (uint32_t s = 0; s < trace.sources.size(); ++s)
-      for (const SourceInfo::IdMap& id : trace.sources[s].threads) source_of_thread_[id.id] = s;
+      for (const SourceInfo::IdMap& id : trace.sources[s].threads) out[id.id] = s;
+  return out;
 }
+
+MemoryAccounts::MemoryAccounts(const Trace& trace) : source_of_thread_(source_of_threads(trace)) {}
 
 uint32_t MemoryAccounts::find(const MemoryAccountKey& key) const {
   for (size_t i = 0; i < keys_.size(); ++i)

@@ -48,6 +48,10 @@ struct MemoryAccountKey {
 // as every output names it.
 std::string account_label(const Trace& trace, const MemoryAccountKey& key);
 
+// A merged trace's threads -> the source (Trace::sources' index) each came
+// from; empty for a trace of one process. What MemoryAccountKey::source is.
+std::unordered_map<uint32_t, uint32_t> source_of_threads(const Trace& trace);
+
 // What one event did.
 struct MemoryOutcome {
   enum class Kind : uint8_t {

@@ -429,6 +429,32 @@ TEST(Memory, AgreesWithBruteForceOnRandomTraces) {
   EXPECT_GT(unpaired, 20u);
 }
 
+// memory_ranks.json: memory_steps.json as two ranks, through `brickprof
+// merge`: each rank's figures are the single run's.
+TEST(Memory, MergedFixtureHasEachRanksFigures) {
+  const Trace t = test::load("memory_ranks.json");
+  const MemoryReport r = analyze_memory(t);
+  ASSERT_EQ(r.accounts.size(), 6u);
+  size_t devices = 0;
+  for (const AccountMemory& m : r.accounts) {
+    const AccountSeries& s = r.ledger.accounts[m.account];
+    if (s.key.account != MemoryAccount::kDevice) continue;
+    ++devices;
+    EXPECT_EQ(s.peak, 492 * MiB);
+    EXPECT_EQ(s.live_at_exit, 332 * MiB);
+    EXPECT_EQ(s.unpaired_frees, 1u);
+  }
+  EXPECT_EQ(devices, 2u);
+  ASSERT_EQ(r.growing.size(), 2u);  // each rank's "leak"
+  EXPECT_EQ(r.growing[0].per_run(), 4 * MiB);
+  EXPECT_EQ(r.growing[1].per_run(), 4 * MiB);
+  EXPECT_EQ(r.out_of_memory_count, 2u);
+  const std::string text = test::render("ranks", t);
+  EXPECT_NE(text.find("  rank 1: GPU 1 device memory: peak 492.0MiB, headroom 532.0MiB of 1.0GiB\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Memory, NoEvents) {
   Trace t;
   test::add_node(t, {.name = "only", .end_ns = 10});

@@ -363,6 +363,16 @@ def check_memory(page, brickprof, data_dir, out):
         check(words in text, f"memory: the section says {words!r}")
     page.eval("probe.show('memory')")
     page.screenshot(str(out / "memory.png"))
+    # A merged job: each rank's peak and headroom in the Ranks section.
+    data = pages.report_page(brickprof, data_dir / "analyses" / "memory_ranks.json",
+                             out / "memory-ranks.html")
+    url = (out / "memory-ranks.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], "memory ranks: no console error, exception or request")
+    text = page.eval("document.getElementById('ranks').innerText")
+    for m in data["views"]["ranks"]["memory"]:
+        check(m["label"] in text, f"memory ranks: the Ranks section lists {m['label']}")
+    check("532.0MiB of 1.0GiB" in text, "memory ranks: a rank's headroom on the page")
 
 
 def check_first_screen(page, brickprof, data_dir, out):

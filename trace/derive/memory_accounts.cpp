@@ -50,6 +50,35 @@ uint32_t MemoryAccounts::find(const MemoryAccountKey& key) const {
   return kNoAccount;
 }
 
+uint32_t MemoryAccounts::find_or_add(const MemoryAccountKey& key) {
+  const uint32_t found = find(key);
+  if (found != kNoAccount) return found;
+  keys_.push_back(key);
+  return static_cast<uint32_t>(keys_.size() - 1);
+}
+
+// The live allocation a free ends: at its address in its account, or for
+// cuMemFree (source device) in the device's managed memory, which the
+// driver API frees with cuMemFree too (cuMemAllocManaged's documentation).
+bool MemoryAccounts::take(const MemoryAccountKey& key, uint64_t address, MemoryOutcome& out) {
+  MemoryAccountKey where = key;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint32_t account = find(where);
+    auto live = account == kNoAccount ? live_.end() : live_.find({account, address});
+    if (live != live_.end()) {
+      out.kind = MemoryOutcome::Kind::kFreed;
+      out.account = account;
+      out.ended = live->second.event;
+      out.ended_bytes = live->second.bytes;
+      live_.erase(live);
+      return true;
+    }
+    if (key.account != MemoryAccount::kDevice) break;
+    where.account = MemoryAccount::kManaged;
+  }
+  return false;
+}
+
 MemoryOutcome MemoryAccounts::apply(uint32_t id, const MemoryEvent& e) {
   MemoryOutcome out;
   if (e.op != MemoryOp::kAlloc && e.op != MemoryOp::kFree) return out;
@@ -60,31 +89,19 @@ MemoryOutcome MemoryAccounts::apply(uint32_t id, const MemoryEvent& e) {
     auto source = source_of_thread_.find(e.thread);
     if (source != source_of_thread_.end()) key.source = source->second;
   }
-  out.account = find(key);
-  if (out.account == kNoAccount) {
-    keys_.push_back(key);
-    out.account = static_cast<uint32_t>(keys_.size() - 1);
-  }
+  if (e.op == MemoryOp::kFree && e.result == 0 && take(key, e.address, out)) return out;
+  out.account = find_or_add(key);
   if (e.result != 0) {
     out.kind = MemoryOutcome::Kind::kFailed;
     return out;
   }
-  const AddressKey at{out.account, e.address};
   if (e.op == MemoryOp::kFree) {
-    auto live = live_.find(at);
-    if (live == live_.end()) {
-      out.kind = MemoryOutcome::Kind::kUnpaired;
-      return out;
-    }
-    out.kind = MemoryOutcome::Kind::kFreed;
-    out.ended = live->second.event;
-    out.ended_bytes = live->second.bytes;
-    live_.erase(live);
+    out.kind = MemoryOutcome::Kind::kUnpaired;
     return out;
   }
   out.kind = MemoryOutcome::Kind::kAllocated;
   out.bytes = e.bytes;
-  auto [live, added] = live_.try_emplace(at, Live{id, e.bytes});
+  auto [live, added] = live_.try_emplace(AddressKey{out.account, e.address}, Live{id, e.bytes});
   if (!added) {
     out.ended = live->second.event;
     out.ended_bytes = live->second.bytes;

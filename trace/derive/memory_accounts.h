@@ -7,12 +7,13 @@
 // memory (allocated or registered), and the program's allocators, one
 // account per pool name; each per device (kHostDeviceId for the host's).
 // A free carries no size: it ends the live allocation at its (account,
-// address). A free of an address with nothing live there is counted and
-// changes nothing; so does a failed call (result != 0). An allocation at
-// an address still live ends the earlier one there (its free was not
-// recorded). Maps, unmaps and pool trims move no account: a mapping is of
-// physical memory counted at cuMemCreate, and what a trim gives back is
-// the pool's reserve, which the callbacks do not see.
+// address); cuMemFree (a device free) also ends managed memory, which the
+// driver frees with it. A free of an address with nothing live there is
+// counted and changes nothing; so does a failed call (result != 0). An
+// allocation at an address still live ends the earlier one there (its free
+// was not recorded). Maps, unmaps and pool trims move no account: a
+// mapping is of physical memory counted at cuMemCreate, and what a trim
+// gives back is the pool's reserve, which the callbacks do not see.
 #pragma once
 
 #include <cstdint>
@@ -79,6 +80,8 @@ class MemoryAccounts {
   uint32_t find(const MemoryAccountKey& key) const;  // kNoAccount if none
 
  private:
+  uint32_t find_or_add(const MemoryAccountKey& key);
+  bool take(const MemoryAccountKey& key, uint64_t address, MemoryOutcome& out);
   struct AddressKey {
     uint32_t account;
     uint64_t address;

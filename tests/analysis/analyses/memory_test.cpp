@@ -222,6 +222,25 @@ TEST(Memory, PairingByAccountDeviceAndAddress) {
   EXPECT_EQ(l.accounts[2].live_at_exit, 5u);   // the pool
 }
 
+// Managed memory is freed with cuMemFree (the driver API has no managed
+// free of its own), which the agent records as a device free: it ends the
+// managed allocation at that address. Seen in the agent's trace of its
+// device_memory_app on the fake driver.
+TEST(Memory, CuMemFreeEndsManagedMemory) {
+  Trace t;
+  t.memory.push_back(event(MemoryOp::kAlloc, MemorySource::kManaged, 0x500, 64, 1));
+  t.memory.push_back(event(MemoryOp::kAlloc, MemorySource::kDevice, 0x600, 32, 2));
+  t.memory.push_back(event(MemoryOp::kFree, MemorySource::kDevice, 0x500, 0, 3));
+  const MemoryLedger l = build_memory_ledger(t);
+  ASSERT_EQ(l.accounts.size(), 2u);
+  EXPECT_EQ(l.accounts[0].key.account, MemoryAccount::kManaged);
+  EXPECT_EQ(l.accounts[0].live_at_exit, 0u);
+  EXPECT_EQ(l.accounts[0].frees, 1u);
+  EXPECT_EQ(l.accounts[1].unpaired_frees, 0u);
+  EXPECT_EQ(l.accounts[1].live_at_exit, 32u);
+  EXPECT_EQ(l.events[2].pair, 0u);
+}
+
 // Events out of time order (a hand-made trace) are taken in time order.
 TEST(Memory, EventsOutOfOrder) {
   Trace t;
@@ -453,6 +472,40 @@ TEST(Memory, MergedFixtureHasEachRanksFigures) {
   EXPECT_NE(text.find("  rank 1: GPU 1 device memory: peak 492.0MiB, headroom 532.0MiB of 1.0GiB\n"),
             std::string::npos)
       << text;
+}
+
+// memory_agent.json: the agent's trace of tests/agent/cupti/device_memory_app
+// on the fake driver (a 1 GiB device): weights of 1, 2 and 3 MiB per layer,
+// four decode steps each allocating 2 MiB + 4 KiB from a pool (freed in the
+// step) and leaking 64 KiB under "kv_append", a 4 MiB VMM handle mapped and
+// released, 1 MiB pinned + 64 KiB registered host memory, 1 MiB managed
+// memory freed with cuMemFree, then 1 GiB that does not fit.
+TEST(Memory, AgentTraceOfTheDeviceMemoryApp) {
+  const Trace t = test::load("memory_agent.json");
+  const MemoryReport r = analyze_memory(t);
+  const AccountMemory& device = account(r, MemoryAccount::kDevice);
+  const AccountSeries& d = r.ledger.accounts[device.account];
+  constexpr uint64_t KiB = 1024;
+  EXPECT_EQ(d.peak, 6 * MiB + 4 * 64 * KiB + 4 * MiB);  // weights, leaks, the VMM handle
+  EXPECT_EQ(path(t, r, r.paths.of(t.memory[device.peak_event].scope)), "vmm");
+  EXPECT_EQ(device.device_bytes, 1024 * MiB);
+  EXPECT_EQ(d.unpaired_frees, 0u);
+  EXPECT_EQ(d.live_at_exit, 4 * 64 * KiB);  // the weights freed at exit, the leaks not
+  ASSERT_EQ(r.growing.size(), 1u);
+  EXPECT_EQ(path(t, r, r.growing[0].path), "decode_step / kv_append");
+  EXPECT_EQ(r.growing[0].runs, 4u);
+  EXPECT_EQ(r.growing[0].per_run(), 64 * KiB);
+  ASSERT_EQ(r.out_of_memory.size(), 1u);
+  EXPECT_EQ(r.out_of_memory[0].live, 6 * MiB + 4 * 64 * KiB);
+  EXPECT_EQ(t.memory[r.out_of_memory[0].event].bytes, 1024 * MiB);
+  const AccountMemory& pinned = account(r, MemoryAccount::kHostPinned);
+  EXPECT_EQ(r.ledger.accounts[pinned.account].peak, 1 * MiB + 64 * KiB);
+  EXPECT_EQ(r.ledger.accounts[pinned.account].live_at_exit, 0u);
+  const AccountMemory& managed = account(r, MemoryAccount::kManaged);
+  EXPECT_EQ(r.ledger.accounts[managed.account].peak, 1 * MiB);
+  EXPECT_EQ(r.ledger.accounts[managed.account].live_at_exit, 0u);  // cuMemFree ended it
+  EXPECT_EQ(r.ledger.maps, 1u);
+  EXPECT_EQ(r.ledger.unmaps, 1u);
 }
 
 TEST(Memory, NoEvents) {

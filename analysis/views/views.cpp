@@ -87,9 +87,11 @@ void render_view(const View& view, const Trace& trace, const ViewModel& model, b
   } else if (json) {
     JsonWriter w(out);
     view.json(trace, model, w);
-  } else if (recorded_nothing(trace) && &view != &kSummaryView && &view != &kTreeView) {
+  } else if (recorded_nothing(trace) && &view != &kSummaryView && &view != &kTreeView &&
+             !(&view == &kMemoryView && !trace.memory.empty())) {
     // One line, the same in every view; the summary and the tree (also the
-    // agent's .tree.txt) say it in their own frame.
+    // agent's .tree.txt) say it in their own frame. A program that only
+    // allocated (no scope, no GPU work) has its memory to show.
     out << printable(nothing_recorded_line(trace)) << '\n';
   } else {
     view.text(trace, model, out);

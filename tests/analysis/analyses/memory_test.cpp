@@ -474,9 +474,9 @@ TEST(Memory, MergedFixtureHasEachRanksFigures) {
       << text;
 }
 
-// memory_agent.json: the agent's trace of tests/agent/cupti/device_memory_app
-// on the fake driver (a 1 GiB device): weights of 1, 2 and 3 MiB per layer,
-// four decode steps each allocating 2 MiB + 4 KiB from a pool (freed in the
+// memory_agent.json: the agent's trace of the agent tests' device memory
+// program (device_memory_app) on the fake driver (a 1 GiB device): weights
+// of 1, 2 and 3 MiB per layer, four decode steps each allocating 2 MiB + 4 KiB from a pool (freed in the
 // step) and leaking 64 KiB under "kv_append", a 4 MiB VMM handle mapped and
 // released, 1 MiB pinned + 64 KiB registered host memory, 1 MiB managed
 // memory freed with cuMemFree, then 1 GiB that does not fit.
@@ -506,6 +506,16 @@ TEST(Memory, AgentTraceOfTheDeviceMemoryApp) {
   EXPECT_EQ(r.ledger.accounts[managed.account].live_at_exit, 0u);  // cuMemFree ended it
   EXPECT_EQ(r.ledger.maps, 1u);
   EXPECT_EQ(r.ledger.unmaps, 1u);
+}
+
+// A program that allocated but ran no scope and no GPU work: the memory
+// view shows its memory where every other view says nothing was recorded.
+TEST(Memory, MemoryWithoutNodes) {
+  Trace t;
+  t.memory.push_back(event(MemoryOp::kAlloc, MemorySource::kDevice, 0x100, 4096, 10));
+  const std::string text = test::render("memory", t);
+  EXPECT_NE(text.find("GPU 0 device memory: peak 4.0KiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("(outside every scope)"), std::string::npos) << text;
 }
 
 TEST(Memory, NoEvents) {

@@ -25,6 +25,7 @@ VIEWS = [
     "--gpu-idle",
     "--launches",
     "--analyze",
+    "--memory",
     "--ranks",
     "--collectives",
     "--imbalance",

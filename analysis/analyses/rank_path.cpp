@@ -54,16 +54,14 @@ void each_dependency(const CollectiveReport& r, const CollectiveInstance& inst,
   }
 }
 
-Chains build_chains(const Trace& t, const CollectiveReport& r) {
+Chains build_chains(const std::vector<RankSpan>& spans, const CollectiveReport& r) {
   Chains c;
   const size_t ranks = r.ranks.ranks.size();
   c.start.assign(ranks, INT64_MAX);
   c.end.assign(ranks, INT64_MIN);
-  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
-    const uint32_t rank = r.ranks.of_node[i];
-    if (rank >= ranks || is_range_lane(t.nodes[i].thread)) continue;
-    c.start[rank] = std::min(c.start[rank], t.nodes[i].start_ns);
-    c.end[rank] = std::max(c.end[rank], t.nodes[i].end_ns);
+  for (uint32_t rank = 0; rank < ranks && rank < spans.size(); ++rank) {
+    c.start[rank] = spans[rank].start_ns;
+    c.end[rank] = spans[rank].end_ns;
   }
   std::vector<uint32_t> instance_of(r.calls.size(), UINT32_MAX);
   for (uint32_t k = 0; k < r.instances.size(); ++k)
@@ -149,10 +147,25 @@ int64_t replay(const CollectiveReport& r, const Chains& c, const std::vector<dou
 
 }  // namespace
 
+std::vector<RankSpan> rank_spans(const Trace& t, const RankIndex& ranks) {
+  std::vector<RankSpan> spans(ranks.ranks.size());
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    const uint32_t rank = ranks.of_node[i];
+    if (rank >= spans.size() || is_range_lane(t.nodes[i].thread)) continue;
+    spans[rank].start_ns = std::min(spans[rank].start_ns, t.nodes[i].start_ns);
+    spans[rank].end_ns = std::max(spans[rank].end_ns, t.nodes[i].end_ns);
+  }
+  return spans;
+}
+
 RankPathReport rank_critical_path(const Trace& t, const CollectiveReport& r) {
+  return rank_critical_path(rank_spans(t, r.ranks), r);
+}
+
+RankPathReport rank_critical_path(const std::vector<RankSpan>& spans, const CollectiveReport& r) {
   RankPathReport out;
   out.ranks = r.ranks;
-  const Chains c = build_chains(t, r);
+  const Chains c = build_chains(spans, r);
   const size_t ranks = r.ranks.ranks.size();
   out.collectives = c.links.size();
   out.start_ns = INT64_MAX;

@@ -3,4 +3,7 @@ import sys
 
 from ._cli import main
 
-sys.exit(main())
+# Guarded: a local Dask cluster's workers start as new processes that import
+# the main module again.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -115,8 +115,7 @@ def scan(path, job=None, partial=False):
         if row.get("format") != _shards.FORMAT:
             raise DatasetError("%s: written as %s, this brickprof reads %s; export it again" % (
                 file, row.get("format"), _shards.FORMAT))
-        row["rank"] = rank
-        row["shard"] = files[0]
+        row.update(job=job_name, rank=rank, shard=files[0])
         rows.append(row)
     by_rank = {r["rank"]: r for r in rows}
 

@@ -24,7 +24,7 @@ FORMAT = "brickprof-parquet/1"
 # types; what a shard adds is typed here.
 SCHEMA = {
     "ranks": [
-        "format", "job", "rank", "world_size", "local_rank", "launcher", "process_rank", "pid",
+        "format", "job", "rank",  # (PARTITIONS) "world_size", "local_rank", "launcher", "process_rank", "pid",
         "ppid", "host", "program", "cmdline", "clock", "start_ns", "end_ns", "aligned",
         "offset_ns", "gpu_timeline", "cupti", "nvtx", "source",
     ],  # + rows_<table> for each other table
@@ -60,6 +60,8 @@ SCHEMA = {
     ],
     "diagnostics": ["name", "value"],
 }
+# Columns every table has from its files' path, not in the files.
+PARTITIONS = ("job", "rank")
 # Memory events: written when the trace has a `memory` section (the JSON
 # trace gains one with memory recording; this reader version has none yet).
 MEMORY_TABLE = "memory"
@@ -240,7 +242,8 @@ def export_rank(trace_path, out, position=0):
     row["job"] = job
     for table_name, table in tables.items():
         _write(pq, table, os.path.join(rank_folder(out, table_name, job, rank), name))
-    ranks = pa.Table.from_pylist([row])
+    # job and rank are the path's (hive partitions), not the file's.
+    ranks = pa.Table.from_pylist([{k: v for k, v in row.items() if k not in PARTITIONS}])
     _write(pq, ranks, os.path.join(folder, name))  # last: the shard is complete
     return row
 

@@ -105,9 +105,10 @@ def mpi_job_checks(mpi_job, work):
             compare(ds.report(VIEWS), want, "brickprof.dataset(engine=%r)" % engine)
             if engine == "duckdb":
                 per_rank_checks(ds, traces, work)
-    got = json.loads(run(["brickprof", "sql", shards, "--json"] +
-                         ["--" + v for v in VIEWS]).stdout)
-    compare(got, want, "brickprof sql --json")
+    for engine in ("duckdb", "dask"):
+        got = json.loads(run(["brickprof", "sql", shards, "--json", "--engine", engine,
+                              "--workers", "2"] + ["--" + v for v in VIEWS]).stdout)
+        compare(got, want, "brickprof sql --json --engine " + engine)
     rows = run(["brickprof", "sql", shards, "select rank, count(*) as n from mpi_calls "
                 "where op = 'allreduce' group by rank order by rank", "--json"]).stdout
     check([json.loads(line)["n"] for line in rows.split()] == [6] * RANKS,

@@ -211,7 +211,7 @@ def _plain(v):
 
 def breakdown(ranks, spans, sweep):
     """rank_breakdown: rows for the ranks with work, by rank index, from
-    SPANS and BREAKDOWN's per-rank results (indexed by rank index)."""
+    SPANS and sweep_rank's per-rank results (indexed by rank index)."""
     rows = []
     for index, r in enumerate(ranks.itertuples()):
         if index not in spans.index or spans.at[index, "work_items"] == 0:

@@ -206,19 +206,26 @@ def _connect(files, memory_limit=None, threads=None, temp_directory=None):
     return con
 
 
-def _run_queries(con, queries, waits):
-    if waits is not None:
-        con.register("waits", waits)
+def _run_queries(con, queries):
     return {name: con.execute(sql).df() for name, sql in queries.items()}
 
 
-def rank_task(files, queries, waits=None, memory_limit=None):
-    """One Dask task: the queries over one rank's files, in an embedded
+def rank_task(files, queries, memory_limit=None):
+    """A Dask task: the queries over one rank's files, in an embedded
     DuckDB on the worker (one thread: the cluster's workers are the
     parallelism)."""
     con = _connect(files, memory_limit=memory_limit, threads=1)
     try:
-        return _run_queries(con, queries, waits)
+        return _run_queries(con, queries)
+    finally:
+        con.close()
+
+
+def rank_call(files, fn, rank, args, memory_limit=None):
+    """A Dask task: fn(connection, rank, *args) over one rank's files."""
+    con = _connect(files, memory_limit=memory_limit, threads=1)
+    try:
+        return fn(con, rank, *args)
     finally:
         con.close()
 
@@ -230,8 +237,12 @@ class _DuckDB:
         self._temp = tempfile.mkdtemp(prefix="brickprof-duckdb-")
         self.con = _connect(files, memory_limit, threads, self._temp)
 
-    def run(self, queries, waits=None):
-        return _run_queries(self.con, queries, waits)
+    def run(self, queries):
+        return _run_queries(self.con, queries)
+
+    def each_rank(self, fn, ranks, args):
+        """[fn(connection, rank, *args) for each rank], one after another."""
+        return [fn(self.con, rank, *a) for rank, a in zip(ranks, args)]
 
     def close(self):
         self.con.close()
@@ -255,18 +266,24 @@ class _Dask:
             self._cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                                      processes=True, dashboard_address=None)
             self.client = distributed.Client(self._cluster)
-        self._ranks = list(ranks["rank"])
-        self._files = [{t: [paths[i]] for t, paths in files.items() if paths}
-                       for i in range(len(self._ranks))]
+        self._files = {rank: {t: [paths[i]] for t, paths in files.items() if paths}
+                       for i, rank in enumerate(ranks["rank"])}
         self._memory_limit = memory_limit
 
-    def run(self, queries, waits=None):
-        per_rank = [None if waits is None else waits[waits["rank"] == r] for r in self._ranks]
-        futures = self.client.map(rank_task, self._files, [queries] * len(self._files), per_rank,
-                                  memory_limit=self._memory_limit, pure=False)
+    def run(self, queries):
+        ranks = list(self._files)
+        futures = self.client.map(rank_task, [self._files[r] for r in ranks],
+                                  [queries] * len(ranks), memory_limit=self._memory_limit,
+                                  pure=False)
         results = self.client.gather(futures)
         return {name: pd.concat([r[name] for r in results], ignore_index=True)
                 for name in queries}
+
+    def each_rank(self, fn, ranks, args):
+        futures = self.client.map(rank_call, [self._files[r] for r in ranks], [fn] * len(ranks),
+                                  list(ranks), list(args), memory_limit=self._memory_limit,
+                                  pure=False)
+        return self.client.gather(futures)
 
     def close(self):
         self.client.close()
@@ -355,12 +372,19 @@ class Dataset:
     def breakdown(self):
         """report --ranks: each rank's span split into compute, waiting,
         communication, memory and idle; overlap."""
-        coll = self.collective_calls()
-        waits = coll.waits()
-        waits["rank"] = self.ranks["rank"].to_numpy()[waits["rank"].to_numpy()]
-        sweep = self._engine.run({"breakdown": _queries.BREAKDOWN}, waits)["breakdown"]
-        sweep = self._by_index(sweep).set_index("rank_index")
-        return _cross_rank.breakdown(self.ranks, self._results["spans"], sweep)
+        waits = self.collective_calls().waits()
+        spans = self._results["spans"]
+        with_work = [i for i in spans.index if spans.at[i, "work_items"] > 0]
+        by_rank = waits.groupby("rank")
+        args = []
+        for i in with_work:
+            w = by_rank.get_group(i) if i in by_rank.groups else waits.iloc[:0]
+            args.append(((int(spans.at[i, "start_ns"]), int(spans.at[i, "end_ns"])),
+                         (w["start_ns"].to_numpy(), w["end_ns"].to_numpy())))
+        rows = self._engine.each_rank(_queries.sweep_rank,
+                                      [int(self.ranks["rank"].iat[i]) for i in with_work], args)
+        sweep = pd.DataFrame(rows, index=pd.Index(with_work, name="rank_index"))
+        return _cross_rank.breakdown(self.ranks, spans, sweep)
 
     def collectives(self):
         """report --collectives: instances with skew, straggler and waits."""

@@ -1,12 +1,16 @@
-"""The per-rank half of the cross-rank analyses, as SQL over a job's shards.
+"""The per-rank half of the cross-rank analyses: SQL over a job's shards,
+and the breakdown's sweep over one rank's intervals.
 
-Each query reads the views `nodes` and `mpi_calls` (and `waits`, the
-breakdown's) and groups by `rank`, so the same text runs over every rank
-at once (DuckDB over the whole dataset) or over one rank's files (a Dask
-task on the worker where they lie). What they compute follows the report's
-C++ (analysis/analyses/): the comments name the function each mirrors.
-The cross-rank half, over what these return, is _cross_rank.py.
+Each query reads the views `nodes` and `mpi_calls` and groups by `rank`,
+so the same text runs over every rank at once (DuckDB over the whole
+dataset) or over one rank's files (a Dask task on the worker where they
+lie). The sweep takes one rank at a time (a running count in time order,
+which numpy does in a pass and a SQL window only slowly). What they compute
+follows the report's C++ (analysis/analyses/): the comments name the
+function each mirrors. The cross-rank half, over what these return, is
+_cross_rank.py.
 """
+import numpy as np
 
 # A node's own time; range lanes (thread ids from 2^31) are annotations.
 _RANGE_LANE = 2147483648
@@ -54,53 +58,53 @@ SELECT rank, 'brick', NULL, brick_name, 0, sum(end_ns - start_ns)::BIGINT
 FROM nodes WHERE work = 'compute' AND brick >= 0 GROUP BY rank, brick_name
 """
 
-# rank_breakdown's sweep: the rank's work items and its waits inside
-# collectives (`waits`: rank, start_ns, end_ns), clamped to the span of its
-# work; at each distinct moment the count of each class still open; each
-# piece up to the next moment is compute if anything computes, else
-# waiting, else communication, else memory, else idle, and overlap is
-# compute while communicating or waiting. The span's start is a moment of
-# its own, so the time before the first item is idle, as the sweep counts.
-BREAKDOWN = """
-WITH span AS (
-  SELECT rank, min(start_ns) AS s0, max(end_ns) AS e0
-  FROM nodes WHERE work <> 'none' GROUP BY rank
-), items AS (
-  SELECT rank, start_ns AS s, end_ns AS e, work AS cls
-  FROM nodes WHERE work <> 'none' AND end_ns > start_ns
-  UNION ALL
-  SELECT rank, start_ns, end_ns, 'waiting' FROM waits WHERE end_ns > start_ns
-), clamped AS (
-  SELECT rank, cls, greatest(least(s, e0), s0) AS s, greatest(least(e, e0), s0) AS e
-  FROM items JOIN span USING (rank)
-), moments AS (
-  SELECT rank, s AS moment, cls, 1 AS d FROM clamped
-  UNION ALL SELECT rank, e, cls, -1 FROM clamped
-  UNION ALL SELECT rank, s0, 'none', 0 FROM span
-), steps AS (
-  SELECT rank, moment,
-    coalesce(sum(d) FILTER (WHERE cls = 'compute'), 0) AS dc,
-    coalesce(sum(d) FILTER (WHERE cls = 'waiting'), 0) AS dw,
-    coalesce(sum(d) FILTER (WHERE cls = 'communication'), 0) AS dm,
-    coalesce(sum(d) FILTER (WHERE cls = 'memory'), 0) AS dmem
-  FROM moments GROUP BY rank, moment
-), open AS (
-  SELECT rank, lead(moment) OVER (PARTITION BY rank ORDER BY moment) - moment AS piece,
-    sum(dc) OVER w AS c, sum(dw) OVER w AS w, sum(dm) OVER w AS m, sum(dmem) OVER w AS mem
-  FROM steps
-  WINDOW w AS (PARTITION BY rank ORDER BY moment ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-)
-SELECT rank,
-  coalesce(sum(piece) FILTER (WHERE c > 0), 0)::BIGINT AS compute_ns,
-  coalesce(sum(piece) FILTER (WHERE c = 0 AND w > 0), 0)::BIGINT AS waiting_ns,
-  coalesce(sum(piece) FILTER (WHERE c = 0 AND w = 0 AND m > 0), 0)::BIGINT AS communication_ns,
-  coalesce(sum(piece) FILTER (WHERE c = 0 AND w = 0 AND m = 0 AND mem > 0), 0)::BIGINT
-    AS memory_ns,
-  coalesce(sum(piece) FILTER (WHERE c = 0 AND w = 0 AND m = 0 AND mem = 0), 0)::BIGINT
-    AS idle_ns,
-  coalesce(sum(piece) FILTER (WHERE c > 0 AND (m > 0 OR w > 0)), 0)::BIGINT AS overlap_ns
-FROM open WHERE piece IS NOT NULL GROUP BY rank
+# rank_breakdown's intervals of one rank: its work items that take time,
+# by class (the sweep's codes: compute 0, waiting 1, communication 2,
+# memory 3). Its waits come from the collectives, its span from SPANS.
+RANK_ITEMS = """
+SELECT start_ns, end_ns,
+  CASE work WHEN 'compute' THEN 0 WHEN 'communication' THEN 2 ELSE 3 END AS cls
+FROM nodes WHERE rank = ? AND work <> 'none' AND end_ns > start_ns
 """
+
+
+def sweep_rank(con, rank, span, waits):
+    """rank_breakdown's sweep over one rank: its items (RANK_ITEMS) and its
+    waits inside collectives ((start, end) arrays), clamped to its span
+    (start, end of its work). Each class's count of open intervals after
+    every moment (in time order: moments that tie give pieces of no length,
+    so their order does not matter); the piece up to the next moment is
+    compute if anything computes, else waiting, else communication, else
+    memory, else idle; overlap is compute while communicating or waiting.
+    The span's start is a moment of its own: the time before the first
+    item is idle, as the sweep counts it. One rank in memory at a time, as
+    its own process held it."""
+    items = con.execute(RANK_ITEMS, [int(rank)]).fetchnumpy()
+    s0, e0 = span
+    wait_start = np.clip(np.asarray(waits[0], dtype=np.int64), s0, e0)
+    wait_end = np.clip(np.asarray(waits[1], dtype=np.int64), s0, e0)
+    starts = np.concatenate([np.asarray(items["start_ns"], dtype=np.int64), wait_start, [s0]])
+    ends = np.concatenate([np.asarray(items["end_ns"], dtype=np.int64), wait_end])
+    cls = np.concatenate([np.asarray(items["cls"], dtype=np.int8),
+                          np.ones(len(wait_start), dtype=np.int8)])
+    moments = np.concatenate([starts, ends])
+    which = np.concatenate([cls, [-1], cls])
+    delta = np.concatenate([np.ones(len(cls), dtype=np.int64), [0],
+                            -np.ones(len(cls), dtype=np.int64)])
+    order = np.argsort(moments, kind="stable")
+    moments, which, delta = moments[order], which[order], delta[order]
+    piece = np.diff(moments)
+    open_ = [np.cumsum(np.where(which == k, delta, 0))[:-1] > 0 for k in range(4)]
+    c, w, m, mem = open_
+    return {
+        "compute_ns": int(piece[c].sum()),
+        "waiting_ns": int(piece[~c & w].sum()),
+        "communication_ns": int(piece[~c & ~w & m].sum()),
+        "memory_ns": int(piece[~c & ~w & ~m & mem].sum()),
+        "idle_ns": int(piece[~(c | w | m | mem)].sum()),
+        "overlap_ns": int(piece[c & (m | w)].sum()),
+    }
+
 
 # compute_stats (report --summary's bricks), per rank: a brick's calls,
 # CPU time and elements, its category that of its first node, and the GPU

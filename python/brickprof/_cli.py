@@ -82,6 +82,23 @@ def _view_text(name, figures, out):
             _table(with_labels(figures["what_if"]), out)
 
 
+def _write_json(ds, views, top, out):
+    """{view: figures} as report --json keys them, the collectives' calls
+    written as they are formatted, not held."""
+    out.write("{")
+    for i, view in enumerate(views):
+        out.write(("," if i else "") + json.dumps(view) + ":")
+        if view == "collectives":
+            ds.collective_calls().write_json(out, ds.ranks)
+        else:
+            json.dump(ds.report([view])[view], out, separators=(",", ":"))
+    if top is not None:
+        out.write(("," if views else "") + '"top":')
+        json.dump({k: json.loads(v.to_json(orient="records")) for k, v in top.items()}, out,
+                  separators=(",", ":"))
+    out.write("}\n")
+
+
 def _sql(o):
     from . import _dataset
 
@@ -106,15 +123,12 @@ def _sql(o):
                 else:
                     _table(frame, out)
                 return 0
-            figures = ds.report(views)
             if o.top is not None:
                 top = {"kernels": ds.top_kernels(o.top), "bricks": ds.top_bricks(o.top)}
             if o.json:
-                if o.top is not None:
-                    figures["top"] = {k: v.to_dict("records") for k, v in top.items()}
-                json.dump(figures, out, separators=(",", ":"))
-                out.write("\n")
+                _write_json(ds, views, top if o.top is not None else None, out)
                 return 0
+            figures = ds.report(views)
             for i, (name, view) in enumerate(figures.items()):
                 if i:
                     out.write("\n")

@@ -9,6 +9,8 @@ comments), tie-breaks and integer arithmetic included, so the figures are
 equal, not close. Ranks are numbered as the report numbers a merge of the
 rank files in rank order: index i is the i-th rank of the dataset.
 """
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -177,31 +179,48 @@ class Collectives:
             "call_wait": c["wait_ns"].to_numpy(dtype=np.int64),
         }
 
-    def json(self, ranks):
-        """As `report --json --collectives` has it."""
-        calls = self.calls
-        out = {"ranks": ranks_json(ranks), "instances_count": len(self.instances),
-               "incomplete": self.incomplete,
-               "ops": [{k: _plain(v) for k, v in row.items()}
-                       for row in self.ops.to_dict("records")],
-               "per_rank": [{k: int(v) for k, v in row.items()}
-                            for row in self.per_rank.to_dict("records")],
-               "instances": []}
+    _CALL = '{"rank":%d,"node":%d,"arrival_ns":%d,"end_ns":%d,"wait_ns":%d}'
+
+    def _head(self, ranks):
+        return {"ranks": ranks_json(ranks), "instances_count": len(self.instances),
+                "incomplete": self.incomplete,
+                "ops": [{k: _plain(v) for k, v in row.items()}
+                        for row in self.ops.to_dict("records")],
+                "per_rank": [{k: int(v) for k, v in row.items()}
+                             for row in self.per_rank.to_dict("records")]}
+
+    def _instances(self):
+        """Each instance's fields and its calls' (rank, node, arrival_ns,
+        end_ns, wait_ns) rows, one instance at a time."""
+        columns = [self.calls[k].to_numpy() for k in ("rank", "node", "arrival_ns", "end_ns",
+                                                      "wait_ns")]
         for row in self.instances.itertuples():
-            part = calls.iloc[row.first_call:row.first_call + row.call_count]
-            out["instances"].append({
+            a, b = row.first_call, row.first_call + row.call_count
+            fields = {
                 "op": row.op, "comm": row.comm, "comm_key": _hex(row.comm_key),
                 "seq": int(row.seq), "comm_size": int(row.comm_size), "root": int(row.root),
                 "bytes": int(row.bytes), "first_arrival_ns": int(row.first_arrival_ns),
                 "last_arrival_ns": int(row.last_arrival_ns), "skew_ns": int(row.skew_ns),
                 "end_ns": int(row.end_ns), "straggler": int(row.straggler),
-                "wait_ns": int(row.wait_ns), "complete": bool(row.complete),
-                "calls": [{"rank": int(r), "node": int(n), "arrival_ns": int(a),
-                           "end_ns": int(e), "wait_ns": int(w)}
-                          for r, n, a, e, w in zip(part["rank"], part["node"],
-                                                   part["arrival_ns"], part["end_ns"],
-                                                   part["wait_ns"])]})
+                "wait_ns": int(row.wait_ns), "complete": bool(row.complete)}
+            yield fields, zip(*(c[a:b].tolist() for c in columns))
+
+    def json(self, ranks):
+        """As `report --json --collectives` has it."""
+        out = self._head(ranks)
+        keys = ("rank", "node", "arrival_ns", "end_ns", "wait_ns")
+        out["instances"] = [dict(fields, calls=[dict(zip(keys, call)) for call in calls])
+                            for fields, calls in self._instances()]
         return out
+
+    def write_json(self, out, ranks):
+        """json() written to `out` an instance at a time (a job's calls can
+        run to millions)."""
+        out.write(json.dumps(self._head(ranks), separators=(",", ":"))[:-1] + ',"instances":[')
+        for i, (fields, calls) in enumerate(self._instances()):
+            out.write(("," if i else "") + json.dumps(fields, separators=(",", ":"))[:-1] +
+                      ',"calls":[' + ",".join(self._CALL % call for call in calls) + "]}")
+        out.write("]}")
 
 
 def _plain(v):

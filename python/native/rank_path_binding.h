@@ -1,6 +1,6 @@
 // The report's critical path across ranks (analysis/analyses/rank_path.h)
 // for a job held as a Parquet dataset: the dataset's queries hand over each
-// rank's span and the matched collectives (python/brickprof/_analyses.py),
+// rank's span and the matched collectives (python/brickprof/_cross_rank.py),
 // and the same replay runs on them.
 #pragma once
 

@@ -224,6 +224,9 @@ def export_rank(trace_path, out, position=0):
     import pyarrow.parquet as pq
 
     cols = _native.read_shard(trace_path)
+    if cols["merged"]:
+        raise ShardError("%s: a merged trace (brickprof merge); export the ranks' own traces, "
+                         "one shard each" % trace_path)
     process = cols["process"]
     rank = process["rank"] if process["rank"] >= 0 else position
     job = process["job"] or "none"

@@ -182,6 +182,7 @@ PyObject* shard_columns(Trace& trace) {
     put(d.get(), "communicators", communicator_rows(trace));
     put(d.get(), "python_frames", python_frame_columns(trace));
     put(d.get(), "alignment", alignment_dict(trace, aligned));
+    put(d.get(), "merged", checked(PyBool_FromLong(!trace.sources.empty())));
     put(d.get(), "gpu_timeline",
         checked(PyBool_FromLong(!work.gpu_timeline.empty() && work.gpu_timeline[0])));
     return d.release();

@@ -15,8 +15,9 @@ namespace brickprof::python {
 
 // trace_columns(trace) plus, in "nodes": work, layer, in_layer, brick_name;
 // in "gpu": python_stack; and "comm_calls", "communicators",
-// "python_frames", "alignment" and "gpu_timeline". Moves the trace's times
-// in place. nullptr with a Python exception set on failure.
+// "python_frames", "alignment", "merged" (a merge of several processes) and
+// "gpu_timeline". Moves the trace's times in place. nullptr with a Python
+// exception set on failure.
 PyObject* shard_columns(Trace& trace);
 
 // [(name, collective, wait pattern)] of every MPI operation the trace

@@ -224,6 +224,8 @@ def bad_input_checks(shards, traces, work):
              "export did not finish")
     one_line(["brickprof", "sql", os.path.join(work, "nowhere"), "--ranks"], "no such folder")
     one_line(["brickprof", "export", "--parquet", os.path.join(work, "x"),
+              os.path.join(work, "merged.json")], "merged.json", "a merged trace")
+    one_line(["brickprof", "export", "--parquet", os.path.join(work, "x"),
               os.path.join(work, "nowhere.json")], "nowhere.json")
 
 

@@ -210,24 +210,20 @@ def _run_queries(con, queries):
     return {name: con.execute(sql).df() for name, sql in queries.items()}
 
 
-def rank_task(files, queries, memory_limit=None):
-    """A Dask task: the queries over one rank's files, in an embedded
-    DuckDB on the worker (one thread: the cluster's workers are the
-    parallelism)."""
-    con = _connect(files, memory_limit=memory_limit, threads=1)
-    try:
-        return _run_queries(con, queries)
-    finally:
-        con.close()
-
-
 def rank_call(files, fn, rank, args, memory_limit=None):
-    """A Dask task: fn(connection, rank, *args) over one rank's files."""
-    con = _connect(files, memory_limit=memory_limit, threads=1)
-    try:
-        return fn(con, rank, *args)
-    finally:
-        con.close()
+    """A Dask task: fn(connection, rank, *args) over one rank's files, in an
+    embedded DuckDB on the worker (one thread: the cluster's workers are the
+    parallelism; spilling to a temporary folder of its own)."""
+    with tempfile.TemporaryDirectory(prefix="brickprof-duckdb-") as temp:
+        con = _connect(files, memory_limit=memory_limit, threads=1, temp_directory=temp)
+        try:
+            return fn(con, rank, *args)
+        finally:
+            con.close()
+
+
+def _queries_of(con, rank, queries):
+    return _run_queries(con, queries)
 
 
 class _DuckDB:
@@ -272,10 +268,7 @@ class _Dask:
 
     def run(self, queries):
         ranks = list(self._files)
-        futures = self.client.map(rank_task, [self._files[r] for r in ranks],
-                                  [queries] * len(ranks), memory_limit=self._memory_limit,
-                                  pure=False)
-        results = self.client.gather(futures)
+        results = self.each_rank(_queries_of, ranks, [(queries,)] * len(ranks))
         return {name: pd.concat([r[name] for r in results], ignore_index=True)
                 for name in queries}
 

@@ -32,6 +32,8 @@ Command add_diff_command(CLI::App& parent);
 Command add_merge_command(CLI::App& parent);
 Command add_ptx_command(CLI::App& parent);
 Command add_view_command(CLI::App& parent);
+Command add_export_command(CLI::App& parent);  // both forwarded to the Python
+Command add_sql_command(CLI::App& parent);     // package (cmd_dataset.cpp)
 
 // Prints "brickprof: <what>" as one line on stderr and returns kExitUsage.
 int fail(std::string_view what);

@@ -1,6 +1,6 @@
 // The `brickprof` command-line tool: parses the command line with CLI11 and
-// dispatches to one subcommand (run, report, diff, merge, ptx, view). Each
-// subcommand lives in its own cmd_<name>.cpp; adding one is a line in
+// dispatches to one subcommand (run, report, diff, merge, ptx, view, export,
+// sql). Each subcommand lives in its own cmd_<name>.cpp; adding one is a line in
 // kCommands below. Help is tools/help_format.h's; a mistake on the command
 // line is answered in words (usage_error.h).
 #include <algorithm>
@@ -39,6 +39,8 @@ constexpr AddCommand kCommands[] = {
     &add_merge_command,
     &add_ptx_command,
     &add_view_command,
+    &add_export_command,
+    &add_sql_command,
 };
 
 // Where brickprof's own arguments end. After the first "--" everything is a

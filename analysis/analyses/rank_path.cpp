@@ -21,6 +21,13 @@ struct Chains {
   std::vector<uint32_t> last;             // per rank: its last link
   std::vector<int64_t> start, end, tail;  // per rank
   std::vector<uint32_t> link_of_call;     // call -> link
+  // Per instance, what a replay starts from for the latest arrival among
+  // its calls: the measured arrival of those without a link, 0 for those
+  // with one (not replayed yet). A replay raises it as it replays the
+  // links, so a call that waits for everyone finds its release in one
+  // look, not a pass over the instance's calls (which made each replay
+  // quadratic in the ranks).
+  std::vector<int64_t> latest_before_replay;
 };
 
 // The calls whose arrivals release `call` (its op's wait pattern), itself
@@ -54,16 +61,14 @@ void each_dependency(const CollectiveReport& r, const CollectiveInstance& inst,
   }
 }
 
-Chains build_chains(const Trace& t, const CollectiveReport& r) {
+Chains build_chains(const std::vector<RankSpan>& spans, const CollectiveReport& r) {
   Chains c;
   const size_t ranks = r.ranks.ranks.size();
   c.start.assign(ranks, INT64_MAX);
   c.end.assign(ranks, INT64_MIN);
-  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
-    const uint32_t rank = r.ranks.of_node[i];
-    if (rank >= ranks || is_range_lane(t.nodes[i].thread)) continue;
-    c.start[rank] = std::min(c.start[rank], t.nodes[i].start_ns);
-    c.end[rank] = std::max(c.end[rank], t.nodes[i].end_ns);
+  for (uint32_t rank = 0; rank < ranks && rank < spans.size(); ++rank) {
+    c.start[rank] = spans[rank].start_ns;
+    c.end[rank] = spans[rank].end_ns;
   }
   std::vector<uint32_t> instance_of(r.calls.size(), UINT32_MAX);
   for (uint32_t k = 0; k < r.instances.size(); ++k)
@@ -92,6 +97,13 @@ Chains build_chains(const Trace& t, const CollectiveReport& r) {
     c.link_of_call[i] = static_cast<uint32_t>(c.links.size());
     c.links.push_back(link);
   }
+  c.latest_before_replay.assign(r.instances.size(), INT64_MIN);
+  for (uint32_t k = 0; k < r.instances.size(); ++k)
+    for (uint32_t j = 0; j < r.instances[k].call_count; ++j) {
+      const uint32_t call = r.instances[k].first_call + j;
+      const int64_t known = c.link_of_call[call] == UINT32_MAX ? r.calls[call].arrival_ns : 0;
+      c.latest_before_replay[k] = std::max(c.latest_before_replay[k], known);
+    }
   c.tail.assign(ranks, 0);
   for (uint32_t rank = 0; rank < ranks; ++rank) {
     if (c.start[rank] == INT64_MAX) continue;
@@ -113,13 +125,23 @@ int64_t replay(const CollectiveReport& r, const Chains& c, const std::vector<dou
     const uint32_t l = c.link_of_call[call];
     return l == UINT32_MAX ? r.calls[call].arrival_ns : arrival[l];
   };
+  // The latest arrival among each instance's calls as replayed so far (a
+  // link not replayed yet counts as 0, as arrival_of_call has it; replayed
+  // arrivals are never negative, so that 0 changes no maximum it is in).
+  std::vector<int64_t> latest = c.latest_before_replay;
   auto finish = [&](uint32_t l) {
     if (done[l]) return;
     const Link& link = c.links[l];
+    const CollectiveInstance& inst = r.instances[link.instance];
     const CollectiveCall& call = r.calls[link.call];
     int64_t release = arrival[l];
-    each_dependency(r, r.instances[link.instance], call,
-                    [&](uint32_t dep) { release = std::max(release, arrival_of_call(dep)); });
+    const WaitPattern pattern = wait_pattern(inst.op);
+    if (pattern == WaitPattern::kAllToAll ||
+        (pattern == WaitPattern::kAllToOne && call.comm_rank == inst.root))
+      release = std::max(release, latest[link.instance]);  // every call of the instance
+    else
+      each_dependency(r, inst, call,
+                      [&](uint32_t dep) { release = std::max(release, arrival_of_call(dep)); });
     exit[l] = release + link.transfer_ns;
     done[l] = true;
   };
@@ -132,6 +154,7 @@ int64_t replay(const CollectiveReport& r, const Chains& c, const std::vector<dou
     if (link.prev != UINT32_MAX) finish(link.prev);
     const int64_t from = link.prev == UINT32_MAX ? c.start[rank] : exit[link.prev];
     arrival[l] = from + scaled(rank, link.segment_ns);
+    latest[link.instance] = std::max(latest[link.instance], arrival[l]);
   }
   int64_t end = INT64_MIN;
   for (uint32_t rank = 0; rank < c.last.size(); ++rank) {
@@ -149,10 +172,25 @@ int64_t replay(const CollectiveReport& r, const Chains& c, const std::vector<dou
 
 }  // namespace
 
+std::vector<RankSpan> rank_spans(const Trace& t, const RankIndex& ranks) {
+  std::vector<RankSpan> spans(ranks.ranks.size());
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    const uint32_t rank = ranks.of_node[i];
+    if (rank >= spans.size() || is_range_lane(t.nodes[i].thread)) continue;
+    spans[rank].start_ns = std::min(spans[rank].start_ns, t.nodes[i].start_ns);
+    spans[rank].end_ns = std::max(spans[rank].end_ns, t.nodes[i].end_ns);
+  }
+  return spans;
+}
+
 RankPathReport rank_critical_path(const Trace& t, const CollectiveReport& r) {
+  return rank_critical_path(rank_spans(t, r.ranks), r);
+}
+
+RankPathReport rank_critical_path(const std::vector<RankSpan>& spans, const CollectiveReport& r) {
   RankPathReport out;
   out.ranks = r.ranks;
-  const Chains c = build_chains(t, r);
+  const Chains c = build_chains(spans, r);
   const size_t ranks = r.ranks.ranks.size();
   out.collectives = c.links.size();
   out.start_ns = INT64_MAX;

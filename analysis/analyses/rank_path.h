@@ -48,7 +48,20 @@ struct RankPathReport {
   uint64_t collectives = 0;           // blocking calls in the chains
 };
 
+// Where each rank's chain starts and ends: its first start and last end
+// over its nodes (range lanes left out); start INT64_MAX for a rank with none.
+struct RankSpan {
+  int64_t start_ns = INT64_MAX;
+  int64_t end_ns = INT64_MIN;
+};
+std::vector<RankSpan> rank_spans(const Trace& trace, const RankIndex& ranks);
+
 // O(calls log calls + nodes).
 RankPathReport rank_critical_path(const Trace& trace, const CollectiveReport& collectives);
+// The same from the ranks' spans (by RankIndex::ranks) and their matched
+// collectives alone: all the path reads of a trace (a job's Parquet
+// dataset hands these over without holding the trace).
+RankPathReport rank_critical_path(const std::vector<RankSpan>& spans,
+                                  const CollectiveReport& collectives);
 
 }  // namespace brickprof

@@ -70,6 +70,15 @@ class Alignment {
     const double aligned = static_cast<double>(local_ns) - sync_->offset_at(local_ns);
     return aligned <= 0 ? 0 : aligned >= 9.2e18 ? INT64_MAX : std::llround(aligned);
   }
+  // A node's times, its end never before its start.
+  void node(Node& n) const {
+    n.start_ns = (*this)(n.start_ns);
+    n.end_ns = std::max(n.start_ns, (*this)(n.end_ns));
+  }
+  void detail(GpuDetail& g) const {
+    g.api_start_ns = (*this)(g.api_start_ns);
+    g.api_end_ns = (*this)(g.api_end_ns);
+  }
   SourceInfo::Alignment describe() const {
     SourceInfo::Alignment a;
     if (!sync_) return a;
@@ -207,13 +216,11 @@ class InputMerge {
       copy.name = out_.strings.intern(t_.name(n));
       copy.parent = n.parent == kNoNode ? kNoNode : n.parent + node_base_;
       copy.thread = thread_of(n.thread);
-      copy.start_ns = align(n.start_ns);
-      copy.end_ns = std::max(copy.start_ns, align(n.end_ns));
+      align.node(copy);
       if (const GpuDetail* d = t_.detail(n)) {
         GpuDetail g = *d;
         g.device = device_of(d->device);
-        g.api_start_ns = align(d->api_start_ns);
-        g.api_end_ns = align(d->api_end_ns);
+        align.detail(g);
         if (g.python_stack != kNoPythonStack) g.python_stack += stack_base_;
         out_.add_gpu_node(copy, g);
       } else {
@@ -399,6 +406,14 @@ void merged_warnings(Trace& out) {
 }
 
 }  // namespace
+
+bool align_to_reference_clock(Trace& trace) {
+  const Alignment align(trace);
+  if (!align.describe().applied) return false;
+  for (Node& n : trace.nodes) align.node(n);
+  for (GpuDetail& g : trace.gpu) align.detail(g);
+  return true;
+}
 
 Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files) {
   MergedSoFar merged;

@@ -11,24 +11,34 @@
     def tokenize(text): ...
 
     brickprof.mem_alloc(block.data_ptr(), block.nbytes, "kv_cache")  # your allocator's view
+    brickprof.export_parquet(["job-r0.json", "job-r1.json"], "job/")   # pip install brickprof[jobs]
+    ds = brickprof.dataset("job/")            # DuckDB views over the shards
+    ds.imbalance(); ds.sql("select rank, count(*) from kernels group by rank")
 
 Scopes are recorded when the program runs under `brickprof run` (the agent
 is then in the process) and cost next to nothing otherwise.
 """
+from ._dataset import Dataset, DatasetError, dataset
 from ._load import Trace, TraceError, load
 from ._paths import agent_path
 from ._scopes import (Brick, add_work, brick, is_enabled, layer, mem_alloc, mem_free, scope,
                       set_enabled, set_shapes)
+from ._shards import ShardError, export_parquet
 from ._version import __version__
 
 __all__ = [
     "Brick",
+    "Dataset",
+    "DatasetError",
+    "ShardError",
     "Trace",
     "TraceError",
     "__version__",
     "add_work",
     "agent_path",
     "brick",
+    "dataset",
+    "export_parquet",
     "is_enabled",
     "layer",
     "load",

@@ -1,6 +1,9 @@
 // brickprof._native: the compiled half of the Python package. read_trace()
 // reads a trace with the C++ reader every command uses (plain or .json.gz)
-// and returns its columns; site()/push()/pop() are the scope API of
+// and returns its columns; read_shard() the same on the job's timeline with
+// what a rank's Parquet shard adds, comm_ops() the MPI operations and
+// rank_path() the report's path across ranks, for a job's dataset;
+// site()/push()/pop() are the scope API of
 // <brickprof/brickprof.h>, so Python scopes take the header's inline path
 // into the agent's buffers, and cost one load and a branch without an agent;
 // mem_alloc()/mem_free()/set_shapes() are the header's memory and shape calls.
@@ -14,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "python/native/rank_path_binding.h"
+#include "python/native/shard_columns.h"
 #include "python/native/trace_columns.h"
 #include "trace/json/trace_json.h"
 #include "trace/model/bricks.h"
@@ -22,30 +27,50 @@ namespace {
 
 PyObject* g_trace_error = nullptr;  // brickprof.TraceError
 
-// read_trace(path) -> dict of columns (trace_columns.h). The GIL is released
-// while the file is read.
-PyObject* read_trace(PyObject*, PyObject* arg) {
+// The trace at the path `arg` names, read with the GIL released; false with
+// a Python exception set when it cannot be read.
+bool read_file(PyObject* arg, brickprof::Trace* trace) {
   PyObject* encoded = nullptr;
-  if (!PyUnicode_FSConverter(arg, &encoded)) return nullptr;
+  if (!PyUnicode_FSConverter(arg, &encoded)) return false;
   std::string path(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
   Py_DECREF(encoded);
-  brickprof::Trace trace;
   std::string error;
   bool out_of_memory = false;
   Py_BEGIN_ALLOW_THREADS try {
-    trace = brickprof::read_trace_file(path);
+    *trace = brickprof::read_trace_file(path);
   } catch (const brickprof::TraceError& e) {
     error = e.what();
   } catch (const std::bad_alloc&) {
     out_of_memory = true;
   }
-  Py_END_ALLOW_THREADS if (out_of_memory) return PyErr_NoMemory();
+  Py_END_ALLOW_THREADS if (out_of_memory) {
+    PyErr_NoMemory();
+    return false;
+  }
   if (!error.empty()) {
     PyErr_SetString(g_trace_error, error.c_str());
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+// read_trace(path) -> dict of columns (trace_columns.h).
+PyObject* read_trace(PyObject*, PyObject* arg) {
+  brickprof::Trace trace;
+  if (!read_file(arg, &trace)) return nullptr;
   return brickprof::python::trace_columns(trace);
 }
+
+// read_shard(path) -> the columns of a rank's Parquet shard (shard_columns.h).
+PyObject* read_shard(PyObject*, PyObject* arg) {
+  brickprof::Trace trace;
+  if (!read_file(arg, &trace)) return nullptr;
+  return brickprof::python::shard_columns(trace);
+}
+
+PyObject* comm_ops(PyObject*, PyObject*) { return brickprof::python::comm_op_rows(); }
+
+PyObject* rank_path(PyObject*, PyObject* arg) { return brickprof::python::rank_path(arg); }
 
 // site(kind, brick, name or None) -> handle: a call site's static metadata,
 // as the header's macros make one per site. Never freed: the agent keeps
@@ -211,6 +236,9 @@ PyObject* brick_names(PyObject*, PyObject*) {
 
 PyMethodDef kMethods[] = {
     {"read_trace", read_trace, METH_O, "Read a trace file into columns."},
+    {"read_shard", read_shard, METH_O, "Read a rank's trace into its shard's columns."},
+    {"comm_ops", comm_ops, METH_NOARGS, "The MPI operations: (name, collective, pattern)."},
+    {"rank_path", rank_path, METH_O, "The critical path across ranks from a job's arrays."},
     {"site", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(site)), METH_FASTCALL,
      "Make a scope call site."},
     {"push", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(push)), METH_FASTCALL,

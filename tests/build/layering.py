@@ -33,7 +33,7 @@ ALLOWED = {
     "agent": {"trace", "api", "detail"},
     "analysis": {"trace", "api"},
     "tools": {"analysis", "trace", "api"},
-    "python/native": {"trace", "api"},
+    "python/native": {"analysis", "trace", "api"},
     "kernels": {"api"},
 }
 # Rooms whose sources are checked; tests/ and bench/ may include anything.

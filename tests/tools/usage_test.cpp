@@ -92,7 +92,7 @@ TEST(Usage, BrickprofAloneListsTheCommands) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(has(r.out, "Usage: brickprof COMMAND [OPTIONS]")) << r.out;
-  for (const char* command : {"run", "report", "diff", "merge", "ptx", "view"})
+  for (const char* command : {"run", "report", "diff", "merge", "ptx", "view", "export", "sql"})
     EXPECT_TRUE(has(r.out, std::string("\n  ") + command + " ")) << command << "\n" << r.out;
 }
 
@@ -114,7 +114,7 @@ TEST(Usage, MistakesAreAnsweredInWords) {
             "diff --help)\n"},
            {{"reprot", t},
             "brickprof: unknown command 'reprot' (did you mean report?); the commands are run, "
-            "report, diff, merge, ptx, view (brickprof --help)\n"},
+            "report, diff, merge, ptx, view, export, sql (brickprof --help)\n"},
            {{"report"}, "brickprof: report: FILE is required (brickprof report --help)\n"}}) {
     CliResult r = run_brickprof(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args[0];

@@ -142,6 +142,27 @@ TEST(MpiTrace, MergeMovesARankOntoRankZerosClock) {
     EXPECT_EQ(w.find("not on one timeline"), std::string::npos) << w;
 }
 
+TEST(MpiTrace, OneRankAlignedAloneHasTheTimesMergeGivesIt) {
+  // What a rank's Parquet shard holds: its times as the merged trace has them.
+  Trace r1 = rank_trace(1, 600);
+  for (Node& n : r1.nodes) {
+    n.start_ns += 1000000;
+    n.end_ns += 1000000;
+  }
+  r1.process.clock_sync.samples = {{1000, 5000, 200}, {1001000, 6000, 200}};
+  const Trace merged = merge_traces({rank_trace(0, 200), r1});
+  Trace alone = r1;
+  ASSERT_TRUE(align_to_reference_clock(alone));
+  const uint32_t base = static_cast<uint32_t>(rank_trace(0, 200).nodes.size());
+  for (uint32_t i = 0; i < alone.nodes.size(); ++i) {
+    EXPECT_EQ(alone.nodes[i].start_ns, merged.nodes[base + i].start_ns) << i;
+    EXPECT_EQ(alone.nodes[i].end_ns, merged.nodes[base + i].end_ns) << i;
+  }
+  Trace reference = rank_trace(0, 200);  // no samples: nothing to move
+  EXPECT_FALSE(align_to_reference_clock(reference));
+  EXPECT_EQ(reference.nodes[0].start_ns, 0);
+}
+
 TEST(MpiTrace, NoDriftWhereTheOffsetsAgreeWithinTheirErrors) {
   // 1000 ns apart, but each known to 1500 and 2000 ns (half its round
   // trip): no drift is measured; the better sample's offset holds.
@@ -266,6 +287,26 @@ TEST(MpiRanks, CriticalPathAndWhatIf) {
   ASSERT_EQ(r.what_ifs.size(), 1u);
   EXPECT_EQ(r.ranks.label(r.what_ifs[0].rank), "rank 1");
   EXPECT_EQ(r.what_ifs[0].saving_ns, 394);
+}
+
+TEST(MpiRanks, CriticalPathFromSpansIsThePathFromTheTrace) {
+  // A job's dataset hands the path each rank's span and the collectives.
+  const Trace t = two_ranks();
+  const CollectiveReport collectives = analyze_collectives(t);
+  const std::vector<RankSpan> spans = rank_spans(t, collectives.ranks);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[1].start_ns, 0);
+  EXPECT_EQ(spans[1].end_ns, 1000);
+  const RankPathReport a = rank_critical_path(t, collectives);
+  const RankPathReport b = rank_critical_path(spans, collectives);
+  EXPECT_EQ(a.modelled_end_ns, b.modelled_end_ns);
+  ASSERT_EQ(a.path.size(), b.path.size());
+  for (size_t i = 0; i < a.path.size(); ++i) {
+    EXPECT_EQ(a.path[i].start_ns, b.path[i].start_ns);
+    EXPECT_EQ(a.path[i].end_ns, b.path[i].end_ns);
+  }
+  ASSERT_EQ(b.what_ifs.size(), 1u);
+  EXPECT_EQ(b.what_ifs[0].saving_ns, 394);
 }
 
 TEST(MpiRanks, ViewsRenderTextAndJson) {

@@ -92,9 +92,7 @@ void write_job(JobSummary& job, const JobContext& context, const std::vector<int
   }
   const std::string path = job_summary_path(config().output, context.world_size,
                                             static_cast<long>(p.pid), p.host, p.program);
-  // The write's own time is in the file only as far as it was measured
-  // before the file was written: the gather's and the records' are whole.
-  job.write_ns = monotonic_ns() - start;
+  job.unpack_ns = monotonic_ns() - start;  // the file's own write is after: not in it
   const std::string error =
       write_file_atomically(path, [&](std::ostream& out) { write_job_summary_json(job, out); });
   if (error.empty())
@@ -157,6 +155,7 @@ void reduce_job_summary(Handle members, const JobContext& context) {
   if (gather(&bytes, kIntBytes, a.byte_type, sizes.data(), kIntBytes, a.byte_type, 0, members) !=
       kSuccess)
     return;
+  const int64_t sizes_gathered = monotonic_ns();
   std::vector<int> offsets(sizes.size());
   std::string all;
   if (rank == 0) {
@@ -172,7 +171,8 @@ void reduce_job_summary(Handle members, const JobContext& context) {
     return;
   if (rank != 0) return;
   JobSummary job;
-  job.gather_ns = monotonic_ns() - start;
+  job.gather_sizes_ns = sizes_gathered - start;
+  job.gather_records_ns = monotonic_ns() - sizes_gathered;
   job.gathered_bytes = all.size();
   try {
     write_job(job, context, sizes, all);

@@ -164,7 +164,8 @@ void job_summary_text(const JobSummary& job, const JobFigures& f, std::ostream& 
     largest_record = std::max(largest_record, r.wire_bytes);
   }
   out << "\nReduction: " << format_bytes(job.gathered_bytes) << " gathered to rank 0 in "
-      << format_duration(job.gather_ns) << "; a rank's summary took at most "
+      << format_duration(job.gather_records_ns) << " (the ranks reached MPI_Finalize within "
+      << format_duration(job.gather_sizes_ns) << " of rank 0); a rank's summary took at most "
       << format_duration(slowest_summary) << " and sent at most " << format_bytes(largest_record)
       << "\n";
 }
@@ -235,7 +236,8 @@ void job_summary_json(const JobSummary& job, const JobFigures& f, std::ostream& 
   }
   w.end_array().end_object();
   w.key("reduction").begin_object();
-  w.field("gather_ns", job.gather_ns).field("write_ns", job.write_ns);
+  w.field("gather_sizes_ns", job.gather_sizes_ns);
+  w.field("gather_records_ns", job.gather_records_ns).field("unpack_ns", job.unpack_ns);
   w.field("gathered_bytes", job.gathered_bytes).end_object();
   w.end_object();
   w.flush();

@@ -163,5 +163,5 @@ check("3 of 4 ranks" in text, "report of the partial job:\n%s" % text)
 
 print("ok: %d ranks summarised (%s bytes sent, gathered in %.2f ms); %d near-tie stragglers "
       "not compared; rank 3 without the agent left out" %
-      (RANKS, [r["wire_bytes"] for r in raw["ranks"]], reduction["gather_ns"] / 1e6, ties))
+      (RANKS, [r["wire_bytes"] for r in raw["ranks"]], reduction["gather_records_ns"] / 1e6, ties))
 sys.exit(summary())

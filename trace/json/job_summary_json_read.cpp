@@ -167,10 +167,12 @@ void read_top(od::document& doc, JobSummary& job) {
         const std::string_view gk = g.unescaped_key();
         c.key = gk;
         od::value gv = g.value();
-        if (gk == "gather_ns")
-          job.gather_ns = get_int(gv, c);
-        else if (gk == "write_ns")
-          job.write_ns = get_int(gv, c);
+        if (gk == "gather_sizes_ns")
+          job.gather_sizes_ns = get_int(gv, c);
+        else if (gk == "gather_records_ns")
+          job.gather_records_ns = get_int(gv, c);
+        else if (gk == "unpack_ns")
+          job.unpack_ns = get_int(gv, c);
         else if (gk == "gathered_bytes")
           job.gathered_bytes = get_uint(gv, c);
       }

@@ -62,7 +62,8 @@ void write_job_summary_json(const JobSummary& job, std::ostream& out) {
   w.field("launcher", job.launcher).field("job", job.job).end_object();
   w.key("reduction").begin_object();
   w.field("ranks", static_cast<uint64_t>(job.ranks.size()));
-  w.field("gather_ns", job.gather_ns).field("write_ns", job.write_ns);
+  w.field("gather_sizes_ns", job.gather_sizes_ns);
+  w.field("gather_records_ns", job.gather_records_ns).field("unpack_ns", job.unpack_ns);
   w.field("gathered_bytes", job.gathered_bytes).end_object();
   w.key("notes").begin_array();
   for (const std::string& n : job.notes) w.value(n);

@@ -83,9 +83,13 @@ struct JobSummary {
   std::string job;
   std::vector<RankSummary> ranks;  // members, by rank
   std::vector<std::string> notes;  // ranks without the agent, records cut
-  // The reduction as rank 0 measured it: the gather and the file.
-  int64_t gather_ns = 0;
-  int64_t write_ns = 0;
+  // The reduction as rank 0 measured it: the first gather (the records'
+  // sizes; it ends when the last member reaches MPI_Finalize, so it holds
+  // that wait), the second (the records), and rank 0 unpacking them (the
+  // file is written after).
+  int64_t gather_sizes_ns = 0;
+  int64_t gather_records_ns = 0;
+  int64_t unpack_ns = 0;
   uint64_t gathered_bytes = 0;
 };
 

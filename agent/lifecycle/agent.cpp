@@ -492,6 +492,32 @@ void resume_after_failed_exec() {
   g_writer.store(0);
 }
 
+bool read_recording_so_far(const std::function<void(const RecordingSoFar&)>& read) {
+  if (g_state.load() != State::kStarted || getpid() != g_pid.load()) return false;
+  if (!take_writer(/*wait=*/true)) return false;
+  bool done = false;
+  if (!g_dumped.load()) {
+    try {
+      if (g_gpu) g_gpu->flush();
+      const uint64_t now = Clock::ticks();
+      const Clock clock = Clock::fit_now();
+      const std::vector<capture::Window> windows = capture::windows();
+      // In the exit write's order: the GPU source's locks, then the buffers.
+      std::unique_ptr<GpuDump> gpu = g_gpu ? g_gpu->begin_dump() : nullptr;
+      const std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
+      try {
+        read(RecordingSoFar{threads, clock, now, windows, gpu.get()});
+        done = true;
+      } catch (...) {
+      }
+      Recorder::resume_after_dump();
+    } catch (...) {
+    }
+  }
+  g_writer.store(0);
+  return done;
+}
+
 // LD_PRELOAD entry point.
 __attribute__((constructor)) static void on_load() { ensure_started(); }
 

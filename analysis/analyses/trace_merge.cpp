@@ -64,12 +64,7 @@ class Alignment {
   explicit Alignment(const Trace& t) : sync_(t.sources.empty() ? &t.process.clock_sync : nullptr) {
     if (sync_ && sync_->samples.empty()) sync_ = nullptr;
   }
-  int64_t operator()(int64_t local_ns) const {
-    if (!sync_ || local_ns == 0) return local_ns;  // 0: no time recorded
-    // Never before the clock's zero: a trace's times are not negative.
-    const double aligned = static_cast<double>(local_ns) - sync_->offset_at(local_ns);
-    return aligned <= 0 ? 0 : aligned >= 9.2e18 ? INT64_MAX : std::llround(aligned);
-  }
+  int64_t operator()(int64_t local_ns) const { return sync_ ? sync_->aligned(local_ns) : local_ns; }
   // A node's times, its end never before its start.
   void node(Node& n) const {
     n.start_ns = (*this)(n.start_ns);

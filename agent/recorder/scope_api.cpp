@@ -5,6 +5,7 @@
 #include "agent/capture/capture.h"
 #include "agent/io/host_peaks.h"
 #include "agent/lifecycle/agent.h"
+#include "agent/recorder/checksum_table.h"
 #include "agent/recorder/recorder.h"
 
 namespace brickprof::agent {
@@ -46,6 +47,20 @@ void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
 void api_set_enabled(int on) { capture::set_user_enabled(on != 0); }
 int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
 
+// The digest is taken here, on the calling thread, before the program may
+// change the buffer; only its ~200 bytes are kept (checksum_table.h).
+void api_checksum(const char* name, const void* ptr, uint64_t count, const char* dtype) {
+  if (!Recorder::enabled()) return;
+  ElementType type = ElementType::kBytes;
+  if ((dtype && !parse(dtype, &type)) || (!ptr && count > 0)) {
+    checksum_table::count_dropped();
+    return;
+  }
+  const Digest digest = digest_of(ptr, count, type);
+  Recorder::checksum(Recorder::intern_api_name(name ? name : ""), type,
+                     reinterpret_cast<uintptr_t>(ptr), digest);
+}
+
 brickprof__thread_buffer* api_thread_buffer() {
   return static_cast<brickprof__thread_buffer*>(Recorder::thread_buffer());
 }
@@ -68,6 +83,7 @@ constinit brickprof__api_table g_api = {
     BRICKPROF__RECORD_LAYOUT,
     api_thread_buffer,
     set_host_peaks,
+    api_checksum,
 };
 
 }  // namespace

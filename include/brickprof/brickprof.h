@@ -78,6 +78,9 @@ typedef enum brickprof_brick {
 /* The machine's peaks as the program measured them (brickprof_set_host_peaks). */
 #define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) \
   BRICKPROF__CALL(brickprof_set_host_peaks((double)(gflops), (double)(gbps), (how)))
+/* A digest of a host buffer for the innermost open scope (brickprof_checksum). */
+#define BRICKPROF_CHECKSUM(name, ptr, count, dtype) \
+  BRICKPROF__CALL(brickprof_checksum((name), (ptr), (uint64_t)(count), (dtype)))
 
 /* Functions, never compiled out. */
 /* Opens a scope with a name the agent copies; 1 if brickprof_pop() must follow. */
@@ -94,6 +97,20 @@ static inline int brickprof_is_enabled(void);
  * the CPU roofline, 0 for a figure not measured; `how` (copied, may be NULL)
  * says how they were measured. Each call replaces the last; thread-safe. */
 static inline void brickprof_set_host_peaks(double gflops, double gbps, const char* how);
+/* Attaches to the innermost open scope a digest of an output the program
+ * computed: `count` elements of type `dtype` at `ptr`, which must be HOST
+ * memory (copy a device buffer to the host first; reading a device pointer
+ * here would fault). `dtype` is "f32", "f64", "f16", "bf16", "i32", "i64",
+ * "i8", "u8", or NULL or "bytes" (then `count` is in bytes); `name` (copied)
+ * tells a scope's outputs apart. The digest (FNV-1a of the bytes, sum,
+ * norms, extremes, NaN and Inf counts) is taken on the calling thread before
+ * the call returns, so the buffer may change right after; the trace keeps
+ * the digest, not the data, and `brickprof diff --outputs` compares two
+ * runs' digests scope by scope. An unknown dtype, or a call outside every
+ * scope, is left out and counted. Thread-safe; costs one pass over the
+ * buffer while the agent records, nothing otherwise. */
+static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
+                                      const char* dtype);
 
 #ifdef __cplusplus
 } /* extern "C" */

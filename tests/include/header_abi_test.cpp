@@ -24,6 +24,12 @@ void fake_set_host_peaks(double, double gbps, const char*) {
   g_gbps = gbps;
 }
 
+uint64_t g_checksum_count = 0;
+void fake_checksum(const char*, const void*, uint64_t count, const char*) {
+  ++g_calls;
+  g_checksum_count = count;
+}
+
 // A version-2 table `size` bytes long; the memory after it still holds a
 // callable pointer, so a header that ignored `size` would call it.
 void make_table(size_t size) {
@@ -32,6 +38,7 @@ void make_table(size_t size) {
   g_table.size = static_cast<uint32_t>(size);
   g_table.fast_state = BRICKPROF__FAST_OFF;
   g_table.set_host_peaks = fake_set_host_peaks;
+  g_table.checksum = fake_checksum;
   g_calls = 0;
 }
 
@@ -60,7 +67,8 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(offsetof(brickprof__api_table, record_layout), 60u);
   EXPECT_EQ(offsetof(brickprof__api_table, thread_buffer), 64u);
   EXPECT_EQ(offsetof(brickprof__api_table, set_host_peaks), 72u);
-  EXPECT_EQ(sizeof(brickprof__api_table), 80u);
+  EXPECT_EQ(offsetof(brickprof__api_table, checksum), 80u);
+  EXPECT_EQ(sizeof(brickprof__api_table), 88u);
 
   EXPECT_EQ(offsetof(brickprof__site, name), 0u);
   EXPECT_EQ(offsetof(brickprof__site, kind), 8u);
@@ -122,4 +130,20 @@ TEST(HeaderAbi, AgentWithHostPeaksIsCalled) {
   brickprof_set_host_peaks(100, 20, "probe");
   EXPECT_EQ(g_calls, 1);
   EXPECT_DOUBLE_EQ(g_gbps, 20);
+}
+
+TEST(HeaderAbi, OlderAgentWithoutChecksumIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, checksum));  // the table before the field
+  const float out[3] = {1, 2, 3};
+  brickprof_checksum("out", out, 3, "f32");
+  BRICKPROF_CHECKSUM("out", out, 3, "f32");
+  EXPECT_EQ(g_calls, 0);
+}
+
+TEST(HeaderAbi, AgentWithChecksumIsCalled) {
+  make_table(sizeof(brickprof__api_table));
+  const float out[3] = {1, 2, 3};
+  brickprof_checksum("out", out, 3, "f32");
+  EXPECT_EQ(g_calls, 1);
+  EXPECT_EQ(g_checksum_count, 3u);
 }

@@ -85,6 +85,9 @@ typedef struct brickprof__api_table {
    * NULL) says how. Each call replaces the last; thread-safe. The trace
    * gets a devices[] entry "cpu" with them. */
   void (*set_host_peaks)(double gflops, double gbps, const char* how);
+  /* A digest of `count` elements of type `dtype` (NULL: bytes) at `ptr`, in
+   * host memory, for the innermost open scope, under `name` (copied). */
+  void (*checksum)(const char* name, const void* ptr, uint64_t count, const char* dtype);
 } brickprof__api_table;
 
 /* Whether `api` has `field` (an agent older than this header may not). */

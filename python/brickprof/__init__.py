@@ -15,7 +15,7 @@ is then in the process) and cost next to nothing otherwise.
 """
 from ._load import Trace, TraceError, load
 from ._paths import agent_path
-from ._scopes import Brick, add_work, brick, is_enabled, layer, scope, set_enabled
+from ._scopes import Brick, add_work, brick, checksum, is_enabled, layer, scope, set_enabled
 from ._version import __version__
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "add_work",
     "agent_path",
     "brick",
+    "checksum",
     "is_enabled",
     "layer",
     "load",

@@ -57,6 +57,14 @@ void CpuBackend::read(int tensor, float* dst, int64_t count) {
   std::memcpy(dst, raw(tensor), static_cast<size_t>(count) * sizeof(float));
 }
 
+void CpuBackend::read_at(int tensor, int64_t offset, float* dst, int64_t count) {
+  std::memcpy(dst, f32(tensor) + offset, static_cast<size_t>(count) * sizeof(float));
+}
+
+void CpuBackend::write_at(int tensor, int64_t offset, const float* src, int64_t count) {
+  std::memcpy(output(tensor) + offset, src, static_cast<size_t>(count) * sizeof(float));
+}
+
 void CpuBackend::get_rows(const Graph& g, const Node& n) {
   const Tensor& table = g.tensors[static_cast<size_t>(n.in[0])];
   const auto* tokens = static_cast<const int32_t*>(raw(n.in[1]));

@@ -49,7 +49,8 @@ void Engine::run(const Graph& g, const std::vector<int32_t>& tokens, bool replay
   }
   if (pos_ + g.seq_tokens > c.context)
     throw std::length_error("context of " + std::to_string(c.context) + " tokens is full");
-  const Step step{pos_, tokens.data(), layer_delay_ns_, repeat_};
+  const Step step{pos_, tokens.data(), layer_delay_ns_, repeat_,
+                  checks_.any() ? &checks_ : nullptr};
   if (!replayable) {
     execute_graph(g, d_, step);
   } else {
@@ -87,6 +88,7 @@ std::vector<int32_t> Engine::argmax() const {
       next[static_cast<size_t>(b)] =
           static_cast<int32_t>(std::max_element(first, first + vocab) - first);
     }
+    if (checks_.checksums) brickprof_checksum("next", next.data(), next.size(), "i32");
   }
   // Every rank holds the same logits up to the order of its sums; rank 0's
   // choice is the one all of them feed back.

@@ -61,6 +61,8 @@ struct Options {
   int slow_rank = -1;  // --test-slow-rank / --test-slow-us
   double slow_us = 0;
   std::string repeat_brick;  // --repeat-brick NAME=K
+  bool checksums = false;    // --checksums
+  std::string fault;         // --fault KIND:LAYER:BRICK
 };
 
 // --repeat-brick NAME=K against the graph: NAME one of its bricks, K from 1
@@ -336,6 +338,20 @@ int run(const Options& o) {
     if (!bad.empty()) return fail(bad);
     engine.set_brick_repeat(repeat);
   }
+  if (o.checksums || !o.fault.empty()) {
+    if (mode == Mode::Graph && backend->can_capture())
+      return fail(
+          "--checksums and --fault need --mode eager: a captured graph's kernels run at "
+          "replay, where no brick's output can be read");
+    OutputChecks checks;
+    checks.checksums = o.checksums;
+    if (!o.fault.empty()) {
+      std::string bad;
+      checks.fault = parse_fault(o.fault, engine.decode_graph(), &bad);
+      if (!bad.empty()) return fail(bad);
+    }
+    engine.set_output_checks(checks);
+  }
   const double build_s = seconds_since(t_build);
   const double weight_mb = static_cast<double>(model.weight_bytes_per_token()) / 1e6;
   say_setup(o, cfg, backend->name(), weight_mb, build_s);
@@ -397,6 +413,13 @@ int main(int argc, char** argv) {
                  "NAME=K: run every op of brick NAME K times per call, a real slow-down of "
                  "one brick (e.g. QkvProjection=2 for a diff gate's test)")
       ->type_name("NAME=K");
+  app.add_flag("--checksums", o.checksums,
+               "digest every op's output inside its brick (brickprof_checksum; eager mode), for "
+               "brickprof diff --outputs between backends or builds");
+  app.add_option("--fault", o.fault,
+                 "for tests: perturb:LAYER:BRICK scales that brick's outputs in that layer by "
+                 "1+1e-2, nan:LAYER:BRICK makes element 0 of each NaN (eager mode)")
+      ->type_name("KIND:LAYER:BRICK");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

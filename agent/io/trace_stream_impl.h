@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/io/checksum_events.h"
 #include "agent/io/gpu_attribution.h"
 #include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
@@ -147,6 +148,8 @@ struct TraceStream::Impl final : TraceSource {
 
   // Memory events and shapes records, read in pass 1 for the header.
   MemoryEvents memory;
+  // The program's output digests (brickprof_checksum), read in pass 1.
+  ChecksumEvents checksums;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

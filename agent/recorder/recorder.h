@@ -30,6 +30,8 @@ enum class EventType : uint8_t {
   kMemory,      // a = address, b = bytes, then the packed word (pack_memory) and the
                 //   stream, the pool; site = the API's or the program pool's name
   kShapes,      // site = a shapes signature (shapes_signature) for the innermost scope
+  kChecksum,    // a = index in checksum_table.h; site = the output's name, for the
+                //   innermost scope
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -37,7 +39,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF__RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -123,6 +125,11 @@ class Recorder {
                                       const std::vector<int64_t>& output);
   // Its reading at the write; false (nothing set) if `text` is not one.
   static bool parse_shapes_signature(std::string_view text, NodeShape* out);
+  // A digest of an output for the innermost open scope (brickprof_checksum):
+  // kept in checksum_table.h, its index in a kChecksum record named
+  // `name_site` (intern_api_name of the program's name for the buffer).
+  static void checksum(uint32_t name_site, ElementType type, uint64_t address,
+                       const Digest& digest);
 
   // Called on the popping thread just before a scope's end is timestamped,
   // with the kind of scope that ends; BRICKPROF_SYNC=per-layer|immediate

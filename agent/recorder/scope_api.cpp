@@ -6,6 +6,7 @@
 #include "agent/io/host_peaks.h"
 #include "agent/lifecycle/agent.h"
 #include "agent/python/python_frames.h"
+#include "agent/recorder/checksum_table.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/shape_text.h"
 #include "agent/recorder/text_sites.h"
@@ -91,6 +92,18 @@ void api_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* rank
     return;
   }
   Recorder::shapes(site);
+// The digest is taken here, on the calling thread, before the program may
+// change the buffer; only its ~200 bytes are kept (checksum_table.h).
+void api_checksum(const char* name, const void* ptr, uint64_t count, const char* dtype) {
+  if (!Recorder::enabled()) return;
+  ElementType type = ElementType::kBytes;
+  if ((dtype && !parse(dtype, &type)) || (!ptr && count > 0)) {
+    checksum_table::count_dropped();
+    return;
+  }
+  const Digest digest = digest_of(ptr, count, type);
+  Recorder::checksum(Recorder::intern_api_name(name ? name : ""), type,
+                     reinterpret_cast<uintptr_t>(ptr), digest);
 }
 
 brickprof__thread_buffer* api_thread_buffer() {
@@ -118,6 +131,7 @@ constinit brickprof__api_table g_api = {
     api_mem_alloc,
     api_mem_free,
     api_set_shapes,
+    api_checksum,
 };
 
 }  // namespace

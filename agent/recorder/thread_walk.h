@@ -21,6 +21,8 @@
 //   void memory(const MemoryEvent& e, uint32_t name_site)   its scope the innermost open node,
 //       its thread this one's, its name left for the visitor (the site of the API or pool)
 //   void shapes(uint32_t top, uint32_t signature_site)   shapes for the innermost open node
+//   void checksum(uint32_t top, uint32_t name_site, uint64_t index)   a digest (checksum_table.h)
+//       for the innermost open node, kNoNode outside every node
 //   void consumed(const Recorder::Segment& segment)   a segment was read to its end
 // (`top` is kNoNode outside every node).
 #pragma once
@@ -157,6 +159,9 @@ class ThreadWalk {
         break;
       case EventType::kShapes:
         if (top != kNoNode) v.shapes(top, e.site());
+        break;
+      case EventType::kChecksum:
+        v.checksum(top, e.site(), e.a);
         break;
     }
   }

@@ -78,6 +78,9 @@ typedef enum brickprof_brick {
 /* The machine's peaks as the program measured them (brickprof_set_host_peaks). */
 #define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) \
   BRICKPROF__CALL(brickprof_set_host_peaks((double)(gflops), (double)(gbps), (how)))
+/* A digest of a host buffer for the innermost open scope (brickprof_checksum). */
+#define BRICKPROF_CHECKSUM(name, ptr, count, dtype) \
+  BRICKPROF__CALL(brickprof_checksum((name), (ptr), (uint64_t)(count), (dtype)))
 
 /* Memory the program's own allocator (a caching allocator, an arena, a
  * KV-cache pool) hands out of what it reserved, under a pool name such as
@@ -122,6 +125,20 @@ static inline void brickprof_mem_free(const void* ptr, const char* pool);
 static inline void brickprof_set_shapes(const char* dtype, const int64_t* dims,
                                         const uint32_t* ranks, uint32_t n_inputs,
                                         const int64_t* out_dims, uint32_t out_rank);
+/* Attaches to the innermost open scope a digest of an output the program
+ * computed: `count` elements of type `dtype` at `ptr`, which must be HOST
+ * memory (copy a device buffer to the host first; reading a device pointer
+ * here would fault). `dtype` is "f32", "f64", "f16", "bf16", "i32", "i64",
+ * "i8", "u8", or NULL or "bytes" (then `count` is in bytes); `name` (copied)
+ * tells a scope's outputs apart. The digest (FNV-1a of the bytes, sum,
+ * norms, extremes, NaN and Inf counts) is taken on the calling thread before
+ * the call returns, so the buffer may change right after; the trace keeps
+ * the digest, not the data, and `brickprof diff --outputs` compares two
+ * runs' digests scope by scope. An unknown dtype, or a call outside every
+ * scope, is left out and counted. Thread-safe; costs one pass over the
+ * buffer while the agent records, nothing otherwise. */
+static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
+                                      const char* dtype);
 
 #ifdef __cplusplus
 } /* extern "C" */

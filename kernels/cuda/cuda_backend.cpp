@@ -240,6 +240,22 @@ void CudaBackend::read(int tensor, float* dst, int64_t count) {
         "cuMemcpyDtoH");
 }
 
+void CudaBackend::read_at(int tensor, int64_t offset, float* dst, int64_t count) {
+  check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(api_.cuMemcpyDtoH(dst, ptr(tensor) + static_cast<CUdeviceptr>(offset) * sizeof(float),
+                          static_cast<size_t>(count) * sizeof(float)),
+        "cuMemcpyDtoH");
+}
+
+// Synchronous on the legacy stream, as upload_step's copies: the stream's
+// kernels are done (read_at came first) and the next ones see the values.
+void CudaBackend::write_at(int tensor, int64_t offset, const float* src, int64_t count) {
+  check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(api_.cuMemcpyHtoD(out(tensor) + static_cast<CUdeviceptr>(offset) * sizeof(float), src,
+                          static_cast<size_t>(count) * sizeof(float)),
+        "cuMemcpyHtoD");
+}
+
 void CudaBackend::begin_capture() {
   check(api_.cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
         "cuStreamBeginCapture");

@@ -25,6 +25,8 @@ class CudaBackend final : public Dispatcher {
   void begin_step(const Graph& g, const Step& s) override;
   void end_step(const Graph& g) override;
   void read(int tensor, float* dst, int64_t count) override;
+  void read_at(int tensor, int64_t offset, float* dst, int64_t count) override;
+  void write_at(int tensor, int64_t offset, const float* src, int64_t count) override;
 
   void get_rows(const Graph& g, const Node& n) override;
   void mul_mat(const Graph& g, const Node& n) override;

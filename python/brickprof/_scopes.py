@@ -88,6 +88,22 @@ def add_work(flops, bytes_moved):
     _native.add_work(float(flops), float(bytes_moved))
 
 
+def checksum(name, array, dtype=None):
+    """Attaches to the innermost open scope a digest of `array`, an output
+    this code computed, so `brickprof diff --outputs` can line two runs up
+    and name the first scope whose outputs differ.
+
+    `array` is any C-contiguous object with the buffer protocol in host
+    memory: a numpy array, array.array, bytes, a memoryview (a torch tensor:
+    `t.detach().cpu().numpy()`). Its element type comes from its format
+    (float32, float64, float16, int8/32/64, uint8; others are digested as
+    bytes) unless `dtype` says otherwise ("bf16" for bfloat16 bits held in
+    a uint16 array). The digest is taken before this returns; nothing is
+    recorded when no agent records.
+    """
+    _native.checksum(str(name), array, None if dtype is None else str(dtype))
+
+
 def is_enabled():
     """True when the agent is loaded and recording."""
     return _native.is_enabled()

@@ -3,7 +3,7 @@
 // and returns its columns; read_shard() the same on the job's timeline with
 // what a rank's Parquet shard adds, comm_ops() the MPI operations and
 // rank_path() the report's path across ranks, for a job's dataset;
-// site()/push()/pop() are the scope API of
+// site()/push()/pop() (and checksum()) are the scope API of
 // <brickprof/brickprof.h>, so Python scopes take the header's inline path
 // into the agent's buffers, and cost one load and a branch without an agent;
 // mem_alloc()/mem_free()/set_shapes() are the header's memory and shape calls.
@@ -22,6 +22,7 @@
 #include "python/native/trace_columns.h"
 #include "trace/json/trace_json.h"
 #include "trace/model/bricks.h"
+#include "trace/model/checksum.h"
 
 namespace {
 
@@ -215,6 +216,62 @@ PyObject* set_shapes(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (append_dims(args[2], &out) < 0) return nullptr;
   brickprof_set_shapes(dtype, dims.data(), ranks.data(), static_cast<uint32_t>(ranks.size()),
                        out.data(), static_cast<uint32_t>(out.size()));
+// The element type of a buffer's struct format ("f", "<d", "e", ...), or
+// nullptr for one a digest reads only as bytes.
+const char* dtype_of_format(const char* format, Py_ssize_t itemsize) {
+  if (!format) return "u8";  // plain bytes
+  // Native or little-endian: x86-64's and ARM's order.
+  if (*format == '@' || *format == '=' || *format == '<') ++format;
+  if (std::strlen(format) != 1) return nullptr;
+  switch (*format) {
+    case 'f': return "f32";
+    case 'd': return "f64";
+    case 'e': return "f16";
+    case 'b': return "i8";
+    case 'B':
+    case '?':
+    case 'c': return "u8";
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n': return itemsize == 4 ? "i32" : itemsize == 8 ? "i64" : nullptr;
+    default: return nullptr;
+  }
+}
+
+// checksum(name, buffer, dtype or None): a digest of a C-contiguous host
+// buffer (bytes, array.array, a numpy array, a memoryview) for the innermost
+// open scope. Its element type is the buffer's format unless `dtype` names
+// one ("bf16" for a uint16 array holding bfloat16); formats a digest cannot
+// read as numbers are digested as bytes. The GIL is released meanwhile.
+PyObject* checksum(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "checksum() takes 3 arguments");
+  const char* name = PyUnicode_AsUTF8(args[0]);
+  if (!name) return nullptr;
+  const char* asked = nullptr;
+  brickprof::ElementType type = brickprof::ElementType::kBytes;
+  if (args[2] != Py_None) {
+    asked = PyUnicode_AsUTF8(args[2]);
+    if (!asked) return nullptr;
+    if (!brickprof::parse(asked, &type))
+      return PyErr_Format(PyExc_ValueError,
+                          "unknown dtype %R: f32, f64, f16, bf16, i32, i64, i8, u8 or bytes",
+                          args[2]);
+  }
+  Py_buffer view;
+  if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) return nullptr;
+  const char* dtype = asked ? asked : dtype_of_format(view.format, view.itemsize);
+  if (!dtype || !brickprof::parse(dtype, &type)) {
+    dtype = "bytes";
+    type = brickprof::ElementType::kBytes;
+  }
+  const uint64_t count = static_cast<uint64_t>(view.len) / brickprof::element_bytes(type);
+  // clang-format off
+  Py_BEGIN_ALLOW_THREADS
+  brickprof_checksum(name, view.buf, count, dtype);
+  Py_END_ALLOW_THREADS
+  // clang-format on
+  PyBuffer_Release(&view);
   Py_RETURN_NONE;
 }
 
@@ -256,6 +313,8 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL, "Report bytes the program's allocator took back."},
     {"set_shapes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(set_shapes)),
      METH_FASTCALL, "Attach the dtype and shapes to the innermost scope."},
+    {"checksum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(checksum)),
+     METH_FASTCALL, "Digest a host buffer for the innermost scope."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -55,6 +55,12 @@ void fake_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* ran
   g_out.assign(out_dims, out_dims + out_rank);
 }
 
+uint64_t g_checksum_count = 0;
+void fake_checksum(const char*, const void*, uint64_t count, const char*) {
+  ++g_calls;
+  g_checksum_count = count;
+}
+
 // A version-2 table `size` bytes long; the memory after it still holds a
 // callable pointer, so a header that ignored `size` would call it.
 void make_table(size_t size) {
@@ -66,6 +72,7 @@ void make_table(size_t size) {
   g_table.mem_alloc = fake_mem_alloc;
   g_table.mem_free = fake_mem_free;
   g_table.set_shapes = fake_set_shapes;
+  g_table.checksum = fake_checksum;
   g_calls = 0;
 }
 
@@ -97,7 +104,8 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(offsetof(brickprof__api_table, mem_alloc), 80u);
   EXPECT_EQ(offsetof(brickprof__api_table, mem_free), 88u);
   EXPECT_EQ(offsetof(brickprof__api_table, set_shapes), 96u);
-  EXPECT_EQ(sizeof(brickprof__api_table), 104u);
+  EXPECT_EQ(offsetof(brickprof__api_table, checksum), 104u);
+  EXPECT_EQ(sizeof(brickprof__api_table), 112u);
 
   EXPECT_EQ(offsetof(brickprof__site, name), 0u);
   EXPECT_EQ(offsetof(brickprof__site, kind), 8u);
@@ -232,4 +240,18 @@ TEST(HeaderAbi, ShapesReachTheAgentAsLaidOut) {
   for (size_t i = 0; i < g_dims.size(); ++i) EXPECT_EQ(g_dims[i], static_cast<int64_t>(i + 1));
   EXPECT_EQ(g_out, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(g_calls, 3);
+TEST(HeaderAbi, OlderAgentWithoutChecksumIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, checksum));  // the table before the field
+  const float out[3] = {1, 2, 3};
+  brickprof_checksum("out", out, 3, "f32");
+  BRICKPROF_CHECKSUM("out", out, 3, "f32");
+  EXPECT_EQ(g_calls, 0);
+}
+
+TEST(HeaderAbi, AgentWithChecksumIsCalled) {
+  make_table(sizeof(brickprof__api_table));
+  const float out[3] = {1, 2, 3};
+  brickprof_checksum("out", out, 3, "f32");
+  EXPECT_EQ(g_calls, 1);
+  EXPECT_EQ(g_checksum_count, 3u);
 }

@@ -60,6 +60,9 @@ int use_the_api() {
   brickprof_add_work(1, 2);
   brickprof_set_enabled(0);
   brickprof_set_host_peaks(0, 0, nullptr);
+  const float out[2] = {1.0f, 2.0f};
+  BRICKPROF_CHECKSUM("out", out, 2, "f32");
+  brickprof_checksum("out", out, 2, "f32");
   if (brickprof_is_enabled() != 0) ++failures;
   brickprof_kind kind = BRICKPROF_KIND_LAYER;
   brickprof_brick brick = BRICKPROF_BRICK_CUSTOM;

@@ -18,9 +18,11 @@ import big_trace  # noqa: E402
 from checks import check, summary  # noqa: E402
 
 APP = r'''
+import array
 import sys
 import time
 import brickprof
+import numpy as np
 
 @brickprof.scope("tokenize")
 def tokenize():
@@ -31,6 +33,8 @@ for i in range(2):
     with brickprof.layer(i):
         with brickprof.brick("RmsNorm", 4096):
             time.sleep(0.002)
+            brickprof.checksum("out", np.arange(4096, dtype=np.float32) / 1024 - 2)
+            brickprof.checksum("ids", array.array("i", range(5)))
         with brickprof.brick(brickprof.Brick.GateProjection, 1024):
             time.sleep(0.001)
         with brickprof.brick("my_custom_brick", 8):
@@ -41,6 +45,39 @@ for i in range(2):
 brickprof.mem_free(0x10000, "kv_cache")
 brickprof.mem_free(0x11000, "kv_cache")
 '''
+
+
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def check_checksums(path):
+    """brickprof.checksum's digests: on each layer's RmsNorm, as numpy computes them."""
+    import array
+    import numpy as np
+    with open(path) as f:
+        t = json.load(f)
+    sums = t.get("checksums", [])
+    check(len(sums) == 4, "%d checksums in the trace, the script took 4" % len(sums))
+    names = {n["id"]: n["name"] for n in t["nodes"]}
+    out = np.arange(4096, dtype=np.float32) / 1024 - 2
+    ids = array.array("i", range(5))
+    for c in sums:
+        check(names.get(c["node"]) == "RmsNorm", "a checksum on %r" % names.get(c["node"]))
+        want = {"out": ("f32", 4096, out.tobytes(), float(out.astype(np.float64).sum())),
+                "ids": ("i32", 5, ids.tobytes(), 10.0)}.get(c["name"])
+        if not check(want is not None, "a checksum named %r" % c["name"]):
+            continue
+        dtype, count, data, total = want
+        check(c["type"] == dtype and c["count"] == count and c["source"] == "program",
+              "checksum %s: %s %s %s" % (c["name"], c["type"], c["count"], c["source"]))
+        check(int(c["fnv1a"], 16) == fnv1a(data), "checksum %s: FNV-1a %s" % (c["name"],
+                                                                                c["fnv1a"]))
+        check(abs(c["sum"] - total) <= 1e-9, "checksum %s: sum %r, numpy says %r"
+              % (c["name"], c["sum"], total))
 
 
 def report_bricks(path):
@@ -156,6 +193,7 @@ def main():
                   ["Layer 0/RmsNorm", "Layer 1/RmsNorm"], "scope paths")
             compare_bricks(t, prefix + ".json")
             check_memory_and_shapes(prefix + ".json")
+            check_checksums(prefix + ".json")
             gz = brickprof.load(prefix + ".json.gz")
             check(gz.bricks.equals(t.bricks) and gz.nodes.equals(t.nodes),
                   "the json.gz loads differently from the json")

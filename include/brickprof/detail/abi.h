@@ -94,6 +94,9 @@ typedef struct brickprof__api_table {
    * dims in `out_dims` (brickprof_set_shapes). */
   void (*set_shapes)(const char* dtype, const int64_t* dims, const uint32_t* ranks,
                      uint32_t n_inputs, const int64_t* out_dims, uint32_t out_rank);
+  /* A digest of `count` elements of type `dtype` (NULL: bytes) at `ptr`, in
+   * host memory, for the innermost open scope, under `name` (copied). */
+  void (*checksum)(const char* name, const void* ptr, uint64_t count, const char* dtype);
 } brickprof__api_table;
 
 /* Whether `api` has `field` (an agent older than this header may not). */

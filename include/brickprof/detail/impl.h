@@ -48,6 +48,11 @@ static inline void brickprof_set_host_peaks(double gflops, double gbps, const ch
   const brickprof__api_table* api = brickprof__api();
   if (api && BRICKPROF__HAS(api, set_host_peaks)) api->set_host_peaks(gflops, gbps, how);
 }
+static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
+                                      const char* dtype) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, checksum)) api->checksum(name, ptr, count, dtype);
+}
 
 static inline void brickprof_mem_alloc(const void* ptr, uint64_t bytes, const char* pool) {
   const brickprof__api_table* api = brickprof__api();

@@ -283,6 +283,39 @@ TEST_F(RecorderTest, ShapesGoToTheInnermostScope) {
     EXPECT_FALSE(Recorder::parse_shapes_signature(bad, &s)) << bad;
 }
 
+// A digest is kept beside the events and lands on the scope open when it
+// was taken: by node, each node's in the order taken; one taken outside
+// every scope has nowhere to go.
+TEST_F(RecorderTest, ChecksumsGoToTheInnermostScope) {
+  const uint32_t layer = Recorder::intern_site(NodeKind::kLayer, -1, "");
+  const uint32_t brick = Recorder::intern_site(NodeKind::kBrick, 1, "");
+  const float a[4] = {1, -2, 3, 4};
+  const int32_t b[2] = {7, 8};
+  const Digest da = digest_of(a, 4, ElementType::kF32);
+  const Digest db = digest_of(b, 2, ElementType::kI32);
+  Recorder::push(layer, 0);
+  Recorder::push(brick, 4);
+  Recorder::checksum(Recorder::intern_api_name("q"), ElementType::kF32, 0x1000, da);
+  Recorder::checksum(Recorder::intern_api_name("k"), ElementType::kI32, 0x2000, db);
+  Recorder::pop();
+  Recorder::checksum(Recorder::intern_api_name("residual"), ElementType::kF32, 0x3000, da);
+  Recorder::pop();
+  Recorder::checksum(Recorder::intern_api_name("outside"), ElementType::kF32, 0x4000, da);
+  const Trace t = replay_all();
+  ASSERT_EQ(t.checksums.size(), 3u);
+  EXPECT_EQ(t.checksums[0].node, 0u);  // the layer's, though taken last of the three
+  EXPECT_EQ(t.strings.view(t.checksums[0].name), "residual");
+  EXPECT_EQ(t.checksums[1].node, 1u);
+  EXPECT_EQ(t.strings.view(t.checksums[1].name), "q");
+  EXPECT_EQ(t.checksums[1].address, 0x1000u);
+  EXPECT_EQ(t.checksums[1].digest.fnv1a, da.fnv1a);
+  EXPECT_DOUBLE_EQ(t.checksums[1].digest.l2, da.l2);
+  EXPECT_EQ(t.strings.view(t.checksums[2].name), "k");
+  EXPECT_EQ(t.checksums[2].type, ElementType::kI32);
+  EXPECT_EQ(t.checksums[2].digest.fnv1a, db.fnv1a);
+  EXPECT_EQ(t.checksums[2].digest.count, 2u);
+}
+
 // A thread that exits is retired by its key's destructor: its events stay
 // (a short-lived thread's few words copied out of its 8 KiB chunk), a
 // thread that recorded nothing leaves no entry, and its budget is given back.

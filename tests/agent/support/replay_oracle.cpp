@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "agent/recorder/checksum_table.h"
+
 namespace brickprof::agent {
 namespace {
 
@@ -87,6 +89,17 @@ class TraceBuilder {
     if (Recorder::parse_shapes_signature(Recorder::site(signature_site).name, &shape))
       shapes_by_node[top] = std::move(shape);  // the last one wins
   }
+  void checksum(uint32_t top, uint32_t name_site, uint64_t index) {
+    checksum_table::Entry entry;
+    if (top == kNoNode || !checksum_table::get(index, &entry)) return;
+    OutputChecksum c;
+    c.node = top;
+    c.name = names_.site_name(name_site);
+    c.type = entry.type;
+    c.address = entry.address;
+    c.digest = entry.digest;
+    trace_.checksums.push_back(c);
+  }
   void consumed(const Recorder::Segment&) {}
 
   std::vector<RangeStart> range_starts;
@@ -123,6 +136,10 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
                    [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
   std::stable_sort(trace.shapes.begin(), trace.shapes.end(),
                    [](const NodeShape& a, const NodeShape& b) { return a.node < b.node; });
+  // Checksums by node, each node's in the order taken.
+  std::stable_sort(
+      trace.checksums.begin(), trace.checksums.end(),
+      [](const OutputChecksum& a, const OutputChecksum& b) { return a.node < b.node; });
   for (const PlacedRange& p : place_ranges(range_starts, range_ends, clock, end_tsc, windows,
                                            result, &result.range_lanes)) {
     SiteInfo info = Recorder::site(p.site);

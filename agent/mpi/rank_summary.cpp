@@ -99,6 +99,11 @@ class Summarizer {
   void graph_node(uint64_t, uint32_t) {}
   void range_start(uint64_t, uint64_t, uint32_t) {}
   void range_end(uint64_t, uint64_t) {}
+  // The job summary carries no memory figures or checksums yet: a rank's
+  // peak is report --memory's / --ranks' on its own trace.
+  void memory(const MemoryEvent&, uint32_t) {}
+  void shapes(uint32_t, uint32_t) {}
+  void checksum(uint32_t, uint32_t, uint64_t) {}
   void consumed(const Recorder::Segment&) {}
 
   std::vector<TimeStat> bricks() { return bricks_.take(); }

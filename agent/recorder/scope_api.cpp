@@ -92,6 +92,8 @@ void api_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* rank
     return;
   }
   Recorder::shapes(site);
+}
+
 // The digest is taken here, on the calling thread, before the program may
 // change the buffer; only its ~200 bytes are kept (checksum_table.h).
 void api_checksum(const char* name, const void* ptr, uint64_t count, const char* dtype) {

@@ -240,6 +240,8 @@ TEST(HeaderAbi, ShapesReachTheAgentAsLaidOut) {
   for (size_t i = 0; i < g_dims.size(); ++i) EXPECT_EQ(g_dims[i], static_cast<int64_t>(i + 1));
   EXPECT_EQ(g_out, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(g_calls, 3);
+}
+
 TEST(HeaderAbi, OlderAgentWithoutChecksumIsNotCalled) {
   make_table(offsetof(brickprof__api_table, checksum));  // the table before the field
   const float out[3] = {1, 2, 3};

@@ -494,6 +494,9 @@ void resume_after_failed_exec() {
 
 bool read_recording_so_far(const std::function<void(const RecordingSoFar&)>& read) {
   if (g_state.load() != State::kStarted || getpid() != g_pid.load()) return false;
+  // A dying signal meanwhile waits until the reader is done (it takes the
+  // writer's place and the GPU source's locks), then writes the trace.
+  CriticalSection section;
   if (!take_writer(/*wait=*/true)) return false;
   bool done = false;
   if (!g_dumped.load()) {

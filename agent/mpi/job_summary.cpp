@@ -10,6 +10,7 @@
 
 #include "agent/io/config.h"
 #include "agent/io/log.h"
+#include "agent/io/output.h"
 #include "agent/io/process_info.h"
 #include "agent/lifecycle/agent.h"
 #include "agent/mpi/calls.h"
@@ -93,6 +94,7 @@ void write_job(JobSummary& job, const JobContext& context, const std::vector<int
   const std::string path = job_summary_path(config().output, context.world_size,
                                             static_cast<long>(p.pid), p.host, p.program);
   job.unpack_ns = monotonic_ns() - start;  // the file's own write is after: not in it
+  FileSizeSignalHeld held;  // past RLIMIT_FSIZE the write fails; SIGXFSZ never kills the host
   const std::string error =
       write_file_atomically(path, [&](std::ostream& out) { write_job_summary_json(job, out); });
   if (error.empty())

@@ -53,11 +53,11 @@ def tree_rss(root):
     parents = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
-            try:
-                with open("/proc/%s/stat" % name) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+            try:  # bytes: a process's name may be any bytes
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
                 parents.setdefault(int(fields[1]), []).append(int(name))
-            except OSError:
+            except (OSError, IndexError, ValueError):
                 continue
     total, todo = 0, [root]
     while todo:

@@ -216,6 +216,9 @@ PyObject* set_shapes(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (append_dims(args[2], &out) < 0) return nullptr;
   brickprof_set_shapes(dtype, dims.data(), ranks.data(), static_cast<uint32_t>(ranks.size()),
                        out.data(), static_cast<uint32_t>(out.size()));
+  Py_RETURN_NONE;
+}
+
 // The element type of a buffer's struct format ("f", "<d", "e", ...), or
 // nullptr for one a digest reads only as bytes.
 const char* dtype_of_format(const char* format, Py_ssize_t itemsize) {

@@ -31,7 +31,6 @@ import sys
 from pathlib import Path
 
 import brickprof
-import pyarrow.parquet as pq
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))

@@ -4,6 +4,12 @@
 
 #include "bench/scope_loops.h"
 
+namespace {
+char g_block[64];
+const int64_t kDims[] = {1, 4096, 4096, 4096}, kOut[] = {1, 4096};
+const uint32_t kRanks[] = {2, 2};
+}  // namespace
+
 __attribute__((noinline)) void scope_pairs_loaded(long n) {
   for (long i = 0; i < n; ++i) {
     BRICKPROF_SCOPE("loaded");
@@ -12,3 +18,18 @@ __attribute__((noinline)) void scope_pairs_loaded(long n) {
 }
 
 void set_agent_enabled(bool on) { brickprof_set_enabled(on ? 1 : 0); }
+
+__attribute__((noinline)) void mem_pairs_loaded(long n) {
+  for (long i = 0; i < n; ++i) {
+    brickprof_mem_alloc(g_block, sizeof g_block, "kv_cache");
+    brickprof_mem_free(g_block, "kv_cache");
+    asm volatile("" ::: "memory");
+  }
+}
+
+__attribute__((noinline)) void shapes_loaded(long n) {
+  for (long i = 0; i < n; ++i) {
+    brickprof_set_shapes("f32", kDims, kRanks, 2, kOut, 2);
+    asm volatile("" ::: "memory");
+  }
+}

@@ -5,3 +5,9 @@
 void scope_pairs_absent(long n);
 void scope_pairs_loaded(long n);
 void set_agent_enabled(bool on);
+// brickprof_mem_alloc + brickprof_mem_free of one pool, and brickprof_set_shapes
+// of a matrix product (two inputs), the same way.
+void mem_pairs_absent(long n);
+void mem_pairs_loaded(long n);
+void shapes_absent(long n);
+void shapes_loaded(long n);

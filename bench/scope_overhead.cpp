@@ -1,6 +1,8 @@
 // Cost of one push+pop pair with the agent absent, loaded but disabled, and
 // recording, next to one cycle-counter read and one clock_gettime, all from
-// one run so the ratios hold whatever the machine's speed.
+// one run so the ratios hold whatever the machine's speed; and of the
+// memory pair (brickprof_mem_alloc + _free) and brickprof_set_shapes,
+// absent and recording.
 //   scope_overhead [path/to/libbrickprof.so]
 #include <dlfcn.h>
 #include <unistd.h>
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
   // Rounds interleave every case, so a change in the machine's load hits
   // them all alike and the ratios stay meaningful; each keeps its best.
   Timing rdtsc, clock, absent, floor, disabled, recording;
+  Timing mem_absent, mem_recording, shapes_absent_t, shapes_recording;
   for (int r = 0; r < kRepeats; ++r) {
     time_once(rdtsc_loop, rdtsc);
     time_once(clock_loop, clock);
@@ -108,6 +111,10 @@ int main(int argc, char** argv) {
     time_once(scope_pairs_loaded, disabled);
     set_agent_enabled(true);
     time_once(scope_pairs_loaded, recording);
+    time_once(mem_pairs_absent, mem_absent);
+    time_once(mem_pairs_loaded, mem_recording);
+    time_once(shapes_absent, shapes_absent_t);
+    time_once(shapes_loaded, shapes_recording);
   }
 
   std::printf("%-34s %9s %12s\n", "push+pop pair (best of 7 x 1M)", "cpu ns", "x rdtsc");
@@ -123,6 +130,10 @@ int main(int argc, char** argv) {
   row("agent's page thread, per pair", recording.other_ns_per_op);
   std::printf("recording / floor: %.2f\n", recording.ns_per_op / floor.ns_per_op);
   std::printf("goals: absent <= 0.25x, recording <= 2.5x rdtsc\n");
+  row("mem alloc+free pair, agent absent", mem_absent.ns_per_op);
+  row("mem alloc+free pair, recording", mem_recording.ns_per_op);
+  row("set_shapes (2 inputs), absent", shapes_absent_t.ns_per_op);
+  row("set_shapes (2 inputs), recording", shapes_recording.ns_per_op);
   std::fflush(stdout);
   _exit(0);  // skip the agent's dump of the ~14M benchmark events
 }

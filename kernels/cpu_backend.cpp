@@ -26,6 +26,7 @@ void CpuBackend::prepare(const Graph& g) {
     if (ptrs_[i]) continue;
     if (t.kind == TensorKind::Weight || t.kind == TensorKind::Vector) {
       ptrs_[i] = const_cast<void*>(t.host);  // read-only, used in place
+      reported_.add(t, t.host);
       continue;
     }
     const size_t bytes = (static_cast<size_t>(t.bytes()) + 63) / 64 * 64;
@@ -34,6 +35,7 @@ void CpuBackend::prepare(const Graph& g) {
     std::memset(p, 0, bytes);
     owned_.emplace_back(p);
     ptrs_[i] = p;
+    reported_.add(t, p);
   }
   q8_.clear();
   const int hd = g.cfg.head_dim();
@@ -53,6 +55,14 @@ void CpuBackend::begin_step(const Graph& g, const Step& s) {
 
 void CpuBackend::read(int tensor, float* dst, int64_t count) {
   std::memcpy(dst, raw(tensor), static_cast<size_t>(count) * sizeof(float));
+}
+
+void CpuBackend::read_at(int tensor, int64_t offset, float* dst, int64_t count) {
+  std::memcpy(dst, f32(tensor) + offset, static_cast<size_t>(count) * sizeof(float));
+}
+
+void CpuBackend::write_at(int tensor, int64_t offset, const float* src, int64_t count) {
+  std::memcpy(output(tensor) + offset, src, static_cast<size_t>(count) * sizeof(float));
 }
 
 void CpuBackend::get_rows(const Graph& g, const Node& n) {

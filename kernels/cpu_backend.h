@@ -7,6 +7,7 @@
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/dispatch.h"
+#include "kernels/memory_pools.h"
 #include "kernels/q8_cache.h"
 #include "kernels/thread_pool.h"
 
@@ -33,6 +34,8 @@ class CpuBackend final : public Dispatcher {
   void begin_step(const Graph& g, const Step& s) override;
   void end_step(const Graph&) override {}
   void read(int tensor, float* dst, int64_t count) override;
+  void read_at(int tensor, int64_t offset, float* dst, int64_t count) override;
+  void write_at(int tensor, int64_t offset, const float* src, int64_t count) override;
 
   void get_rows(const Graph& g, const Node& n) override;
   void mul_mat(const Graph& g, const Node& n) override;
@@ -66,6 +69,7 @@ class CpuBackend final : public Dispatcher {
   ThreadPool& pool_;
   std::vector<void*> ptrs_;
   std::vector<std::unique_ptr<void, FreeDeleter>> owned_;
+  ReportedTensors reported_;  // after owned_: reported freed before the memory is
   Q8Cache q8_;                      // the last MulMat input, as Q8_K
   std::vector<float> inv_freq_;     // RoPE frequencies per pair
   std::vector<float> cos_, sin_;    // RoPE rotation of the current row

@@ -17,12 +17,15 @@ struct BrickRepeat {
   int times = 1;
 };
 
+struct OutputChecks;  // output_checks.h
+
 // Values that change from step to step; everything else is fixed per graph.
 struct Step {
   int pos = 0;                       // tokens each sequence already holds
   const int32_t* tokens = nullptr;   // rows() ids, sequence-major
   int64_t layer_delay_ns = 0;        // --test-slow-us: a busy wait in each layer's first brick
   BrickRepeat repeat = {};           // --repeat-brick
+  const OutputChecks* checks = nullptr;  // --checksums, --fault; null: none
 };
 
 class Dispatcher {
@@ -38,6 +41,10 @@ class Dispatcher {
   virtual void end_step(const Graph& g) = 0;
   // Copies `count` floats of a tensor's first rows to host memory.
   virtual void read(int tensor, float* dst, int64_t count) = 0;
+  // --checksums and --fault (output_checks.h): `count` floats from element
+  // `offset` of a tensor to host memory and back, after the work issued so far.
+  virtual void read_at(int tensor, int64_t offset, float* dst, int64_t count) = 0;
+  virtual void write_at(int tensor, int64_t offset, const float* src, int64_t count) = 0;
 
   virtual void get_rows(const Graph& g, const Node& n) = 0;
   virtual void mul_mat(const Graph& g, const Node& n) = 0;
@@ -67,10 +74,16 @@ class Dispatcher {
   // Kernel launches issued so far (eager launches plus graph launches).
   int64_t kernel_launches() const { return kernel_launches_; }
   int64_t graph_launches() const { return graph_launches_; }
+  // Device memory taken from a driver so far (every cuMemAlloc's bytes,
+  // summed; 0 on the CPU), and in how many calls.
+  int64_t driver_bytes() const { return driver_bytes_; }
+  int64_t driver_allocations() const { return driver_allocations_; }
 
  protected:
   int64_t kernel_launches_ = 0;
   int64_t graph_launches_ = 0;
+  int64_t driver_bytes_ = 0;
+  int64_t driver_allocations_ = 0;
   Communicator* comm_ = nullptr;
 };
 

@@ -49,7 +49,8 @@ void Engine::run(const Graph& g, const std::vector<int32_t>& tokens, bool replay
   }
   if (pos_ + g.seq_tokens > c.context)
     throw std::length_error("context of " + std::to_string(c.context) + " tokens is full");
-  const Step step{pos_, tokens.data(), layer_delay_ns_, repeat_};
+  const Step step{pos_, tokens.data(), layer_delay_ns_, repeat_,
+                  checks_.any() ? &checks_ : nullptr};
   if (!replayable) {
     execute_graph(g, d_, step);
   } else {
@@ -81,16 +82,20 @@ std::vector<int32_t> Engine::argmax() const {
   std::vector<int32_t> next(static_cast<size_t>(model_.cfg.batch));
   {
     BRICKPROF_BRICK(BRICKPROF_BRICK_SAMPLING, logits_.size());
+    brickprof_set_shapes("f32", {{model_.cfg.batch, vocab}}, {model_.cfg.batch});
     for (int b = 0; b < model_.cfg.batch; ++b) {
       const auto first = logits_.begin() + b * vocab;
       next[static_cast<size_t>(b)] =
           static_cast<int32_t>(std::max_element(first, first + vocab) - first);
     }
+    if (checks_.checksums) brickprof_checksum("next", next.data(), next.size(), "i32");
   }
   // Every rank holds the same logits up to the order of its sums; rank 0's
   // choice is the one all of them feed back.
   if (comm_ && comm_->size() > 1) {
     BRICKPROF_BRICK_NAMED("Broadcast", next.size());
+    const int64_t ids = static_cast<int64_t>(next.size());
+    brickprof_set_shapes("i32", {{ids}}, {ids});
     comm_->broadcast(next.data(), static_cast<int64_t>(next.size()), 0);
   }
   return next;

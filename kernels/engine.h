@@ -6,6 +6,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/graph.h"
+#include "kernels/output_checks.h"
 
 namespace bricklayer {
 
@@ -36,6 +37,9 @@ class Engine {
   void set_layer_delay(int64_t ns) { layer_delay_ns_ = ns; }
   // --repeat-brick: each op of the brick dispatched `times` times per call.
   void set_brick_repeat(BrickRepeat repeat) { repeat_ = repeat; }
+  // --checksums, --fault (output_checks.h); eager steps only: a captured
+  // graph's kernels run at replay, where no brick's output can be read.
+  void set_output_checks(OutputChecks checks) { checks_ = checks; }
   // Kernel launches one decode step issues eagerly (ops in the graph).
   int64_t decode_ops() const { return decode_.op_count(); }
   const Graph& decode_graph() const { return decode_; }
@@ -50,6 +54,7 @@ class Engine {
   Communicator* comm_;
   int64_t layer_delay_ns_ = 0;
   BrickRepeat repeat_;
+  OutputChecks checks_;
   Graph decode_;
   Graph prefill_;
   int pos_ = 0;

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <chrono>
 
+#include "kernels/memory_pools.h"
+#include "kernels/output_checks.h"
+
 namespace bricklayer {
 
 int dispatch_node(const Graph& g, const Node& n, Dispatcher& d) {
@@ -55,12 +58,15 @@ int dispatch_repeated(const Graph& g, const Node& n, Dispatcher& d, const BrickR
 int annotated(const Graph& g, const Node& n, Dispatcher& d, const Step& s, int64_t delay_ns) {
   const uint64_t elements = static_cast<uint64_t>(g.rows()) * static_cast<uint64_t>(n.n);
   const Work w = node_work(g, n, s.pos);
-#define BRICKLAYER_RUN(SCOPE)                    \
-  {                                              \
-    SCOPE;                                       \
-    BRICKPROF_WORK(w.flops, w.bytes);            \
-    if (delay_ns > 0) spin_for(delay_ns);        \
-    return dispatch_repeated(g, n, d, s.repeat); \
+#define BRICKLAYER_RUN(SCOPE)                                  \
+  {                                                            \
+    SCOPE;                                                     \
+    BRICKPROF_WORK(w.flops, w.bytes);                          \
+    report_node_shapes(g, n);                                  \
+    if (delay_ns > 0) spin_for(delay_ns);                      \
+    const int launched = dispatch_repeated(g, n, d, s.repeat); \
+    if (s.checks) check_output(g, n, d, s, *s.checks);         \
+    return launched;                                           \
   }
   switch (n.brick) {
     case Brick::Embedding: BRICKLAYER_RUN(BRICKPROF_BRICK(BRICKPROF_BRICK_EMBEDDING, elements))

@@ -20,6 +20,7 @@
 #include "kernels/engine.h"
 #include "kernels/executor.h"
 #include "kernels/flops.h"
+#include "kernels/memory_pools.h"
 #include "kernels/model.h"
 
 namespace {
@@ -60,6 +61,8 @@ struct Options {
   int slow_rank = -1;  // --test-slow-rank / --test-slow-us
   double slow_us = 0;
   std::string repeat_brick;  // --repeat-brick NAME=K
+  bool checksums = false;    // --checksums
+  std::string fault;         // --fault KIND:LAYER:BRICK
 };
 
 // --repeat-brick NAME=K against the graph: NAME one of its bricks, K from 1
@@ -268,6 +271,22 @@ void say_launches(const Options& o, bricklayer::Mode mode, bool on_gpu, int64_t 
   }
 }
 
+// The bytes of each pool, as reported to brickprof (memory_pools.h), and on
+// a GPU what the backend took from the driver: exact, so a profile can be
+// checked against them.
+void say_memory(const bricklayer::Graph& g, const bricklayer::Dispatcher& backend, bool on_gpu) {
+  using bricklayer::Pool;
+  const bricklayer::PoolBytes b = bricklayer::pool_bytes(g);
+  say("memory (bytes): %s %lld, %s %lld, %s %lld", pool_name(Pool::Weights),
+      static_cast<long long>(b[Pool::Weights]), pool_name(Pool::Activations),
+      static_cast<long long>(b[Pool::Activations]), pool_name(Pool::KvCache),
+      static_cast<long long>(b[Pool::KvCache]));
+  if (on_gpu)
+    say("; from the CUDA driver %lld in %lld cuMemAlloc", static_cast<long long>(backend.driver_bytes()),
+        static_cast<long long>(backend.driver_allocations()));
+  say("\n");
+}
+
 // Every rank says what --test-slow-us did to it (stderr: not rank 0's report).
 void say_test_delays(int tp_rank) {
   const bricklayer::TestDelays delays = bricklayer::test_delays();
@@ -319,6 +338,20 @@ int run(const Options& o) {
     if (!bad.empty()) return fail(bad);
     engine.set_brick_repeat(repeat);
   }
+  if (o.checksums || !o.fault.empty()) {
+    if (mode == Mode::Graph && backend->can_capture())
+      return fail(
+          "--checksums and --fault need --mode eager: a captured graph's kernels run at "
+          "replay, where no brick's output can be read");
+    OutputChecks checks;
+    checks.checksums = o.checksums;
+    if (!o.fault.empty()) {
+      std::string bad;
+      checks.fault = parse_fault(o.fault, engine.decode_graph(), &bad);
+      if (!bad.empty()) return fail(bad);
+    }
+    engine.set_output_checks(checks);
+  }
   const double build_s = seconds_since(t_build);
   const double weight_mb = static_cast<double>(model.weight_bytes_per_token()) / 1e6;
   say_setup(o, cfg, backend->name(), weight_mb, build_s);
@@ -329,6 +362,7 @@ int run(const Options& o) {
     say_bandwidth(o, generated, weight_mb, run_probes(o, *backend, pool), backend->name(),
                   pool.size());
   say_launches(o, mode, on_gpu, engine.decode_ops(), generated);
+  say_memory(engine.decode_graph(), *backend, on_gpu);
   say_test_delays(cfg.tp_rank);
   say_tokens(generated.first_seq);
   return 0;
@@ -379,6 +413,13 @@ int main(int argc, char** argv) {
                  "NAME=K: run every op of brick NAME K times per call, a real slow-down of "
                  "one brick (e.g. QkvProjection=2 for a diff gate's test)")
       ->type_name("NAME=K");
+  app.add_flag("--checksums", o.checksums,
+               "digest every op's output inside its brick (brickprof_checksum; eager mode), for "
+               "brickprof diff --outputs between backends or builds");
+  app.add_option("--fault", o.fault,
+                 "for tests: perturb:LAYER:BRICK scales that brick's outputs in that layer by "
+                 "1+1e-2, nan:LAYER:BRICK makes element 0 of each NaN (eager mode)")
+      ->type_name("KIND:LAYER:BRICK");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,16 +1,20 @@
 // `brickprof diff BASE NEW [--threshold PCT] [--min-time DUR|PCT%] [--total-threshold PCT]
-// [--any-program] [--under NAME] [--json] [-o FILE] [--html PAGE]`: compares two saved
+// [--any-program] [--under NAME] [--json] [-o FILE] [--html PAGE] [--outputs [--atol X]
+// [--rtol X] [--ulp N]]`: compares two saved
 // traces per brick and per kernel against the spread the runs show
 // (analysis/analyses/trace_diff.h) and exits 1 when the gate fails, so CI can
 // gate on it; --html writes the diff's HTML page (analysis/html/html_page.h)
-// instead of the text and prints the verdict.
+// instead of the text and prints the verdict. --outputs compares the runs'
+// output checksums instead (analysis/analyses/output_diff.h).
 #include <charconv>
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <new>
 #include <stdexcept>
 
+#include "analysis/analyses/output_diff.h"
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/analyses/trace_subset.h"
 #include "analysis/html/html_page.h"
@@ -42,6 +46,11 @@ struct DiffOptions {
   std::string out;   // the text or JSON to this file instead of stdout
   std::string html;  // the HTML page to write, if any
   bool quiet = false;
+  // --outputs: compare output checksums instead of times.
+  bool outputs = false;
+  double atol = OutputTolerance{}.atol;
+  double rtol = OutputTolerance{}.rtol;
+  std::optional<double> ulp;
 };
 
 // "5", "5%" or "2.5%": a percentage >= 0.
@@ -107,6 +116,24 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
       }
       *trace = std::move(subset.trace);
     }
+  }
+  if (o.outputs) {
+    if (!o.html.empty()) {
+      progress.done();
+      return fail("diff: --html compares times; with --outputs use the text or --json");
+    }
+    const OutputDiff d = diff_outputs(base, next, {o.atol, o.rtol, o.ulp});
+    progress.done();
+    const int written = write_output(o.out, [&](std::ostream& out) {
+      if (o.json) {
+        JsonWriter w(out);
+        output_diff_json(d, w);
+      } else {
+        output_diff_text(d, out);
+      }
+    });
+    if (written != kExitOk) return written;
+    return d.failed() || d.compared.empty() ? kExitRegression : kExitOk;
   }
   const TraceDiff d = diff_traces(base, next, limits);
   progress.done();  // before the output, which may go to the same terminal
@@ -180,6 +207,27 @@ Command add_diff_command(CLI::App& parent) {
                   "token\"; exact, and exit 2 with the closest names when a trace has none)")
       ->type_name("NAME")
       ->group(gate);
+  const char* outputs = "Outputs (--outputs)";
+  sub->add_flag("--outputs", o->outputs,
+                "Compare the runs' output checksums (brickprof run --checksums, "
+                "brickprof_checksum) instead of their times: lined up by execution path, the "
+                "first output beyond tolerance named; exit 1 when one is")
+      ->group(outputs);
+  sub->add_option("--atol", o->atol,
+                  "Absolute tolerance per element (the rms of the difference)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str(format_fixed(o->atol * 1e6, 0) + "e-6")
+      ->group(outputs);
+  sub->add_option("--rtol", o->rtol, "Tolerance relative to BASE's output (its L2 norm)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str(format_fixed(o->rtol * 1e3, 0) + "e-3")
+      ->group(outputs);
+  sub->add_option("--ulp", o->ulp,
+                  "The relative tolerance as N units in the last place of the output's type "
+                  "(f32: N x 1.19e-7; f16: N x 9.8e-4), instead of --rtol")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N")
+      ->group(outputs);
   const char* output = "Output";
   sub->add_flag("--json", o->json, "Print every entry as JSON instead of the changes as text")
       ->group(output);
@@ -204,8 +252,8 @@ Command add_diff_command(CLI::App& parent) {
       "Exit code: 0 pass; 1 the gate fails; 2 usage error or bad input.\n"
       "Examples:\n"
       "  brickprof diff base.json new.json\n"
-      "  brickprof diff base.json new.json --under \"decode token\" --threshold 10%\n"
-      "  brickprof diff base.json new.json --html diff.html");
+      "  brickprof diff base.json new.json --under \"decode token\" --html diff.html\n"
+      "  brickprof diff scalar.json avx2.json --outputs --rtol 1e-4");
   return {sub, [o](const std::vector<std::string>& trailing) { return diff(*o, trailing); }};
 }
 

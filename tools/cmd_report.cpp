@@ -17,6 +17,7 @@
 #include "analysis/analyses/dependency_graph.h"
 #include "analysis/analyses/trace_subset.h"
 #include "analysis/html/html_page.h"
+#include "analysis/views/job_summary_view.h"
 #include "analysis/views/views.h"
 #include "tools/command.h"
 #include "tools/output_file.h"
@@ -24,6 +25,7 @@
 #include "tools/progress.h"
 #include "tools/trace_input.h"
 #include "trace/derive/python_frames.h"
+#include "trace/json/job_summary_json.h"
 #include "trace/json/json_writer.h"
 #include "trace/json/trace_json.h"
 #include "trace/model/printable.h"
@@ -255,8 +257,36 @@ int print_views(const ReportOptions& o, const std::vector<const View*>& views,
   return write_output(o.out, write);
 }
 
+// A job summary (brickprof-job/1) has one view, the whole summary: the
+// views of a trace need the trace. --summary, --ranks and --collectives
+// name parts of it and print it too.
+int report_job(const ReportOptions& o) {
+  for (const auto& [name, on] : o.chosen)
+    if (on && name != "summary" && name != "ranks" && name != "collectives")
+      return fail("report: " + o.file + " is an MPI job's summary (brickprof-job/1): --" + name +
+                  " needs a trace (the ranks' traces beside it, or their merge)");
+  for (const auto& [name, values] : o.values)
+    if (!values.empty()) return fail("report: --" + name + " needs a trace, not a job summary");
+  if (!o.under.empty() || !o.html.empty())
+    return fail("report: --under and --html need a trace, not a job summary");
+  JobSummary job;
+  try {
+    job = read_job_summary_file(o.file);
+  } catch (const TraceError& e) {
+    return fail(e.what());
+  }
+  const JobFigures figures = job_figures(job);
+  return write_output(o.out, [&](std::ostream& out) {
+    if (o.json)
+      job_summary_json(job, figures, out);
+    else
+      job_summary_text(job, figures, out);
+  });
+}
+
 int report(const ReportOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("report: unexpected arguments after --");
+  if (is_job_summary_file(o.file)) return report_job(o);
   // Usage errors first, before any (possibly large) trace is read.
   if (o.python_frames > 256) return fail("report: --python-frames is 0 to 256");
   ViewSettings settings;
@@ -314,7 +344,10 @@ const char* group_of(const View& v) {
 Command add_report_command(CLI::App& parent) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* sub = parent.add_subcommand("report", "Print views of a saved trace");
-  sub->add_option("FILE", o->file, "A brickprof trace (.json or .json.gz, as run wrote it)")
+  sub->add_option("FILE", o->file,
+                  "A brickprof trace (.json or .json.gz, as run wrote it), or an MPI job's "
+                  "summary (<prefix>-job.json: its per-rank table, bricks, kernels and "
+                  "collectives)")
       ->required();
   for (const char* group : {kViews, kMultiRank, kExports}) {
     for (const View* v : report_views()) {

@@ -12,19 +12,23 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <sstream>
 
-#include "trace/derive/python_frames.h"
 #include "analysis/analyses/trace_subset.h"
-#include "trace/json/trace_json.h"
+#include "analysis/views/job_summary_view.h"
 #include "tools/command.h"
-#include "tools/trace_input.h"
 #include "tools/peak_options.h"
 #include "tools/progress.h"
+#include "tools/trace_input.h"
 #include "tools/view/browser.h"
+#include "tools/view/job_pager.h"
 #include "tools/view/keys.h"
 #include "tools/view/layout.h"
 #include "tools/view/session.h"
 #include "tools/view/terminal.h"
+#include "trace/derive/python_frames.h"
+#include "trace/json/job_summary_json.h"
+#include "trace/json/trace_json.h"
 
 namespace brickprof::cli {
 namespace {
@@ -70,6 +74,30 @@ void browse(view::Session& session, bool ascii) {
   }
 }
 
+// A job summary: its text, scrolled (view/job_pager.h).
+int view_job(const ViewOptions& o) {
+  if (!o.base.empty() || !o.under.empty())
+    return fail("view: BASE and --under need traces, not a job summary");
+  std::ostringstream text;
+  try {
+    const JobSummary job = read_job_summary_file(o.file);
+    job_summary_text(job, job_figures(job), text);
+  } catch (const TraceError& e) {
+    return fail(e.what());
+  }
+  view::JobPager pager(text.str(), o.file);
+  view::Terminal terminal(o.ascii);
+  while (!pager.done()) {
+    view::Canvas canvas(terminal.width(), terminal.height(), terminal.ascii());
+    pager.draw(canvas);
+    terminal.draw(canvas);
+    const int key = terminal.read_key();
+    if (key == view::key::kCtrlL) terminal.repaint();
+    pager.key(key, terminal.height());
+  }
+  return kExitOk;
+}
+
 int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
   if (!trailing.empty()) return fail("view: unexpected arguments after --");
   if (o.python_frames > 256) return fail("view: --python-frames is 0 to 256");
@@ -81,6 +109,7 @@ int run_view(const ViewOptions& o, const std::vector<std::string>& trailing) {
                 o.file + ")");
   if (std::string problem = view::terminal_problem(); !problem.empty())
     return fail("view: " + problem + " (try TERM=xterm-256color, or brickprof report)");
+  if (is_job_summary_file(o.file)) return view_job(o);
   std::optional<view::Session> session;
   {
     Progress progress(progress_wanted(o.quiet), std::cerr);
@@ -118,7 +147,9 @@ Command add_view_command(CLI::App& parent) {
   auto o = std::make_shared<ViewOptions>();
   CLI::App* sub = parent.add_subcommand(
       "view", "Browse a trace in the terminal: the tree, a detail pane and every report view");
-  sub->add_option("FILE", o->file, "A brickprof JSON trace")->required();
+  sub->add_option("FILE", o->file,
+                  "A brickprof JSON trace, or an MPI job's summary (<prefix>-job.json)")
+      ->required();
   sub->add_option("BASE", o->base,
                   "A reference trace: the tree then shows each brick's and kernel's change "
                   "against it (as brickprof diff BASE FILE)");

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 
+#include "trace/json/job_summary_json.h"
 #include "trace/output/formats.h"
 
 namespace brickprof::cli {
@@ -15,13 +16,16 @@ bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// A Chrome trace, whatever its name: its first object key is traceEvents.
-bool looks_like_chrome_trace(const std::string& path) {
+std::string head_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char head[256] = {};
   in.read(head, sizeof head - 1);
-  return std::string_view(head, static_cast<size_t>(in.gcount())).find("\"traceEvents\"") !=
-         std::string_view::npos;
+  return std::string(head, static_cast<size_t>(in.gcount()));
+}
+
+// A Chrome trace, whatever its name: its first object key is traceEvents.
+bool looks_like_chrome_trace(const std::string& path) {
+  return head_of(path).find("\"traceEvents\"") != std::string::npos;
 }
 
 // What the file is, if it is one of the other exports, and the trace's
@@ -40,6 +44,9 @@ std::string hint_for(const std::string& path) {
         return hint + ": the trace is " + prefix + trace_ext;
     return hint + " (" + prefix + ".json)";
   }
+  if (is_job_summary_file(path))
+    return "this is an MPI job's summary (brickprof-job/1), not a trace: brickprof report "
+           "and view read it; the ranks' traces are beside it";
   if (looks_like_chrome_trace(path))
     return "this is a Chrome trace (traceEvents), not a brickprof trace: give the .json that "
            "brickprof run wrote";
@@ -47,6 +54,8 @@ std::string hint_for(const std::string& path) {
 }
 
 }  // namespace
+
+bool is_job_summary_file(const std::string& path) { return looks_like_job_summary(head_of(path)); }
 
 Trace read_trace_input(const std::string& path, const ReadProgress& progress) {
   try {

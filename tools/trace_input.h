@@ -14,4 +14,8 @@ namespace brickprof::cli {
 // Perfetto; the trace is t.json".
 Trace read_trace_input(const std::string& path, const ReadProgress& progress = {});
 
+// Whether the file is an MPI job's summary (<prefix>-job.json, schema
+// brickprof-job/1) rather than a trace: report and view show it as such.
+bool is_job_summary_file(const std::string& path);
+
 }  // namespace brickprof::cli

@@ -49,7 +49,10 @@ ApiInfo classify_api(std::string_view raw, bool runtime) {
   std::string name = normalize_api_name(raw, runtime);
   std::string_view n = name;
   ApiInfo info;
-  if (starts_with(n, "cuLaunch") || starts_with(n, "cudaLaunch")) {
+  if (MemoryCall m = memory_call_of(n, runtime); m != MemoryCall::kNone) {
+    info.cls = ApiClass::kMemory;
+    info.memory = m;
+  } else if (starts_with(n, "cuLaunch") || starts_with(n, "cudaLaunch")) {
     info.cls = ApiClass::kLaunch;
   } else if (n == "cuGraphLaunch" || n == "cudaGraphLaunch") {
     info.cls = ApiClass::kGraphLaunch;

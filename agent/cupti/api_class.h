@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "agent/cupti/memory_calls.h"
+
 namespace brickprof::agent {
 
 // Callback ids are small dense integers below this: a table per domain
@@ -29,6 +31,7 @@ enum class ApiClass : uint8_t {
   kCaptureEnd,    // cuStreamEndCapture, cudaStreamEndCapture
   kProfilerStart,  // cuProfilerStart, cudaProfilerStart: BRICKPROF_CAPTURE=cuda-profiler-api
   kProfilerStop,   // cuProfilerStop, cudaProfilerStop
+  kMemory,         // allocations, frees, maps, trims: memory_calls.h
 };
 
 // Layout of the parameter struct, for reading copy/memset addresses.
@@ -45,6 +48,7 @@ struct ApiInfo {
   ApiClass cls = ApiClass::kIgnore;
   ParamLayout layout = ParamLayout::kNone;
   uint8_t element_size = 0;  // for kMemsetElements
+  MemoryCall memory = MemoryCall::kNone;  // for kMemory
 };
 
 // "cudaMemcpyAsync_ptsz_v7000" -> "cudaMemcpyAsync"; driver "_v2" kept (it

@@ -15,6 +15,11 @@
 #include "agent/recorder/recorder.h"
 
 namespace brickprof::agent {
+
+// From agent/lifecycle when it is linked in (not in the tests that link
+// the GPU source alone): BRICKPROF_DUMP_ON=oom's write.
+__attribute__((weak)) void save_at_out_of_memory(const std::string& why);  // lifecycle/agent.h
+
 namespace {
 
 constexpr uint32_t kMaxDepth = 8;
@@ -122,6 +127,53 @@ bool launches_work(ApiClass cls) {
          cls == ApiClass::kMemset;
 }
 
+// The device a call's memory is on: its context's (CUPTI names it).
+uint32_t device_of(const GpuState& s, CUcontext ctx) {
+  uint32_t id = 0;
+  if (ctx == nullptr || s.cupti.get_device_id == nullptr ||
+      s.cupti.get_device_id(ctx, &id) != CUPTI_SUCCESS)
+    return 0;
+  return id;
+}
+
+// One memory event per call (memory_calls.h), failed ones with their
+// result; an out-of-memory failure may write the trace there and then
+// (BRICKPROF_DUMP_ON=oom).
+void record_memory(GpuState& s, uint32_t site, uint64_t enter_tsc,
+                   MemoryCall call, const CUpti_CallbackData* cb) {
+  const auto* returned = static_cast<const int*>(cb->functionReturnValue);
+  const int result = returned != nullptr ? *returned : 0;
+  MemoryCallFacts facts;
+  if (!read_memory_call(call, cb->functionParams, result == 0, &facts)) return;
+  MemoryRecord r;
+  r.op = facts.op;
+  r.source = facts.source;
+  r.name_site = site;
+  r.address = facts.address;
+  r.bytes = facts.bytes;
+  r.result = result;
+  r.stream = facts.stream;
+  r.pool = facts.pool;
+  r.device = facts.host                ? kHostDeviceId
+             : facts.device >= 0       ? static_cast<uint32_t>(facts.device)
+                                       : device_of(s, cb->context);
+  // A free's memory is gone when the call begins; an allocation's is
+  // there when it returns (now: the stack walk is not the call's time).
+  const bool ends_something = r.op == MemoryOp::kFree || r.op == MemoryOp::kUnmap;
+  r.tsc = ends_something ? enter_tsc : Clock::ticks();
+  r.python_stack = python::current_stack();
+  Recorder::memory(r);
+  // CUDA_ERROR_OUT_OF_MEMORY, and the runtime's cudaErrorMemoryAllocation: both 2.
+  constexpr int kOutOfMemory = CUDA_ERROR_OUT_OF_MEMORY;
+  static_assert(kOutOfMemory == 2);
+  if (result == kOutOfMemory && r.op == MemoryOp::kAlloc &&
+      s.config.dump_on == DumpOn::kOutOfMemory && save_at_out_of_memory) {
+    save_at_out_of_memory(std::string("written at an out-of-memory failure (BRICKPROF_DUMP_ON=oom): ") +
+                          std::string(Recorder::site(site).name) + " of " +
+                          std::to_string(r.bytes) + " bytes; recording went on");
+  }
+}
+
 void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
                  const CUpti_CallbackData* cb) {
   ThreadFrames& f = t_frames;
@@ -142,6 +194,10 @@ void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
            !s.max_recorded_correlation.compare_exchange_weak(seen, cb->correlationId,
                                                              std::memory_order_release)) {
     }
+  }
+  if (slot.info.cls == ApiClass::kMemory) {
+    if (Recorder::enabled()) record_memory(s, site, enter, slot.info.memory, cb);
+    return;
   }
   const uint64_t exit_tsc = Clock::ticks();  // the stack walk is not the call's time
   // Not while recording is off (a capture window closed): the record is

@@ -36,6 +36,7 @@ Device make_device(const DeviceAttributes& a, std::optional<double> gflops_overr
   d.clock_mhz = a.clock_khz / 1000.0;
   d.memory_clock_mhz = a.memory_clock_khz / 1000.0;
   d.memory_bus_bits = static_cast<uint32_t>(a.bus_width_bits);
+  d.memory_bytes = a.memory_bytes;
   d.peak_gflops = static_cast<double>(a.sm_count) * fp32_lanes_per_sm(a.cc_major, a.cc_minor) *
                   2.0 * a.clock_khz * 1e3 / 1e9;
   d.peak_gbps = 2.0 * a.memory_clock_khz * 1e3 * a.bus_width_bits / 8.0 / 1e9;
@@ -66,6 +67,9 @@ void query_device(GpuState& s, int ordinal) {
   drv.device_get_attribute(&a.bus_width_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev);
   drv.device_get_attribute(&a.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
   drv.device_get_attribute(&a.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  size_t total = 0;
+  if (drv.device_total_mem != nullptr && drv.device_total_mem(&total, dev) == CUDA_SUCCESS)
+    a.memory_bytes = total;
   Device d = make_device(a, s.config.peak_gflops, s.config.peak_gbps);
   AgentLock lock(s.devices_mu);
   s.devices.push_back(d);

@@ -20,6 +20,7 @@ struct DeviceAttributes {
   int bus_width_bits = 0;    // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH
   int cc_major = 0;
   int cc_minor = 0;
+  uint64_t memory_bytes = 0;  // cuDeviceTotalMem; 0 unknown
 };
 
 // FP32 lanes per SM by compute capability (CUDA programming guide,

@@ -49,6 +49,8 @@ bool load_driver(Driver* d, std::string* why) {
             resolve(lib, "cuDeviceGetName", &d->device_get_name, true, &missing) &&
             resolve(lib, "cuDeviceGetAttribute", &d->device_get_attribute, true, &missing);
   if (!ok) *why = "libcuda " + missing;
+  // The device's memory size, for the headroom: a trace without it says 0.
+  resolve(lib, "cuDeviceTotalMem_v2", &d->device_total_mem, false, &missing);
   return ok;
 }
 

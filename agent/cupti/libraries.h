@@ -19,6 +19,7 @@ struct Driver {
   decltype(&::cuDeviceGet) device_get = nullptr;
   decltype(&::cuDeviceGetName) device_get_name = nullptr;
   decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
+  decltype(&::cuDeviceTotalMem_v2) device_total_mem = nullptr;  // optional
 };
 
 struct Cupti {

@@ -101,6 +101,7 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   r.peak(setting("BRICKPROF_PEAK_GBPS"), c.peak_gbps);
   r.count(setting("BRICKPROF_TEST_CLOCK_SHIFT_NS"), c.test_clock_shift_ns);
   r.choice(setting("BRICKPROF_CMDLINE"), c.cmdline);
+  r.choice(setting("BRICKPROF_DUMP_ON"), c.dump_on);
   r.count(setting("BRICKPROF_RUN_PID"), c.run_pid);
   if (auto v = r.get(setting("BRICKPROF_RUN_MANIFEST"))) c.run_manifest = std::string(*v);
   return c;

@@ -20,6 +20,9 @@ enum class GraphTrace { kNode, kGraph };
 // How much of the command line a trace keeps: all of it, argv[0], nothing
 // (arguments may hold a password).
 enum class CmdlineMode { kFull, kProgram, kNone };
+// When the trace is written: at the end only, or also at an out-of-memory
+// failure (lifecycle/agent.h, save_at_out_of_memory).
+enum class DumpOn { kExit, kOutOfMemory };
 
 struct Config {
   std::string output = "brickprof-%n-%p";       // BRICKPROF_OUTPUT
@@ -40,6 +43,7 @@ struct Config {
   // lock the interrupted code holds).
   unsigned signal_dump_seconds = 20;             // BRICKPROF_SIGNAL_DUMP_SECONDS
   CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
+  DumpOn dump_on = DumpOn::kExit;                // BRICKPROF_DUMP_ON
   // Python frames kept per GPU launch (innermost first); 0: none read.
   uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
   // The roofline's roofs, in place of those computed from the device.

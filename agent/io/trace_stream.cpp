@@ -19,6 +19,8 @@ namespace {
 // Pass 1's view of a thread: only what attribution, ranges and the Python
 // frames' grouping need.
 struct Planner {
+  MemoryEvents& memory_events;
+  ChecksumEvents& checksum_events;
   GpuAttribution& gpu;
   uint32_t tid;
   std::vector<RangeStart>& range_starts;
@@ -46,6 +48,13 @@ struct Planner {
     range_starts.push_back({range_id, tsc, site});
   }
   void range_end(uint64_t range_id, uint64_t tsc) { range_ends.emplace_back(range_id, tsc); }
+  void memory(const MemoryEvent& e, uint32_t name_site) { memory_events.add(e, name_site); }
+  void shapes(uint32_t top, uint32_t signature_site) {
+    memory_events.add_shapes(top, signature_site);
+  }
+  void checksum(uint32_t top, uint32_t name_site, uint64_t index) {
+    checksum_events.add(top, name_site, index);
+  }
   void consumed(const Recorder::Segment&) {}
 };
 
@@ -57,7 +66,7 @@ void TraceStream::Impl::plan() {
   first_id.reserve(threads.size());
   for (const Recorder::ThreadEvents& te : threads) {
     first_id.push_back(cpu_count);
-    Planner planner{gpu, te.tid, range_starts, range_ends, python.roots[te.tid]};
+    Planner planner{memory, checksums, gpu, te.tid, range_starts, range_ends, python.roots[te.tid]};
     ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
     walk.run(planner);
     if (walk.next_id() != cpu_count) node_threads.insert(te.tid);
@@ -265,6 +274,8 @@ WrittenOutputs TraceStream::write(const Trace& header, const std::vector<std::st
   try {
     if (!impl_->walked) {
       impl_->header = header;
+      impl_->memory.fill(impl_->header);
+      impl_->checksums.fill(impl_->header);
       impl_->walk();
     }
     return write_outputs(*impl_, formats, sink);

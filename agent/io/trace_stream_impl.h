@@ -11,7 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/io/checksum_events.h"
 #include "agent/io/gpu_attribution.h"
+#include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
 #include "agent/io/trace_stream.h"
 #include "agent/recorder/budget.h"
@@ -143,6 +145,11 @@ struct TraceStream::Impl final : TraceSource {
 
   NodeSpill spill;
   std::string note;
+
+  // Memory events and shapes records, read in pass 1 for the header.
+  MemoryEvents memory;
+  // The program's output digests (brickprof_checksum), read in pass 1.
+  ChecksumEvents checksums;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

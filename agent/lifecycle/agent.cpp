@@ -22,6 +22,7 @@
 #include "agent/gpu_source.h"
 #include "agent/io/compressed_formats.h"
 #include "agent/io/host_peaks.h"
+#include "agent/python/python_frames.h"
 #include "agent/io/log.h"
 #include "agent/io/output.h"
 #include "agent/io/process_info.h"
@@ -266,6 +267,10 @@ void start() {
     gpu_status() = status;
     if (!g_gpu) log_info("GPU capture " + status);
   }
+  // The program's own memory events carry Python stacks too; where there
+  // is a GPU source, it has looked for the interpreter already (once: a
+  // program without Python pays one failed lookup).
+  if (!g_gpu) python::start(the_config().python_depth);
   log_debug("started; clock " + std::string(Clock::uses_tsc() ? "tsc" : "clock_gettime"));
 }
 
@@ -306,7 +311,10 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
         " scopes with run-time names recorded as \"(other)\"");
   if (!stream.note().empty()) d.warnings.push_back(stream.note());
   if (mpi::contribute_header) mpi::contribute_header(trace);  // communicators, rank, clock offset
-  if (gpu) gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first
+  if (gpu)
+    gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first, Python stacks
+  else
+    python::contribute(trace);  // the stacks of the program's memory events
   add_host_device(trace);
   return trace;
 }
@@ -347,9 +355,16 @@ std::string pre_exec_prefix(const std::string& prefix) {
   return name;
 }
 
+// Which write: the last (at exit: events freed as they are read), one
+// before an exec (under its own name, events kept: the exec may fail), or
+// one while the program goes on (BRICKPROF_DUMP_ON=oom: events kept, and
+// the next write replaces its files).
+enum class WriteKind { kFinal, kBeforeExec, kGoingOn };
+
 // Builds and writes the trace; `why`, if any, joins its warnings. A trace
 // a failed exec left under another name is removed once this one is out.
-void write_trace(const std::string& why, bool before_exec) {
+void write_trace(const std::string& why, WriteKind kind) {
+  const bool before_exec = kind == WriteKind::kBeforeExec;
   try {
     // Streamed (agent/io/trace_stream.h): the events are read, not copied
     // into a Trace; before an exec, which may fail and record on, they are
@@ -365,7 +380,7 @@ void write_trace(const std::string& why, bool before_exec) {
     if (before_exec) prefix = pre_exec_prefix(prefix);
     std::unique_ptr<GpuDump> gpu = g_gpu ? g_gpu->begin_dump() : nullptr;
     TraceStream stream(Recorder::snapshot(), clock, end_ticks, windows, gpu.get(),
-                       /*consume=*/!before_exec, directory_of(prefix));
+                       /*consume=*/kind == WriteKind::kFinal, directory_of(prefix));
     Trace header = build_header(stream, gpu.get(), clock, end_ticks, windows);
     if (!why.empty()) header.diagnostics.warnings.push_back(why);
     FileSink sink(prefix);
@@ -422,7 +437,7 @@ void dump_at_exit() {
   // started it.
   if (!g_started_process && !Recorder::recorded_anything()) return;
   if (!take_writer(/*wait=*/true)) return;
-  if (!g_dumped.exchange(true)) write_trace("", /*before_exec=*/false);
+  if (!g_dumped.exchange(true)) write_trace("", WriteKind::kFinal);
   g_writer.store(0);
 }
 
@@ -438,10 +453,34 @@ bool save_before_leaving(const std::string& why, bool before_exec) {
   bool wrote = !g_dumped.exchange(true);
   if (wrote) {
     g_recording_before_exec = Recorder::enabled();
-    write_trace(why, before_exec);
+    write_trace(why, before_exec ? WriteKind::kBeforeExec : WriteKind::kFinal);
   }
   g_writer.store(0);
   return wrote;
+}
+
+void save_at_out_of_memory(const std::string& why) {
+  if (g_state.load() != State::kStarted || getpid() != g_pid.load()) return;
+  if (the_config().dump_on != DumpOn::kOutOfMemory) return;
+  // A program near its memory's end may fail many allocations (a caching
+  // allocator frees its cache and tries again): the first failure writes,
+  // then at most one every few seconds.
+  constexpr int64_t kBetweenWrites = 10'000'000'000;
+  static std::atomic<int64_t> last_write_ns{0};
+  const int64_t now = monotonic_ns();
+  const int64_t last = last_write_ns.load();
+  if (last != 0 && now - last < kBetweenWrites) return;
+  // Another write under way has these events already.
+  if (!take_writer(/*wait=*/false)) return;
+  if (!g_dumped.load()) {
+    last_write_ns.store(now);
+    const bool was_recording = Recorder::enabled();
+    write_trace(why, WriteKind::kGoingOn);
+    capture::freeze(false);         // records again as the program and the windows say
+    Recorder::resume_after_dump();  // exiting threads free their buffers again
+    if (!was_recording) Recorder::set_enabled(false);
+  }
+  g_writer.store(0);
 }
 
 void resume_after_failed_exec() {
@@ -451,6 +490,35 @@ void resume_after_failed_exec() {
   if (!g_recording_before_exec) Recorder::set_enabled(false);  // it had not started well
   g_dumped.store(false);
   g_writer.store(0);
+}
+
+bool read_recording_so_far(const std::function<void(const RecordingSoFar&)>& read) {
+  if (g_state.load() != State::kStarted || getpid() != g_pid.load()) return false;
+  // A dying signal meanwhile waits until the reader is done (it takes the
+  // writer's place and the GPU source's locks), then writes the trace.
+  CriticalSection section;
+  if (!take_writer(/*wait=*/true)) return false;
+  bool done = false;
+  if (!g_dumped.load()) {
+    try {
+      if (g_gpu) g_gpu->flush();
+      const uint64_t now = Clock::ticks();
+      const Clock clock = Clock::fit_now();
+      const std::vector<capture::Window> windows = capture::windows();
+      // In the exit write's order: the GPU source's locks, then the buffers.
+      std::unique_ptr<GpuDump> gpu = g_gpu ? g_gpu->begin_dump() : nullptr;
+      const std::vector<Recorder::ThreadEvents> threads = Recorder::snapshot();
+      try {
+        read(RecordingSoFar{threads, clock, now, windows, gpu.get()});
+        done = true;
+      } catch (...) {
+      }
+      Recorder::resume_after_dump();
+    } catch (...) {
+    }
+  }
+  g_writer.store(0);
+  return done;
 }
 
 // LD_PRELOAD entry point.

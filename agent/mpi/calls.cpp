@@ -13,6 +13,7 @@
 #include "agent/lifecycle/agent.h"
 #include "agent/lifecycle/critical_section.h"
 #include "agent/mpi/clock_sync.h"
+#include "agent/mpi/job_summary.h"
 #include "agent/mpi/missed.h"
 #include "agent/mpi/peers.h"
 #include "agent/recorder/recorder.h"
@@ -309,6 +310,8 @@ void on_initialized() {
   AgentLock lock(s.mutex);
   s.sync_comm = comm;
   s.peers_note = peers.note;
+  if (!comm && !peers.note.empty())
+    s.peers_note += ". No job summary is reduced either: it goes over the same members";
   if (comm) s.clock_sync.reference_rank = 0;
   if (measured) s.clock_sync.samples.push_back(sample);
 }
@@ -325,10 +328,37 @@ void before_finalize() {
   Call sync(CommOp::kClockSync, abi().comm_world);
   ClockSync::Sample sample;
   const bool measured = measure_clock(comm, &sample);
-  end_clock_sync(&comm);
   sync.done(kSuccess);
+  JobContext job;
+  {
+    AgentLock lock(s.mutex);
+    if (measured) s.clock_sync.samples.push_back(sample);
+    job = {s.world_rank, s.world_size, s.clock_sync, s.peers_note};
+  }
+  // Over the same members, with both clock samples taken: the summary's
+  // times are on rank 0's clock as `merge` puts them.
+  reduce_job_summary(comm, job);
+  end_clock_sync(&comm);
+}
+
+bool collective_of(uint64_t recorded, CollectiveArrival* out) {
+  if ((recorded & kCallTag) == 0) return false;
+  const uint64_t slot = recorded & ~kCallTag;
+  State& s = state();
   AgentLock lock(s.mutex);
-  if (measured) s.clock_sync.samples.push_back(sample);
+  if (slot >= s.used) return false;
+  const CallRecord& r = s.blocks[slot / kBlock][slot % kBlock];
+  if (!is_collective(r.op) || r.seq == 0 || r.comm >= s.comms.size()) return false;
+  const Communicator& comm = s.comms[r.comm].info;
+  const WaitPattern pattern = wait_pattern(r.op);
+  out->comm_key = comm.key;
+  out->seq = r.seq;
+  out->op = r.op;
+  out->root = pattern == WaitPattern::kOneToAll || pattern == WaitPattern::kAllToOne ? r.peer : -1;
+  out->comm_rank = comm.rank;
+  out->comm_size = comm.size;
+  out->bytes = r.bytes;
+  return true;
 }
 
 Snapshot snapshot() {

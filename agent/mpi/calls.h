@@ -11,6 +11,7 @@
 
 #include "agent/mpi/abi.h"
 #include "trace/model/comm.h"
+#include "trace/model/job_summary.h"
 
 namespace brickprof::agent::mpi {
 
@@ -91,6 +92,11 @@ void on_initialized();
 void before_finalize();
 // MPI_Finalize returned: no PMPI_ call is allowed from here on.
 void after_finalize();
+
+// The collective call a scope's recorded element count names (kCallTag |
+// slot), with its communicator's key, size and this rank in it; false for
+// any other scope, a call that failed, or one that is not a collective.
+bool collective_of(uint64_t recorded, CollectiveArrival* out);
 
 // What contribute.h turns into the trace.
 struct Snapshot {

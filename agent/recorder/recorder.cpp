@@ -18,6 +18,7 @@
 #include "agent/capture/capture.h"
 #include "agent/capture/scope_trigger.h"
 #include "agent/recorder/budget.h"
+#include "agent/recorder/checksum_table.h"
 #include "agent/recorder/clock.h"
 #include "agent/recorder/page_pool.h"
 
@@ -249,6 +250,33 @@ void Recorder::range_end(uint64_t range_id) {
   append(EventType::kRangeEnd, 0, Clock::ticks(), [&](uint64_t* w) { w[2] = range_id; });
 }
 
+void Recorder::memory(const MemoryRecord& r) {
+  if (!recording()) return;
+  append(EventType::kMemory, r.name_site, r.tsc != 0 ? r.tsc : Clock::ticks(), [&](uint64_t* w) {
+    w[2] = r.address;
+    w[3] = r.bytes;
+    w[4] = pack_memory(r);
+    w[5] = r.stream;
+    w[6] = r.pool;
+  });
+}
+
+void Recorder::shapes(uint32_t signature_site) {
+  if (!recording()) return;
+  append(EventType::kShapes, signature_site, Clock::ticks(), [](uint64_t*) {});
+}
+
+void Recorder::checksum(uint32_t name_site, ElementType type, uint64_t address,
+                        const Digest& digest) {
+  if (!recording()) return;
+  const uint64_t tsc = Clock::ticks();
+  const uint64_t index = checksum_table::add({digest, type, address});
+  if (index == checksum_table::kNotKept) return;
+  // A record that does not fit leaves its entry unread: counted as a digest left out.
+  if (!append(EventType::kChecksum, name_site, tsc, [&](uint64_t* w) { w[2] = index; }))
+    checksum_table::count_dropped();
+}
+
 namespace {
 volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
 
@@ -322,6 +350,7 @@ void Recorder::reset_after_fork() {
   g_dropped_unregistered.store(0);
   g_recorded_anything.store(false);
   page_pool::reset_after_fork();
+  checksum_table::reset_after_fork();
   capture::reset_after_fork(capture::inside_trigger());
 }
 

@@ -27,6 +27,11 @@ enum class EventType : uint8_t {
   kMark,        // an instant (NVTX mark); site = its name
   kRangeStart,  // a = range id; site = its name (the range may end on another thread)
   kRangeEnd,    // a = range id
+  kMemory,      // a = address, b = bytes, then the packed word (pack_memory) and the
+                //   stream, the pool; site = the API's or the program pool's name
+  kShapes,      // site = a shapes signature (shapes_signature) for the innermost scope
+  kChecksum,    // a = index in checksum_table.h; site = the output's name, for the
+                //   innermost scope
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -34,7 +39,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF__RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -55,6 +60,32 @@ struct Event {
     return t < sizeof(kEventWords) / sizeof(kEventWords[0]) ? kEventWords[t] : 2;
   }
 };
+
+// One memory event (Recorder::memory): what a CUDA call or the program's
+// allocator did, on the calling thread, so the write attributes it to the
+// scope open there then (MemoryEvent in trace/model/memory.h).
+struct MemoryRecord {
+  MemoryOp op = MemoryOp::kAlloc;
+  MemorySource source = MemorySource::kDevice;
+  uint32_t name_site = 0;  // intern_api_name() of the API ("cuMemAlloc_v2") or the pool ("kv_cache")
+  uint64_t address = 0;    // pointer, or the VMM handle (kPhysical)
+  uint64_t bytes = 0;      // alloc, map, trim (bytes to keep); 0 on free and unmap
+  uint32_t device = kHostDeviceId;  // CUDA ordinal (< 255), or kHostDeviceId
+  int32_t result = 0;      // CUresult / cudaError_t; != 0: the call failed, nothing changed
+  uint64_t stream = 0;     // stream-ordered calls
+  uint64_t pool = 0;       // kAsync: the pool handle, 0 the device's current pool
+  uint32_t python_stack = 0;  // python::current_stack()'s id, 0 for none
+  uint64_t tsc = 0;        // when (Clock::ticks()); 0: now
+};
+
+// The packed word of a kMemory record: op (4 bits), source (4), device (8;
+// 0xff = host), result (16, saturated), Python stack id + 1 (32; 0 none).
+inline uint64_t pack_memory(const MemoryRecord& r) {
+  const uint64_t device = r.device >= 0xff ? 0xff : r.device;
+  const uint64_t result = r.result < 0 || r.result > 0xffff ? 0xffff : r.result;
+  return static_cast<uint64_t>(r.op) | static_cast<uint64_t>(r.source) << 4 | device << 8 |
+         result << 16 | static_cast<uint64_t>(r.python_stack) << 32;
+}
 
 class Recorder {
  public:
@@ -79,6 +110,26 @@ class Recorder {
   static void mark(uint32_t site);
   static void range_start(uint32_t site, uint64_t range_id);
   static void range_end(uint64_t range_id);
+  // A memory event on this thread (CUDA's memory calls, and the program's
+  // allocator through brickprof_mem_alloc / brickprof_mem_free with source
+  // kProgram and the pool's name interned as name_site).
+  static void memory(const MemoryRecord& record);
+  // Shapes for the innermost open scope: `signature_site` is
+  // intern_api_name(shapes_signature(...)). The last one a scope gets wins.
+  static void shapes(uint32_t signature_site);
+  // The text a shapes record carries: "dtype|inputs|output", the inputs
+  // separated by ';', each shape its dims joined by 'x', a rank-0 shape
+  // "_": "f32|1x4096;4096x4096|1x4096"; no inputs: "f32||1x4096".
+  static std::string shapes_signature(std::string_view dtype,
+                                      const std::vector<std::vector<int64_t>>& inputs,
+                                      const std::vector<int64_t>& output);
+  // Its reading at the write; false (nothing set) if `text` is not one.
+  static bool parse_shapes_signature(std::string_view text, NodeShape* out);
+  // A digest of an output for the innermost open scope (brickprof_checksum):
+  // kept in checksum_table.h, its index in a kChecksum record named
+  // `name_site` (intern_api_name of the program's name for the buffer).
+  static void checksum(uint32_t name_site, ElementType type, uint64_t address,
+                       const Digest& digest);
 
   // Called on the popping thread just before a scope's end is timestamped,
   // with the kind of scope that ends; BRICKPROF_SYNC=per-layer|immediate

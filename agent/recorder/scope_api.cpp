@@ -5,7 +5,11 @@
 #include "agent/capture/capture.h"
 #include "agent/io/host_peaks.h"
 #include "agent/lifecycle/agent.h"
+#include "agent/python/python_frames.h"
+#include "agent/recorder/checksum_table.h"
 #include "agent/recorder/recorder.h"
+#include "agent/recorder/shape_text.h"
+#include "agent/recorder/text_sites.h"
 
 namespace brickprof::agent {
 namespace {
@@ -46,6 +50,64 @@ void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
 void api_set_enabled(int on) { capture::set_user_enabled(on != 0); }
 int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
 
+// The program's allocator's events: no device of their own, and the
+// Python line that made them, as for GPU work.
+void record_program_memory(MemoryOp op, const void* ptr, uint64_t bytes, uint32_t pool) {
+  MemoryRecord r;
+  r.op = op;
+  r.source = MemorySource::kProgram;
+  r.name_site = pool;
+  r.address = reinterpret_cast<uintptr_t>(ptr);
+  r.bytes = bytes;
+  r.python_stack = python::current_stack();
+  Recorder::memory(r);
+}
+
+// A program's pool name or shape text as a site (text_sites.h): interned
+// once per distinct text, so each event carries a 32-bit id.
+constexpr std::string_view kUnnamedPool = "(program)";
+constexpr size_t kShapeTextMax = 512;  // past it, the shape is dropped and counted
+
+void api_mem_alloc(const void* ptr, uint64_t bytes, const char* pool) {
+  if (!Recorder::enabled()) return;
+  const uint32_t name = text_site(pool && *pool ? std::string_view(pool) : kUnnamedPool);
+  record_program_memory(MemoryOp::kAlloc, ptr, bytes, name);
+}
+
+void api_mem_free(const void* ptr, const char* pool) {
+  if (!Recorder::enabled()) return;
+  const uint32_t name = text_site(pool && *pool ? std::string_view(pool) : kUnnamedPool);
+  record_program_memory(MemoryOp::kFree, ptr, 0, name);
+}
+
+void api_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* ranks,
+                    uint32_t n_inputs, const int64_t* out_dims, uint32_t out_rank) {
+  if (!Recorder::enabled()) return;
+  char text[kShapeTextMax];
+  const size_t size =
+      format_shape_text(text, sizeof text, dtype, dims, ranks, n_inputs, out_dims, out_rank);
+  const uint32_t site = size ? text_site(std::string_view(text, size)) : sites::kOther;
+  if (site == sites::kOther) {
+    Recorder::count_dropped();  // too long, or no room for the text
+    return;
+  }
+  Recorder::shapes(site);
+}
+
+// The digest is taken here, on the calling thread, before the program may
+// change the buffer; only its ~200 bytes are kept (checksum_table.h).
+void api_checksum(const char* name, const void* ptr, uint64_t count, const char* dtype) {
+  if (!Recorder::enabled()) return;
+  ElementType type = ElementType::kBytes;
+  if ((dtype && !parse(dtype, &type)) || (!ptr && count > 0)) {
+    checksum_table::count_dropped();
+    return;
+  }
+  const Digest digest = digest_of(ptr, count, type);
+  Recorder::checksum(Recorder::intern_api_name(name ? name : ""), type,
+                     reinterpret_cast<uintptr_t>(ptr), digest);
+}
+
 brickprof__thread_buffer* api_thread_buffer() {
   return static_cast<brickprof__thread_buffer*>(Recorder::thread_buffer());
 }
@@ -68,6 +130,10 @@ constinit brickprof__api_table g_api = {
     BRICKPROF__RECORD_LAYOUT,
     api_thread_buffer,
     set_host_peaks,
+    api_mem_alloc,
+    api_mem_free,
+    api_set_shapes,
+    api_checksum,
 };
 
 }  // namespace

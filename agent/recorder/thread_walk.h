@@ -18,6 +18,11 @@
 //   void graph_node(uint64_t graph_node_id, uint32_t top)
 //   void range_start(uint64_t range_id, uint64_t tsc, uint32_t site)
 //   void range_end(uint64_t range_id, uint64_t tsc)
+//   void memory(const MemoryEvent& e, uint32_t name_site)   its scope the innermost open node,
+//       its thread this one's, its name left for the visitor (the site of the API or pool)
+//   void shapes(uint32_t top, uint32_t signature_site)   shapes for the innermost open node
+//   void checksum(uint32_t top, uint32_t name_site, uint64_t index)   a digest (checksum_table.h)
+//       for the innermost open node, kNoNode outside every node
 //   void consumed(const Recorder::Segment& segment)   a segment was read to its end
 // (`top` is kNoNode outside every node).
 #pragma once
@@ -149,6 +154,15 @@ class ThreadWalk {
       case EventType::kRangeEnd:
         v.range_end(e.a, e.tsc);
         break;
+      case EventType::kMemory:
+        v.memory(memory_event(e, top), e.site());
+        break;
+      case EventType::kShapes:
+        if (top != kNoNode) v.shapes(top, e.site());
+        break;
+      case EventType::kChecksum:
+        v.checksum(top, e.site(), e.a);
+        break;
     }
   }
 
@@ -179,6 +193,27 @@ class ThreadWalk {
   uint32_t tid() const { return te_.tid; }
 
  private:
+  // A kMemory record (recorder.h, pack_memory) as the trace's event.
+  MemoryEvent memory_event(const Event& e, uint32_t top) const {
+    const uint64_t* w = reinterpret_cast<const uint64_t*>(&e);
+    const uint64_t packed = w[4];
+    MemoryEvent m;
+    m.time_ns = clock_.to_ns(e.tsc);
+    m.thread = te_.tid;
+    m.scope = top;
+    m.op = static_cast<MemoryOp>(packed & 0xf);
+    m.source = static_cast<MemorySource>(packed >> 4 & 0xf);
+    const uint32_t device = packed >> 8 & 0xff;
+    m.device = device == 0xff ? kHostDeviceId : device;
+    m.result = static_cast<int32_t>(packed >> 16 & 0xffff);
+    const uint32_t stack = static_cast<uint32_t>(packed >> 32);
+    m.python_stack = stack == 0 ? kNoPythonStack : stack - 1;
+    m.address = e.a;
+    m.bytes = e.b;
+    m.stream = w[5];
+    m.pool = w[6];
+    return m;
+  }
   static double double_of(uint64_t bits) {
     double d;
     std::memcpy(&d, &bits, sizeof d);

@@ -111,6 +111,11 @@ CollectiveReport analyze_collectives(const Trace& t) {
     c.arrival_ns = n.start_ns;
     c.end_ns = n.end_ns;
   }
+  finish_collectives(r);
+  return r;
+}
+
+void finish_collectives(CollectiveReport& r) {
   r.per_rank.resize(r.ranks.ranks.size());
   for (uint32_t i = 0; i < r.per_rank.size(); ++i) r.per_rank[i].rank = i;
   std::map<CommOp, CollectiveOpTotals> ops;
@@ -155,7 +160,6 @@ CollectiveReport analyze_collectives(const Trace& t) {
                    [](const CollectiveInstance& a, const CollectiveInstance& b) {
                      return a.first_arrival_ns < b.first_arrival_ns;
                    });
-  return r;
 }
 
 }  // namespace brickprof

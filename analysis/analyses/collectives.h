@@ -72,4 +72,13 @@ struct CollectiveReport {
 // Linear in the calls (one hash lookup each) plus a sort of the instances.
 CollectiveReport analyze_collectives(const Trace& trace);
 
+// The figures of matched instances: given `ranks`, each instance's op,
+// seq, comm_size, root, bytes and its calls (rank, comm_rank, arrival,
+// end) grouped as first_call/call_count say, fills the arrivals, the
+// straggler, the waits, the per-op and per-rank totals, and sorts the
+// instances by first arrival. The job summary's collectives
+// (job_figures.h) are matched elsewhere and finished here, so their
+// figures are this view's.
+void finish_collectives(CollectiveReport& r);
+
 }  // namespace brickprof

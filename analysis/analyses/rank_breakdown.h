@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/analyses/collectives.h"
+#include "analysis/analyses/memory_ranks.h"
 #include "analysis/analyses/rank_work.h"
 
 namespace brickprof {
@@ -40,6 +41,7 @@ struct RankBreakdown {
 struct RankBreakdownReport {
   RankIndex ranks;
   std::vector<RankBreakdown> rows;  // ranks with any work, by rank index
+  std::vector<RankMemory> memory;   // each rank's memory peaks (the ranks view fills it)
 };
 
 // A sweep over each rank's sorted interval ends: O(n log n).

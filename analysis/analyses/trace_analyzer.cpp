@@ -45,6 +45,7 @@ Analysis analyze_trace(const Trace& t, const AnalyzerOptions& opt) {
   for (uint32_t i : ops) {
     const Node& node = t.nodes[i];
     if (!is_gpu_kind(node.kind) && issued[i]) continue;  // had CPU children after all
+    a.op_nodes.push_back(i);
     const GpuDetail* d = t.detail(node);
     double bytes = node.bytes_moved > 0 ? node.bytes_moved : d ? static_cast<double>(d->bytes) : 0;
     auto [it, added] = index.emplace(t.name(node), a.ops.size());

@@ -37,6 +37,7 @@ struct Analysis {
   std::vector<OpSummary> ops;          // by total time, largest first
   std::vector<uint32_t> slowest;       // node ids, slowest first (top N)
   std::vector<uint32_t> hotspots;      // node ids moving more than the threshold
+  std::vector<uint32_t> op_nodes;      // every op's node id (shapes.h splits ops by shape)
   std::vector<DeviceSummary> devices;  // by name
   // Load balance over GPU devices (needs two or more): max / mean busy time.
   double imbalance_ratio = 0;

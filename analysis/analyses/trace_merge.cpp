@@ -64,12 +64,7 @@ class Alignment {
   explicit Alignment(const Trace& t) : sync_(t.sources.empty() ? &t.process.clock_sync : nullptr) {
     if (sync_ && sync_->samples.empty()) sync_ = nullptr;
   }
-  int64_t operator()(int64_t local_ns) const {
-    if (!sync_ || local_ns == 0) return local_ns;  // 0: no time recorded
-    // Never before the clock's zero: a trace's times are not negative.
-    const double aligned = static_cast<double>(local_ns) - sync_->offset_at(local_ns);
-    return aligned <= 0 ? 0 : aligned >= 9.2e18 ? INT64_MAX : std::llround(aligned);
-  }
+  int64_t operator()(int64_t local_ns) const { return sync_ ? sync_->aligned(local_ns) : local_ns; }
   // A node's times, its end never before its start.
   void node(Node& n) const {
     n.start_ns = (*this)(n.start_ns);
@@ -136,6 +131,7 @@ class InputMerge {
     append_python();
     append_nodes_and_edges(align);
     append_communication();
+    append_memory(align);
     keep_one_ptx_per_hash();
     remap_source_ids();
     merge_diagnostics();
@@ -246,6 +242,32 @@ class InputMerge {
       copy.node += node_base_;
       copy.comm += comm_base;
       out_.comm_calls.push_back(copy);
+    }
+  }
+
+  // Memory events follow their threads, devices, scopes and stacks (shapes
+  // and checksums their nodes); host
+  // memory keeps the host's device id. Put in time order with the other
+  // inputs' once all are in (sort_memory).
+  void append_memory(const Alignment& align) {
+    for (const MemoryEvent& e : t_.memory) {
+      MemoryEvent copy = e;
+      copy.time_ns = align(e.time_ns);
+      copy.thread = thread_of(e.thread);
+      if (e.device != kHostDeviceId) copy.device = device_of(e.device);
+      if (e.scope != kNoNode) copy.scope += node_base_;
+      if (e.python_stack != kNoPythonStack) copy.python_stack += stack_base_;
+      copy.name = out_.strings.intern(t_.strings.view(e.name));
+      out_.memory.push_back(copy);
+    }
+    for (const NodeShape& s : t_.shapes) {
+      out_.shapes.push_back(s);
+      out_.shapes.back().node += node_base_;
+    }
+    for (const OutputChecksum& c : t_.checksums) {
+      out_.checksums.push_back(c);
+      out_.checksums.back().node += node_base_;
+      out_.checksums.back().name = out_.strings.intern(t_.strings.view(c.name));
     }
   }
 
@@ -395,6 +417,8 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
   Trace& out = merged.out;
   merge_process(out);
   merge_capture_windows(out, inputs);
+  std::stable_sort(out.memory.begin(), out.memory.end(),
+                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
   merged_warnings(out);
   return std::move(out);
 }

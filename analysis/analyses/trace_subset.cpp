@@ -13,9 +13,33 @@ namespace {
 
 enum class Mark : uint8_t { kUnknown, kInside, kOutside };
 
+// Memory events follow their scope (one made outside every scope is kept
+// when `unscoped` says its thread is), shapes and checksums their node.
+template <typename Unscoped>
+void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Unscoped unscoped,
+                 Trace& t) {
+  for (const MemoryEvent& e : trace.memory) {
+    if (e.scope < renumbered.size() ? renumbered[e.scope] == kNoNode : !unscoped(e.thread))
+      continue;
+    t.memory.push_back(e);
+    if (e.scope < renumbered.size()) t.memory.back().scope = renumbered[e.scope];
+  }
+  for (const NodeShape& s : trace.shapes) {
+    if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;
+    t.shapes.push_back(s);
+    t.shapes.back().node = renumbered[s.node];
+  }
+  for (const OutputChecksum& c : trace.checksums) {
+    if (c.node >= renumbered.size() || renumbered[c.node] == kNoNode) continue;
+    t.checksums.push_back(c);
+    t.checksums.back().node = renumbered[c.node];
+  }
+}
+
 // The kept nodes (renumbered, in their order), their GPU details, and the
 // edges between kept nodes into `t`; the rest of the trace as it is.
-void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
+// Returns each node's new id (kNoNode: not kept).
+std::vector<uint32_t> copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
   const size_t n = trace.nodes.size();
   t.process = trace.process;
   t.diagnostics = trace.diagnostics;
@@ -49,6 +73,7 @@ void copy_kept(const Trace& trace, const std::vector<bool>& keep, Trace& t) {
     if (renumbered[e.src] != kNoNode && renumbered[e.dst] != kNoNode)
       t.add_edge(renumbered[e.src], renumbered[e.dst], e.type);
   }
+  return renumbered;
 }
 
 }  // namespace
@@ -84,7 +109,8 @@ Subset subtrees_named(const Trace& trace, std::string_view name) {
   if (out.roots == 0) return out;
   std::vector<bool> keep(n);
   for (uint32_t i = 0; i < n; ++i) keep[i] = mark[i] == Mark::kInside;
-  copy_kept(trace, keep, out.trace);
+  copy_memory(trace, copy_kept(trace, keep, out.trace), [](uint32_t) { return false; },
+              out.trace);
   out.trace.steps_name = std::string(name);
   return out;
 }
@@ -122,7 +148,9 @@ Subset source_subset(const Trace& trace, size_t source) {
     out.roots += keep[i] && (parent >= n || !keep[parent]);
   }
   if (out.roots == 0) return out;
-  copy_kept(trace, keep, out.trace);
+  copy_memory(
+      trace, copy_kept(trace, keep, out.trace),
+      [&threads](uint32_t thread) { return threads.count(thread) != 0; }, out.trace);
   Trace& t = out.trace;
   t.process = src.process;
   t.diagnostics.cupti = src.cupti;

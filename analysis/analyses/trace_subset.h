@@ -21,7 +21,9 @@ struct Subset {
 // Keeps every scope (layer, brick, scope: not a kernel, copy or sync)
 // named `name`, exactly as written (case matters: two scopes may differ in
 // case alone), and its descendants (by parent); edges whose two ends are
-// kept; the process, devices, threads, PTX modules and diagnostics as they
+// kept; the memory events made inside them (so --memory counts what the
+// part allocated; a free there of memory allocated outside is unpaired);
+// the process, devices, threads, PTX modules and diagnostics as they
 // are. The kept nodes keep their ids in `trace` (Trace::file_ids). roots
 // == 0 when no scope has that name.
 Subset subtrees_named(const Trace& trace, std::string_view name);
@@ -33,7 +35,7 @@ std::string no_scope_named(const Trace& trace, std::string_view name);
 
 // One input process of a merged trace (`brickprof merge`; trace.sources[i]):
 // the nodes on its threads (GPU work by the thread that launched it), its
-// threads, and edges whose two ends are kept; the process is the source's
+// threads, its memory events (by thread), and edges whose two ends are kept; the process is the source's
 // as it recorded it, so the subset reads like that rank's own trace (its
 // devices and threads keep the merged ids and "rank R: " names). roots
 // counts the kept nodes whose parent is not kept; 0 when nothing is kept

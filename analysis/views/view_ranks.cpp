@@ -12,10 +12,42 @@ namespace {
 
 RankBreakdownReport compute(const Trace& t, const ViewSettings&) {
   const RankWork work = classify_rank_work(t);
-  return rank_breakdown(t, work, analyze_collectives(t));
+  RankBreakdownReport r = rank_breakdown(t, work, analyze_collectives(t));
+  r.memory = memory_per_rank(t, r.ranks);
+  return r;
 }
 
-void json(const Trace&, const RankBreakdownReport& r, JsonWriter& w) {
+void memory_json(const Trace& t, const RankBreakdownReport& r, JsonWriter& w) {
+  w.key("memory").begin_array();
+  for (const RankMemory& m : r.memory) {
+    w.newline().begin_object();
+    w.field("rank", m.rank).field("account", to_string(m.key.account));
+    w.field("label", account_label(t, m.key)).field("peak_bytes", m.peak);
+    w.field("peak_ns", m.peak_ns);
+    w.key("memory_bytes");
+    if (m.device_bytes) w.value(m.device_bytes); else w.null();
+    w.key("headroom_bytes");
+    if (m.device_bytes) w.value(m.headroom()); else w.null();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void memory_text(const Trace& t, const RankBreakdownReport& r, std::ostream& out) {
+  if (r.memory.empty()) return;
+  out << "Memory per rank (peak live bytes per account; headroom: the GPU's memory less the "
+         "peak of what the driver handed out):\n";
+  for (const RankMemory& m : r.memory) {
+    // A merged trace's labels name the rank already ("rank 1: GPU 1 device memory").
+    out << "  " << (t.sources.size() > 1 ? "" : printable(r.ranks.label(m.rank)) + ": ")
+        << printable(account_label(t, m.key)) << ": peak " << format_bytes(m.peak);
+    if (m.device_bytes)
+      out << ", headroom " << format_bytes(m.headroom()) << " of " << format_bytes(m.device_bytes);
+    out << '\n';
+  }
+}
+
+void json(const Trace& t, const RankBreakdownReport& r, JsonWriter& w) {
   w.begin_object();
   write_ranks_json(w, r.ranks);
   w.key("rows").begin_array();
@@ -32,7 +64,9 @@ void json(const Trace&, const RankBreakdownReport& r, JsonWriter& w) {
     w.field("memory_share", b.share(b.memory_ns)).field("idle_share", b.share(b.idle_ns));
     w.end_object();
   }
-  w.end_array().end_object().newline();
+  w.end_array();
+  memory_json(t, r, w);
+  w.end_object().newline();
 }
 
 std::string cell(const RankBreakdown& b, int64_t ns) {
@@ -40,9 +74,10 @@ std::string cell(const RankBreakdown& b, int64_t ns) {
          format_share(static_cast<double>(ns), static_cast<double>(b.span_ns()));
 }
 
-void text(const Trace&, const RankBreakdownReport& r, std::ostream& out) {
+void text(const Trace& t, const RankBreakdownReport& r, std::ostream& out) {
   if (r.rows.empty()) {
     out << "Ranks: no work recorded\n";
+    memory_text(t, r, out);
     return;
   }
   out << "Ranks: each rank's span (first to last work item) split into compute, waiting for "
@@ -60,6 +95,7 @@ void text(const Trace&, const RankBreakdownReport& r, std::ostream& out) {
   }
   out << "  (on: the timeline measured, the rank's GPUs when it has GPU work, else its CPU; "
          "overlap: communication while computing)\n";
+  memory_text(t, r, out);
 }
 
 }  // namespace
@@ -67,7 +103,8 @@ void text(const Trace&, const RankBreakdownReport& r, std::ostream& out) {
 extern constinit const View kRanksView = make_view<compute, text, json>(
     "ranks",
     "Per rank: compute, waiting for other ranks, communication, memory and idle time and their "
-    "shares of the rank's span; communication overlapped with compute",
+    "shares of the rank's span; communication overlapped with compute; each rank's memory peak "
+    "and headroom",
     false);
 
 }  // namespace brickprof

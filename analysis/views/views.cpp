@@ -16,11 +16,13 @@ extern const View kTransfersView;
 extern const View kGpuIdleView;
 extern const View kLaunchesView;
 extern const View kAnalyzerView;
+extern const View kMemoryView;
 extern const View kWhatIfView;
 extern const View kCollectivesView;
 extern const View kRanksView;
 extern const View kImbalanceView;
 extern const View kRankPathView;
+extern const View kNumericsView;
 
 namespace {
 
@@ -53,10 +55,12 @@ const std::vector<const View*>& report_views() {
       &kGpuIdleView,       // --gpu-idle
       &kLaunchesView,      // --launches
       &kAnalyzerView,      // --analyze
+      &kMemoryView,        // --memory
       &kRanksView,         // --ranks
       &kCollectivesView,   // --collectives
       &kImbalanceView,     // --imbalance
       &kRankPathView,      // --rank-path
+      &kNumericsView,      // --numerics
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto
@@ -85,9 +89,11 @@ void render_view(const View& view, const Trace& trace, const ViewModel& model, b
   } else if (json) {
     JsonWriter w(out);
     view.json(trace, model, w);
-  } else if (recorded_nothing(trace) && &view != &kSummaryView && &view != &kTreeView) {
+  } else if (recorded_nothing(trace) && &view != &kSummaryView && &view != &kTreeView &&
+             !(&view == &kMemoryView && !trace.memory.empty())) {
     // One line, the same in every view; the summary and the tree (also the
-    // agent's .tree.txt) say it in their own frame.
+    // agent's .tree.txt) say it in their own frame. A program that only
+    // allocated (no scope, no GPU work) has its memory to show.
     out << printable(nothing_recorded_line(trace)) << '\n';
   } else {
     view.text(trace, model, out);

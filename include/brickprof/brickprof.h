@@ -78,6 +78,20 @@ typedef enum brickprof_brick {
 /* The machine's peaks as the program measured them (brickprof_set_host_peaks). */
 #define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) \
   BRICKPROF__CALL(brickprof_set_host_peaks((double)(gflops), (double)(gbps), (how)))
+/* A digest of a host buffer for the innermost open scope (brickprof_checksum). */
+#define BRICKPROF_CHECKSUM(name, ptr, count, dtype) \
+  BRICKPROF__CALL(brickprof_checksum((name), (ptr), (uint64_t)(count), (dtype)))
+
+/* Memory the program's own allocator (a caching allocator, an arena, a
+ * KV-cache pool) hands out of what it reserved, under a pool name such as
+ * "kv_cache" (a string the agent copies). The trace then shows both views:
+ * bytes reserved from the driver, and bytes used by the program, per pool. */
+#define BRICKPROF_MEM_ALLOC(ptr, bytes, pool) \
+  BRICKPROF__CALL(brickprof_mem_alloc((ptr), (uint64_t)(bytes), (pool)))
+#define BRICKPROF_MEM_FREE(ptr, pool) BRICKPROF__CALL(brickprof_mem_free((ptr), (pool)))
+/* The innermost scope's element type and shapes (brickprof_set_shapes). */
+#define BRICKPROF_SET_SHAPES(dtype, dims, ranks, n_inputs, out_dims, out_rank) \
+  BRICKPROF__CALL(brickprof_set_shapes((dtype), (dims), (ranks), (n_inputs), (out_dims), (out_rank)))
 
 /* Functions, never compiled out. */
 /* Opens a scope with a name the agent copies; 1 if brickprof_pop() must follow. */
@@ -94,9 +108,46 @@ static inline int brickprof_is_enabled(void);
  * the CPU roofline, 0 for a figure not measured; `how` (copied, may be NULL)
  * says how they were measured. Each call replaces the last; thread-safe. */
 static inline void brickprof_set_host_peaks(double gflops, double gbps, const char* how);
+/* `bytes` at `ptr` handed out by the program's pool `pool` (NULL: "(program)");
+ * pair each with a brickprof_mem_free of the same pointer and pool. Each is
+ * one event in the trace, with the innermost open scope (and Python line)
+ * that made it. Thread-safe; an agent older than this header ignores them. */
+static inline void brickprof_mem_alloc(const void* ptr, uint64_t bytes, const char* pool);
+static inline void brickprof_mem_free(const void* ptr, const char* pool);
+/* Attaches to the innermost open scope the element type `dtype` ("f32",
+ * "bf16", "q4_k", ...) and its shapes: `n_inputs` inputs, input i with
+ * ranks[i] dims, all of them one after another in `dims`; the output's
+ * `out_rank` dims in `out_dims`. Copied; the last call in a scope wins. A
+ * matrix product of x[1][4096] by w[4096][4096]:
+ *   int64_t dims[] = {1, 4096, 4096, 4096}, out[] = {1, 4096};
+ *   uint32_t ranks[] = {2, 2};
+ *   brickprof_set_shapes("f32", dims, ranks, 2, out, 2); */
+static inline void brickprof_set_shapes(const char* dtype, const int64_t* dims,
+                                        const uint32_t* ranks, uint32_t n_inputs,
+                                        const int64_t* out_dims, uint32_t out_rank);
+/* Attaches to the innermost open scope a digest of an output the program
+ * computed: `count` elements of type `dtype` at `ptr`, which must be HOST
+ * memory (copy a device buffer to the host first; reading a device pointer
+ * here would fault). `dtype` is "f32", "f64", "f16", "bf16", "i32", "i64",
+ * "i8", "u8", or NULL or "bytes" (then `count` is in bytes); `name` (copied)
+ * tells a scope's outputs apart. The digest (FNV-1a of the bytes, sum,
+ * norms, extremes, NaN and Inf counts) is taken on the calling thread before
+ * the call returns, so the buffer may change right after; the trace keeps
+ * the digest, not the data, and `brickprof diff --outputs` compares two
+ * runs' digests scope by scope. An unknown dtype, or a call outside every
+ * scope, is left out and counted. Thread-safe; costs one pass over the
+ * buffer while the agent records, nothing otherwise. */
+static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
+                                      const char* dtype);
 
 #ifdef __cplusplus
 } /* extern "C" */
+
+#include <initializer_list>
+/* C++: the same with lists, e.g. brickprof_set_shapes("f32", {{1, 4096}, {4096, 4096}}, {1, 4096}). */
+inline void brickprof_set_shapes(const char* dtype,
+                                 std::initializer_list<std::initializer_list<int64_t>> inputs,
+                                 std::initializer_list<int64_t> output);
 #endif
 
 /* ---- not API: the implementation, an ABI shared with the agent ---------- */

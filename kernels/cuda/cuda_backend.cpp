@@ -93,7 +93,7 @@ bool CudaBackend::init(std::string* error) {
   }
   if ((r = api_.cuStreamCreate(&stream_, CU_STREAM_DEFAULT)) != CUDA_SUCCESS)
     return fail("cuStreamCreate", r);
-  if ((r = api_.cuMemAlloc(&pos_, sizeof(int))) != CUDA_SUCCESS) return fail("cuMemAlloc", r);
+  if ((r = device_alloc(&pos_, sizeof(int))) != CUDA_SUCCESS) return fail("cuMemAlloc", r);
   return true;
 }
 
@@ -102,6 +102,7 @@ CudaBackend::~CudaBackend() {
   if (stream_) api_.cuStreamSynchronize(stream_);
   if (exec_) api_.cuGraphExecDestroy(exec_);
   if (graph_) api_.cuGraphDestroy(graph_);
+  reported_.clear();
   for (CUdeviceptr p : owned_) api_.cuMemFree(p);
   if (pos_) api_.cuMemFree(pos_);
   if (stream_) api_.cuStreamDestroy(stream_);
@@ -140,7 +141,7 @@ void CudaBackend::prepare(const Graph& g) {
   const size_t q8_bytes = static_cast<size_t>(g.rows()) * static_cast<size_t>(max_k_q4k / 256) *
                           sizeof(BlockQ8KGpu);
   if (q8_bytes > q8_bytes_) {
-    check(api_.cuMemAlloc(&q8_, q8_bytes), "cuMemAlloc");
+    check(device_alloc(&q8_, q8_bytes), "cuMemAlloc");
     owned_.push_back(q8_);
     q8_bytes_ = q8_bytes;
   }
@@ -167,14 +168,47 @@ void CudaBackend::prepare(const Graph& g) {
   allow(fn_.gemv_f32, "bl_gemv_f32", inputs(max_k_f32), max_k_f32 * 4, 0);
   allow(fn_.attention, "bl_attention", "--context " + std::to_string(g.cfg.context),
         int64_t{g.cfg.context} * 4, kAttentionStaticSmem);
+  place_tensors(g);
+}
+
+CUresult CudaBackend::device_alloc(CUdeviceptr* p, size_t bytes) {
+  const CUresult r = api_.cuMemAlloc(p, bytes);
+  if (r == CUDA_SUCCESS) {
+    driver_bytes_ += static_cast<int64_t>(bytes);
+    ++driver_allocations_;
+  }
+  return r;
+}
+
+void CudaBackend::place_tensors(const Graph& g) {
+  // As a caching allocator does: one cuMemAlloc per pool (weights,
+  // activations, KV cache), each tensor a part of it, reported to brickprof
+  // as the program's use of what it reserved. 256-byte aligned, as
+  // cuMemAlloc's own pointers are (CUDA C Programming Guide, "Device
+  // Memory Accesses"), so every kernel's vector loads stay aligned.
+  constexpr size_t kAlign = 256;
+  const auto aligned = [](const Tensor& t) {
+    return (static_cast<size_t>(t.bytes()) + kAlign - 1) / kAlign * kAlign;
+  };
+  size_t need[kPoolCount] = {};
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    if (!ptrs_[i]) need[static_cast<int>(pool_of(g.tensors[i].kind))] += aligned(g.tensors[i]);
+  }
+  CUdeviceptr next[kPoolCount] = {};
+  for (int p = 0; p < kPoolCount; ++p) {
+    if (need[p] == 0) continue;
+    check(device_alloc(&next[p], need[p]), "cuMemAlloc");
+    owned_.push_back(next[p]);
+  }
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     if (ptrs_[i]) continue;
     const Tensor& t = g.tensors[i];
     const size_t bytes = static_cast<size_t>(t.bytes());
-    CUdeviceptr p = 0;
-    check(api_.cuMemAlloc(&p, bytes), "cuMemAlloc");
-    owned_.push_back(p);
+    CUdeviceptr& at = next[static_cast<int>(pool_of(t.kind))];
+    const CUdeviceptr p = at;
+    at += aligned(t);
     ptrs_[i] = p;
+    reported_.add(t, reinterpret_cast<const void*>(p));
     if (t.kind == TensorKind::Weight || t.kind == TensorKind::Vector) {
       check(api_.cuMemcpyHtoD(p, t.host, bytes), "cuMemcpyHtoD");
     } else {
@@ -204,6 +238,22 @@ void CudaBackend::read(int tensor, float* dst, int64_t count) {
   check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
   check(api_.cuMemcpyDtoH(dst, ptr(tensor), static_cast<size_t>(count) * sizeof(float)),
         "cuMemcpyDtoH");
+}
+
+void CudaBackend::read_at(int tensor, int64_t offset, float* dst, int64_t count) {
+  check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(api_.cuMemcpyDtoH(dst, ptr(tensor) + static_cast<CUdeviceptr>(offset) * sizeof(float),
+                          static_cast<size_t>(count) * sizeof(float)),
+        "cuMemcpyDtoH");
+}
+
+// Synchronous on the legacy stream, as upload_step's copies: the stream's
+// kernels are done (read_at came first) and the next ones see the values.
+void CudaBackend::write_at(int tensor, int64_t offset, const float* src, int64_t count) {
+  check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(api_.cuMemcpyHtoD(out(tensor) + static_cast<CUdeviceptr>(offset) * sizeof(float), src,
+                          static_cast<size_t>(count) * sizeof(float)),
+        "cuMemcpyHtoD");
 }
 
 void CudaBackend::begin_capture() {
@@ -300,8 +350,8 @@ void CudaBackend::attention(const Graph& g, const Node& n) {
 double CudaBackend::measure_read_bandwidth() {
   const size_t bytes = size_t{1} << 30;
   CUdeviceptr buf = 0, out = 0;
-  check(api_.cuMemAlloc(&buf, bytes), "cuMemAlloc");
-  check(api_.cuMemAlloc(&out, sizeof(float)), "cuMemAlloc");
+  check(device_alloc(&buf, bytes), "cuMemAlloc");
+  check(device_alloc(&out, sizeof(float)), "cuMemAlloc");
   check(api_.cuMemsetD8(buf, 0, bytes), "cuMemsetD8");
   const size_t n4 = bytes / 16;
   int sms = 132;  // an H100 SXM's, if the driver will not say

@@ -9,6 +9,7 @@
 
 #include "kernels/cuda/driver_api.h"
 #include "kernels/dispatch.h"
+#include "kernels/memory_pools.h"
 
 namespace bricklayer {
 
@@ -24,6 +25,8 @@ class CudaBackend final : public Dispatcher {
   void begin_step(const Graph& g, const Step& s) override;
   void end_step(const Graph& g) override;
   void read(int tensor, float* dst, int64_t count) override;
+  void read_at(int tensor, int64_t offset, float* dst, int64_t count) override;
+  void write_at(int tensor, int64_t offset, const float* src, int64_t count) override;
 
   void get_rows(const Graph& g, const Node& n) override;
   void mul_mat(const Graph& g, const Node& n) override;
@@ -62,6 +65,10 @@ class CudaBackend final : public Dispatcher {
   // The Q8_K form of a GEMV input, quantised now unless already held.
   CUdeviceptr quantized(const Graph& g, int tensor, int64_t k);
   void upload_step(const Graph& g, const Step& s);
+  // cuMemAlloc, counted in driver_bytes().
+  CUresult device_alloc(CUdeviceptr* p, size_t bytes);
+  // The graph's tensors not placed yet, in one segment per pool.
+  void place_tensors(const Graph& g);
   template <typename... Args>
   void launch(CUfunction f, unsigned gx, unsigned gy, unsigned block, unsigned smem,
               Args... args);
@@ -78,7 +85,8 @@ class CudaBackend final : public Dispatcher {
   Functions fn_{};
   std::string device_name_;
   std::vector<CUdeviceptr> ptrs_;
-  std::vector<CUdeviceptr> owned_;
+  std::vector<CUdeviceptr> owned_;  // every segment and buffer, freed at the end
+  ReportedTensors reported_;         // the tensors handed out of the segments
   CUdeviceptr pos_ = 0;  // the step's position, read by rope, kv write, attention
   // Q8_K activations of the tensor q8_tensor_ (-1: none), as the CPU's
   // Q8Cache: Q, K and V share one quantisation, and so do gate and up.

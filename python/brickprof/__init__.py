@@ -10,6 +10,7 @@
     @brickprof.scope("tokenize")
     def tokenize(text): ...
 
+    brickprof.mem_alloc(block.data_ptr(), block.nbytes, "kv_cache")  # your allocator's view
     brickprof.export_parquet(["job-r0.json", "job-r1.json"], "job/")   # pip install brickprof[jobs]
     ds = brickprof.dataset("job/")            # DuckDB views over the shards
     ds.imbalance(); ds.sql("select rank, count(*) from kernels group by rank")
@@ -20,7 +21,8 @@ is then in the process) and cost next to nothing otherwise.
 from ._dataset import Dataset, DatasetError, dataset
 from ._load import Trace, TraceError, load
 from ._paths import agent_path
-from ._scopes import Brick, add_work, brick, is_enabled, layer, scope, set_enabled
+from ._scopes import (Brick, add_work, brick, checksum, is_enabled, layer, mem_alloc, mem_free,
+                      scope, set_enabled, set_shapes)
 from ._shards import ShardError, export_parquet
 from ._version import __version__
 
@@ -35,11 +37,15 @@ __all__ = [
     "add_work",
     "agent_path",
     "brick",
+    "checksum",
     "dataset",
     "export_parquet",
     "is_enabled",
     "layer",
     "load",
+    "mem_alloc",
+    "mem_free",
     "scope",
     "set_enabled",
+    "set_shapes",
 ]

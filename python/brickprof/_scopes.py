@@ -1,4 +1,6 @@
-"""Scopes for Python code: layer(i), brick(id_or_name, elements), scope(name).
+"""Scopes for Python code: layer(i), brick(id_or_name, elements), scope(name);
+memory a Python allocator hands out (mem_alloc, mem_free) and the shapes of
+the innermost scope (set_shapes).
 
 Each is a context manager and a decorator. They go through the public C
 header's scope API (compiled into brickprof._native), so a scope costs a
@@ -86,6 +88,22 @@ def add_work(flops, bytes_moved):
     _native.add_work(float(flops), float(bytes_moved))
 
 
+def checksum(name, array, dtype=None):
+    """Attaches to the innermost open scope a digest of `array`, an output
+    this code computed, so `brickprof diff --outputs` can line two runs up
+    and name the first scope whose outputs differ.
+
+    `array` is any C-contiguous object with the buffer protocol in host
+    memory: a numpy array, array.array, bytes, a memoryview (a torch tensor:
+    `t.detach().cpu().numpy()`). Its element type comes from its format
+    (float32, float64, float16, int8/32/64, uint8; others are digested as
+    bytes) unless `dtype` says otherwise ("bf16" for bfloat16 bits held in
+    a uint16 array). The digest is taken before this returns; nothing is
+    recorded when no agent records.
+    """
+    _native.checksum(str(name), array, None if dtype is None else str(dtype))
+
+
 def is_enabled():
     """True when the agent is loaded and recording."""
     return _native.is_enabled()
@@ -94,3 +112,24 @@ def is_enabled():
 def set_enabled(on):
     """The program's own switch: recording on (within BRICKPROF_CAPTURE) or off."""
     _native.set_enabled(bool(on))
+
+
+def mem_alloc(ptr, nbytes, pool=None):
+    """Reports `nbytes` at address `ptr` (an int, e.g. a tensor's data_ptr())
+    handed out by your allocator from `pool` (a name such as "kv_cache");
+    the trace shows it under the open scope and this Python line, beside
+    what the driver reserved. Pair it with mem_free(ptr, pool)."""
+    _native.mem_alloc(int(ptr), int(nbytes), None if pool is None else str(pool))
+
+
+def mem_free(ptr, pool=None):
+    """Reports that the bytes mem_alloc() reported at `ptr` went back to `pool`."""
+    _native.mem_free(int(ptr), None if pool is None else str(pool))
+
+
+def set_shapes(dtype, inputs, output):
+    """Attaches an element type ("f32", "bf16", ...) and shapes to the
+    innermost open scope: `inputs` a list of shapes, `output` one shape,
+    each a sequence of ints, e.g. set_shapes("f32", [(1, 4096), (4096, 4096)], (1, 4096))."""
+    _native.set_shapes(str(dtype), [tuple(int(d) for d in s) for s in inputs],
+                       tuple(int(d) for d in output))

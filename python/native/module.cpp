@@ -3,9 +3,10 @@
 // and returns its columns; read_shard() the same on the job's timeline with
 // what a rank's Parquet shard adds, comm_ops() the MPI operations and
 // rank_path() the report's path across ranks, for a job's dataset;
-// site()/push()/pop() are the scope API of
+// site()/push()/pop() (and checksum()) are the scope API of
 // <brickprof/brickprof.h>, so Python scopes take the header's inline path
-// into the agent's buffers, and cost one load and a branch without an agent.
+// into the agent's buffers, and cost one load and a branch without an agent;
+// mem_alloc()/mem_free()/set_shapes() are the header's memory and shape calls.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <brickprof/brickprof.h>
@@ -14,12 +15,14 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "python/native/rank_path_binding.h"
 #include "python/native/shard_columns.h"
 #include "python/native/trace_columns.h"
 #include "trace/json/trace_json.h"
 #include "trace/model/bricks.h"
+#include "trace/model/checksum.h"
 
 namespace {
 
@@ -139,6 +142,142 @@ PyObject* add_work(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// An optional text argument: its UTF-8 (valid while `arg` lives), or
+// nullptr for None; false with a TypeError for anything else.
+bool optional_text(PyObject* arg, const char** text) {
+  *text = nullptr;
+  if (arg == Py_None) return true;
+  *text = PyUnicode_AsUTF8(arg);
+  return *text != nullptr;
+}
+
+// mem_alloc(ptr, bytes, pool or None): the program's allocator handed out
+// `bytes` at address `ptr` (an int) from `pool` (brickprof_mem_alloc).
+PyObject* mem_alloc(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "mem_alloc() takes 3 arguments");
+  const unsigned long long ptr = PyLong_AsUnsignedLongLong(args[0]);
+  if (PyErr_Occurred()) return nullptr;
+  const unsigned long long bytes = PyLong_AsUnsignedLongLong(args[1]);
+  if (PyErr_Occurred()) return nullptr;
+  const char* pool = nullptr;
+  if (!optional_text(args[2], &pool)) return nullptr;
+  brickprof_mem_alloc(reinterpret_cast<const void*>(static_cast<uintptr_t>(ptr)), bytes, pool);
+  Py_RETURN_NONE;
+}
+
+// mem_free(ptr, pool or None) (brickprof_mem_free).
+PyObject* mem_free(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "mem_free() takes 2 arguments");
+  const unsigned long long ptr = PyLong_AsUnsignedLongLong(args[0]);
+  if (PyErr_Occurred()) return nullptr;
+  const char* pool = nullptr;
+  if (!optional_text(args[1], &pool)) return nullptr;
+  brickprof_mem_free(reinterpret_cast<const void*>(static_cast<uintptr_t>(ptr)), pool);
+  Py_RETURN_NONE;
+}
+
+// Appends the ints of a sequence to `dims`; its length, or -1 with an error.
+Py_ssize_t append_dims(PyObject* seq, std::vector<int64_t>* dims) {
+  PyObject* fast = PySequence_Fast(seq, "a shape is a sequence of ints");
+  if (!fast) return -1;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const long long d = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (d == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    dims->push_back(d);
+  }
+  Py_DECREF(fast);
+  return n;
+}
+
+// set_shapes(dtype, [input shape, ...], output shape): each shape a
+// sequence of ints (brickprof_set_shapes), for the innermost open scope.
+PyObject* set_shapes(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "set_shapes() takes 3 arguments");
+  const char* dtype = PyUnicode_AsUTF8(args[0]);
+  if (!dtype) return nullptr;
+  PyObject* inputs = PySequence_Fast(args[1], "inputs is a sequence of shapes");
+  if (!inputs) return nullptr;
+  std::vector<int64_t> dims, out;
+  std::vector<uint32_t> ranks;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(inputs);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const Py_ssize_t rank = append_dims(PySequence_Fast_GET_ITEM(inputs, i), &dims);
+    if (rank < 0) {
+      Py_DECREF(inputs);
+      return nullptr;
+    }
+    ranks.push_back(static_cast<uint32_t>(rank));
+  }
+  Py_DECREF(inputs);
+  if (append_dims(args[2], &out) < 0) return nullptr;
+  brickprof_set_shapes(dtype, dims.data(), ranks.data(), static_cast<uint32_t>(ranks.size()),
+                       out.data(), static_cast<uint32_t>(out.size()));
+  Py_RETURN_NONE;
+}
+
+// The element type of a buffer's struct format ("f", "<d", "e", ...), or
+// nullptr for one a digest reads only as bytes.
+const char* dtype_of_format(const char* format, Py_ssize_t itemsize) {
+  if (!format) return "u8";  // plain bytes
+  // Native or little-endian: x86-64's and ARM's order.
+  if (*format == '@' || *format == '=' || *format == '<') ++format;
+  if (std::strlen(format) != 1) return nullptr;
+  switch (*format) {
+    case 'f': return "f32";
+    case 'd': return "f64";
+    case 'e': return "f16";
+    case 'b': return "i8";
+    case 'B':
+    case '?':
+    case 'c': return "u8";
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n': return itemsize == 4 ? "i32" : itemsize == 8 ? "i64" : nullptr;
+    default: return nullptr;
+  }
+}
+
+// checksum(name, buffer, dtype or None): a digest of a C-contiguous host
+// buffer (bytes, array.array, a numpy array, a memoryview) for the innermost
+// open scope. Its element type is the buffer's format unless `dtype` names
+// one ("bf16" for a uint16 array holding bfloat16); formats a digest cannot
+// read as numbers are digested as bytes. The GIL is released meanwhile.
+PyObject* checksum(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) return PyErr_Format(PyExc_TypeError, "checksum() takes 3 arguments");
+  const char* name = PyUnicode_AsUTF8(args[0]);
+  if (!name) return nullptr;
+  const char* asked = nullptr;
+  brickprof::ElementType type = brickprof::ElementType::kBytes;
+  if (args[2] != Py_None) {
+    asked = PyUnicode_AsUTF8(args[2]);
+    if (!asked) return nullptr;
+    if (!brickprof::parse(asked, &type))
+      return PyErr_Format(PyExc_ValueError,
+                          "unknown dtype %R: f32, f64, f16, bf16, i32, i64, i8, u8 or bytes",
+                          args[2]);
+  }
+  Py_buffer view;
+  if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) return nullptr;
+  const char* dtype = asked ? asked : dtype_of_format(view.format, view.itemsize);
+  if (!dtype || !brickprof::parse(dtype, &type)) {
+    dtype = "bytes";
+    type = brickprof::ElementType::kBytes;
+  }
+  const uint64_t count = static_cast<uint64_t>(view.len) / brickprof::element_bytes(type);
+  // clang-format off
+  Py_BEGIN_ALLOW_THREADS
+  brickprof_checksum(name, view.buf, count, dtype);
+  Py_END_ALLOW_THREADS
+  // clang-format on
+  PyBuffer_Release(&view);
+  Py_RETURN_NONE;
+}
+
 // brick_names() -> [name of well-known brick 0, 1, ...] (trace/model/bricks.h).
 PyObject* brick_names(PyObject*, PyObject*) {
   PyObject* list = PyList_New(brickprof::kBrickCount);
@@ -171,6 +310,14 @@ PyMethodDef kMethods[] = {
     {"set_enabled", set_enabled, METH_O, "Switch recording on or off."},
     {"add_work", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(add_work)),
      METH_FASTCALL, "Add FLOPs and bytes to the innermost scope."},
+    {"mem_alloc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mem_alloc)),
+     METH_FASTCALL, "Report bytes the program's allocator handed out."},
+    {"mem_free", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mem_free)),
+     METH_FASTCALL, "Report bytes the program's allocator took back."},
+    {"set_shapes", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(set_shapes)),
+     METH_FASTCALL, "Attach the dtype and shapes to the innermost scope."},
+    {"checksum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(checksum)),
+     METH_FASTCALL, "Digest a host buffer for the innermost scope."},
     {nullptr, nullptr, 0, nullptr},
 };
 

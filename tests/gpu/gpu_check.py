@@ -32,6 +32,11 @@
                                      none (against GOAL, reported) and agent
                                      - null-api, brickprof's own code (fails
                                      past MAX_OWN); "-": no limit, no goal
+  memory TRACE OUT                   bricklayer's figures (OUT, its output)
+                                     against its trace: program-level bytes
+                                     per pool, and the driver-level bytes and
+                                     count of its cuMemAllocs; every brick
+                                     has its shapes
   first-screen BRICKPROF EMPTY BRICKLAYER
                                      what a first look says on a GPU machine:
                                      EMPTY (`brickprof run -- true`) recorded
@@ -449,12 +454,43 @@ def cmd_first_screen(brickprof, empty, bricklayer):
     print("ok")
 
 
+def cmd_memory(trace_path, out_path):
+    import re
+    with open(out_path) as f:
+        m = re.search(r"memory \(bytes\): weights (\d+), activations (\d+), kv_cache (\d+); "
+                      r"from the CUDA driver (\d+) in (\d+) cuMemAlloc", f.read())
+    if not m:
+        fail(f"no memory line in {out_path}")
+    want = {"weights": int(m[1]), "activations": int(m[2]), "kv_cache": int(m[3])}
+    t = load(trace_path)
+    pools, reserved, allocs = {}, 0, 0
+    for e in t.get("memory", []):
+        if e["op"] != "alloc" or e.get("result", 0) != 0:
+            continue
+        if e["source"] == "program":
+            pools[e["api"]] = pools.get(e["api"], 0) + e["bytes"]
+        elif e["source"] == "device":
+            reserved += e["bytes"]
+            allocs += 1
+    print(f"program pools {pools} (bricklayer {want}); driver {reserved} B in {allocs} "
+          f"allocations (bricklayer {m[4]} in {m[5]})")
+    if pools != want:
+        fail("the program's pools differ from bricklayer's figures")
+    if (reserved, allocs) != (int(m[4]), int(m[5])):
+        fail("the driver-level allocations differ from bricklayer's cuMemAllocs")
+    shaped = {s["node"] for s in t.get("shapes", [])}
+    unshaped = [n["name"] for n in t["nodes"] if n["kind"] == "brick" and n["id"] not in shaped]
+    if unshaped:
+        fail(f"{len(unshaped)} bricks without shapes, e.g. {unshaped[0]}")
+    print("ok")
+
+
 if __name__ == "__main__":
     cmds = {"probe": cmd_probe, "attributed": cmd_attributed, "ranges": cmd_ranges,
             "ncu": cmd_ncu, "overhead": cmd_overhead, "captured": cmd_captured,
             "whole-graphs": cmd_whole_graphs, "globaltimer": cmd_globaltimer,
             "python-frames": cmd_python_frames, "figures": cmd_figures,
-            "first-screen": cmd_first_screen}
+            "first-screen": cmd_first_screen, "memory": cmd_memory}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

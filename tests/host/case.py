@@ -185,10 +185,21 @@ def trace_in(relative, program):
     return check
 
 
+def is_job_summary(path):
+    """An MPI job's summary (<prefix>-job.json, rank 0's at MPI_Finalize):
+    a file of its own, not a trace."""
+    if not path.name.endswith("-job.json"):
+        return False
+    with open(path, "rb") as f:
+        return b'"brickprof-job/1"' in f.read(64)
+
+
 def trace_prefixes(folder):
     """The output prefixes of every trace file in `folder`."""
     prefixes = set()
     for path in folder.iterdir():
+        if is_job_summary(path):
+            continue
         for ext in sorted(EXTENSIONS.values(), key=len, reverse=True):
             if path.name.endswith(ext):
                 prefixes.add(path.name[:-len(ext)])

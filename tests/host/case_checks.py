@@ -8,7 +8,7 @@ import re
 import signal
 import subprocess
 
-from case import EXTENSIONS, trace_prefixes
+from case import EXTENSIONS, is_job_summary, trace_prefixes
 from runner import spawn
 
 # Lines that are not the program's: the agent's and brickprof's own, and
@@ -90,9 +90,11 @@ def compare(case, plain, agent, second_is_agent=True):
 
 
 def trace_files(out):
-    """The trace JSON files in `out` (not Chrome's .trace.json)."""
+    """The trace JSON files in `out` (not Chrome's .trace.json, not a job's
+    summary)."""
     return sorted(p for p in out.iterdir()
-                  if p.name.endswith(".json") and not p.name.endswith(".trace.json"))
+                  if p.name.endswith(".json") and not p.name.endswith(".trace.json")
+                  and not is_job_summary(p))
 
 
 def check_outputs(case, out, brickprof, run_pid):
@@ -102,7 +104,8 @@ def check_outputs(case, out, brickprof, run_pid):
         if ".tmp" in name or not name.endswith(tuple(EXTENSIONS.values())):
             problems.append(f"temporary file left: {name}")
     traces = trace_files(out)
-    for path in traces:
+    summaries = [p for p in out.iterdir() if is_job_summary(p)]
+    for path in traces + summaries:
         report = spawn([brickprof, "report", str(path), "--summary"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, stderr = report.communicate()

@@ -12,16 +12,53 @@
 
 #include <cstddef>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace {
 
 brickprof__api_table g_table;
 int g_calls = 0;
 double g_gbps = 0;
+// What the memory and shape entries were handed.
+const void* g_ptr = nullptr;
+uint64_t g_bytes = 0;
+std::string g_pool;
+std::string g_dtype;
+std::vector<int64_t> g_dims, g_out;
+std::vector<uint32_t> g_ranks;
 
 void fake_set_host_peaks(double, double gbps, const char*) {
   ++g_calls;
   g_gbps = gbps;
+}
+void fake_mem_alloc(const void* ptr, uint64_t bytes, const char* pool) {
+  ++g_calls;
+  g_ptr = ptr;
+  g_bytes = bytes;
+  g_pool = pool ? pool : "(null)";
+}
+void fake_mem_free(const void* ptr, const char* pool) {
+  ++g_calls;
+  g_ptr = ptr;
+  g_bytes = 0;
+  g_pool = pool ? pool : "(null)";
+}
+void fake_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* ranks,
+                     uint32_t n_inputs, const int64_t* out_dims, uint32_t out_rank) {
+  ++g_calls;
+  g_dtype = dtype;
+  g_ranks.assign(ranks, ranks + n_inputs);
+  size_t total = 0;
+  for (uint32_t r : g_ranks) total += r;
+  g_dims.assign(dims, dims + total);
+  g_out.assign(out_dims, out_dims + out_rank);
+}
+
+uint64_t g_checksum_count = 0;
+void fake_checksum(const char*, const void*, uint64_t count, const char*) {
+  ++g_calls;
+  g_checksum_count = count;
 }
 
 // A version-2 table `size` bytes long; the memory after it still holds a
@@ -32,6 +69,10 @@ void make_table(size_t size) {
   g_table.size = static_cast<uint32_t>(size);
   g_table.fast_state = BRICKPROF__FAST_OFF;
   g_table.set_host_peaks = fake_set_host_peaks;
+  g_table.mem_alloc = fake_mem_alloc;
+  g_table.mem_free = fake_mem_free;
+  g_table.set_shapes = fake_set_shapes;
+  g_table.checksum = fake_checksum;
   g_calls = 0;
 }
 
@@ -60,7 +101,11 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(offsetof(brickprof__api_table, record_layout), 60u);
   EXPECT_EQ(offsetof(brickprof__api_table, thread_buffer), 64u);
   EXPECT_EQ(offsetof(brickprof__api_table, set_host_peaks), 72u);
-  EXPECT_EQ(sizeof(brickprof__api_table), 80u);
+  EXPECT_EQ(offsetof(brickprof__api_table, mem_alloc), 80u);
+  EXPECT_EQ(offsetof(brickprof__api_table, mem_free), 88u);
+  EXPECT_EQ(offsetof(brickprof__api_table, set_shapes), 96u);
+  EXPECT_EQ(offsetof(brickprof__api_table, checksum), 104u);
+  EXPECT_EQ(sizeof(brickprof__api_table), 112u);
 
   EXPECT_EQ(offsetof(brickprof__site, name), 0u);
   EXPECT_EQ(offsetof(brickprof__site, kind), 8u);
@@ -108,6 +153,10 @@ TEST(HeaderAbi, AgentServesEveryVersionUpToItsOwn) {
   EXPECT_NE(v1->set_enabled, nullptr);
   EXPECT_NE(v1->is_enabled, nullptr);
   EXPECT_EQ(v2->record_layout, BRICKPROF__RECORD_LAYOUT);
+  EXPECT_NE(v2->set_host_peaks, nullptr);
+  EXPECT_NE(v2->mem_alloc, nullptr);
+  EXPECT_NE(v2->mem_free, nullptr);
+  EXPECT_NE(v2->set_shapes, nullptr);
 }
 
 TEST(HeaderAbi, OlderAgentWithoutHostPeaksIsNotCalled) {
@@ -122,4 +171,89 @@ TEST(HeaderAbi, AgentWithHostPeaksIsCalled) {
   brickprof_set_host_peaks(100, 20, "probe");
   EXPECT_EQ(g_calls, 1);
   EXPECT_DOUBLE_EQ(g_gbps, 20);
+}
+
+// An agent built before the memory and shape entries: none is called.
+TEST(HeaderAbi, OlderAgentWithoutMemoryOrShapesIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, mem_alloc));  // the table before them
+  int block = 0;
+  const int64_t dims[] = {1, 8}, out[] = {1, 8};
+  const uint32_t ranks[] = {2};
+  brickprof_mem_alloc(&block, 64, "kv_cache");
+  brickprof_mem_free(&block, "kv_cache");
+  brickprof_set_shapes("f32", dims, ranks, 1, out, 2);
+  brickprof_set_shapes("f32", {{1, 8}}, {1, 8});
+  BRICKPROF_MEM_ALLOC(&block, 64, "kv_cache");
+  BRICKPROF_MEM_FREE(&block, "kv_cache");
+  BRICKPROF_SET_SHAPES("f32", dims, ranks, 1, out, 2);
+  EXPECT_EQ(g_calls, 0);
+}
+
+// One with mem_alloc but not yet mem_free or set_shapes (each is checked
+// on its own, as a table grows one field at a time).
+TEST(HeaderAbi, EachAppendedEntryIsCheckedOnItsOwn) {
+  make_table(offsetof(brickprof__api_table, mem_free));
+  int block = 0;
+  brickprof_mem_alloc(&block, 64, "kv_cache");
+  brickprof_mem_free(&block, "kv_cache");
+  brickprof_set_shapes("f32", {{1}}, {1});
+  EXPECT_EQ(g_calls, 1);
+  EXPECT_EQ(g_bytes, 64u);
+}
+
+TEST(HeaderAbi, MemoryCallsReachTheAgentAsMade) {
+  make_table(sizeof(brickprof__api_table));
+  int block = 0;
+  brickprof_mem_alloc(&block, 4096, "weights");
+  EXPECT_EQ(g_ptr, &block);
+  EXPECT_EQ(g_bytes, 4096u);
+  EXPECT_EQ(g_pool, "weights");
+  BRICKPROF_MEM_FREE(&block, nullptr);
+  EXPECT_EQ(g_ptr, &block);
+  EXPECT_EQ(g_pool, "(null)");
+  EXPECT_EQ(g_calls, 2);
+}
+
+// The C call and the C++ lists hand the agent the same arrays, also past
+// the C++ form's stack buffer (16 inputs, 16 dims).
+TEST(HeaderAbi, ShapesReachTheAgentAsLaidOut) {
+  make_table(sizeof(brickprof__api_table));
+  const int64_t dims[] = {1, 4096, 4096, 4096}, out[] = {1, 4096};
+  const uint32_t ranks[] = {2, 2};
+  brickprof_set_shapes("f32", dims, ranks, 2, out, 2);
+  EXPECT_EQ(g_dtype, "f32");
+  EXPECT_EQ(g_ranks, (std::vector<uint32_t>{2, 2}));
+  EXPECT_EQ(g_dims, (std::vector<int64_t>{1, 4096, 4096, 4096}));
+  EXPECT_EQ(g_out, (std::vector<int64_t>{1, 4096}));
+
+  brickprof_set_shapes("q4_k", {{4096, 4096}, {}, {7}}, {});
+  EXPECT_EQ(g_dtype, "q4_k");
+  EXPECT_EQ(g_ranks, (std::vector<uint32_t>{2, 0, 1}));
+  EXPECT_EQ(g_dims, (std::vector<int64_t>{4096, 4096, 7}));
+  EXPECT_TRUE(g_out.empty());
+
+  brickprof_set_shapes("bf16",
+                       {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}, {13, 14, 15, 16}, {17, 18}},
+                       {1, 2, 3});
+  EXPECT_EQ(g_ranks, (std::vector<uint32_t>{4, 4, 4, 4, 2}));
+  ASSERT_EQ(g_dims.size(), 18u);
+  for (size_t i = 0; i < g_dims.size(); ++i) EXPECT_EQ(g_dims[i], static_cast<int64_t>(i + 1));
+  EXPECT_EQ(g_out, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(g_calls, 3);
+}
+
+TEST(HeaderAbi, OlderAgentWithoutChecksumIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, checksum));  // the table before the field
+  const float out[3] = {1, 2, 3};
+  brickprof_checksum("out", out, 3, "f32");
+  BRICKPROF_CHECKSUM("out", out, 3, "f32");
+  EXPECT_EQ(g_calls, 0);
+}
+
+TEST(HeaderAbi, AgentWithChecksumIsCalled) {
+  make_table(sizeof(brickprof__api_table));
+  const float out[3] = {1, 2, 3};
+  brickprof_checksum("out", out, 3, "f32");
+  EXPECT_EQ(g_calls, 1);
+  EXPECT_EQ(g_checksum_count, 3u);
 }

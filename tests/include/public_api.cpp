@@ -42,11 +42,27 @@ int use_the_api() {
   BRICKPROF_POP();
   BRICKPROF_POP();
   BRICKPROF_SET_HOST_PEAKS(500, 20, "measured");
+  {
+    BRICKPROF_BRICK(BRICKPROF_BRICK_UP_PROJECTION, 4096);
+    static const int64_t dims[] = {1, 4096, 4096, 4096}, out[] = {1, 4096};
+    static const uint32_t ranks[] = {2, 2};
+    BRICKPROF_SET_SHAPES("f32", dims, ranks, 2, out, 2);
+    brickprof_set_shapes("q4_k", dims, ranks, 2, out, 2);
+    brickprof_set_shapes("f32", {{1, 4096}, {4096, 4096}}, {1, 4096});
+  }
+  static char arena[256];
+  BRICKPROF_MEM_ALLOC(arena, sizeof arena, "kv_cache");
+  BRICKPROF_MEM_FREE(arena, "kv_cache");
+  brickprof_mem_alloc(arena + 64, 64, nullptr);
+  brickprof_mem_free(arena + 64, nullptr);
   if (brickprof_push_name(BRICKPROF_KIND_BRICK, "Rope", 64) != 0) ++failures;
   brickprof_pop();
   brickprof_add_work(1, 2);
   brickprof_set_enabled(0);
   brickprof_set_host_peaks(0, 0, nullptr);
+  const float out[2] = {1.0f, 2.0f};
+  BRICKPROF_CHECKSUM("out", out, 2, "f32");
+  brickprof_checksum("out", out, 2, "f32");
   if (brickprof_is_enabled() != 0) ++failures;
   brickprof_kind kind = BRICKPROF_KIND_LAYER;
   brickprof_brick brick = BRICKPROF_BRICK_CUSTOM;

@@ -104,10 +104,16 @@ def functions(compiler, includes, include_dir, workdir, label):
         return set(re.findall(r"(\w+) \([^()]*\);$", f.read(), re.M))
 
 
+def include_line(header):
+    """A C++ standard header (no .h, e.g. <initializer_list>) only for C++."""
+    line = "#include <%s>\n" % header
+    return line if header.endswith(".h") else "#ifdef __cplusplus\n%s#endif\n" % line
+
+
 def program(language, includes, workdir, label):
     source = os.path.join(workdir, label + LANGUAGES[language][1])
     with open(source, "w") as f:
-        f.write("".join("#include <%s>\n" % i for i in includes))
+        f.write("".join(include_line(i) for i in includes))
         f.write("int main(void) { return 0; }\n")
     return source
 

@@ -50,7 +50,9 @@ def expected(rank):
 
 
 def rank_files(folder):
-    files = sorted(glob.glob(os.path.join(folder, "*.json")))
+    """The ranks' traces (the job's summary, app-job.json, is mpi_job_summary's)."""
+    files = sorted(f for f in glob.glob(os.path.join(folder, "*.json"))
+                   if not f.endswith("-job.json"))
     require(len(files) == 2, "expected two rank files in %s, got %s" % (folder, files))
     by_rank = {load_json(f)["process"]["rank"]: f for f in files}
     require(sorted(by_rank) == [0, 1], "ranks recorded: %s" % sorted(by_rank))

@@ -13,6 +13,7 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 MONOTONIC = 3
 SLICE_BEGIN = pb.TrackEvent.TYPE_SLICE_BEGIN
 SLICE_END = pb.TrackEvent.TYPE_SLICE_END
+COUNTER = pb.TrackEvent.TYPE_COUNTER
 
 
 class DecodeError(Exception):
@@ -30,11 +31,13 @@ class Sequence:
 
 class Decoded:
     """tracks: uuid -> TrackDescriptor; slices: list of dicts (track, name,
-    start, end, flows_out, flows_in), in the order they closed."""
+    start, end, flows_out, flows_in), in the order they closed; counters:
+    track uuid -> [(time, value)] in the order written."""
 
     def __init__(self):
         self.tracks = {}
         self.slices = []
+        self.counters = defaultdict(list)
 
     def flows(self):
         """[(source slice, destination slice)] joined by flow id."""
@@ -141,6 +144,10 @@ def decode(path):
                 raise DecodeError("a slice ends before it begins")
             s["end"] = ts
             result.slices.append(s)
+        elif e.type == COUNTER:
+            if not e.HasField("counter_value"):
+                raise DecodeError("a counter event without an integer value")
+            result.counters[track].append((ts, e.counter_value))
         else:
             raise DecodeError("unexpected track event type %d" % e.type)
     for track, stack in open_slices.items():
@@ -152,4 +159,7 @@ def decode(path):
     for s in result.slices:
         if s["track"] not in result.tracks:
             raise DecodeError("a slice on undescribed track %d" % s["track"])
+    for track in result.counters:
+        if track not in result.tracks or not result.tracks[track].HasField("counter"):
+            raise DecodeError("counter samples on track %d, not a counter track" % track)
     return result

@@ -13,6 +13,7 @@ usage: perfetto_test.py BRICKPROF DATA_DIR APP VENV_DIR
 Skips (77) when the packages cannot be installed from PyPI.
 """
 import collections
+import json
 import os
 import re
 import shutil
@@ -111,6 +112,11 @@ def compare(decoded, slices, flows, tracks, what):
           "%s: %d slices decoded, %d nodes" % (what, len(decoded.slices), len(slices)))
 
 
+def pb_unit_bytes():
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+    return pb.CounterDescriptor.UNIT_SIZE_BYTES
+
+
 def in_venv(brickprof, data, app):
     import perfetto_decode
     import big_trace
@@ -123,6 +129,18 @@ def in_venv(brickprof, data, app):
         run([brickprof, "report", fixture, "--perfetto", "-o", out])
         compare(perfetto_decode.decode(out), *expected_from_json(load_json(fixture)),
                 what="GPU fixture")
+
+        # Memory: a counter track per account, its samples report --memory's timeline.
+        memory = os.path.join(data, "analyses", "memory_steps.json")
+        out = os.path.join(tmp, "memory.pftrace")
+        run([brickprof, "report", memory, "--perfetto", "-o", out])
+        decoded = perfetto_decode.decode(out)
+        views = json.loads(run([brickprof, "report", memory, "--memory", "--json"]).stdout)
+        got = {decoded.tracks[u].name: samples for u, samples in decoded.counters.items()}
+        want = {a["label"]: [tuple(p) for p in a["timeline"]] for a in views["memory"]["accounts"]}
+        check(got == want, "memory counters: %r, report --memory: %r" % (got, want))
+        units = {decoded.tracks[u].counter.unit for u in decoded.counters}
+        check(units == {pb_unit_bytes()}, "memory counters' unit: %r" % units)
 
         # A CPU run: the agent writes json and perfetto at exit.
         prefix = os.path.join(tmp, "cpu")

@@ -18,9 +18,11 @@ import big_trace  # noqa: E402
 from checks import check, summary  # noqa: E402
 
 APP = r'''
+import array
 import sys
 import time
 import brickprof
+import numpy as np
 
 @brickprof.scope("tokenize")
 def tokenize():
@@ -31,12 +33,51 @@ for i in range(2):
     with brickprof.layer(i):
         with brickprof.brick("RmsNorm", 4096):
             time.sleep(0.002)
+            brickprof.checksum("out", np.arange(4096, dtype=np.float32) / 1024 - 2)
+            brickprof.checksum("ids", array.array("i", range(5)))
         with brickprof.brick(brickprof.Brick.GateProjection, 1024):
             time.sleep(0.001)
         with brickprof.brick("my_custom_brick", 8):
+            brickprof.set_shapes("f32", [(1, 8), (8, 8)], (1, 8))
+            brickprof.mem_alloc(0x10000 + i * 0x1000, 4096, "kv_cache")
             time.sleep(0.001)
         tokenize()
+brickprof.mem_free(0x10000, "kv_cache")
+brickprof.mem_free(0x11000, "kv_cache")
 '''
+
+
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def check_checksums(path):
+    """brickprof.checksum's digests: on each layer's RmsNorm, as numpy computes them."""
+    import array
+    import numpy as np
+    with open(path) as f:
+        t = json.load(f)
+    sums = t.get("checksums", [])
+    check(len(sums) == 4, "%d checksums in the trace, the script took 4" % len(sums))
+    names = {n["id"]: n["name"] for n in t["nodes"]}
+    out = np.arange(4096, dtype=np.float32) / 1024 - 2
+    ids = array.array("i", range(5))
+    for c in sums:
+        check(names.get(c["node"]) == "RmsNorm", "a checksum on %r" % names.get(c["node"]))
+        want = {"out": ("f32", 4096, out.tobytes(), float(out.astype(np.float64).sum())),
+                "ids": ("i32", 5, ids.tobytes(), 10.0)}.get(c["name"])
+        if not check(want is not None, "a checksum named %r" % c["name"]):
+            continue
+        dtype, count, data, total = want
+        check(c["type"] == dtype and c["count"] == count and c["source"] == "program",
+              "checksum %s: %s %s %s" % (c["name"], c["type"], c["count"], c["source"]))
+        check(int(c["fnv1a"], 16) == fnv1a(data), "checksum %s: FNV-1a %s" % (c["name"],
+                                                                                c["fnv1a"]))
+        check(abs(c["sum"] - total) <= 1e-9, "checksum %s: sum %r, numpy says %r"
+              % (c["name"], c["sum"], total))
 
 
 def report_bricks(path):
@@ -77,6 +118,43 @@ def compare_bricks(trace, path):
               % (path, w["name"], gpu_by_brick.get(w["name"], 0), w["gpu_ns"]))
 
 
+def check_memory_and_shapes(path):
+    """The script's mem_alloc/mem_free calls in the trace's `memory` section
+    (source program, pool kv_cache, under my_custom_brick, with the script's
+    line in their Python stack) and its set_shapes on every my_custom_brick."""
+    with open(path) as f:
+        raw = json.load(f)
+    nodes = raw["nodes"]
+    events = [e for e in raw.get("memory", []) if e["source"] == "program"]
+    allocs = [e for e in events if e["op"] == "alloc"]
+    frees = [e for e in events if e["op"] == "free"]
+    check(len(allocs) == 2 and len(frees) == 2,
+          "%s: %d program allocs and %d frees, the script made 2 and 2" % (path, len(allocs),
+                                                                        len(frees)))
+    check(all(e["api"] == "kv_cache" for e in events), "pool names: %s" % events)
+    check(sorted(e["bytes"] for e in allocs) == [4096, 4096], "alloc bytes: %s" % allocs)
+    check(sorted(int(e["address"], 16) for e in allocs) == [0x10000, 0x11000] and
+          sorted(int(e["address"], 16) for e in frees) == [0x10000, 0x11000],
+          "addresses: %s" % events)
+    check(all(e.get("scope") is not None and nodes[e["scope"]]["name"] == "my_custom_brick"
+              for e in allocs), "the allocations are not under my_custom_brick: %s" % allocs)
+    check(all(e.get("scope") is None for e in frees), "the frees are outside every scope")
+    line = APP.splitlines().index(next(l for l in APP.splitlines() if "mem_alloc" in l)) + 1
+    frames = raw.get("python_frames", [])
+    stacks = raw.get("python_stacks", [])
+    for e in allocs:
+        stack = stacks[e["python_stack"]] if "python_stack" in e else []
+        here = [frames[f] for f in stack]
+        check(any(f["file"].endswith("app.py") and f["line"] == line for f in here),
+              "alloc at %s: its Python stack %s has no app.py:%d" % (e["address"], here, line))
+    shaped = {s["node"]: s for s in raw.get("shapes", [])}
+    custom = [n["id"] for n in nodes if n["name"] == "my_custom_brick"]
+    for n in custom:
+        s = shaped.get(n)
+        check(s is not None and s["dtype"] == "f32" and s["inputs"] == [[1, 8], [8, 8]] and
+              s["output"] == [1, 8], "my_custom_brick %d: shape %s" % (n, s))
+
+
 def main():
     data, work = sys.argv[1:3]
     tmp = tempfile.mkdtemp(prefix="brickprof-pip-")
@@ -114,6 +192,8 @@ def main():
             check(t.nodes.loc[t.nodes["name"] == "RmsNorm", "path"].astype(str).tolist() ==
                   ["Layer 0/RmsNorm", "Layer 1/RmsNorm"], "scope paths")
             compare_bricks(t, prefix + ".json")
+            check_memory_and_shapes(prefix + ".json")
+            check_checksums(prefix + ".json")
             gz = brickprof.load(prefix + ".json.gz")
             check(gz.bricks.equals(t.bricks) and gz.nodes.equals(t.nodes),
                   "the json.gz loads differently from the json")

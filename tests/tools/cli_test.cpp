@@ -181,7 +181,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"missing", data_path("does_not_exist.json"), "cannot open"},
         BadInput{"unknown_parent", data_path("bad_unknown_parent.json"), "unknown node id 7"},
         BadInput{"parent_cycle", data_path("bad_parent_cycle.json"), "cycle"},
-        BadInput{"negative_time", data_path("bad_negative_time.json"), "negative time"}),
+        BadInput{"negative_time", data_path("bad_negative_time.json"), "negative time"},
+        BadInput{"memory_scope", data_path("bad_memory_scope.json"),
+                 "memory[1]: scope refers to unknown node id 7"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 struct Usage {

@@ -348,5 +348,36 @@ TEST(Diff, BadMinTimeIsOneLine) {
   }
 }
 
+// --outputs: the checksums of tests/data/outputs/ (hand-made digests;
+// changed.json scales the second gemv's output by 1.01).
+TEST(DiffOutputs, NamesTheFirstDivergenceAndGatesOnIt) {
+  const std::string base = data_path("outputs/base.json");
+  CliResult r = run_brickprof({"diff", "--outputs", base, data_path("outputs/changed.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(has(r.out, "First divergence: Layer 0 #0 / DownProjection #0 / gemv #1 : out #0\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "    rel 0.01  cos 1.000000")) << r.out;
+  EXPECT_TRUE(has(r.out, "FAIL: 1 of 4 outputs differ beyond tolerance\n")) << r.out;
+  // A looser tolerance passes it; --json says the same.
+  r = run_brickprof({"diff", "--outputs", "--rtol", "0.02", base, data_path("outputs/changed.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  r = run_brickprof({"diff", "--outputs", "--json", base, data_path("outputs/changed.json")});
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "fail");
+  EXPECT_EQ(j["beyond"], 1);
+  EXPECT_EQ(j["identical"], 3);
+  // The same run twice: deterministic.
+  r = run_brickprof({"diff", "--outputs", base, base});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(has(r.out, "bit-identical: deterministic")) << r.out;
+  // Runs without checksums have nothing to compare: that fails, it does not pass.
+  const std::string plain = data_path("tree_small.json");
+  r = run_brickprof({"diff", "--outputs", plain, plain});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, "FAIL: no output is in both runs")) << r.out;
+  r = run_brickprof({"diff", "--outputs", "--rtol", "-1", base, base});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace brickprof::test

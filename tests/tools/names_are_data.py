@@ -110,6 +110,9 @@ def poison(node):
                 node[k] = evil(v)
             elif k in ("warnings", "kernels") and isinstance(v, list):
                 node[k] = [evil(x) for x in v]
+            elif k == "memory" and isinstance(v, list):  # events: "api" names; "source" is a kind
+                for event in v:
+                    event["api"] = evil(event.get("api", ""))
             elif k == "source" and isinstance(v, str):  # PTX text
                 node[k] = v + "\n// " + EVIL + "\n"
             else:

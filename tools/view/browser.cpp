@@ -23,6 +23,8 @@ Browser::Browser(Session& session, int width, int height) : session_(session) {
       {Tab::Kind::kReport, "Transfers", "Transfers", "transfers"},
       {Tab::Kind::kReport, "Analyzer", "Analyzer", "analyze"},
   };
+  if (!session_.whole().memory.empty())
+    tabs_.push_back({Tab::Kind::kReport, "Memory", "Mem", "memory"});
   if (session_.has_base()) tabs_.push_back({Tab::Kind::kDiff, "Diff", "Diff"});
   if (session_.rank_count() > 0) tabs_.push_back({Tab::Kind::kRanks, "Ranks", "Ranks"});
   if (session_.rank_count() > 1) {  // the cross-rank views of a merged job

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "analysis/analyses/launch_stats.h"
+#include "analysis/analyses/memory_report.h"
 #include "analysis/analyses/ptx_lookup.h"
 #include "analysis/analyses/roofline.h"
 #include "analysis/analyses/spread.h"
@@ -158,6 +159,47 @@ void brick_section(Lines& out, Session& session, std::string_view name) {
   }
 }
 
+// Per memory account, over the row's calls: what they allocated and freed
+// inside them, and the account's highest live bytes while one ran
+// (memory_nodes.h); a single call also its live bytes at start and end.
+void memory_section(Lines& out, Session& session, std::span<const uint32_t> members) {
+  const Trace& t = session.trace();
+  if (t.memory.empty()) return;
+  const ViewModel* m = session.model("memory");
+  if (!m) return;
+  const MemoryReport& r = std::any_cast<const MemoryReport&>(*m);
+  for (uint32_t a = 0; a < r.ledger.accounts.size(); ++a) {
+    NodeMemory sum;
+    bool touched = false;
+    for (uint32_t node : members) {
+      if (!r.nodes.touched(node)) continue;
+      const NodeMemory one = r.nodes.of(t, r.ledger, node, a);
+      touched |= one.allocations || one.frees;
+      sum.allocated += one.allocated;
+      sum.allocations += one.allocations;
+      sum.freed += one.freed;
+      sum.frees += one.frees;
+      sum.peak = std::max(sum.peak, one.peak);
+      sum.live_at_start = one.live_at_start;
+      sum.live_at_end = one.live_at_end;
+    }
+    if (!touched) continue;
+    field(out, "memory").add(account_label(t, r.ledger.accounts[a].key), Style::kDim);
+    Line& line = field(out, "");
+    line.add("+" + format_bytes(sum.allocated), Style::kBold)
+        .add(" in " + std::to_string(sum.allocations) + " alloc" +
+             (sum.allocations == 1 ? "" : "s") + ", ")
+        .add("-" + format_bytes(sum.freed), Style::kBold)
+        .add(" in " + std::to_string(sum.frees) + " free" + (sum.frees == 1 ? "" : "s") +
+             ", peak ")
+        .add(format_bytes(sum.peak), Style::kBold);
+    if (members.size() == 1)
+      line.add(", live " + format_bytes(sum.live_at_start) + " → " + format_bytes(sum.live_at_end));
+    else
+      line.add(" (the highest over its calls)", Style::kDim);
+  }
+}
+
 // The diff's entry for the row as `brickprof diff` judged it: its status,
 // the figures diff lists it with, and why (analysis/views/view_diff.cpp).
 void diff_section(Lines& out, Session& session, uint32_t row) {
@@ -269,6 +311,7 @@ Lines detail_lines(Session& session, uint32_t row) {
           format_rate(static_cast<double>(a.bytes) * 1e9 / static_cast<double>(a.total_ns), "B"));
   }
   path_section(out, session, tree, entry, members);
+  if (is_cpu_kind(n.kind)) memory_section(out, session, members);
   diff_section(out, session, row);
   const std::string name(t.name(n));
   if (n.kind == NodeKind::kBrick) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/derive/memory_accounts.h"
 #include "trace/formats/distributed_info.h"
 #include "trace/formats/source_processes.h"
 #include "trace/json/json_writer.h"
@@ -96,6 +97,14 @@ void write_args(JsonWriter& w, uint32_t id, const Node& node, const GpuDetail* g
   w.end_object();
 }
 
+// "GPU 0 (NVIDIA H100 80GB HBM3)".
+std::string gpu_process_name(const Trace& trace, uint32_t device) {
+  std::string name = "GPU " + std::to_string(device);
+  for (const Device& d : trace.devices)
+    if (d.id == device && !d.name.empty()) name += " (" + d.name + ")";
+  return name;
+}
+
 // Capture windows on a track of their own in the (first) CPU process, so
 // what was not recorded is visible as the space between them.
 void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows, int64_t pid) {
@@ -109,6 +118,38 @@ void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows,
     write_us(w, "dur", windows[i].end_ns - windows[i].start_ns);
     w.end_object();
   }
+}
+
+// Each memory account's live bytes as a counter track ("ph":"C", one sample
+// per change) on its device's process, the host's on its CPU process; a
+// device with memory but no GPU work gets its process named here.
+void write_memory_counters(JsonWriter& w, const Trace& trace, const SourceProcesses& cpu,
+                           const std::set<std::pair<uint32_t, uint32_t>>& streams) {
+  if (trace.memory.empty()) return;
+  MemoryAccounts accounts(trace);
+  std::vector<std::string> labels;
+  std::vector<int64_t> pids;
+  std::set<uint32_t> named;  // GPUs with a process name
+  for (const auto& [device, stream] : streams) named.insert(device);
+  walk_memory_live(trace, accounts, [&](uint32_t account, int64_t t, uint64_t live) {
+    if (account >= labels.size()) {  // a new account: its first change
+      const MemoryAccountKey& key = accounts.keys()[account];
+      labels.push_back(account_label(trace, key));
+      const bool host = key.device == kHostDeviceId;
+      const size_t process = std::min<size_t>(key.source, cpu.list().size() - 1);
+      pids.push_back(host ? cpu.list()[process].pid : kGpuPidBase + key.device);
+      if (!host && named.insert(key.device).second) {
+        write_metadata(w, "process_name", pids.back(), 0, gpu_process_name(trace, key.device));
+        write_sort_index(w, pids.back(), 1 + key.device);
+      }
+    }
+    w.newline().begin_object();
+    w.field("ph", "C").field("name", labels[account]).field("cat", "memory");
+    w.field("pid", pids[account]).field("tid", 0);
+    write_us(w, "ts", t);
+    w.key("args").begin_object().field("bytes", live).end_object();
+    w.end_object();
+  });
 }
 
 }  // namespace
@@ -157,16 +198,14 @@ void ChromeSink::begin(const TraceHead& head) {
   for (auto [device, stream] : head.streams) {
     int64_t gpid = kGpuPidBase + device;
     if (device != last_device) {
-      std::string name = "GPU " + std::to_string(device);
-      for (const Device& d : trace.devices)
-        if (d.id == device && !d.name.empty()) name += " (" + d.name + ")";
-      write_metadata(w, "process_name", gpid, 0, name);
+      write_metadata(w, "process_name", gpid, 0, gpu_process_name(trace, device));
       write_sort_index(w, gpid, 1 + device);
       last_device = device;
     }
     write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
   }
   write_capture_windows(w, trace.diagnostics.capture_windows, cpu.list().front().pid);
+  write_memory_counters(w, trace, cpu, head.streams);
 }
 
 void ChromeSink::node(const NodeEvent& e) {

@@ -2,10 +2,12 @@
 // written by hand, which Perfetto's UI and trace processor read directly and
 // at a fraction of the Chrome JSON's size. A track per host thread, range
 // lane and GPU stream, nested slices, flows from each launching scope to its
-// GPU work, names interned per sequence and timestamps delta-encoded.
+// GPU work, names interned per sequence and timestamps delta-encoded; a
+// counter track per memory account (its live bytes).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <span>
@@ -76,10 +78,11 @@ class PerfettoTraceWriter {
   void slice(uint32_t id, const Node& node, std::string_view name, uint32_t name_id,
              const GpuDetail* detail, std::span<const uint32_t> launched, bool from_cpu);
   void end_lane();
-  // The capture windows' track, and the last bytes.
+  // The capture windows' track, the memory counters, and the last bytes.
   void finish();
 
  private:
+  void memory_descriptors(std::map<uint32_t, uint64_t>& gpu_uuids);
   struct State;
   std::unique_ptr<State> s_;
   std::vector<Track> tracks_;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/derive/memory_accounts.h"
 #include "trace/formats/perfetto.h"
 #include "trace/formats/proto_writer.h"
 #include "trace/formats/source_processes.h"
@@ -51,12 +52,16 @@ constexpr uint32_t kTrackName = 2;
 constexpr uint32_t kProcess = 3;
 constexpr uint32_t kThread = 4;
 constexpr uint32_t kParentUuid = 5;
+constexpr uint32_t kCounter = 8;  // TrackDescriptor.counter: a CounterDescriptor
+constexpr uint32_t kUnit = 3;     // CounterDescriptor.unit
 constexpr uint32_t kPid = 1;
 constexpr uint32_t kProcessName = 6;
 constexpr uint32_t kTid = 2;
 constexpr uint32_t kThreadName = 5;
 // TrackEvent
 constexpr uint32_t kType = 9;
+constexpr uint32_t kTrackUuid = 11;
+constexpr uint32_t kCounterValue = 30;
 constexpr uint32_t kNameIid = 10;
 constexpr uint32_t kFlowIds = 47;
 constexpr uint32_t kTerminatingFlowIds = 48;
@@ -70,7 +75,17 @@ constexpr uint64_t kIncrementalStateCleared = 1;    // TracePacket.SequenceFlags
 constexpr uint64_t kMonotonicClock = 3;             // BuiltinClock MONOTONIC
 constexpr uint64_t kLaneClock = 64;                 // the first sequence-scoped clock id
 constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2;  // TrackEvent.Type
+constexpr uint64_t kCounterEvent = 4;               // TrackEvent.Type TYPE_COUNTER
+constexpr uint64_t kUnitSizeBytes = 3;              // CounterDescriptor.Unit
 constexpr uint32_t kDescriptorSequence = 1;
+
+// "GPU 0 (NVIDIA H100 80GB HBM3)".
+std::string gpu_track_name(const Trace& t, uint32_t device) {
+  std::string name = "GPU " + std::to_string(device);
+  for (const Device& d : t.devices)
+    if (d.id == device && !d.name.empty()) name += " (" + d.name + ")";
+  return name;
+}
 
 }  // namespace
 
@@ -113,6 +128,7 @@ struct PerfettoTraceWriter::State {
   };
   std::vector<TrackIds> ids;  // by track
   uint64_t capture_uuid = 0;
+  std::vector<uint64_t> memory_uuids;  // a counter track per memory account
   // Interning, per sequence: an id's iid is valid while its stamp is the
   // sequence's number.
   std::vector<uint32_t> iid, iid_stamp;
@@ -293,10 +309,7 @@ void PerfettoTraceWriter::descriptors() {
       auto [gpu, added] = gpu_uuids.try_emplace(track.id, 0);
       if (added) {
         gpu->second = s.next_uuid++;
-        std::string name = "GPU " + std::to_string(track.id);
-        for (const Device& d : s.t.devices)
-          if (d.id == track.id && !d.name.empty()) name += " (" + d.name + ")";
-        s.descriptor(gpu->second, 0, name, {}, 0);
+        s.descriptor(gpu->second, 0, gpu_track_name(s.t, track.id), {}, 0);
       }
       ids.parent_uuid = gpu->second;
       s.descriptor(ids.uuid, ids.parent_uuid, ids.name, {}, 0);
@@ -321,6 +334,32 @@ void PerfettoTraceWriter::descriptors() {
   if (!s.t.diagnostics.capture_windows.empty()) {
     s.capture_uuid = s.next_uuid++;
     s.descriptor(s.capture_uuid, s.process_uuids.front(), "capture windows", {}, 0);
+  }
+  memory_descriptors(gpu_uuids);
+}
+
+// A counter track per memory account (memory_accounts.h), under its GPU
+// (one is described here for a GPU with memory but no GPU work), the
+// host's under its process.
+void PerfettoTraceWriter::memory_descriptors(std::map<uint32_t, uint64_t>& gpu_uuids) {
+  State& s = *s_;
+  if (s.t.memory.empty()) return;
+  MemoryAccounts accounts(s.t);
+  walk_memory_live(s.t, accounts, [](uint32_t, int64_t, uint64_t) {});
+  std::string counter;
+  proto::uint_field(counter, field::kUnit, kUnitSizeBytes);
+  for (const MemoryAccountKey& key : accounts.keys()) {
+    uint64_t parent = s.process_uuids[std::min<size_t>(key.source, s.process_uuids.size() - 1)];
+    if (key.device != kHostDeviceId) {
+      auto [gpu, added] = gpu_uuids.try_emplace(key.device, 0);
+      if (added) {
+        gpu->second = s.next_uuid++;
+        s.descriptor(gpu->second, 0, gpu_track_name(s.t, key.device), {}, 0);
+      }
+      parent = gpu->second;
+    }
+    s.memory_uuids.push_back(s.next_uuid++);
+    s.descriptor(s.memory_uuids.back(), parent, account_label(s.t, key), counter, field::kCounter);
   }
 }
 
@@ -374,6 +413,26 @@ void PerfettoTraceWriter::finish() {
                     {}, 0);
       s.slice_event(windows[i].end_ns, kSliceEnd, {}, 0, {}, 0);
     }
+  }
+  if (!s.memory_uuids.empty()) {  // every account's samples on one sequence, in time order
+    ++s.sequence;
+    bool started = false;
+    MemoryAccounts accounts(s.t);
+    walk_memory_live(s.t, accounts, [&](uint32_t account, int64_t t, uint64_t live) {
+      if (!started) {
+        s.begin_sequence(s.memory_uuids[account], t);
+        started = true;
+      }
+      proto::uint_field(s.packet, field::kTimestamp, static_cast<uint64_t>(t - s.last_ns));
+      s.last_ns = t;
+      proto::uint_field(s.packet, field::kSequenceId, s.sequence);
+      s.event.clear();
+      proto::uint_field(s.event, field::kType, kCounterEvent);
+      proto::uint_field(s.event, field::kTrackUuid, s.memory_uuids[account]);
+      proto::uint_field(s.event, field::kCounterValue, live);
+      proto::bytes_field(s.packet, field::kTrackEvent, s.event);
+      s.emit_packet();
+    });
   }
   s.flush();
 }

@@ -22,6 +22,10 @@ void write_trace_json_node(JsonWriter& w, uint32_t id, const Node& node, std::st
                            const GpuDetail* detail, const CommCall* call = nullptr);
 // One element of "edges".
 void write_trace_json_edge(JsonWriter& w, const Edge& edge);
+// "memory" and "shapes", when there are any (names in `header.strings`).
+void write_trace_json_memory(JsonWriter& w, const Trace& header);
+// "checksums", when there are any.
+void write_trace_json_checksums(JsonWriter& w, const Trace& header);
 // "python_frames" and "python_stacks", when there are any.
 void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,
                              const std::vector<std::vector<uint32_t>>& stacks);

@@ -124,6 +124,9 @@ class Reader {
   void link();
   void link_communicators();
   void check_python_stacks();
+  // Memory events' scopes, shapes' and checksums' nodes name nodes by their file ids.
+  void resolve_memory_ids();
+  std::vector<uint64_t> memory_scopes_, shape_nodes_, checksum_nodes_;  // file ids, by element
 
   // Ids that do not fit the model's 32-bit fields wait here for link().
   struct LongParent {
@@ -262,6 +265,12 @@ Trace Reader::read(TraceText& source) {
         read_python_frames(parse(json_, i, end).get_array(), t_.python_frames, c_);
       } else if (key == "python_stacks") {
         read_python_stacks(parse(json_, i, end).get_array(), t_.python_stacks, c_);
+      } else if (key == "memory") {
+        read_memory(parse(json_, i, end).get_array(), t_, memory_scopes_, c_);
+      } else if (key == "shapes") {
+        read_shapes(parse(json_, i, end).get_array(), t_.shapes, shape_nodes_, c_);
+      } else if (key == "checksums") {
+        read_checksums(parse(json_, i, end).get_array(), t_, checksum_nodes_, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
       i = skip_space(end);
     }
@@ -276,6 +285,8 @@ Trace Reader::read(TraceText& source) {
   if (!saw_schema) fail("no \"schema\" key: not a brickprof trace");
   link();
   check_python_stacks();
+  resolve_memory_ids();
+  check_memory(t_);
   return std::move(t_);
 }
 
@@ -665,6 +676,24 @@ void Reader::link_communicators() {
            std::to_string(call.comm));
     call.comm = it->second;
   }
+}
+
+void Reader::resolve_memory_ids() {
+  c_ = Cursor{};
+  c_.section = "memory";
+  c_.index = 0;
+  for (size_t i = 0; i < t_.memory.size(); ++i, ++c_.index)
+    if (memory_scopes_[i] != kNoFileId) t_.memory[i].scope = resolve(memory_scopes_[i], "scope");
+  c_ = Cursor{};
+  c_.section = "shapes";
+  c_.index = 0;
+  for (size_t i = 0; i < t_.shapes.size(); ++i, ++c_.index)
+    t_.shapes[i].node = resolve(shape_nodes_[i], "node");
+  c_ = Cursor{};
+  c_.section = "checksums";
+  c_.index = 0;
+  for (size_t i = 0; i < t_.checksums.size(); ++i, ++c_.index)
+    t_.checksums[i].node = resolve(checksum_nodes_[i], "node");
 }
 
 // Every stack names known frames, every GPU node a known stack.

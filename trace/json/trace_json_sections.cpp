@@ -234,6 +234,8 @@ void read_devices(od::array arr, std::vector<Device>& out, Cursor& c) {
         dev.peak_gbps = get_double(v, c);
       else if (k == "peaks_source")
         dev.peaks_source = get_string(v, c);
+      else if (k == "memory_bytes")
+        dev.memory_bytes = get_uint(v, c);
     });
     out.push_back(std::move(dev));
   });

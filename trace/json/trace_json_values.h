@@ -128,5 +128,15 @@ void read_communicators(od::array arr, std::vector<Communicator>& out, Cursor& c
 void read_comm_call(od::value v, CommCall& call, const Cursor& c);
 void read_python_frames(od::array arr, std::vector<PythonFrame>& out, Cursor& c);
 void read_python_stacks(od::array arr, std::vector<std::vector<uint32_t>>& out, Cursor& c);
+// "memory" (names interned in t.strings) and "shapes" (trace_json_memory.cpp),
+// and their Python stacks checked once all is read. The node each names
+// is its file id (kNoFileId: none), resolved once the nodes are read.
+inline constexpr uint64_t kNoFileId = UINT64_MAX;
+void read_memory(od::array arr, Trace& t, std::vector<uint64_t>& scopes, Cursor& c);
+void read_shapes(od::array arr, std::vector<NodeShape>& out, std::vector<uint64_t>& nodes,
+                 Cursor& c);
+void check_memory(const Trace& t);
+// "checksums" (trace_json_checksums.cpp), nodes by file id as above.
+void read_checksums(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 
 }  // namespace brickprof::json_read

@@ -115,6 +115,7 @@ void write_devices(JsonWriter& w, const std::vector<Device>& devices) {
     w.field("memory_bus_bits", d.memory_bus_bits);
     w.field("peak_gflops", d.peak_gflops).field("peak_gbps", d.peak_gbps);
     w.field("peaks_source", d.peaks_source);
+    if (d.memory_bytes) w.field("memory_bytes", d.memory_bytes);
     w.end_object();
   }
   w.end_array();
@@ -285,6 +286,73 @@ void write_trace_json_head(JsonWriter& w, const Trace& t) {
     w.begin_object().field("tid", th.tid).field("name", th.name).end_object();
   w.end_array();
   write_communicators(w, t.communicators);
+}
+
+void write_trace_json_memory(JsonWriter& w, const Trace& t) {
+  if (!t.memory.empty()) {
+    w.key("memory").begin_array();
+    for (const MemoryEvent& e : t.memory) {
+      w.newline().begin_object();
+      w.field("t", e.time_ns).field("thread", e.thread);
+      w.key("scope");
+      if (e.scope == kNoNode)
+        w.null();
+      else
+        w.value(e.scope);
+      w.field("op", to_string(e.op)).field("source", to_string(e.source));
+      w.field("device", e.device);
+      w.key("address").hex(e.address);
+      if (e.bytes) w.field("bytes", e.bytes);
+      if (e.stream) w.field("stream", e.stream);
+      if (e.pool) w.key("pool").hex(e.pool);
+      w.field("api", t.strings.view(e.name));
+      if (e.python_stack != kNoPythonStack) w.field("python_stack", e.python_stack);
+      if (e.result) w.field("result", e.result);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  if (!t.shapes.empty()) {
+    w.key("shapes").begin_array();
+    for (const NodeShape& s : t.shapes) {
+      w.newline().begin_object();
+      w.field("node", s.node).field("dtype", s.dtype);
+      w.key("inputs").begin_array();
+      for (const std::vector<int64_t>& dims : s.inputs) {
+        w.begin_array();
+        for (int64_t d : dims) w.value(d);
+        w.end_array();
+      }
+      w.end_array();
+      w.key("output").begin_array();
+      for (int64_t d : s.output) w.value(d);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+  }
+}
+
+void write_trace_json_checksums(JsonWriter& w, const Trace& t) {
+  if (t.checksums.empty()) return;
+  w.key("checksums").begin_array();
+  for (const OutputChecksum& c : t.checksums) {
+    const Digest& d = c.digest;
+    w.newline().begin_object();
+    w.field("node", c.node).field("name", t.strings.view(c.name));
+    w.field("type", to_string(c.type)).field("source", to_string(c.source));
+    w.key("address").hex(c.address);
+    w.key("fnv1a").hex(d.fnv1a);
+    w.field("count", d.count).field("sum", d.sum).field("l1", d.l1).field("l2", d.l2);
+    w.field("min", d.min).field("max", d.max);
+    if (d.nan) w.field("nan", d.nan);
+    if (d.inf) w.field("inf", d.inf);
+    w.key("projections").begin_array();
+    for (double p : d.projections) w.value(p);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
 }
 
 void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,

@@ -3,6 +3,7 @@
 #include "trace/model/comm.h"
 
 #include <array>
+#include <cmath>
 
 namespace brickprof {
 namespace {
@@ -92,6 +93,12 @@ double ClockSync::offset_at(int64_t local_ns) const {
   const double drift =
       static_cast<double>(b.offset_ns - a.offset_ns) / static_cast<double>(b.local_ns - a.local_ns);
   return static_cast<double>(a.offset_ns) + drift * static_cast<double>(local_ns - a.local_ns);
+}
+
+int64_t ClockSync::aligned(int64_t local_ns) const {
+  if (samples.empty() || local_ns == 0) return local_ns;
+  const double t = static_cast<double>(local_ns) - offset_at(local_ns);
+  return t <= 0 ? 0 : t >= 9.2e18 ? INT64_MAX : std::llround(t);
 }
 
 }  // namespace brickprof

@@ -116,6 +116,9 @@ struct ClockSync {
   // their errors (half a round trip each), the offset of the one with the
   // shorter round trip; one sample's offset; 0 when there is none.
   double offset_at(int64_t local_ns) const;
+  // A local time on the reference's clock: t - offset_at(t), rounded,
+  // never below 0 (a trace's times are not negative); 0 stays 0 (no time).
+  int64_t aligned(int64_t local_ns) const;
 };
 
 }  // namespace brickprof

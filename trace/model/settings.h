@@ -62,6 +62,9 @@ inline constexpr Setting kSettings[] = {
      "Kernels replayed from CUDA graphs: node (each kernel, attributed to the scope that "
      "captured it) or graph (each replay as one interval: a fifth of CUPTI's cost per replay, "
      "no kernels inside)"},
+    {"BRICKPROF_DUMP_ON", "--dump-on", Kind::kChoice, "exit,oom", 0, 0, "exit",
+     "When the trace is written: exit (at the end), or oom (also at an allocation that fails "
+     "for lack of device memory, since the process often dies next; a later write replaces it)"},
     {"BRICKPROF_CMDLINE", "--cmdline", Kind::kChoice, "full,program,none", 0, 0, "full",
      "How much of each command line a trace keeps: full, program (argv[0] only) or none"},
     {"BRICKPROF_SIGNAL_DUMP_SECONDS", "", Kind::kCount, "", 1, 3600, "20", ""},

@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/model/checksum.h"
 #include "trace/model/comm.h"
+#include "trace/model/ids.h"
+#include "trace/model/memory.h"
 #include "trace/model/string_table.h"
 
 namespace brickprof {
 
-inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
-inline constexpr uint32_t kNoDetail = std::numeric_limits<uint32_t>::max();
-inline constexpr uint32_t kNoPythonStack = std::numeric_limits<uint32_t>::max();
 
 enum class NodeKind : uint8_t { kLayer, kBrick, kScope, kKernel, kTransfer, kMemset, kSync };
 enum class EdgeType : uint8_t { kContains, kLaunches, kSequence, kDependsOn, kTransfer };
@@ -170,9 +170,6 @@ struct Diagnostics {
   std::vector<std::string> warnings;
 };
 
-// The id of the host's devices[] entry (named "cpu", see machine_peaks.h):
-// above any CUDA ordinal, so no GPU node can name it.
-constexpr uint32_t kHostDeviceId = 0x80000000u;
 
 struct Device {
   uint32_t id = 0;
@@ -186,6 +183,7 @@ struct Device {
   // "device attributes", "measured", "measured by the program (...)",
   // "override", "default"
   std::string peaks_source;
+  uint64_t memory_bytes = 0;  // the device's memory (cuDeviceTotalMem); 0: not known
 };
 
 struct PtxModule {
@@ -252,6 +250,12 @@ struct Trace {
   // innermost first.
   std::vector<PythonFrame> python_frames;
   std::vector<std::vector<uint32_t>> python_stacks;
+  // Allocations and frees in time order (memory.h), and the shapes the
+  // program attached to its scopes, by node; empty when none were recorded.
+  std::vector<MemoryEvent> memory;
+  std::vector<NodeShape> shapes;
+  // Digests of outputs (checksum.h), by node, each node's in the order taken.
+  std::vector<OutputChecksum> checksums;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

@@ -85,6 +85,18 @@ typedef struct brickprof__api_table {
    * NULL) says how. Each call replaces the last; thread-safe. The trace
    * gets a devices[] entry "cpu" with them. */
   void (*set_host_peaks)(double gflops, double gbps, const char* how);
+  /* The program's allocator handed out `bytes` at `ptr` from its pool named
+   * `pool` (copied; NULL: "(program)"), or took them back (brickprof_mem_*). */
+  void (*mem_alloc)(const void* ptr, uint64_t bytes, const char* pool);
+  void (*mem_free)(const void* ptr, const char* pool);
+  /* The innermost open scope's element type and shapes: input i has
+   * ranks[i] dims, one after another in `dims`; the output has out_rank
+   * dims in `out_dims` (brickprof_set_shapes). */
+  void (*set_shapes)(const char* dtype, const int64_t* dims, const uint32_t* ranks,
+                     uint32_t n_inputs, const int64_t* out_dims, uint32_t out_rank);
+  /* A digest of `count` elements of type `dtype` (NULL: bytes) at `ptr`, in
+   * host memory, for the innermost open scope, under `name` (copied). */
+  void (*checksum)(const char* name, const void* ptr, uint64_t count, const char* dtype);
 } brickprof__api_table;
 
 /* Whether `api` has `field` (an agent older than this header may not). */

@@ -48,6 +48,27 @@ static inline void brickprof_set_host_peaks(double gflops, double gbps, const ch
   const brickprof__api_table* api = brickprof__api();
   if (api && BRICKPROF__HAS(api, set_host_peaks)) api->set_host_peaks(gflops, gbps, how);
 }
+static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
+                                      const char* dtype) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, checksum)) api->checksum(name, ptr, count, dtype);
+}
+
+static inline void brickprof_mem_alloc(const void* ptr, uint64_t bytes, const char* pool) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, mem_alloc)) api->mem_alloc(ptr, bytes, pool);
+}
+static inline void brickprof_mem_free(const void* ptr, const char* pool) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, mem_free)) api->mem_free(ptr, pool);
+}
+static inline void brickprof_set_shapes(const char* dtype, const int64_t* dims,
+                                        const uint32_t* ranks, uint32_t n_inputs,
+                                        const int64_t* out_dims, uint32_t out_rank) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, set_shapes))
+    api->set_shapes(dtype, dims, ranks, n_inputs, out_dims, out_rank);
+}
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -100,6 +121,44 @@ class brickprof__scope_guard {
   const brickprof__api_table* api_;
   int how_; /* what brickprof__push_fast returned */
 };
+
+/* The lists laid out as the C call takes them: on the stack up to
+ * BRICKPROF__SHAPE_STACK inputs and dims, malloc'ed past that (nothing
+ * thrown into the program). */
+#define BRICKPROF__SHAPE_STACK 16
+inline void brickprof_set_shapes(const char* dtype,
+                                 std::initializer_list<std::initializer_list<int64_t>> inputs,
+                                 std::initializer_list<int64_t> output) {
+  const brickprof__api_table* api = brickprof__api();
+  if (!api || !BRICKPROF__HAS(api, set_shapes)) return;
+  size_t total = 0;
+  for (std::initializer_list<int64_t> input : inputs) total += input.size();
+  int64_t dims_here[BRICKPROF__SHAPE_STACK];
+  uint32_t ranks_here[BRICKPROF__SHAPE_STACK];
+  const bool fits = total <= BRICKPROF__SHAPE_STACK && inputs.size() <= BRICKPROF__SHAPE_STACK;
+  int64_t* dims = dims_here;
+  uint32_t* ranks = ranks_here;
+  if (!fits) {
+    dims = static_cast<int64_t*>(malloc((total ? total : 1) * sizeof(int64_t)));
+    ranks = static_cast<uint32_t*>(malloc((inputs.size() ? inputs.size() : 1) * sizeof(uint32_t)));
+  }
+  if (!dims || !ranks) { /* no memory: the shapes are not worth the program's failure */
+    free(dims);
+    free(ranks);
+    return;
+  }
+  size_t d = 0, i = 0;
+  for (std::initializer_list<int64_t> input : inputs) {
+    ranks[i++] = static_cast<uint32_t>(input.size());
+    for (int64_t dim : input) dims[d++] = dim;
+  }
+  api->set_shapes(dtype, dims, ranks, static_cast<uint32_t>(inputs.size()), output.begin(),
+                  static_cast<uint32_t>(output.size()));
+  if (!fits) {
+    free(dims);
+    free(ranks);
+  }
+}
 
 #ifndef BRICKPROF_DISABLE
 /* A guard over a call site's static metadata, until the end of the block. */

@@ -1,10 +1,12 @@
 // The CUPTI source's pure parts without a GPU: API classification by name,
 // parameter layouts checked against the real generated param structs,
 // device peaks, the activity buffer pool, library search order.
+#include <cuda_runtime_api.h>
 #include <cupti.h>  // with the generated API parameter structs
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <utility>
 
 #include "agent/cupti/activity.h"
 #include "agent/cupti/api_class.h"
@@ -54,6 +56,127 @@ TEST(ApiClass, EveryLaunchCopySyncVariant) {
   EXPECT_EQ(classify_api("cudaGetLastError_v3020", true).cls, ApiClass::kIgnore);
   // v1 driver copies take 32-bit sizes: never read their params as _v2.
   EXPECT_EQ(classify_api("cuMemcpyHtoD", false).layout, ParamLayout::kNone);
+}
+
+// Every memory call, driver and runtime, and each of their variants.
+TEST(ApiClass, MemoryCallsByName) {
+  const std::pair<const char*, MemoryCall> driver[] = {
+      {"cuMemAlloc_v2", MemoryCall::kAlloc},
+      {"cuMemAllocPitch_v2", MemoryCall::kAllocPitch},
+      {"cuMemFree_v2", MemoryCall::kFree},
+      {"cuMemAllocAsync_ptsz", MemoryCall::kAllocAsync},
+      {"cuMemAllocFromPoolAsync", MemoryCall::kAllocFromPool},
+      {"cuMemFreeAsync_ptsz", MemoryCall::kFreeAsync},
+      {"cuMemPoolTrimTo", MemoryCall::kPoolTrim},
+      {"cuMemCreate", MemoryCall::kCreate},
+      {"cuMemRelease", MemoryCall::kRelease},
+      {"cuMemMap", MemoryCall::kMap},
+      {"cuMemUnmap", MemoryCall::kUnmap},
+      {"cuMemHostAlloc", MemoryCall::kHostAlloc},
+      {"cuMemAllocHost_v2", MemoryCall::kAllocHost},
+      {"cuMemFreeHost", MemoryCall::kFreeHost},
+      {"cuMemHostRegister_v2", MemoryCall::kHostRegister},
+      {"cuMemHostUnregister", MemoryCall::kHostUnregister},
+      {"cuMemAllocManaged", MemoryCall::kAllocManaged},
+  };
+  for (const auto& [name, call] : driver) {
+    EXPECT_EQ(classify_api(name, false).cls, ApiClass::kMemory) << name;
+    EXPECT_EQ(classify_api(name, false).memory, call) << name;
+  }
+  const std::pair<const char*, MemoryCall> runtime[] = {
+      {"cudaMalloc_v3020", MemoryCall::kRtMalloc},
+      {"cudaFree_v3020", MemoryCall::kRtFree},
+      {"cudaMallocAsync_ptsz_v11020", MemoryCall::kRtMallocAsync},
+      {"cudaFreeAsync_v11020", MemoryCall::kRtFreeAsync},
+      {"cudaMallocFromPoolAsync_v11020", MemoryCall::kRtMallocFromPoolAsync},
+      {"cudaMemPoolTrimTo_v11020", MemoryCall::kRtPoolTrim},
+      {"cudaMallocHost_v3020", MemoryCall::kRtMallocHost},
+      {"cudaHostAlloc_v3020", MemoryCall::kRtHostAlloc},
+      {"cudaFreeHost_v3020", MemoryCall::kRtFreeHost},
+      {"cudaHostRegister_v4000", MemoryCall::kRtHostRegister},
+      {"cudaHostUnregister_v4000", MemoryCall::kRtHostUnregister},
+      {"cudaMallocManaged_v6000", MemoryCall::kRtMallocManaged},
+      {"cudaMallocPitch_v3020", MemoryCall::kRtMallocPitch},
+  };
+  for (const auto& [name, call] : runtime) {
+    EXPECT_EQ(classify_api(name, true).cls, ApiClass::kMemory) << name;
+    EXPECT_EQ(classify_api(name, true).memory, call) << name;
+  }
+  // The v1 driver allocator takes a 32-bit size: never read as _v2.
+  EXPECT_EQ(classify_api("cuMemAlloc", false).cls, ApiClass::kIgnore);
+  EXPECT_EQ(classify_api("cuMemGetInfo_v2", false).cls, ApiClass::kIgnore);
+  EXPECT_EQ(classify_api("cuMemcpyHtoD_v2", false).cls, ApiClass::kMemcpy);
+}
+
+// What each call did, read from CUDA's own parameter structs at its exit.
+TEST(ApiClass, MemoryCallsReadTheirParameters) {
+  MemoryCallFacts f;
+  CUdeviceptr out = 0x7f0000001000;
+  cuMemAlloc_v2_params alloc{&out, 4096};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kAlloc, &alloc, true, &f));
+  EXPECT_EQ(f.op, MemoryOp::kAlloc);
+  EXPECT_EQ(f.source, MemorySource::kDevice);
+  EXPECT_EQ(f.address, 0x7f0000001000u);
+  EXPECT_EQ(f.bytes, 4096u);
+  // Failed: the output was not written, the request is what there is.
+  ASSERT_TRUE(read_memory_call(MemoryCall::kAlloc, &alloc, false, &f));
+  EXPECT_EQ(f.address, 0u);
+  EXPECT_EQ(f.bytes, 4096u);
+
+  size_t pitch = 512;
+  cuMemAllocPitch_v2_params pitched{&out, &pitch, 100, 10, 4};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kAllocPitch, &pitched, true, &f));
+  EXPECT_EQ(f.bytes, 5120u) << "rows padded to the pitch";
+
+  CUstream stream = reinterpret_cast<CUstream>(0x55);
+  CUmemoryPool pool = reinterpret_cast<CUmemoryPool>(0x66);
+  cuMemAllocFromPoolAsync_params from_pool{&out, 64, pool, stream};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kAllocFromPool, &from_pool, true, &f));
+  EXPECT_EQ(f.source, MemorySource::kAsync);
+  EXPECT_EQ(f.stream, 0x55u);
+  EXPECT_EQ(f.pool, 0x66u);
+  cuMemFreeAsync_params free_async{out, stream};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kFreeAsync, &free_async, true, &f));
+  EXPECT_EQ(f.op, MemoryOp::kFree);
+  EXPECT_EQ(f.bytes, 0u);
+  EXPECT_EQ(f.stream, 0x55u);
+  cuMemPoolTrimTo_params trim{pool, 1 << 20};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kPoolTrim, &trim, true, &f));
+  EXPECT_EQ(f.op, MemoryOp::kTrim);
+  EXPECT_EQ(f.bytes, 1u << 20);
+
+  CUmemGenericAllocationHandle handle = 0x1001;
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location = {CU_MEM_LOCATION_TYPE_DEVICE, 3};
+  cuMemCreate_params create{&handle, 2 << 20, &prop, 0};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kCreate, &create, true, &f));
+  EXPECT_EQ(f.source, MemorySource::kPhysical);
+  EXPECT_EQ(f.address, 0x1001u) << "the handle";
+  EXPECT_EQ(f.device, 3);
+  cuMemMap_params map{0x7e0000000000, 2 << 20, 0, handle, 0};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kMap, &map, true, &f));
+  EXPECT_EQ(f.op, MemoryOp::kMap);
+  EXPECT_EQ(f.source, MemorySource::kMapping);
+  EXPECT_EQ(f.address, 0x7e0000000000u);
+
+  char host[64];
+  void* pinned = host;
+  cuMemHostAlloc_params host_alloc{&pinned, 64, 0};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kHostAlloc, &host_alloc, true, &f));
+  EXPECT_TRUE(f.host);
+  EXPECT_EQ(f.source, MemorySource::kPinned);
+  cuMemHostRegister_v2_params reg{host, 64, 0};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kHostRegister, &reg, false, &f));
+  EXPECT_EQ(f.address, reinterpret_cast<uint64_t>(host)) << "known even when it failed";
+
+  void* device_ptr = reinterpret_cast<void*>(0x7f0000002000);
+  cudaMalloc_v3020_params rt_alloc{&device_ptr, 128};
+  ASSERT_TRUE(read_memory_call(MemoryCall::kRtMalloc, &rt_alloc, true, &f));
+  EXPECT_EQ(f.address, 0x7f0000002000u);
+  cudaFree_v3020_params rt_free_null{nullptr};
+  EXPECT_FALSE(read_memory_call(MemoryCall::kRtFree, &rt_free_null, true, &f))
+      << "cudaFree(0) frees nothing";
 }
 
 // The offsets read_param_range assumes, checked against CUDA's own structs.

@@ -1,7 +1,8 @@
 // The agent's exit write and `brickprof report` write each format through
 // the same sink (trace/output/trace_sink.h), so the files the agent leaves
 // and what `report X.json --FORMAT -o Y` writes from its JSON are the same
-// bytes, format by format, for every kind of run: CPU threads, GPU work on
+// bytes, format by format, for every kind of run: CPU threads (with output
+// checksums), GPU work on
 // the fake driver (copies, capture windows, graph replays), and a CPU-only
 // rank of an MPI job (its Chrome trace carries the "CPU work" track HTA
 // reads). The JSON read back and written again is the same file, and the
@@ -93,6 +94,14 @@ class ExitMatchesReport : public brickprof::test::TempDirTest {
 };
 
 TEST_F(ExitMatchesReport, CpuThreads) { check({BRICKPROF_ANNOTATED_APP, "threads"}, {}); }
+
+// The program's output checksums (brickprof_checksum) on two threads, with
+// the warnings for those left out: the JSON's checksums section read and
+// written again the same.
+TEST_F(ExitMatchesReport, ProgramChecksums) {
+  const std::string prefix = check({BRICKPROF_CHECKSUM_APP}, {});
+  EXPECT_NE(read_file(prefix + ".json").find("\"checksums\":["), std::string::npos);
+}
 
 // One rank of an Open MPI job that computes on its CPU: its Chrome trace
 // gives HTA a device timeline, the "CPU work (rank R)" track.

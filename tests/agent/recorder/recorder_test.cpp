@@ -206,6 +206,116 @@ TEST_F(RecorderTest, CudaCallsCarryTheirPythonStack) {
   EXPECT_EQ(r.launches.by_correlation[7].python_stack, kNoPythonStack);
 }
 
+// A memory event keeps every field through the record's packing, and is
+// attributed to the scope open when it was recorded.
+TEST_F(RecorderTest, MemoryEventsRememberTheirScopeAndFields) {
+  uint32_t layer = Recorder::intern_site(NodeKind::kLayer, -1, "");
+  uint32_t api = Recorder::intern_api_name("cuMemAllocAsync");
+  uint32_t pool = Recorder::intern_api_name("kv_cache");
+  Recorder::push(layer, 3);
+  MemoryRecord r;
+  r.op = MemoryOp::kAlloc;
+  r.source = MemorySource::kAsync;
+  r.name_site = api;
+  r.address = 0x7f0000000100;
+  r.bytes = (1ull << 40) + 1;
+  r.device = 7;
+  r.result = 2;
+  r.stream = 0xabc;
+  r.pool = 0xdef;
+  r.python_stack = 5;
+  Recorder::memory(r);
+  Recorder::pop();
+  MemoryRecord program;
+  program.op = MemoryOp::kFree;
+  program.source = MemorySource::kProgram;
+  program.name_site = pool;
+  program.address = 0x1000;
+  Recorder::memory(program);  // outside every scope, on the host
+  Trace t = replay_all();
+  ASSERT_EQ(t.memory.size(), 2u);
+  const MemoryEvent& e = t.memory[0];
+  EXPECT_EQ(e.scope, 0u);
+  EXPECT_EQ(e.op, MemoryOp::kAlloc);
+  EXPECT_EQ(e.source, MemorySource::kAsync);
+  EXPECT_EQ(t.strings.view(e.name), "cuMemAllocAsync");
+  EXPECT_EQ(e.address, 0x7f0000000100u);
+  EXPECT_EQ(e.bytes, (1ull << 40) + 1);
+  EXPECT_EQ(e.device, 7u);
+  EXPECT_EQ(e.result, 2);
+  EXPECT_EQ(e.stream, 0xabcu);
+  EXPECT_EQ(e.pool, 0xdefu);
+  EXPECT_EQ(e.python_stack, 4u) << "numbered as the trace's";
+  EXPECT_GE(e.time_ns, t.nodes[0].start_ns);
+  EXPECT_LE(e.time_ns, t.nodes[0].end_ns);
+  const MemoryEvent& p = t.memory[1];
+  EXPECT_EQ(p.scope, kNoNode);
+  EXPECT_EQ(p.device, kHostDeviceId);
+  EXPECT_EQ(p.python_stack, kNoPythonStack);
+  EXPECT_EQ(t.strings.view(p.name), "kv_cache");
+}
+
+// A shapes record sets the innermost scope's shapes (its last one wins);
+// the signature's text goes both ways.
+TEST_F(RecorderTest, ShapesGoToTheInnermostScope) {
+  const std::string sig =
+      Recorder::shapes_signature("f32", {{1, 4096}, {4096, 4096}}, {1, 4096});
+  EXPECT_EQ(sig, "f32|1x4096;4096x4096|1x4096");
+  EXPECT_EQ(Recorder::shapes_signature("i32", {}, {}), "i32||_");
+  uint32_t brick = Recorder::intern_site(NodeKind::kBrick, 1, "");
+  Recorder::push(brick, 0);
+  Recorder::shapes(Recorder::intern_api_name("bf16|2x3|7"));  // replaced by the next
+  Recorder::shapes(Recorder::intern_api_name(sig));
+  Recorder::pop();
+  Recorder::shapes(Recorder::intern_api_name(sig));  // outside every scope: nowhere to go
+  Trace t = replay_all();
+  ASSERT_EQ(t.shapes.size(), 1u);
+  EXPECT_EQ(t.shapes[0].node, 0u);
+  EXPECT_EQ(t.shapes[0].dtype, "f32");
+  EXPECT_EQ(t.shapes[0].inputs, (std::vector<std::vector<int64_t>>{{1, 4096}, {4096, 4096}}));
+  EXPECT_EQ(t.shapes[0].output, (std::vector<int64_t>{1, 4096}));
+
+  NodeShape s;
+  EXPECT_TRUE(Recorder::parse_shapes_signature("q4_k|_;3|_", &s));
+  EXPECT_EQ(s.inputs, (std::vector<std::vector<int64_t>>{{}, {3}}));
+  EXPECT_TRUE(s.output.empty());
+  for (const char* bad : {"", "f32", "f32|1x", "f32|1;|2", "|1|2", "f32|1|2x", "f32|a|1"})
+    EXPECT_FALSE(Recorder::parse_shapes_signature(bad, &s)) << bad;
+}
+
+// A digest is kept beside the events and lands on the scope open when it
+// was taken: by node, each node's in the order taken; one taken outside
+// every scope has nowhere to go.
+TEST_F(RecorderTest, ChecksumsGoToTheInnermostScope) {
+  const uint32_t layer = Recorder::intern_site(NodeKind::kLayer, -1, "");
+  const uint32_t brick = Recorder::intern_site(NodeKind::kBrick, 1, "");
+  const float a[4] = {1, -2, 3, 4};
+  const int32_t b[2] = {7, 8};
+  const Digest da = digest_of(a, 4, ElementType::kF32);
+  const Digest db = digest_of(b, 2, ElementType::kI32);
+  Recorder::push(layer, 0);
+  Recorder::push(brick, 4);
+  Recorder::checksum(Recorder::intern_api_name("q"), ElementType::kF32, 0x1000, da);
+  Recorder::checksum(Recorder::intern_api_name("k"), ElementType::kI32, 0x2000, db);
+  Recorder::pop();
+  Recorder::checksum(Recorder::intern_api_name("residual"), ElementType::kF32, 0x3000, da);
+  Recorder::pop();
+  Recorder::checksum(Recorder::intern_api_name("outside"), ElementType::kF32, 0x4000, da);
+  const Trace t = replay_all();
+  ASSERT_EQ(t.checksums.size(), 3u);
+  EXPECT_EQ(t.checksums[0].node, 0u);  // the layer's, though taken last of the three
+  EXPECT_EQ(t.strings.view(t.checksums[0].name), "residual");
+  EXPECT_EQ(t.checksums[1].node, 1u);
+  EXPECT_EQ(t.strings.view(t.checksums[1].name), "q");
+  EXPECT_EQ(t.checksums[1].address, 0x1000u);
+  EXPECT_EQ(t.checksums[1].digest.fnv1a, da.fnv1a);
+  EXPECT_DOUBLE_EQ(t.checksums[1].digest.l2, da.l2);
+  EXPECT_EQ(t.strings.view(t.checksums[2].name), "k");
+  EXPECT_EQ(t.checksums[2].type, ElementType::kI32);
+  EXPECT_EQ(t.checksums[2].digest.fnv1a, db.fnv1a);
+  EXPECT_EQ(t.checksums[2].digest.count, 2u);
+}
+
 // A thread that exits is retired by its key's destructor: its events stay
 // (a short-lived thread's few words copied out of its 8 KiB chunk), a
 // thread that recorded nothing leaves no entry, and its budget is given back.

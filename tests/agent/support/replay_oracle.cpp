@@ -2,7 +2,10 @@
 #include "tests/agent/support/replay_oracle.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+
+#include "agent/recorder/checksum_table.h"
 
 namespace brickprof::agent {
 namespace {
@@ -76,9 +79,31 @@ class TraceBuilder {
     range_starts.push_back({range_id, tsc, site});
   }
   void range_end(uint64_t range_id, uint64_t tsc) { range_ends.emplace_back(range_id, tsc); }
+  void memory(const MemoryEvent& e, uint32_t name_site) {
+    trace_.memory.push_back(e);
+    trace_.memory.back().name = names_.site_name(name_site);
+  }
+  void shapes(uint32_t top, uint32_t signature_site) {
+    NodeShape shape;
+    shape.node = top;
+    if (Recorder::parse_shapes_signature(Recorder::site(signature_site).name, &shape))
+      shapes_by_node[top] = std::move(shape);  // the last one wins
+  }
+  void checksum(uint32_t top, uint32_t name_site, uint64_t index) {
+    checksum_table::Entry entry;
+    if (top == kNoNode || !checksum_table::get(index, &entry)) return;
+    OutputChecksum c;
+    c.node = top;
+    c.name = names_.site_name(name_site);
+    c.type = entry.type;
+    c.address = entry.address;
+    c.digest = entry.digest;
+    trace_.checksums.push_back(c);
+  }
   void consumed(const Recorder::Segment&) {}
 
   std::vector<RangeStart> range_starts;
+  std::map<uint32_t, NodeShape> shapes_by_node;
   RangeEnds range_ends;
 
  private:
@@ -104,7 +129,17 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     range_starts.insert(range_starts.end(), builder.range_starts.begin(),
                         builder.range_starts.end());
     range_ends.insert(range_ends.end(), builder.range_ends.begin(), builder.range_ends.end());
+    for (auto& [node, shape] : builder.shapes_by_node) trace.shapes.push_back(std::move(shape));
   }
+  // Memory events in time order, ties as recorded; shapes by node.
+  std::stable_sort(trace.memory.begin(), trace.memory.end(),
+                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
+  std::stable_sort(trace.shapes.begin(), trace.shapes.end(),
+                   [](const NodeShape& a, const NodeShape& b) { return a.node < b.node; });
+  // Checksums by node, each node's in the order taken.
+  std::stable_sort(
+      trace.checksums.begin(), trace.checksums.end(),
+      [](const OutputChecksum& a, const OutputChecksum& b) { return a.node < b.node; });
   for (const PlacedRange& p : place_ranges(range_starts, range_ends, clock, end_tsc, windows,
                                            result, &result.range_lanes)) {
     SiteInfo info = Recorder::site(p.site);

@@ -15,6 +15,7 @@
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/analyses/trace_merge.h"
 #include "analysis/analyses/trace_scope.h"
+#include "analysis/analyses/trace_subset.h"
 #include "test_util.h"
 #include "tests/support/trace_builder.h"
 
@@ -484,6 +485,53 @@ std::vector<std::string> thread_names(const Trace& t) {
   std::vector<std::string> names;
   for (const ThreadInfo& th : t.threads) names.push_back(th.name);
   return names;
+}
+
+// A rank that allocated inside its scope and outside every scope.
+Trace process_with_memory(int64_t pid, int64_t rank, int64_t start_ns) {
+  Trace t = process(pid, rank, "a", 7, start_ns);
+  auto add = [&t](int64_t time, uint32_t scope, uint64_t address, std::string_view api) {
+    MemoryEvent e;
+    e.time_ns = time;
+    e.thread = 7;
+    e.scope = scope;
+    e.address = address;
+    e.bytes = 64;
+    e.name = t.strings.intern(api);
+    t.memory.push_back(e);
+  };
+  add(start_ns + 10, 0, 0x100 + pid, "cuMemAlloc_v2");
+  add(start_ns + 600, kNoNode, 0x200 + pid, "kv_cache");
+  t.shapes.push_back({0, "f32", {{2}}, {2}});
+  return t;
+}
+
+TEST(Merge, MemoryFollowsItsRankAndStaysInTimeOrder) {
+  Trace m = merge_traces({process_with_memory(100, 0, 50), process_with_memory(200, 1, 20)});
+  ASSERT_EQ(m.memory.size(), 4u);
+  std::vector<int64_t> times;
+  for (const MemoryEvent& e : m.memory) times.push_back(e.time_ns);
+  EXPECT_EQ(times, (std::vector<int64_t>{30, 60, 620, 650}));
+  // Rank 1's scoped event names rank 1's scope (node 2), on rank 1's thread.
+  const MemoryEvent& r1 = m.memory[0];
+  EXPECT_EQ(r1.address, 0x100u + 200);
+  EXPECT_EQ(r1.scope, 2u);
+  EXPECT_EQ(m.nodes[2].thread, r1.thread);
+  EXPECT_EQ(m.strings.view(m.memory[2].name), "kv_cache");
+  EXPECT_EQ(m.memory[2].scope, kNoNode);
+  ASSERT_EQ(m.shapes.size(), 2u);
+  EXPECT_EQ(m.shapes[1].node, 2u);
+
+  // One rank taken back out keeps its events, scoped and not, renumbered.
+  Subset one = source_subset(m, 1);
+  ASSERT_EQ(one.trace.memory.size(), 2u);
+  EXPECT_EQ(one.trace.memory[0].scope, 0u);
+  EXPECT_EQ(one.trace.memory[1].scope, kNoNode);
+  ASSERT_EQ(one.trace.shapes.size(), 1u);
+  EXPECT_EQ(one.trace.shapes[0].node, 0u);
+  // A subtree keeps only what was allocated inside it.
+  Subset steps = subtrees_named(m, "step");
+  EXPECT_EQ(steps.trace.memory.size(), 2u);
 }
 
 TEST(Merge, ProcessIsTheFirstSourceAndSourcesKeepEveryProcess) {

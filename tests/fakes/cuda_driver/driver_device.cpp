@@ -26,6 +26,12 @@ void load_injection() {
   if (auto init = reinterpret_cast<Init>(dlsym(lib, "InitializeInjection"))) init();
 }
 
+bool valid_device(CUdevice dev) { return dev >= 0 && dev < device_count(); }
+
+}  // namespace
+
+namespace fake_cuda {
+
 int device_count() {
   static const int count = [] {
     const char* n = std::getenv(kEnvDevices);
@@ -35,9 +41,7 @@ int device_count() {
   return count;
 }
 
-bool valid_device(CUdevice dev) { return dev >= 0 && dev < device_count(); }
-
-}  // namespace
+}  // namespace fake_cuda
 
 CUresult CUDAAPI cuInit(unsigned int flags) {
   load_injection();

@@ -67,6 +67,8 @@ struct CUgraphExec_st {
 namespace fake_cuda {
 
 bool initialized();
+// FAKE_CUDA_DEVICES (default 1; all alike).
+int device_count();
 void set_initialized();
 
 // Per thread, as in the driver. Null until cuCtxCreate / cuCtxSetCurrent.

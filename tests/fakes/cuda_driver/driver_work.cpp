@@ -1,5 +1,5 @@
-// The fake driver's GPU work: modules, memory, launches, copies, memsets
-// and syncs.
+// The fake driver's GPU work: modules, launches, copies, memsets and syncs
+// (memory is driver_memory.cpp).
 // Each piece of work is booked on the fake GPU queue for its known duration
 // (fake_cuda.h) and reported as the activity record CUPTI 13 would write.
 #include <atomic>
@@ -11,6 +11,7 @@
 
 #include "driver_execute.h"
 #include "driver_limits.h"
+#include "driver_memory.h"
 #include "driver_state.h"
 #include "driver_trace.h"
 #include "driver_work.h"
@@ -97,23 +98,6 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, cons
     return call.finish(CUDA_ERROR_INVALID_VALUE);
   *function = find_function(module, name);
   return call.finish(*function != nullptr ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND);
-}
-
-CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
-  cuMemAlloc_v2_params p{ptr, bytes};
-  TRACED(cuMemAlloc_v2, &p);
-  if (current_context() == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
-  if (ptr == nullptr || bytes == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  *ptr = executing() ? execute_alloc(bytes) : heap_alloc(bytes);
-  return call.finish(*ptr != 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
-}
-
-CUresult CUDAAPI cuMemFree_v2(CUdeviceptr ptr) {
-  cuMemFree_v2_params p{ptr};
-  TRACED(cuMemFree_v2, &p);
-  if (ptr == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  if (executing()) execute_free(ptr);
-  return call.finish(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, int value) {
@@ -270,6 +254,7 @@ CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
 CUresult CUDAAPI cuCtxSynchronize(void) {
   TRACED(cuCtxSynchronize, nullptr);  // no parameters, no params struct
   if (invalidate_captures()) return call.finish(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  release_pools_at_sync();
   // A context sync waits on no one stream: CUPTI says so with all bits set.
   return call.finish(
       record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, UINT32_MAX));
@@ -280,6 +265,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
   TRACED(cuStreamSynchronize, &p);
   if (stream != nullptr && stream->capture != nullptr)
     return call.finish(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  release_pools_at_sync();
   return call.finish(
       record_sync(call, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, stream_id(stream)));
 }
@@ -328,6 +314,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent event) {
   TRACED(cuEventSynchronize, &p);
   if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
   gpu_wait_until(event->ns);
+  release_pools_at_sync();
   return call.finish(CUDA_SUCCESS);
 }
 

@@ -28,12 +28,17 @@ inline constexpr uint64_t kNsPerBlock = 1000;
 inline constexpr uint64_t kBytesPerNs = 16;
 // The first cuMemAlloc returns this; later ones follow it.
 inline constexpr uint64_t kHeapBase = 0x7f0000000000ull;
+// Each device's memory (cuDeviceTotalMem), 80 GiB as an H100's; what does not
+// fit is refused with CUDA_ERROR_OUT_OF_MEMORY (driver_memory.cpp).
+inline constexpr uint64_t kDeviceMemory = 80ull << 30;
 // CUPTI's id of the default (NULL) stream in the fake.
 inline constexpr uint32_t kDefaultStreamId = 7;
 
 // Environment switches read by the fakes.
 // How many devices the fake driver reports (default 1); all alike.
 inline constexpr char kEnvDevices[] = "FAKE_CUDA_DEVICES";
+// Each device's memory in bytes (default kDeviceMemory).
+inline constexpr char kEnvDeviceMemory[] = "FAKE_CUDA_DEVICE_MEMORY";
 // cuptiSubscribe fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
 // naming this value as the subscriber already there.
 inline constexpr char kEnvOtherSubscriber[] = "FAKE_CUPTI_OTHER_SUBSCRIBER";

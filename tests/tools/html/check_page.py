@@ -341,6 +341,40 @@ def check_smoke(page, name, trace, url):
     check(placed == sorted(n["id"] for n in trace["nodes"]), f"{name}: every node on the timeline once")
 
 
+def check_memory(page, brickprof, data_dir, out):
+    """A trace with memory events: the Memory section draws one step line per account through
+    every point of report --memory's timeline, a card per account with its peak, and the
+    out-of-memory failure with the live set it met."""
+    trace_path = data_dir / "analyses" / "memory_steps.json"
+    data = pages.report_page(brickprof, trace_path, out / "memory.html")
+    url = (out / "memory.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], f"memory: no console error, exception or request")
+    check("memory" in page.eval("probe.sections()"), "memory: a Memory section")
+    accounts = data["views"]["memory"]["accounts"]
+    lines = page.eval("[...document.querySelectorAll('#memory .memory-chart path')]"
+                      ".map((p) => (p.getAttribute('d').match(/V/g) || []).length)")
+    check(lines == [len(a["timeline"]) for a in accounts],
+          f"memory: one line per account with a step per timeline point ({lines})")
+    text = page.eval("document.getElementById('memory').innerText")
+    for a in accounts:
+        check(a["label"] in text, f"memory: the section names {a['label']}")
+    for words in ("492.0MiB", "532.0MiB headroom", "decode / step / leak", "asked 1.0TiB"):
+        check(words in text, f"memory: the section says {words!r}")
+    page.eval("probe.show('memory')")
+    page.screenshot(str(out / "memory.png"))
+    # A merged job: each rank's peak and headroom in the Ranks section.
+    data = pages.report_page(brickprof, data_dir / "analyses" / "memory_ranks.json",
+                             out / "memory-ranks.html")
+    url = (out / "memory-ranks.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], "memory ranks: no console error, exception or request")
+    text = page.eval("document.getElementById('ranks').innerText")
+    for m in data["views"]["ranks"]["memory"]:
+        check(m["label"] in text, f"memory ranks: the Ranks section lists {m['label']}")
+    check("532.0MiB of 1.0GiB" in text, "memory ranks: a rank's headroom on the page")
+
+
 def check_first_screen(page, brickprof, data_dir, out):
     """What a first look at a plain program shows: a trace that recorded nothing says so in one line
     and draws no empty timeline; a CPU-only run has no GPU column and one plain line for the GPU;
@@ -638,6 +672,7 @@ def main(argv):
             url = (out / f"{name}.html").resolve().as_uri()
             guard(name, check_smoke, page, name, load_json(trace_path), url)
         guard("first screen", check_first_screen, page, brickprof, data_dir, out)
+        guard("memory", check_memory, page, brickprof, data_dir, out)
         guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         check_diff_pages(page, brickprof, data_dir, out)
         guard("reduced", check_reduced, page, brickprof, out)

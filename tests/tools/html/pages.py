@@ -25,10 +25,12 @@ VIEWS = [
     "--gpu-idle",
     "--launches",
     "--analyze",
+    "--memory",
     "--ranks",
     "--collectives",
     "--imbalance",
     "--rank-path",
+    "--numerics",
 ]
 
 

@@ -430,6 +430,34 @@ def scenario_python_frames(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_memory(brickprof, data, workdir):
+    """A trace with memory events: the Memory tab (the last of the views, 9) shows
+    report --memory; a scope's detail pane its memory figures."""
+    pane = Pane(workdir, 130, 40)
+    try:
+        pane.mark("memory")
+        pane.run("%s view %s/analyses/memory_steps.json" % (brickprof, data))
+        pane.wait_text("brickprof view  memory_steps", "9 Memory")
+        pane.type("9")
+        pane.wait_text("GPU 0 device memory: peak 492.0MiB at 5.60ms in decode / step / leak",
+                       "host pinned memory: peak 64.0MiB")
+        pane.type("G")  # the end of the text: growth and the out-of-memory failure
+        pane.wait_text("decode / step / leak: +4.0MiB per run over 3 runs",
+                       "asked 1.0TiB of GPU 0 device memory in oom")
+        # The tree, the first "step" (three calls), its detail pane.
+        pane.type("1")
+        pane.type("/step")
+        pane.keys("Enter")
+        pane.wait_text("step")
+        pane.type("d")
+        screen = pane.wait_words("+108.0MiB in 6 allocs, -96.0MiB in 3 frees, peak 492.0MiB")
+        check("GPU 0 device memory" in screen, "the detail pane names no account", screen)
+        pane.type("q")
+        expect_restored(pane, "memory", 0)
+    finally:
+        pane.close()
+
+
 def scenario_exits(brickprof, data, workdir):
     """Bad input and a terminal that cannot move the cursor before the screen;
     Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
@@ -495,7 +523,7 @@ def main():
         skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
                  scenario_diff_verdict, scenario_diff_under_base_lacks, scenario_prompt_names,
-                 scenario_python_frames,
+                 scenario_python_frames, scenario_memory,
                  scenario_exits]
     # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
     only = os.environ.get("VIEW_TMUX_ONLY")

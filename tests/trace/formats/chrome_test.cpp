@@ -160,5 +160,65 @@ TEST(ChromeExport, MergedSourcesAreSeparateProcesses) {
   EXPECT_NE(process_names[cpu_slices.begin()->first], process_names[cpu_slices.rbegin()->first]);
 }
 
+MemoryEvent memory_event(MemoryOp op, MemorySource source, uint32_t device, uint64_t address,
+                         uint64_t bytes, int64_t t) {
+  MemoryEvent e;
+  e.op = op;
+  e.source = source;
+  e.device = device;
+  e.address = address;
+  e.bytes = bytes;
+  e.time_ns = t;
+  e.thread = 100;
+  return e;
+}
+
+// Each memory account's live bytes are a counter track on its device's
+// process ("ph":"C", one sample per change): frees pair by address,
+// failed calls and unpaired frees add no sample; a GPU with memory but no
+// GPU work (device 3) gets a process name; host pinned memory is on the
+// CPU process.
+TEST(ChromeExport, MemoryCounters) {
+  Trace t = test::small_trace();
+  t.memory = {
+      memory_event(MemoryOp::kAlloc, MemorySource::kDevice, 0, 0x10, 1000, 1500),
+      memory_event(MemoryOp::kAlloc, MemorySource::kAsync, 0, 0x20, 500, 2000),
+      memory_event(MemoryOp::kFree, MemorySource::kDevice, 0, 0x10, 0, 2500),
+      memory_event(MemoryOp::kFree, MemorySource::kDevice, 0, 0x99, 0, 2600),  // unpaired
+      memory_event(MemoryOp::kAlloc, MemorySource::kDevice, 0, 0, 1 << 30, 2700),
+      memory_event(MemoryOp::kAlloc, MemorySource::kPinned, kHostDeviceId, 0x30, 64, 3000),
+      memory_event(MemoryOp::kAlloc, MemorySource::kDevice, 3, 0x40, 7, 3500),
+  };
+  t.memory[4].result = 2;  // out of memory: nothing changed
+  json doc = export_small(t);
+  std::map<std::string, std::vector<std::pair<int64_t, uint64_t>>> counters;
+  std::map<std::string, int64_t> pid_of;
+  std::map<int64_t, std::string> process_names;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      process_names[e["pid"].get<int64_t>()] = e["args"]["name"].get<std::string>();
+    if (e["ph"] != "C") continue;
+    const std::string name = e["name"].get<std::string>();
+    counters[name].push_back({to_ns(e["ts"]), e["args"]["bytes"].get<uint64_t>()});
+    pid_of[name] = e["pid"].get<int64_t>();
+  }
+  using Samples = std::vector<std::pair<int64_t, uint64_t>>;
+  EXPECT_EQ(counters["GPU 0 device memory"], (Samples{{1500, 1000}, {2000, 1500}, {2500, 500}}));
+  EXPECT_EQ(counters["host pinned memory"], (Samples{{3000, 64}}));
+  EXPECT_EQ(counters["GPU 3 device memory"], (Samples{{3500, 7}}));
+  EXPECT_EQ(pid_of["GPU 0 device memory"], kGpuPidBase);
+  EXPECT_EQ(pid_of["host pinned memory"], 4242);
+  EXPECT_EQ(pid_of["GPU 3 device memory"], kGpuPidBase + 3);
+  EXPECT_EQ(process_names[kGpuPidBase + 3], "GPU 3");
+  EXPECT_EQ(counters.size(), 3u);
+}
+
+// No memory events: no counter and no process beyond the trace's own.
+TEST(ChromeExport, NoMemoryNoCounters) {
+  Trace t = test::small_trace();
+  json doc = export_small(t);
+  for (const json& e : doc["traceEvents"]) EXPECT_NE(e["ph"], "C");
+}
+
 }  // namespace
 }  // namespace brickprof

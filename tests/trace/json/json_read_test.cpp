@@ -182,5 +182,42 @@ TEST(JsonRead, ActivityOffRoundTripsAndIsChecked) {
   EXPECT_NE(error.find("diagnostics.activity_off[0]"), std::string::npos) << error;
 }
 
+// Memory events and shapes name nodes by their file ids, as edges do; a
+// bad one gets a line that says where.
+TEST(JsonRead, MemoryAndShapesNameNodesByFileId) {
+  std::string json(kSparse);
+  json.insert(json.rfind('}'), R"(,"memory":[
+    {"t":1,"thread":3,"scope":5000000000,"op":"alloc","source":"device","device":0,
+     "address":"0x10","bytes":64,"api":"cuMemAlloc_v2"},
+    {"t":2,"thread":3,"scope":null,"op":"free","source":"device","device":0,
+     "address":"0x10","api":"cuMemFree_v2"}],
+    "shapes":[{"node":7,"dtype":"f16","inputs":[[2,3]],"output":[3]}])");
+  Trace t = parse_trace_json(json);
+  ASSERT_EQ(t.memory.size(), 2u);
+  EXPECT_EQ(t.memory[0].scope, 1u);
+  EXPECT_EQ(t.memory[0].bytes, 64u);
+  EXPECT_EQ(t.memory[1].scope, kNoNode);
+  EXPECT_EQ(t.memory[1].op, MemoryOp::kFree);
+  ASSERT_EQ(t.shapes.size(), 1u);
+  EXPECT_EQ(t.shapes[0].node, 2u);
+  EXPECT_EQ(t.shapes[0].output_elements(), 3u);
+
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string bad = json;
+    bad.replace(bad.find(from), from.size(), to);
+    return error_of(bad);
+  };
+  EXPECT_NE(with("\"scope\":5000000000", "\"scope\":6").find("memory[0]: scope refers to unknown node id 6"),
+            std::string::npos);
+  EXPECT_NE(with("\"op\":\"free\"", "\"op\":\"steal\"").find("memory[1].op: unknown value 'steal'"),
+            std::string::npos);
+  EXPECT_NE(with("\"t\":2", "\"t\":0").find("memory[1]: out of time order"), std::string::npos);
+  EXPECT_NE(with("\"node\":7", "\"node\":8").find("shapes[0]: node refers to unknown node id 8"),
+            std::string::npos);
+  EXPECT_NE(with("\"api\":\"cuMemFree_v2\"", "\"api\":\"cuMemFree_v2\",\"python_stack\":0")
+                .find("memory[1]: unknown python_stack 0"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace brickprof

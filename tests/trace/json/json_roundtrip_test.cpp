@@ -129,10 +129,117 @@ void expect_same(const Trace& a, const Trace& b) {
     EXPECT_EQ(a.python_frames[i].function, b.python_frames[i].function);
   }
   EXPECT_EQ(a.python_stacks, b.python_stacks);
+  ASSERT_EQ(a.devices.size(), b.devices.size());
+  for (size_t i = 0; i < a.devices.size(); ++i)
+    EXPECT_EQ(a.devices[i].memory_bytes, b.devices[i].memory_bytes);
+  ASSERT_EQ(a.memory.size(), b.memory.size());
+  for (size_t i = 0; i < a.memory.size(); ++i) {
+    SCOPED_TRACE("memory " + std::to_string(i));
+    const MemoryEvent &x = a.memory[i], &y = b.memory[i];
+    EXPECT_EQ(x.time_ns, y.time_ns);
+    EXPECT_EQ(x.thread, y.thread);
+    EXPECT_EQ(x.scope, y.scope);
+    EXPECT_EQ(x.op, y.op);
+    EXPECT_EQ(x.source, y.source);
+    EXPECT_EQ(x.result, y.result);
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.address, y.address);
+    EXPECT_EQ(x.bytes, y.bytes);
+    EXPECT_EQ(x.stream, y.stream);
+    EXPECT_EQ(x.pool, y.pool);
+    EXPECT_EQ(a.strings.view(x.name), b.strings.view(y.name));
+    EXPECT_EQ(x.python_stack, y.python_stack);
+  }
+  ASSERT_EQ(a.checksums.size(), b.checksums.size());
+  for (size_t i = 0; i < a.checksums.size(); ++i) {
+    const OutputChecksum &x = a.checksums[i], &y = b.checksums[i];
+    EXPECT_EQ(x.node, y.node);
+    EXPECT_EQ(a.strings.view(x.name), b.strings.view(y.name));
+    EXPECT_EQ(x.type, y.type);
+    EXPECT_EQ(x.source, y.source);
+    EXPECT_EQ(x.address, y.address);
+    const Digest &p = x.digest, &q = y.digest;
+    EXPECT_EQ(p.fnv1a, q.fnv1a);
+    EXPECT_EQ(p.count, q.count);
+    EXPECT_EQ(p.sum, q.sum);  // exactly: doubles are written in their shortest round-trip form
+    EXPECT_EQ(p.l1, q.l1);
+    EXPECT_EQ(p.l2, q.l2);
+    EXPECT_EQ(p.min, q.min);
+    EXPECT_EQ(p.max, q.max);
+    EXPECT_EQ(p.nan, q.nan);
+    EXPECT_EQ(p.inf, q.inf);
+    EXPECT_EQ(p.projections, q.projections);
+  }
+  ASSERT_EQ(a.shapes.size(), b.shapes.size());
+  for (size_t i = 0; i < a.shapes.size(); ++i) {
+    EXPECT_EQ(a.shapes[i].node, b.shapes[i].node);
+    EXPECT_EQ(a.shapes[i].dtype, b.shapes[i].dtype);
+    EXPECT_EQ(a.shapes[i].inputs, b.shapes[i].inputs);
+    EXPECT_EQ(a.shapes[i].output, b.shapes[i].output);
+  }
+}
+
+// Every kind of memory event, each key away from its default once.
+void add_memory(Trace& t) {
+  t.devices.at(0).memory_bytes = 80ull << 30;
+  auto event = [&t](int64_t time, MemoryOp op, MemorySource source, uint64_t address,
+                    uint64_t bytes, std::string_view api) {
+    MemoryEvent e;
+    e.time_ns = time;
+    e.thread = t.nodes.at(0).thread;
+    e.scope = 0;
+    e.op = op;
+    e.source = source;
+    e.address = address;
+    e.bytes = bytes;
+    e.name = t.strings.intern(api);
+    t.memory.push_back(e);
+    return &t.memory.back();
+  };
+  event(10, MemoryOp::kAlloc, MemorySource::kDevice, 0x7f0000000000, 4096, "cuMemAlloc_v2");
+  MemoryEvent* async =
+      event(11, MemoryOp::kAlloc, MemorySource::kAsync, 0x7f0000100000, 512, "cuMemAllocAsync");
+  async->stream = 7;
+  async->pool = 0xabc;
+  async->scope = kNoNode;
+  event(12, MemoryOp::kFree, MemorySource::kDevice, 0x7f0000000000, 0, "cuMemFree_v2");
+  event(13, MemoryOp::kAlloc, MemorySource::kPhysical, 0x55, 2 << 20, "cuMemCreate");
+  event(14, MemoryOp::kMap, MemorySource::kMapping, 0x7e0000000000, 2 << 20, "cuMemMap");
+  event(15, MemoryOp::kTrim, MemorySource::kAsync, 0, 0, "cuMemPoolTrimTo")->pool = 0xabc;
+  MemoryEvent* pinned =
+      event(16, MemoryOp::kAlloc, MemorySource::kPinned, 0x5000, 64, "cuMemHostAlloc");
+  pinned->device = kHostDeviceId;
+  event(17, MemoryOp::kAlloc, MemorySource::kProgram, 0x7f0000100000, 100, "kv_cache");
+  MemoryEvent* oom =
+      event(18, MemoryOp::kAlloc, MemorySource::kDevice, 0, 1ull << 50, "cuMemAlloc_v2");
+  oom->result = 2;
+  if (!t.python_stacks.empty()) oom->python_stack = 0;
+  t.shapes.push_back({0, "f32", {{1, 4096}, {4096, 4096}}, {1, 4096}});
+  t.shapes.push_back({1, "q4_k", {}, {}});
+  const float out[] = {1.5f, -2.25f, 1e-30f, 3e30f};
+  OutputChecksum c;
+  c.node = 1;
+  c.name = t.strings.intern("out");
+  c.type = ElementType::kF32;
+  c.source = ChecksumSource::kHostCopy;
+  c.address = 0x7f0000100000;
+  c.digest = digest_of(out, 4, ElementType::kF32);
+  c.digest.nan = 2;
+  c.digest.inf = 1;
+  t.checksums.push_back(c);
 }
 
 TEST(JsonExport, RoundTripsEveryField) {
   Trace original = test::full_trace();
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+}
+
+TEST(JsonExport, RoundTripsMemoryAndShapes) {
+  Trace original = test::full_trace();
+  add_memory(original);
   MemorySink sink;
   ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
   Trace back = parse_trace_json(sink.text("json"));

@@ -107,10 +107,20 @@ function reportPage(data, page) {
     guarded(
         'transfers', 'Transfers', 'Host-device copies against the link',
         (body) => transfersSection(v.transfers, body, page.timeline));
+  if (v.memory)
+    guarded(
+        'memory', 'Memory',
+        'Live bytes per account over the run, the peak and what was live then, headroom, ' +
+            'growing scopes, out-of-memory failures',
+        (body) => memorySection(v.memory, body));
   if (v.analyze)
     guarded(
         'analyze', 'Operations', 'Leaf work per name: count, total and the spread of one call',
         (body) => analyzeSection(v.analyze, body, page.timeline));
+  if (v.numerics && v.numerics.outputs)
+    guarded(
+        'numerics', 'Numerics', 'Output checksums: the first NaN or Inf, and replicas that disagree',
+        (body) => numericsSection(v.numerics, body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

@@ -112,6 +112,27 @@ function ranksSection(v, body) {
       ],
       rows, {compact: true, sortBy: 0, desc: false}));
 
+  const memory = v.ranks.memory || [];
+  if (memory.length) {
+    body.append(h('h3', {text: 'Memory per rank (peak live bytes; headroom of a GPU\'s memory)'}));
+    body.append(dataTable(
+        [
+          {label: 'Rank', value: (m) => m.rank, text: (m) => rankLabel(labels, m.rank)},
+          {label: 'Account', value: (m) => m.label},
+          {label: 'Peak', value: (m) => m.peak_bytes, text: (m) => fmtBytes(m.peak_bytes),
+           num: true, bar: true},
+          {
+            label: 'Headroom',
+            value: (m) => m.headroom_bytes,
+            text: (m) => m.memory_bytes ? `${fmtBytes(m.headroom_bytes)} of ${
+                                              fmtBytes(m.memory_bytes)}` :
+                                          '–',
+            num: true
+          },
+        ],
+        memory, {compact: true, sortBy: 0, desc: false}));
+  }
+
   if (coll && (coll.ops || []).length) {
     body.append(h('h3', {text: 'Collectives'}));
     const grid = h('div', {class: 'two-col'});

@@ -1,0 +1,21 @@
+// The fake driver's memory accounts (driver_memory.cpp): what each device
+// holds, so an allocation that does not fit is refused as a GPU refuses it.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace fake_cuda {
+
+// The device's memory size: FAKE_CUDA_DEVICE_MEMORY bytes, else kDeviceMemory.
+uint64_t device_memory_bytes();
+
+// cuStreamSynchronize, cuEventSynchronize and cuCtxSynchronize give a
+// pool's unused reserve back down to its release threshold (cuda.h,
+// CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: "the allocator will try to release
+// memory back to the OS on the next call to stream, event or context
+// synchronize").
+void release_pools_at_sync();
+
+}  // namespace fake_cuda

@@ -1,0 +1,175 @@
+"""The job summary reduced in place: bricklayer --tp 4 under `mpirun -np 4
+brickprof run` (oversubscribed) leaves the four rank traces and, from rank
+0, bl-job.json. `report` and `report --json` read it; its figures are the
+ones the traces give: each rank's brick statistics as that rank's own
+`report --summary`, the bricks over all ranks as the merged trace's, and
+the collectives (per rank and per instance) as `report --collectives` of
+the merge. Counts match exactly; times within the clock fits' difference
+(the summary converts cycle counts with the fit taken at MPI_Finalize,
+the trace with the one taken at exit: parts per million of the run).
+Then the same job with rank 3 run without the agent: same tokens and exit
+code as the job without any agent, and a summary of the three others that
+names rank 3.
+
+usage: mpi_job_summary.py BRICKPROF BRICKLAYER WORKDIR"""
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from checks import check, require, run, summary  # noqa: E402
+from mpi_common import mpirun, mpirun_or_skip, tp_plugin_or_skip  # noqa: E402
+
+BRICKPROF, BRICKLAYER, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+RANKS = 4
+MODEL = ["--layers", "2", "--hidden", "1024", "--heads", "8", "--kv-heads", "4", "--ffn", "1024",
+         "--vocab", "512", "--context", "32", "--prompt", "4", "--tokens", "4", "--threads", "1",
+         "--probe-seconds", "0", "--tp", str(RANKS)]
+
+
+def near(a, b):
+    """Equal but for the two clock fits (and rounding to the nanosecond)."""
+    return abs(a - b) <= 2000 + 1e-5 * max(abs(a), abs(b))
+
+
+def tokens(stdout):
+    return re.findall(r"^generated \(seq 0\):(.*)$", stdout, re.M)
+
+
+def report_json(*args):
+    return json.loads(run([BRICKPROF, "report", "--json"] + list(args)).stdout)
+
+
+def profiled(folder):
+    return [BRICKPROF, "run", "--log", "off", "--formats", "json", "--output",
+            os.path.join(folder, "bl"), "--", BRICKLAYER] + MODEL
+
+
+def compare_stats(what, got, want):
+    """TimeStat lists by name: count exact, times near."""
+    got = {s["name"]: s for s in got}
+    want = {s["name"]: s for s in want}
+    check(sorted(got) == sorted(want), "%s: bricks %s, trace %s" % (what, sorted(got), sorted(want)))
+    for name in set(got) & set(want):
+        g, w = got[name], want[name]
+        check(g["count"] == w["count"], "%s %s: count %d, trace %d" % (what, name, g["count"],
+                                                                      w["count"]))
+        for key in ("total_ns", "min_ns", "max_ns"):
+            check(near(g[key], w[key]), "%s %s: %s %d, trace %d" % (what, name, key, g[key], w[key]))
+
+
+tp_plugin_or_skip(BRICKLAYER)
+mpirun_or_skip()
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+# --- every rank with the agent -------------------------------------------
+full = os.path.join(WORK, "full")
+os.makedirs(full)
+p = mpirun(RANKS, profiled(full))
+traces = [os.path.join(full, "bl-r%d.json" % r) for r in range(RANKS)]
+job_file = os.path.join(full, "bl-job.json")
+for f in traces + [job_file]:
+    require(os.path.exists(f), "no %s (files: %s)" % (f, sorted(os.listdir(full))))
+check(sorted(os.listdir(full)) == sorted(os.path.basename(f) for f in traces + [job_file]),
+      "files: %s" % sorted(os.listdir(full)))
+
+raw = json.load(open(job_file))
+require(raw["schema"] == "brickprof-job/1", "schema %s" % raw["schema"])
+require([r["rank"] for r in raw["ranks"]] == list(range(RANKS)), "ranks %s" % raw["ranks"])
+
+text = run([BRICKPROF, "report", job_file]).stdout
+for words in ["Job summary", "4 of 4 ranks", "rank 3", "Bricks over all ranks", "Collectives:",
+              "allreduce", "order:", "Reduction:"]:
+    check(words in text, "%r missing from report of the job summary:\n%s" % (words, text))
+
+job = report_json(job_file)
+# Each rank's bricks are its own trace's (report --summary of that trace).
+for r in range(RANKS):
+    mine = raw["ranks"][r]
+    check(mine["wire_bytes"] > 0 and mine["clock_aligned"], "rank %d: %s" % (r, mine))
+    compare_stats("rank %d" % r, mine["bricks"], report_json(traces[r], "--summary")["summary"]["bricks"])
+
+merged = os.path.join(full, "merged.json")
+run([BRICKPROF, "merge"] + traces + ["-o", merged])
+views = report_json(merged, "--summary", "--collectives")
+# Over all ranks: the merged trace's brick statistics.
+compare_stats("all ranks", job["bricks"], views["summary"]["bricks"])
+
+coll, mine = views["collectives"], job["collectives"]
+rank_of = {r["index"]: r["rank"] for r in coll["ranks"]}
+check(mine["instances_count"] == coll["instances_count"],
+      "instances: summary %d, merge %d" % (mine["instances_count"], coll["instances_count"]))
+check(mine["incomplete"] == 0 and coll["incomplete"] == 0, "incomplete instances")
+merged_ranks = {rank_of[p["rank"]]: p for p in coll["per_rank"]}
+for row in job["ranks"]:
+    m = merged_ranks[row["rank"]]
+    check(row["collective_calls"] == m["calls"],
+          "rank %d: %d collective calls, merge %d" % (row["rank"], row["collective_calls"], m["calls"]))
+    check(near(row["call_ns"], m["call_ns"]), "rank %d: in calls %d, merge %d" %
+          (row["rank"], row["call_ns"], m["call_ns"]))
+    check(near(row["wait_ns"], m["wait_ns"]), "rank %d: waiting %d, merge %d" %
+          (row["rank"], row["wait_ns"], m["wait_ns"]))
+# Instance by instance (both in order of first arrival): op, seq, the skew,
+# and the straggler where the last two arrivals are not a near tie.
+ties = 0
+for a, b in zip(mine["instances"], coll["instances"]):
+    check((a["op"], a["seq"]) == (b["op"], b["seq"]),
+          "instance %s #%d, merge %s #%d" % (a["op"], a["seq"], b["op"], b["seq"]))
+    check(near(a["skew_ns"], b["skew_ns"]), "%s #%d: skew %d, merge %d" %
+          (a["op"], a["seq"], a["skew_ns"], b["skew_ns"]))
+    arrivals = sorted(c["arrival_ns"] for c in b["calls"])
+    if len(arrivals) > 1 and arrivals[-1] - arrivals[-2] < 200:
+        ties += 1
+        continue
+    check(job["ranks"][a["straggler"]]["rank"] == rank_of[b["straggler"]],
+          "%s #%d: straggler rank %d, merge rank %d" % (a["op"], a["seq"],
+                                                       job["ranks"][a["straggler"]]["rank"],
+                                                       rank_of[b["straggler"]]))
+reduction = raw["reduction"]
+check(reduction["gathered_bytes"] == sum(r["wire_bytes"] for r in raw["ranks"]),
+      "gathered %d bytes, the ranks sent %s" % (reduction["gathered_bytes"],
+                                               [r["wire_bytes"] for r in raw["ranks"]]))
+# A job summary is not a trace: the trace views say so, and merge names it.
+bad = run([BRICKPROF, "report", job_file, "--tree"], ok_codes=(2,))
+check("needs a trace" in bad.stderr, "report --tree of a job summary: %s" % bad.stderr)
+bad = run([BRICKPROF, "merge", job_file, traces[0], "-o", os.path.join(WORK, "x.json")],
+          ok_codes=(2,))
+check("job's summary" in bad.stderr, "merge of a job summary: %s" % bad.stderr)
+
+# A job summary cut short: one line naming the file and the problem, exit 2.
+cut = os.path.join(WORK, "cut-job.json")
+with open(job_file) as f, open(cut, "w") as out:
+    out.write(f.read()[:3000])
+bad = run([BRICKPROF, "report", cut], ok_codes=(2,))
+check(bad.stderr.count("\n") == 1 and cut in bad.stderr and "JSON" in bad.stderr,
+      "report of a truncated job summary: %r" % bad.stderr)
+
+# --- rank 3 without the agent ----------------------------------------------
+plain = mpirun(RANKS, [BRICKLAYER] + MODEL)
+partial = os.path.join(WORK, "partial")
+os.makedirs(partial)
+# A wrapper as a user would write one: rank 3 runs bricklayer itself.
+wrapper = ["sh", "-c", 'if [ "$OMPI_COMM_WORLD_RANK" = 3 ]; then shift %d; fi; exec "$@"'
+           % (len(profiled(partial)) - len(MODEL) - 1), "sh"] + profiled(partial)
+got = mpirun(RANKS, wrapper, timeout=180)
+check(got.returncode == plain.returncode, "exit %d, plain %d" % (got.returncode, plain.returncode))
+check(tokens(got.stdout) == tokens(plain.stdout) and tokens(plain.stdout),
+      "tokens %s, plain %s" % (tokens(got.stdout), tokens(plain.stdout)))
+check(got.stderr == plain.stderr, "stderr:\n%s\nplain:\n%s" % (got.stderr, plain.stderr))
+files = sorted(os.listdir(partial))
+check(files == ["bl-job.json", "bl-r0.json", "bl-r1.json", "bl-r2.json"], "files: %s" % files)
+part = json.load(open(os.path.join(partial, "bl-job.json")))
+check([r["rank"] for r in part["ranks"]] == [0, 1, 2], "ranks %s" % part["ranks"])
+check(any("3 of 4 ranks have the brickprof agent" in n and ": 3." in n for n in part["notes"]),
+      "the summary does not say rank 3 had no agent: %s" % part["notes"])
+text = run([BRICKPROF, "report", os.path.join(partial, "bl-job.json")]).stdout
+check("3 of 4 ranks" in text, "report of the partial job:\n%s" % text)
+
+print("ok: %d ranks summarised (%s bytes sent, gathered in %.2f ms); %d near-tie stragglers "
+      "not compared; rank 3 without the agent left out" %
+      (RANKS, [r["wire_bytes"] for r in raw["ranks"]], reduction["gather_records_ns"] / 1e6, ties))
+sys.exit(summary())

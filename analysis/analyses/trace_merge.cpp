@@ -407,6 +407,7 @@ bool align_to_reference_clock(Trace& trace) {
   if (!align.describe().applied) return false;
   for (Node& n : trace.nodes) align.node(n);
   for (GpuDetail& g : trace.gpu) align.detail(g);
+  for (MemoryEvent& e : trace.memory) e.time_ns = align(e.time_ns);
   return true;
 }
 

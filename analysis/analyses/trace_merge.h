@@ -19,7 +19,7 @@ namespace brickprof {
 // `files`, if given, names each input (one per trace) for sources[].file.
 Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::string>& files = {});
 
-// Moves a recorded trace's times (nodes, GPU API calls) onto rank 0's clock
+// Moves a recorded trace's times (nodes, GPU API calls, memory events) onto rank 0's clock
 // exactly as merge_traces moves an input's, so one rank on its own (a
 // Parquet shard, `brickprof export`) has the times the merged trace gives
 // it. False, and nothing changed, for a trace without clock-sync samples or

@@ -157,7 +157,8 @@ def main(argv=None):
     sq = sub.add_parser("sql", help="SQL over a job's shards, or its cross-rank views",
                         description="A query over the views of DIR (nodes, kernels, transfers, "
                                     "syncs, edges, mpi_calls, communicators, python_frames, "
-                                    "threads, devices, diagnostics, ranks; each with job and "
+                                    "threads, devices, diagnostics, memory, ranks; each with job "
+                                    "and "
                                     "rank), or the cross-rank views of `brickprof report` "
                                     "computed over the shards.")
     sq.add_argument("dir", metavar="DIR")

@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import _native
 
+_HOST_DEVICE = 2 ** 31  # trace/model/ids.h: kHostDeviceId
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
 
@@ -249,6 +250,27 @@ def breakdown(ranks, spans, sweep):
             row[k + "_share"] = float(row[k + "_ns"]) / float(span) if span > 0 else 0.0
         rows.append(row)
     return {"ranks": ranks_json(ranks), "rows": rows}
+
+
+def memory_peaks(ranks, peaks):
+    """The ranks view's memory rows (memory_ranks.h), by rank index: each
+    rank's accounts as export found them, named as the merged trace names
+    them (its devices numbered after the ranks' before it, the rank's label
+    first when there are several)."""
+    first_device = np.concatenate([[0], np.cumsum(ranks["merge_devices"].to_numpy())])
+    out = []
+    for p in peaks.itertuples():
+        index = int(p.rank_index)
+        device = _HOST_DEVICE if p.device < 0 else int(first_device[index] + p.device)
+        label = "rank %d" % ranks["rank"].iat[index] if len(ranks) > 1 else None
+        memory = int(p.memory_bytes)
+        peak = int(p.peak_bytes)
+        out.append({"rank": index, "account": p.account,
+                    "label": _native.memory_label(p.account, device, p.pool, label),
+                    "peak_bytes": peak, "peak_ns": int(p.peak_ns),
+                    "memory_bytes": memory or None,
+                    "headroom_bytes": max(0, memory - peak) if memory else None})
+    return out
 
 
 def imbalance(ranks, sums):

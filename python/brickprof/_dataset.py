@@ -120,8 +120,6 @@ def scan(path, job=None, partial=False):
     by_rank = {r["rank"]: r for r in rows}
 
     tables = list(_shards.DATA_TABLES)
-    if any(r["rows_" + _shards.MEMORY_TABLE] >= 0 for r in rows):
-        tables.append(_shards.MEMORY_TABLE)
     files = {"ranks": [os.path.join(ranks_dir, "job=" + folder, "rank=%d" % r["rank"],
                                     r["shard"]) for r in rows]}
     for table in tables:
@@ -140,8 +138,6 @@ def scan(path, job=None, partial=False):
             expected = row["rows_" + table]
             file = os.path.join(path, table, "job=" + folder, "rank=%d" % row["rank"],
                                 row["shard"])
-            if expected < 0:
-                continue
             if not os.path.exists(file):
                 raise DatasetError("%s: no %s (the shard is incomplete); export its trace "
                                    "again" % (where(table, row["rank"]), row["shard"]))
@@ -289,7 +285,7 @@ class Dataset:
     each: process, clock alignment, rows per table); `sql(query)` runs a
     query over the views (one per table: nodes, kernels, transfers, syncs,
     edges, mpi_calls, communicators, python_frames, threads, devices,
-    diagnostics, ranks), each with the columns `job` and `rank`.
+    diagnostics, memory, ranks), each with the columns `job` and `rank`.
 
     breakdown(), collectives(), imbalance() and rank_path() give the
     figures of `brickprof report --ranks/--collectives/--imbalance/
@@ -352,6 +348,8 @@ class Dataset:
             self._results["spans"] = self._by_index(out["spans"]).set_index("rank_index")
             self._results["calls"] = self._by_index(out["calls"])
             self._results["imbalance"] = self._by_index(out["imbalance"])
+            self._results["memory_peaks"] = self._by_index(out["memory_peaks"]).sort_values(
+                ["rank_index", "entry"], kind="stable")
         return self._results
 
     def collective_calls(self):
@@ -377,7 +375,9 @@ class Dataset:
         rows = self._engine.each_rank(_queries.sweep_rank,
                                       [int(self.ranks["rank"].iat[i]) for i in with_work], args)
         sweep = pd.DataFrame(rows, index=pd.Index(with_work, name="rank_index"))
-        return _cross_rank.breakdown(self.ranks, spans, sweep)
+        out = _cross_rank.breakdown(self.ranks, spans, sweep)
+        out["memory"] = _cross_rank.memory_peaks(self.ranks, self._results["memory_peaks"])
+        return out
 
     def collectives(self):
         """report --collectives: instances with skew, straggler and waits."""

@@ -133,4 +133,12 @@ SELECT rank, name, count(*) AS count, sum(end_ns - start_ns)::BIGINT AS total_ns
 FROM nodes WHERE kind = 'kernel' GROUP BY rank, name
 """
 
-PHASE_ONE = {"spans": SPANS, "calls": COLLECTIVE_CALLS, "imbalance": IMBALANCE}
+# The ranks view's memory rows, each rank's as export computed them
+# (memory_ranks.h), in its order.
+MEMORY_PEAKS = """
+SELECT rank, entry, account, device, pool, peak_bytes, peak_ns, memory_bytes
+FROM memory_peaks ORDER BY rank, entry
+"""
+
+PHASE_ONE = {"spans": SPANS, "calls": COLLECTIVE_CALLS, "imbalance": IMBALANCE,
+             "memory_peaks": MEMORY_PEAKS}

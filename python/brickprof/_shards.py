@@ -26,7 +26,7 @@ SCHEMA = {
     "ranks": [
         "format", "job", "rank",  # (PARTITIONS) "world_size", "local_rank", "launcher", "process_rank", "pid",
         "ppid", "host", "program", "cmdline", "clock", "start_ns", "end_ns", "aligned",
-        "offset_ns", "gpu_timeline", "cupti", "nvtx", "source",
+        "offset_ns", "gpu_timeline", "merge_devices", "cupti", "nvtx", "source",
     ],  # + rows_<table> for each other table
     "nodes": [
         "id", "kind", "name", "path", "parent", "thread", "start_ns", "end_ns", "category",
@@ -59,12 +59,16 @@ SCHEMA = {
         "peak_gflops", "peak_gbps", "peaks_source",
     ],
     "diagnostics": ["name", "value"],
+    "memory": [
+        "time_ns", "thread", "scope", "op", "source", "account", "result", "device", "address",
+        "bytes", "stream", "pool", "name", "python_stack",
+    ],
+    "memory_peaks": [
+        "entry", "account", "device", "pool", "peak_bytes", "peak_ns", "memory_bytes",
+    ],
 }
 # Columns every table has from its files' path, not in the files.
 PARTITIONS = ("job", "rank")
-# Memory events: written when the trace has a `memory` section (the JSON
-# trace gains one with memory recording; this reader version has none yet).
-MEMORY_TABLE = "memory"
 TABLES = tuple(SCHEMA)
 DATA_TABLES = tuple(t for t in TABLES if t != "ranks")
 
@@ -175,9 +179,11 @@ def _tables(pa, cols):
     rows += [{"name": "warning", "value": w} for w in warnings]
     tables["diagnostics"] = _rows_table(pa, rows, SCHEMA["diagnostics"],
                                         {"name": pa.string(), "value": pa.string()})
-    if MEMORY_TABLE in cols:
-        tables[MEMORY_TABLE] = pa.table({c: _arrow(pa, col)
-                                         for c, col in cols[MEMORY_TABLE].items()})
+    tables["memory"] = pa.table({c: _arrow(pa, col) for c, col in cols["memory"].items()})
+    peaks = [dict(row, entry=i) for i, row in enumerate(cols["memory_peaks"])]
+    tables["memory_peaks"] = _rows_table(pa, peaks, SCHEMA["memory_peaks"], {
+        "entry": pa.int32(), "account": pa.string(), "device": pa.int64(), "pool": pa.string(),
+        "peak_bytes": pa.uint64(), "peak_ns": pa.int64(), "memory_bytes": pa.uint64()})
     return tables
 
 
@@ -190,11 +196,12 @@ def _rank_row(cols, rank, source, tables):
         "pid": p["pid"], "ppid": p["ppid"], "host": p["host"], "program": p["program"],
         "cmdline": p["cmdline"], "clock": p["clock"], "start_ns": p["start_ns"],
         "end_ns": p["end_ns"], "aligned": a["applied"], "offset_ns": a["offset_ns"],
-        "gpu_timeline": cols["gpu_timeline"], "cupti": cols["diagnostics"]["cupti"],
+        "gpu_timeline": cols["gpu_timeline"], "merge_devices": cols["merge_devices"],
+        "cupti": cols["diagnostics"]["cupti"],
         "nvtx": cols["diagnostics"]["nvtx"], "source": os.path.abspath(source),
     }
-    for name in DATA_TABLES + (MEMORY_TABLE,):
-        row["rows_" + name] = tables[name].num_rows if name in tables else -1
+    for name in DATA_TABLES:
+        row["rows_" + name] = tables[name].num_rows
     return row
 
 

@@ -71,6 +71,8 @@ PyObject* read_shard(PyObject*, PyObject* arg) {
 
 PyObject* comm_ops(PyObject*, PyObject*) { return brickprof::python::comm_op_rows(); }
 
+PyObject* memory_label(PyObject*, PyObject* args) { return brickprof::python::memory_label(args); }
+
 PyObject* rank_path(PyObject*, PyObject* arg) { return brickprof::python::rank_path(arg); }
 
 // site(kind, brick, name or None) -> handle: a call site's static metadata,
@@ -227,18 +229,25 @@ const char* dtype_of_format(const char* format, Py_ssize_t itemsize) {
   if (*format == '@' || *format == '=' || *format == '<') ++format;
   if (std::strlen(format) != 1) return nullptr;
   switch (*format) {
-    case 'f': return "f32";
-    case 'd': return "f64";
-    case 'e': return "f16";
-    case 'b': return "i8";
+    case 'f':
+      return "f32";
+    case 'd':
+      return "f64";
+    case 'e':
+      return "f16";
+    case 'b':
+      return "i8";
     case 'B':
     case '?':
-    case 'c': return "u8";
+    case 'c':
+      return "u8";
     case 'i':
     case 'l':
     case 'q':
-    case 'n': return itemsize == 4 ? "i32" : itemsize == 8 ? "i64" : nullptr;
-    default: return nullptr;
+    case 'n':
+      return itemsize == 4 ? "i32" : itemsize == 8 ? "i64" : nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -273,8 +282,8 @@ PyObject* checksum(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_BEGIN_ALLOW_THREADS
   brickprof_checksum(name, view.buf, count, dtype);
   Py_END_ALLOW_THREADS
-  // clang-format on
-  PyBuffer_Release(&view);
+      // clang-format on
+      PyBuffer_Release(&view);
   Py_RETURN_NONE;
 }
 
@@ -299,6 +308,7 @@ PyMethodDef kMethods[] = {
     {"read_shard", read_shard, METH_O, "Read a rank's trace into its shard's columns."},
     {"comm_ops", comm_ops, METH_NOARGS, "The MPI operations: (name, collective, pattern)."},
     {"rank_path", rank_path, METH_O, "The critical path across ranks from a job's arrays."},
+    {"memory_label", memory_label, METH_VARARGS, "A memory account as the outputs name it."},
     {"site", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(site)), METH_FASTCALL,
      "Make a scope call site."},
     {"push", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(push)), METH_FASTCALL,

@@ -2,12 +2,15 @@
 #include "python/native/shard_columns.h"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "analysis/analyses/memory_ranks.h"
 #include "analysis/analyses/rank_work.h"
 #include "analysis/analyses/trace_merge.h"
 #include "python/native/py_columns.h"
 #include "python/native/trace_columns.h"
+#include "trace/derive/memory_accounts.h"
 #include "trace/derive/stats.h"
 
 namespace brickprof::python {
@@ -155,6 +158,92 @@ PyObject* python_frame_columns(const Trace& t) {
   return d.release();
 }
 
+// One row per allocation, free, mapping or trim (trace/model/memory.h).
+PyObject* memory_columns(const Trace& t) {
+  const size_t n = t.memory.size();
+  std::vector<int64_t> time(n), scope(n), python_stack(n);
+  std::vector<uint32_t> thread(n), op(n), source(n), account(n), device(n), name(n);
+  std::vector<int32_t> result(n);
+  std::vector<uint64_t> address(n), bytes(n), stream(n), pool(n);
+  Interner names;
+  for (size_t i = 0; i < n; ++i) {
+    const MemoryEvent& e = t.memory[i];
+    time[i] = e.time_ns;
+    thread[i] = e.thread;
+    scope[i] = id_or_minus_one(e.scope);
+    op[i] = code(e.op);
+    source[i] = code(e.source);
+    account[i] = code(account_of(e.source));
+    result[i] = e.result;
+    device[i] = e.device;
+    address[i] = e.address;
+    bytes[i] = e.bytes;
+    stream[i] = e.stream;
+    pool[i] = e.pool;
+    name[i] = names.add(std::string(t.strings.view(e.name)));
+    python_stack[i] = e.python_stack == kNoPythonStack ? -1 : int64_t{e.python_stack};
+  }
+  Ref d(PyDict_New());
+  put(d.get(), "time_ns", column(time, "int64"));
+  put(d.get(), "thread", column(thread, "uint32"));
+  put(d.get(), "scope", column(scope, "int64"));
+  put(d.get(), "op", categorical(op, enum_names<MemoryOp>(static_cast<int>(MemoryOp::kTrim) + 1)));
+  put(d.get(), "source",
+      categorical(source, enum_names<MemorySource>(static_cast<int>(MemorySource::kProgram) + 1)));
+  put(d.get(), "account",
+      categorical(account, enum_names<MemoryAccount>(static_cast<int>(MemoryAccount::kNone) + 1)));
+  put(d.get(), "result", column(result, "int32"));
+  put(d.get(), "device", column(device, "uint32"));
+  put(d.get(), "address", column(address, "uint64"));
+  put(d.get(), "bytes", column(bytes, "uint64"));
+  put(d.get(), "stream", column(stream, "uint64"));
+  put(d.get(), "pool", column(pool, "uint64"));
+  put(d.get(), "name", categorical(name, names.values()));
+  put(d.get(), "python_stack", column(python_stack, "int64"));
+  return d.release();
+}
+
+// The rank's devices as `merge` numbers them (trace_merge.cpp:
+// map_devices_and_threads, then device_of): those it lists, in order, then
+// each id only its GPU work or its memory events name, at first sight. A
+// merged trace's id of the rank's device is this index plus the devices of
+// the ranks before it, which names its memory accounts ("GPU 5").
+std::unordered_map<uint32_t, uint32_t> merge_device_index(const Trace& t, uint32_t* count) {
+  std::unordered_map<uint32_t, uint32_t> index;
+  uint32_t next = 0;
+  for (const Device& d : t.devices) index[d.id] = next++;
+  auto name = [&](uint32_t device) {
+    if (index.emplace(device, next).second) ++next;
+  };
+  for (const Node& n : t.nodes)
+    if (const GpuDetail* g = t.detail(n)) name(g->device);
+  for (const MemoryEvent& e : t.memory)
+    if (e.device != kHostDeviceId) name(e.device);
+  *count = next;
+  return index;
+}
+
+// The ranks view's memory rows for this rank (memory_ranks.h, the report's
+// code): each account's peak, when first reached, and its GPU's memory;
+// the device as merge_device_index has it (-1: the host's).
+PyObject* memory_peak_rows(const Trace& t, const std::unordered_map<uint32_t, uint32_t>& index) {
+  Ref list(PyList_New(0));
+  for (const RankMemory& m : memory_per_rank(t, index_ranks(t))) {
+    const auto at = index.find(m.key.device);
+    const long long device = m.key.device == kHostDeviceId || at == index.end()
+                                 ? -1
+                                 : static_cast<long long>(at->second);
+    Ref account(text(to_string(m.key.account)));
+    Ref pool(text(t.strings.view(m.key.pool)));
+    Ref row(Py_BuildValue("{sOsLsOsKsLsK}", "account", account.get(), "device", device, "pool",
+                          pool.get(), "peak_bytes", static_cast<unsigned long long>(m.peak),
+                          "peak_ns", static_cast<long long>(m.peak_ns), "memory_bytes",
+                          static_cast<unsigned long long>(m.device_bytes)));
+    if (PyList_Append(list.get(), row.get()) != 0) throw PyError{};
+  }
+  return list.release();
+}
+
 PyObject* alignment_dict(const Trace& t, bool applied) {
   const ClockSync& sync = t.process.clock_sync;
   Ref d(PyDict_New());
@@ -181,11 +270,46 @@ PyObject* shard_columns(Trace& trace) {
     put(d.get(), "comm_calls", comm_call_columns(trace));
     put(d.get(), "communicators", communicator_rows(trace));
     put(d.get(), "python_frames", python_frame_columns(trace));
+    put(d.get(), "memory", memory_columns(trace));
+    uint32_t devices = 0;
+    const auto device_index = merge_device_index(trace, &devices);
+    put(d.get(), "memory_peaks", memory_peak_rows(trace, device_index));
+    put(d.get(), "merge_devices", checked(PyLong_FromUnsignedLong(devices)));
     put(d.get(), "alignment", alignment_dict(trace, aligned));
     put(d.get(), "merged", checked(PyBool_FromLong(!trace.sources.empty())));
     put(d.get(), "gpu_timeline",
         checked(PyBool_FromLong(!work.gpu_timeline.empty() && work.gpu_timeline[0])));
     return d.release();
+  } catch (const PyError&) {
+    return nullptr;
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+}
+
+PyObject* memory_label(PyObject* args) {
+  const char* account = nullptr;
+  unsigned long long device = 0;
+  const char* pool = nullptr;
+  const char* rank_label = nullptr;
+  if (!PyArg_ParseTuple(args, "sKsz", &account, &device, &pool, &rank_label)) return nullptr;
+  MemoryAccountKey key;
+  bool known = false;
+  for (int i = 0; i <= static_cast<int>(MemoryAccount::kNone); ++i)
+    if (to_string(static_cast<MemoryAccount>(i)) == account) {
+      key.account = static_cast<MemoryAccount>(i);
+      known = true;
+    }
+  if (!known) return PyErr_Format(PyExc_ValueError, "memory_label: no account %s", account);
+  try {
+    Trace t;  // what the label reads of a merged trace: the rank's label, the pool's name
+    key.device = static_cast<uint32_t>(device);
+    key.pool = t.strings.intern(pool);
+    if (rank_label) {
+      t.sources.resize(2);
+      t.sources[0].label = rank_label;
+    }
+    return text(account_label(t, key));
   } catch (const PyError&) {
     return nullptr;
   } catch (const std::bad_alloc&) {

@@ -16,7 +16,9 @@ straggler's tie-break). One communicator's last member left its calls out
 (incomplete instances). Clocks: each rank but 0 runs ahead of rank 0's by
 an offset, one of them with a drift, measured by two clock-sync samples,
 so merge and export must move its times alike. Some nodes are of no
-length; some ranges sit on NVTX range lanes.
+length; some ranges sit on NVTX range lanes. A GPU rank allocates and frees
+device memory under its bricks (a failed allocation and a free of nothing
+among them), some pinned host memory, and a program pool.
 
     python3 job_generator.py OUT_DIR RANKS SEED [--layers N]
 """
@@ -47,6 +49,9 @@ class Rank:
         self.stream_free = 0
         self.correlation = 1
         self.load = 1.0 + 0.5 * rank / max(1, ranks - 1)
+        self.memory = []
+        self.live = []  # (address, source, device) allocated and not yet freed
+        self.next_address = 0x10000000
 
     def local(self, t):
         """Rank 0's time on this rank's clock."""
@@ -69,6 +74,37 @@ class Rank:
         self.correlation += 1
         self.stream_free = end
 
+    def memory_event(self, t, scope, op, source, device, address, size=0, api="", result=0):
+        event = {"t": self.local(t), "thread": self.tid, "scope": scope, "op": op,
+                 "source": source, "device": device, "address": "0x%x" % address, "api": api}
+        if op == "alloc":
+            event["bytes"] = size
+        if result:
+            event["result"] = result
+        self.memory.append(event)
+
+    def allocate(self, t, scope):
+        r = self.r
+        kind = r.choice(["device", "device", "pinned", "program"])
+        device = 2 ** 31 if kind == "pinned" else 0
+        api = {"device": "cuMemAlloc_v2", "pinned": "cuMemHostAlloc", "program": "kv_cache"}[kind]
+        if r.random() < 0.1:  # out of memory: changes nothing
+            self.memory_event(t, scope, "alloc", kind, device, 0, 1 << 40, api, result=2)
+            return
+        self.next_address += 1 << 24
+        self.memory_event(t, scope, "alloc", kind, device, self.next_address,
+                          r.randrange(1, 64) << 20, api)
+        self.live.append((self.next_address, kind, device))
+
+    def free(self, t, scope):
+        r = self.r
+        if not self.live or r.random() < 0.1:  # a free of an address with nothing live
+            self.memory_event(t, scope, "free", "device", 0, 0xdead0000, api="cuMemFree_v2")
+            return
+        address, kind, device = self.live.pop(r.randrange(len(self.live)))
+        api = {"device": "cuMemFree_v2", "pinned": "cuMemFreeHost", "program": "kv_cache"}[kind]
+        self.memory_event(t, scope, "free", kind, device, address, api=api)
+
     def layer_work(self, layer):
         r = self.r
         layer_id = self.add("layer", "Layer %d" % layer, None, self.clock, self.clock,
@@ -80,6 +116,8 @@ class Rank:
                 extra["brick_id"] = brick_id
             b = self.add("brick", name, layer_id, self.clock, self.clock + length, **extra)
             api = self.clock + length // 3
+            if self.on_gpu and r.random() < 0.4:
+                (self.allocate if r.random() < 0.6 else self.free)(self.clock + length // 2, b)
             if self.on_gpu:
                 for k in range(r.randint(1, 2)):
                     kernel = "ncclDevKernel_AllReduce" if name == "my_fused_op" and k == 0 \
@@ -160,7 +198,9 @@ def write_job(folder, ranks, seed, layers=4):
                    "clock": "CLOCK_MONOTONIC",
                    "clock_sync": {"reference_rank": 0, "samples": sync}}
         trace = {"schema": "brickprof/1", "process": process,
-                 "devices": [{"id": 0, "name": "GPU"}] if rank.on_gpu else [],
+                 "devices": [{"id": 0, "name": "GPU", "memory_bytes": 1 << 34}]
+                 if rank.on_gpu else [],
+                 "memory": rank.memory,
                  "threads": [{"tid": rank.tid, "name": "main"}],
                  "communicators": communicators, "nodes": rank.nodes, "edges": []}
         paths.append(os.path.join(folder, "rank%d.json" % k))

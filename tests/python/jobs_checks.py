@@ -14,8 +14,8 @@ PyPI, the venv's bin/ first on PATH): a job's Parquet dataset against
   through brickprof.dataset and through `brickprof sql --json`;
 - each rank's nodes in its shard are brickprof.load's of that rank merged
   alone (its times on the job's timeline), its bricks `report --summary`'s;
-  a GPU trace's kernels, transfers and syncs, and a trace's Python frames,
-  are in their tables; every column of every table is in python/README.md;
+  a GPU trace's kernels, transfers and syncs, a trace's Python frames and
+  memory events, are in their tables; every column of every table is in python/README.md;
 - a rank missing, duplicated, cut short, or whose export did not finish: one
   line naming it (exit 2), DatasetError from brickprof.dataset; a python
   without the package: one line saying what to pip install.
@@ -31,7 +31,6 @@ import sys
 from pathlib import Path
 
 import brickprof
-import pyarrow.parquet as pq
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
@@ -261,6 +260,18 @@ def trace_checks(data, work):
         check(ds.ranks["job"].tolist() == ["none"] and ds.ranks["rank"].tolist() == [0],
               "a trace not run as a rank: job %s rank %s" % (ds.ranks["job"].tolist(),
                                                             ds.ranks["rank"].tolist()))
+
+    # Memory events: the agent's own trace of a run that allocated.
+    memory_trace = os.path.join(data, "analyses", "memory_agent.json")
+    shards = os.path.join(work, "memory-shards")
+    brickprof.export_parquet([memory_trace], shards)
+    want = load_json(memory_trace)["memory"]
+    with brickprof.dataset(shards) as ds:
+        rows = ds.sql("select op, source, bytes, name, time_ns from memory").values.tolist()
+        check([r[:4] for r in rows] == [[e["op"], e["source"], e.get("bytes", 0), e["api"]]
+                                        for e in want],
+              "memory events: %s, the trace has %s" % (rows[:3], want[:3]))
+        check([r[4] for r in rows] == [e["t"] for e in want], "memory events' times")
 
     frames_trace = os.path.join(work, "frames.json")
     with open(frames_trace, "w") as f:

@@ -150,6 +150,11 @@ TEST(MpiTrace, OneRankAlignedAloneHasTheTimesMergeGivesIt) {
     n.end_ns += 1000000;
   }
   r1.process.clock_sync.samples = {{1000, 5000, 200}, {1001000, 6000, 200}};
+  MemoryEvent alloc;
+  alloc.time_ns = 1000500;
+  alloc.thread = r1.nodes[0].thread;
+  alloc.bytes = 4096;
+  r1.memory.push_back(alloc);
   const Trace merged = merge_traces({rank_trace(0, 200), r1});
   Trace alone = r1;
   ASSERT_TRUE(align_to_reference_clock(alone));
@@ -158,6 +163,9 @@ TEST(MpiTrace, OneRankAlignedAloneHasTheTimesMergeGivesIt) {
     EXPECT_EQ(alone.nodes[i].start_ns, merged.nodes[base + i].start_ns) << i;
     EXPECT_EQ(alone.nodes[i].end_ns, merged.nodes[base + i].end_ns) << i;
   }
+  ASSERT_EQ(merged.memory.size(), 1u);
+  EXPECT_EQ(alone.memory[0].time_ns, merged.memory[0].time_ns);
+  EXPECT_NE(alone.memory[0].time_ns, alloc.time_ns);
   Trace reference = rank_trace(0, 200);  // no samples: nothing to move
   EXPECT_FALSE(align_to_reference_clock(reference));
   EXPECT_EQ(reference.nodes[0].start_ns, 0);

@@ -20,6 +20,7 @@ namespace {
 // frames' grouping need.
 struct Planner {
   MemoryEvents& memory_events;
+  CounterEvents& counter_events;
   GpuAttribution& gpu;
   uint32_t tid;
   std::vector<RangeStart>& range_starts;
@@ -51,6 +52,7 @@ struct Planner {
   void shapes(uint32_t top, uint32_t signature_site) {
     memory_events.add_shapes(top, signature_site);
   }
+  void counter(const CounterSample& s, uint32_t name_site) { counter_events.add(s, name_site); }
   void consumed(const Recorder::Segment&) {}
 };
 
@@ -62,7 +64,7 @@ void TraceStream::Impl::plan() {
   first_id.reserve(threads.size());
   for (const Recorder::ThreadEvents& te : threads) {
     first_id.push_back(cpu_count);
-    Planner planner{memory, gpu, te.tid, range_starts, range_ends, python.roots[te.tid]};
+    Planner planner{memory, counters, gpu, te.tid, range_starts, range_ends, python.roots[te.tid]};
     ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
     walk.run(planner);
     if (walk.next_id() != cpu_count) node_threads.insert(te.tid);
@@ -271,6 +273,7 @@ WrittenOutputs TraceStream::write(const Trace& header, const std::vector<std::st
     if (!impl_->walked) {
       impl_->header = header;
       impl_->memory.fill(impl_->header);
+      impl_->counters.fill(impl_->header);
       impl_->walk();
     }
     return write_outputs(*impl_, formats, sink);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/io/counter_events.h"
 #include "agent/io/gpu_attribution.h"
 #include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
@@ -147,6 +148,8 @@ struct TraceStream::Impl final : TraceSource {
 
   // Memory events and shapes records, read in pass 1 for the header.
   MemoryEvents memory;
+  // The program's counter samples and tokens, read in pass 1 for the header.
+  CounterEvents counters;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

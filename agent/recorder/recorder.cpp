@@ -265,6 +265,22 @@ void Recorder::shapes(uint32_t signature_site) {
   append(EventType::kShapes, signature_site, Clock::ticks(), [](uint64_t*) {});
 }
 
+void Recorder::counter(uint32_t name_site, double value) {
+  if (!recording()) return;
+  append(EventType::kCounter, name_site, Clock::ticks(), [&](uint64_t* w) {
+    w[2] = bits_of(value);
+    w[3] = static_cast<uint64_t>(CounterKind::kValue);
+  });
+}
+
+void Recorder::tokens(uint64_t tokens) {
+  if (!recording()) return;
+  append(EventType::kCounter, 0, Clock::ticks(), [&](uint64_t* w) {
+    w[2] = bits_of(static_cast<double>(tokens));
+    w[3] = static_cast<uint64_t>(CounterKind::kTokens);
+  });
+}
+
 namespace {
 volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound
 

@@ -2,6 +2,8 @@
 // header's lazy binding finds with dlsym("brickprof_get_api").
 #include <brickprof/brickprof.h>
 
+#include <cmath>
+
 #include "agent/capture/capture.h"
 #include "agent/io/host_peaks.h"
 #include "agent/lifecycle/agent.h"
@@ -46,6 +48,16 @@ void api_add_work(double flops, double bytes) { Recorder::work(flops, bytes); }
 void api_set_enabled(int on) { capture::set_user_enabled(on != 0); }
 int api_is_enabled() { return Recorder::enabled() ? 1 : 0; }
 
+void api_counter(const char* name, double value) {
+  if (!Recorder::enabled()) return;
+  if (!std::isfinite(value)) {
+    Recorder::count_dropped();  // a track cannot show it; counted, as a full buffer's
+    return;
+  }
+  Recorder::counter(Recorder::intern_api_name(name ? name : ""), value);
+}
+void api_tokens(uint64_t n) { Recorder::tokens(n); }
+
 brickprof__thread_buffer* api_thread_buffer() {
   return static_cast<brickprof__thread_buffer*>(Recorder::thread_buffer());
 }
@@ -68,6 +80,8 @@ constinit brickprof__api_table g_api = {
     BRICKPROF__RECORD_LAYOUT,
     api_thread_buffer,
     set_host_peaks,
+    api_counter,
+    api_tokens,
 };
 
 }  // namespace

@@ -23,6 +23,16 @@ void fake_set_host_peaks(double, double gbps, const char*) {
   ++g_calls;
   g_gbps = gbps;
 }
+double g_counter = 0;
+uint64_t g_tokens = 0;
+void fake_counter(const char*, double value) {
+  ++g_calls;
+  g_counter = value;
+}
+void fake_tokens(uint64_t n) {
+  ++g_calls;
+  g_tokens += n;
+}
 
 // A version-2 table `size` bytes long; the memory after it still holds a
 // callable pointer, so a header that ignored `size` would call it.
@@ -32,6 +42,8 @@ void make_table(size_t size) {
   g_table.size = static_cast<uint32_t>(size);
   g_table.fast_state = BRICKPROF__FAST_OFF;
   g_table.set_host_peaks = fake_set_host_peaks;
+  g_table.counter = fake_counter;
+  g_table.tokens = fake_tokens;
   g_calls = 0;
 }
 
@@ -60,7 +72,9 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(offsetof(brickprof__api_table, record_layout), 60u);
   EXPECT_EQ(offsetof(brickprof__api_table, thread_buffer), 64u);
   EXPECT_EQ(offsetof(brickprof__api_table, set_host_peaks), 72u);
-  EXPECT_EQ(sizeof(brickprof__api_table), 80u);
+  EXPECT_EQ(offsetof(brickprof__api_table, counter), 80u);
+  EXPECT_EQ(offsetof(brickprof__api_table, tokens), 88u);
+  EXPECT_EQ(sizeof(brickprof__api_table), 96u);
 
   EXPECT_EQ(offsetof(brickprof__site, name), 0u);
   EXPECT_EQ(offsetof(brickprof__site, kind), 8u);
@@ -122,4 +136,27 @@ TEST(HeaderAbi, AgentWithHostPeaksIsCalled) {
   brickprof_set_host_peaks(100, 20, "probe");
   EXPECT_EQ(g_calls, 1);
   EXPECT_DOUBLE_EQ(g_gbps, 20);
+}
+
+TEST(HeaderAbi, OlderAgentWithoutCountersIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, counter));  // the table before the fields
+  brickprof_counter("l2_hit_rate", 0.5);
+  brickprof_tokens(3);
+  BRICKPROF_COUNTER("l2_hit_rate", 0.5);
+  BRICKPROF_TOKENS(3);
+  EXPECT_EQ(g_calls, 0);
+  make_table(offsetof(brickprof__api_table, tokens));  // counter, not yet tokens
+  brickprof_tokens(3);
+  EXPECT_EQ(g_calls, 0);
+}
+
+TEST(HeaderAbi, AgentWithCountersIsCalled) {
+  make_table(sizeof(brickprof__api_table));
+  g_tokens = 0;
+  brickprof_counter("l2_hit_rate", 0.75);
+  BRICKPROF_TOKENS(2);
+  brickprof_tokens(5);
+  EXPECT_EQ(g_calls, 3);
+  EXPECT_EQ(g_counter, 0.75);
+  EXPECT_EQ(g_tokens, 7u);
 }

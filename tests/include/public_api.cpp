@@ -47,6 +47,10 @@ int use_the_api() {
   brickprof_add_work(1, 2);
   brickprof_set_enabled(0);
   brickprof_set_host_peaks(0, 0, nullptr);
+  brickprof_counter("l2_hit_rate", 0.5);
+  brickprof_tokens(1);
+  BRICKPROF_COUNTER("queue_depth", 3);
+  BRICKPROF_TOKENS(2);
   if (brickprof_is_enabled() != 0) ++failures;
   brickprof_kind kind = BRICKPROF_KIND_LAYER;
   brickprof_brick brick = BRICKPROF_BRICK_CUSTOM;

@@ -85,6 +85,10 @@ typedef struct brickprof__api_table {
    * NULL) says how. Each call replaces the last; thread-safe. The trace
    * gets a devices[] entry "cpu" with them. */
   void (*set_host_peaks)(double gflops, double gbps, const char* how);
+  /* A sample of the program's counter `name` (copied), and tokens produced
+   * (brickprof_counter, brickprof_tokens). */
+  void (*counter)(const char* name, double value);
+  void (*tokens)(uint64_t n);
 } brickprof__api_table;
 
 /* Whether `api` has `field` (an agent older than this header may not). */

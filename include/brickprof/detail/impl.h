@@ -48,6 +48,14 @@ static inline void brickprof_set_host_peaks(double gflops, double gbps, const ch
   const brickprof__api_table* api = brickprof__api();
   if (api && BRICKPROF__HAS(api, set_host_peaks)) api->set_host_peaks(gflops, gbps, how);
 }
+static inline void brickprof_counter(const char* name, double value) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, counter)) api->counter(name, value);
+}
+static inline void brickprof_tokens(uint64_t n) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, tokens)) api->tokens(n);
+}
 
 #ifdef __cplusplus
 } /* extern "C" */

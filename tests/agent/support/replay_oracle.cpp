@@ -87,6 +87,12 @@ class TraceBuilder {
     if (Recorder::parse_shapes_signature(Recorder::site(signature_site).name, &shape))
       shapes_by_node[top] = std::move(shape);  // the last one wins
   }
+  void counter(const CounterSample& s, uint32_t name_site) {
+    trace_.counters.push_back(s);
+    trace_.counters.back().name = s.kind == CounterKind::kTokens
+                                      ? trace_.strings.intern(kTokensName)
+                                      : names_.site_name(name_site);
+  }
   void consumed(const Recorder::Segment&) {}
 
   std::vector<RangeStart> range_starts;
@@ -118,9 +124,11 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     range_ends.insert(range_ends.end(), builder.range_ends.begin(), builder.range_ends.end());
     for (auto& [node, shape] : builder.shapes_by_node) trace.shapes.push_back(std::move(shape));
   }
-  // Memory events in time order, ties as recorded; shapes by node.
+  // Memory events and counter samples in time order, ties as recorded; shapes by node.
   std::stable_sort(trace.memory.begin(), trace.memory.end(),
                    [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
+  std::stable_sort(trace.counters.begin(), trace.counters.end(),
+                   [](const CounterSample& a, const CounterSample& b) { return a.time_ns < b.time_ns; });
   std::stable_sort(trace.shapes.begin(), trace.shapes.end(),
                    [](const NodeShape& a, const NodeShape& b) { return a.node < b.node; });
   for (const PlacedRange& p : place_ranges(range_starts, range_ends, clock, end_tsc, windows,

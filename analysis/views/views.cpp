@@ -22,6 +22,7 @@ extern const View kRanksView;
 extern const View kImbalanceView;
 extern const View kRankPathView;
 extern const View kNumericsView;
+extern const View kTokensView;
 
 namespace {
 
@@ -59,6 +60,7 @@ const std::vector<const View*>& report_views() {
       &kImbalanceView,     // --imbalance
       &kRankPathView,      // --rank-path
       &kNumericsView,      // --numerics
+      &kTokensView,        // --tokens
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

@@ -60,7 +60,7 @@ TEST(ReportHtml, WritesOneSelfContainedPageAndSaysWhere) {
   for (const auto& [name, value] : data["views"].items()) views.push_back(name);
   EXPECT_EQ(views, (std::vector<std::string>{"analyze", "collectives", "critical-path", "gpu-idle",
                                              "imbalance", "launches", "numerics", "rank-path", "ranks",
-                                             "roofline", "summary", "transfers"}));
+                                             "roofline", "summary", "tokens", "transfers"}));
   EXPECT_EQ(data["timeline"]["slices"]["dur"].size(), data["timeline"]["slices"]["node"].size());
   EXPECT_GT(data["icicle"]["name"].size(), 1u);
 }

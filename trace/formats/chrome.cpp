@@ -111,6 +111,31 @@ void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows,
   }
 }
 
+// One sample of a counter track ("ph":"C"): the track is named `name` on
+// process `pid`, its value under `arg`.
+void write_counter(JsonWriter& w, std::string_view name, std::string_view cat, int64_t pid,
+                   int64_t t, std::string_view arg, double value) {
+  w.newline().begin_object();
+  w.field("ph", "C").field("name", name).field("cat", cat);
+  w.field("pid", pid).field("tid", 0);
+  write_us(w, "ts", t);
+  w.key("args").begin_object().field(arg, value).end_object();
+  w.end_object();
+}
+
+// The program's counters (each sample holds until the next) and its tokens
+// so far, a track each on the reporting thread's process.
+void write_program_counters(JsonWriter& w, const Trace& trace, const SourceProcesses& cpu) {
+  std::map<int64_t, double> tokens;  // by process, so far
+  for (const CounterSample& c : trace.counters) {
+    const int64_t pid = cpu.of(c.thread).pid;
+    if (c.kind == CounterKind::kTokens)
+      write_counter(w, kTokensName, "tokens", pid, c.time_ns, "tokens", tokens[pid] += c.value);
+    else
+      write_counter(w, trace.strings.view(c.name), "counter", pid, c.time_ns, "value", c.value);
+  }
+}
+
 }  // namespace
 
 struct ChromeSink::State {
@@ -167,6 +192,7 @@ void ChromeSink::begin(const TraceHead& head) {
     write_metadata(w, "thread_name", gpid, stream, "Stream " + std::to_string(stream));
   }
   write_capture_windows(w, trace.diagnostics.capture_windows, cpu.list().front().pid);
+  write_program_counters(w, trace, cpu);
 }
 
 void ChromeSink::node(const NodeEvent& e) {

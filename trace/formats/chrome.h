@@ -1,7 +1,8 @@
 // Chrome trace event JSON (<prefix>.trace.json), for Perfetto UI and
 // chrome://tracing: CPU scopes as nested slices per thread, GPU work on one
 // process track per device with a thread track per stream, and flow arrows
-// from each launching scope to its kernel. A rank of a job also carries
+// from each launching scope to its kernel; the program's counters and
+// tokens so far as counter tracks on their thread's process. A rank of a job also carries
 // Kineto's distributedInfo and, computing on its CPU, a CPU work track
 // (distributed_info.h), for Holistic Trace Analysis.
 #pragma once

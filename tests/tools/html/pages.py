@@ -30,6 +30,7 @@ VIEWS = [
     "--imbalance",
     "--rank-path",
     "--numerics",
+    "--tokens",
 ]
 
 

@@ -15,7 +15,8 @@ is then in the process) and cost next to nothing otherwise.
 """
 from ._load import Trace, TraceError, load
 from ._paths import agent_path
-from ._scopes import Brick, add_work, brick, is_enabled, layer, scope, set_enabled
+from ._scopes import (Brick, add_work, brick, counter, is_enabled, layer, scope, set_enabled,
+                      tokens)
 from ._version import __version__
 
 __all__ = [
@@ -26,9 +27,11 @@ __all__ = [
     "add_work",
     "agent_path",
     "brick",
+    "counter",
     "is_enabled",
     "layer",
     "load",
     "scope",
     "set_enabled",
+    "tokens",
 ]

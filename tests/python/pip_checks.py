@@ -36,6 +36,8 @@ for i in range(2):
         with brickprof.brick("my_custom_brick", 8):
             time.sleep(0.001)
         tokenize()
+        brickprof.counter("l2_hit_rate", 0.5 + i / 4)
+        brickprof.tokens(3)
 '''
 
 
@@ -114,6 +116,11 @@ def main():
             check(t.nodes.loc[t.nodes["name"] == "RmsNorm", "path"].astype(str).tolist() ==
                   ["Layer 0/RmsNorm", "Layer 1/RmsNorm"], "scope paths")
             compare_bricks(t, prefix + ".json")
+            with open(prefix + ".json") as f:
+                counters = json.load(f).get("counters", [])
+            check([c["tokens"] for c in counters if "tokens" in c] == [3, 3] and
+                  [c["value"] for c in counters if c.get("name") == "l2_hit_rate"] ==
+                  [0.5, 0.75], "brickprof.tokens and brickprof.counter in the trace: %r" % counters)
             gz = brickprof.load(prefix + ".json.gz")
             check(gz.bricks.equals(t.bricks) and gz.nodes.equals(t.nodes),
                   "the json.gz loads differently from the json")

@@ -209,6 +209,9 @@ Generated generate(bricklayer::Engine& engine, bricklayer::Dispatcher& backend,
   {
     BRICKPROF_SCOPE("prefill");
     engine.prefill(prompt, o.prompt);
+    // The prompt's tokens, all sequences: a counter, so tokens per second
+    // (brickprof_tokens below) is the decode's, as say_rates prints it.
+    BRICKPROF_COUNTER("prompt_tokens", prompt.size());
   }
   g.prefill_s = seconds_since(t_prefill);
   std::vector<int32_t> next = engine.argmax();
@@ -220,6 +223,7 @@ Generated generate(bricklayer::Engine& engine, bricklayer::Dispatcher& backend,
     g.first_seq.push_back(next[0]);
     engine.decode(next);
     next = engine.argmax();
+    BRICKPROF_TOKENS(next.size());  // one generated token per sequence
   }
   g.decode_s = seconds_since(t_decode);
   g.decode_kernels = backend.kernel_launches() - kernels_before;

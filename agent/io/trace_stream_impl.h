@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/io/checksum_events.h"
+#include "agent/io/counter_events.h"
 #include "agent/io/gpu_attribution.h"
 #include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
@@ -150,6 +151,8 @@ struct TraceStream::Impl final : TraceSource {
   MemoryEvents memory;
   // The program's output digests (brickprof_checksum), read in pass 1.
   ChecksumEvents checksums;
+  // The program's counter samples and tokens, read in pass 1 for the header.
+  CounterEvents counters;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

@@ -104,6 +104,7 @@ class Summarizer {
   void memory(const MemoryEvent&, uint32_t) {}
   void shapes(uint32_t, uint32_t) {}
   void checksum(uint32_t, uint32_t, uint64_t) {}
+  void counter(const CounterSample&, uint32_t) {}
   void consumed(const Recorder::Segment&) {}
 
   std::vector<TimeStat> bricks() { return bricks_.take(); }

@@ -276,6 +276,21 @@ void Recorder::checksum(uint32_t name_site, ElementType type, uint64_t address,
   if (!append(EventType::kChecksum, name_site, tsc, [&](uint64_t* w) { w[2] = index; }))
     checksum_table::count_dropped();
 }
+void Recorder::counter(uint32_t name_site, double value) {
+  if (!recording()) return;
+  append(EventType::kCounter, name_site, Clock::ticks(), [&](uint64_t* w) {
+    w[2] = bits_of(value);
+    w[3] = static_cast<uint64_t>(CounterKind::kValue);
+  });
+}
+
+void Recorder::tokens(uint64_t tokens) {
+  if (!recording()) return;
+  append(EventType::kCounter, 0, Clock::ticks(), [&](uint64_t* w) {
+    w[2] = bits_of(static_cast<double>(tokens));
+    w[3] = static_cast<uint64_t>(CounterKind::kTokens);
+  });
+}
 
 namespace {
 volatile uint32_t* g_fast_state_word = nullptr;  // in the API table, once bound

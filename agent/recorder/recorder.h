@@ -32,6 +32,7 @@ enum class EventType : uint8_t {
   kShapes,      // site = a shapes signature (shapes_signature) for the innermost scope
   kChecksum,    // a = index in checksum_table.h; site = the output's name, for the
                 //   innermost scope
+  kCounter,     // a = value (double bits), b = CounterKind; site = its name
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -39,7 +40,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF__RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -117,6 +118,10 @@ class Recorder {
   // Shapes for the innermost open scope: `signature_site` is
   // intern_api_name(shapes_signature(...)). The last one a scope gets wins.
   static void shapes(uint32_t signature_site);
+  // A program's counter sample (`name_site`: intern_api_name of its name)
+  // or `tokens` tokens produced, on this thread, under its innermost scope.
+  static void counter(uint32_t name_site, double value);
+  static void tokens(uint64_t tokens);
   // The text a shapes record carries: "dtype|inputs|output", the inputs
   // separated by ';', each shape its dims joined by 'x', a rank-0 shape
   // "_": "f32|1x4096;4096x4096|1x4096"; no inputs: "f32||1x4096".

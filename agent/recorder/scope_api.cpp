@@ -2,6 +2,8 @@
 // header's lazy binding finds with dlsym("brickprof_get_api").
 #include <brickprof/brickprof.h>
 
+#include <cmath>
+
 #include "agent/capture/capture.h"
 #include "agent/io/host_peaks.h"
 #include "agent/lifecycle/agent.h"
@@ -107,6 +109,15 @@ void api_checksum(const char* name, const void* ptr, uint64_t count, const char*
   Recorder::checksum(Recorder::intern_api_name(name ? name : ""), type,
                      reinterpret_cast<uintptr_t>(ptr), digest);
 }
+void api_counter(const char* name, double value) {
+  if (!Recorder::enabled()) return;
+  if (!std::isfinite(value)) {
+    Recorder::count_dropped();  // a track cannot show it; counted, as a full buffer's
+    return;
+  }
+  Recorder::counter(Recorder::intern_api_name(name ? name : ""), value);
+}
+void api_tokens(uint64_t n) { Recorder::tokens(n); }
 
 brickprof__thread_buffer* api_thread_buffer() {
   return static_cast<brickprof__thread_buffer*>(Recorder::thread_buffer());
@@ -134,6 +145,8 @@ constinit brickprof__api_table g_api = {
     api_mem_free,
     api_set_shapes,
     api_checksum,
+    api_counter,
+    api_tokens,
 };
 
 }  // namespace

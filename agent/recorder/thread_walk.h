@@ -23,6 +23,8 @@
 //   void shapes(uint32_t top, uint32_t signature_site)   shapes for the innermost open node
 //   void checksum(uint32_t top, uint32_t name_site, uint64_t index)   a digest (checksum_table.h)
 //       for the innermost open node, kNoNode outside every node
+//   void counter(const CounterSample& s, uint32_t name_site)   a program's counter sample or
+//       tokens, its scope the innermost open node, its name left for the visitor (kTokens: none)
 //   void consumed(const Recorder::Segment& segment)   a segment was read to its end
 // (`top` is kNoNode outside every node).
 #pragma once
@@ -163,6 +165,9 @@ class ThreadWalk {
       case EventType::kChecksum:
         v.checksum(top, e.site(), e.a);
         break;
+      case EventType::kCounter:
+        v.counter(counter_sample(e, top), e.site());
+        break;
     }
   }
 
@@ -193,6 +198,17 @@ class ThreadWalk {
   uint32_t tid() const { return te_.tid; }
 
  private:
+  // A kCounter record (Recorder::counter, Recorder::tokens) as the trace's sample.
+  CounterSample counter_sample(const Event& e, uint32_t top) const {
+    CounterSample s;
+    s.time_ns = clock_.to_ns(e.tsc);
+    s.thread = te_.tid;
+    s.scope = top;
+    s.kind = e.b == static_cast<uint64_t>(CounterKind::kTokens) ? CounterKind::kTokens
+                                                                : CounterKind::kValue;
+    s.value = double_of(e.a);
+    return s;
+  }
   // A kMemory record (recorder.h, pack_memory) as the trace's event.
   MemoryEvent memory_event(const Event& e, uint32_t top) const {
     const uint64_t* w = reinterpret_cast<const uint64_t*>(&e);

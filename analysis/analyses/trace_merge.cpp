@@ -245,8 +245,8 @@ class InputMerge {
     }
   }
 
-  // Memory events follow their threads, devices, scopes and stacks (shapes
-  // and checksums their nodes); host
+  // Memory events and counter samples follow their threads, devices, scopes
+  // and stacks (shapes and checksums their nodes); host
   // memory keeps the host's device id. Put in time order with the other
   // inputs' once all are in (sort_memory).
   void append_memory(const Alignment& align) {
@@ -263,6 +263,14 @@ class InputMerge {
     for (const NodeShape& s : t_.shapes) {
       out_.shapes.push_back(s);
       out_.shapes.back().node += node_base_;
+    }
+    for (const CounterSample& c : t_.counters) {
+      CounterSample copy = c;
+      copy.time_ns = align(c.time_ns);
+      copy.thread = thread_of(c.thread);
+      if (c.scope != kNoNode) copy.scope += node_base_;
+      copy.name = out_.strings.intern(t_.strings.view(c.name));
+      out_.counters.push_back(copy);
     }
     for (const OutputChecksum& c : t_.checksums) {
       out_.checksums.push_back(c);
@@ -420,6 +428,8 @@ Trace merge_traces(const std::vector<Trace>& inputs, const std::vector<std::stri
   merge_capture_windows(out, inputs);
   std::stable_sort(out.memory.begin(), out.memory.end(),
                    [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
+  std::stable_sort(out.counters.begin(), out.counters.end(),
+                   [](const CounterSample& a, const CounterSample& b) { return a.time_ns < b.time_ns; });
   merged_warnings(out);
   return std::move(out);
 }

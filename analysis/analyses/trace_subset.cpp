@@ -13,8 +13,9 @@ namespace {
 
 enum class Mark : uint8_t { kUnknown, kInside, kOutside };
 
-// Memory events follow their scope (one made outside every scope is kept
-// when `unscoped` says its thread is), shapes and checksums their node.
+// Memory events and counter samples follow their scope (one made outside
+// every scope is kept when `unscoped` says its thread is), shapes and
+// checksums their node.
 template <typename Unscoped>
 void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Unscoped unscoped,
                  Trace& t) {
@@ -23,6 +24,12 @@ void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Un
       continue;
     t.memory.push_back(e);
     if (e.scope < renumbered.size()) t.memory.back().scope = renumbered[e.scope];
+  }
+  for (const CounterSample& c : trace.counters) {
+    if (c.scope < renumbered.size() ? renumbered[c.scope] == kNoNode : !unscoped(c.thread))
+      continue;
+    t.counters.push_back(c);
+    if (c.scope < renumbered.size()) t.counters.back().scope = renumbered[c.scope];
   }
   for (const NodeShape& s : trace.shapes) {
     if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;

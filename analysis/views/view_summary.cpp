@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analyses/tokens.h"
 #include "analysis/views/views.h"
 #include "trace/derive/stats.h"
 #include "trace/json/json_writer.h"
@@ -184,6 +185,8 @@ void text(const Trace& trace, const TraceSummary& s, std::ostream& out) {
         out << " in " << printable(node_label(trace, trace.nodes[slow->brick]));
       out << "\n";
     }
+    if (const TokenFigures tokens = token_figures(trace); tokens.reports > 0)
+      tokens_line(tokens, out);
     brick_table(out, s.stats, has_gpu_work(trace));
     category_table(out, s.stats);
     if (s.nested_bricks)
@@ -241,6 +244,11 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   } else {
     w.null();
   }
+  w.key("tokens");
+  if (const TokenFigures tokens = token_figures(trace); tokens.reports > 0)
+    tokens_json(tokens, w);
+  else
+    w.null();
   stats_json(w, s.stats);
   const Diagnostics& d = trace.diagnostics;
   w.key("diagnostics").begin_object();

@@ -23,6 +23,7 @@ extern const View kRanksView;
 extern const View kImbalanceView;
 extern const View kRankPathView;
 extern const View kNumericsView;
+extern const View kTokensView;
 
 namespace {
 
@@ -61,6 +62,7 @@ const std::vector<const View*>& report_views() {
       &kImbalanceView,     // --imbalance
       &kRankPathView,      // --rank-path
       &kNumericsView,      // --numerics
+      &kTokensView,        // --tokens
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

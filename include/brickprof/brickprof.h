@@ -93,6 +93,10 @@ typedef enum brickprof_brick {
 #define BRICKPROF_SET_SHAPES(dtype, dims, ranks, n_inputs, out_dims, out_rank) \
   BRICKPROF__CALL(brickprof_set_shapes((dtype), (dims), (ranks), (n_inputs), (out_dims), (out_rank)))
 
+/* The program's own counters and tokens (brickprof_counter, brickprof_tokens). */
+#define BRICKPROF_COUNTER(name, value) BRICKPROF__CALL(brickprof_counter((name), (double)(value)))
+#define BRICKPROF_TOKENS(n) BRICKPROF__CALL(brickprof_tokens((uint64_t)(n)))
+
 /* Functions, never compiled out. */
 /* Opens a scope with a name the agent copies; 1 if brickprof_pop() must follow. */
 static inline int brickprof_push_name(brickprof_kind kind, const char* name, uint64_t arg);
@@ -139,6 +143,18 @@ static inline void brickprof_set_shapes(const char* dtype, const int64_t* dims,
  * buffer while the agent records, nothing otherwise. */
 static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
                                       const char* dtype);
+/* What the program observes about itself: a sample of its counter `name`
+ * (copied; an L2 hit rate it measured, a batch size, a queue depth), shown
+ * as a track of its own beside the timeline, the value holding until the
+ * next sample. A value that is not finite is dropped and counted. */
+static inline void brickprof_counter(const char* name, double value);
+/* `n` tokens produced now (a prompt's tokens when its prefill ends, 1 per
+ * decoded token): the report's tokens per second is the tokens over the
+ * time of the outermost scopes they were reported in, its time per token
+ * each brick's time over all tokens. Thread-safe; both are recorded on the
+ * calling thread under its innermost open scope, and an agent older than
+ * this header ignores them. */
+static inline void brickprof_tokens(uint64_t n);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -21,8 +21,8 @@ is then in the process) and cost next to nothing otherwise.
 from ._dataset import Dataset, DatasetError, dataset
 from ._load import Trace, TraceError, load
 from ._paths import agent_path
-from ._scopes import (Brick, add_work, brick, checksum, is_enabled, layer, mem_alloc, mem_free,
-                      scope, set_enabled, set_shapes)
+from ._scopes import (Brick, add_work, brick, checksum, counter, is_enabled, layer, mem_alloc,
+                      mem_free, scope, set_enabled, set_shapes, tokens)
 from ._shards import ShardError, export_parquet
 from ._version import __version__
 
@@ -38,6 +38,7 @@ __all__ = [
     "agent_path",
     "brick",
     "checksum",
+    "counter",
     "dataset",
     "export_parquet",
     "is_enabled",
@@ -48,4 +49,5 @@ __all__ = [
     "scope",
     "set_enabled",
     "set_shapes",
+    "tokens",
 ]

@@ -104,6 +104,19 @@ def checksum(name, array, dtype=None):
     _native.checksum(str(name), array, None if dtype is None else str(dtype))
 
 
+def counter(name, value):
+    """A sample of the program's counter `name` (an L2 hit rate it measured, a batch size): a
+    track of its own in the trace, under the innermost open scope. A value that is not finite is
+    dropped and counted."""
+    _native.counter(str(name), float(value))
+
+
+def tokens(n):
+    """`n` tokens produced now; `brickprof report --tokens` gives tokens per second over the
+    outermost scopes they were reported in, and each brick's time per token."""
+    _native.tokens(int(n))
+
+
 def is_enabled():
     """True when the agent is loaded and recording."""
     return _native.is_enabled()

@@ -287,6 +287,24 @@ PyObject* checksum(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// counter(name, value): a sample of the program's counter (brickprof_counter).
+PyObject* counter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) return PyErr_Format(PyExc_TypeError, "counter() takes 2 arguments");
+  const char* name = PyUnicode_AsUTF8(args[0]);
+  const double value = PyFloat_AsDouble(args[1]);
+  if (!name || PyErr_Occurred()) return nullptr;
+  brickprof_counter(name, value);
+  Py_RETURN_NONE;
+}
+
+// tokens(n): n tokens produced now (brickprof_tokens).
+PyObject* tokens(PyObject*, PyObject* arg) {
+  const unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return nullptr;
+  brickprof_tokens(n);
+  Py_RETURN_NONE;
+}
+
 // brick_names() -> [name of well-known brick 0, 1, ...] (trace/model/bricks.h).
 PyObject* brick_names(PyObject*, PyObject*) {
   PyObject* list = PyList_New(brickprof::kBrickCount);
@@ -318,6 +336,9 @@ PyMethodDef kMethods[] = {
     {"agent_loaded", agent_loaded, METH_NOARGS, "Whether the agent is in this process."},
     {"is_enabled", is_enabled, METH_NOARGS, "Whether the agent records."},
     {"set_enabled", set_enabled, METH_O, "Switch recording on or off."},
+    {"counter", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(counter)),
+     METH_FASTCALL, "A sample of the program's counter."},
+    {"tokens", tokens, METH_O, "Tokens produced now."},
     {"add_work", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(add_work)),
      METH_FASTCALL, "Add FLOPs and bytes to the innermost scope."},
     {"mem_alloc", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(mem_alloc)),

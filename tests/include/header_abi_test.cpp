@@ -61,6 +61,17 @@ void fake_checksum(const char*, const void*, uint64_t count, const char*) {
   g_checksum_count = count;
 }
 
+double g_counter = 0;
+uint64_t g_tokens = 0;
+void fake_counter(const char*, double value) {
+  ++g_calls;
+  g_counter = value;
+}
+void fake_tokens(uint64_t n) {
+  ++g_calls;
+  g_tokens += n;
+}
+
 // A version-2 table `size` bytes long; the memory after it still holds a
 // callable pointer, so a header that ignored `size` would call it.
 void make_table(size_t size) {
@@ -73,6 +84,8 @@ void make_table(size_t size) {
   g_table.mem_free = fake_mem_free;
   g_table.set_shapes = fake_set_shapes;
   g_table.checksum = fake_checksum;
+  g_table.counter = fake_counter;
+  g_table.tokens = fake_tokens;
   g_calls = 0;
 }
 
@@ -105,7 +118,9 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(offsetof(brickprof__api_table, mem_free), 88u);
   EXPECT_EQ(offsetof(brickprof__api_table, set_shapes), 96u);
   EXPECT_EQ(offsetof(brickprof__api_table, checksum), 104u);
-  EXPECT_EQ(sizeof(brickprof__api_table), 112u);
+  EXPECT_EQ(offsetof(brickprof__api_table, counter), 112u);
+  EXPECT_EQ(offsetof(brickprof__api_table, tokens), 120u);
+  EXPECT_EQ(sizeof(brickprof__api_table), 128u);
 
   EXPECT_EQ(offsetof(brickprof__site, name), 0u);
   EXPECT_EQ(offsetof(brickprof__site, kind), 8u);
@@ -256,4 +271,27 @@ TEST(HeaderAbi, AgentWithChecksumIsCalled) {
   brickprof_checksum("out", out, 3, "f32");
   EXPECT_EQ(g_calls, 1);
   EXPECT_EQ(g_checksum_count, 3u);
+}
+
+TEST(HeaderAbi, OlderAgentWithoutCountersIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, counter));  // the table before the fields
+  brickprof_counter("l2_hit_rate", 0.5);
+  brickprof_tokens(3);
+  BRICKPROF_COUNTER("l2_hit_rate", 0.5);
+  BRICKPROF_TOKENS(3);
+  EXPECT_EQ(g_calls, 0);
+  make_table(offsetof(brickprof__api_table, tokens));  // counter, not yet tokens
+  brickprof_tokens(3);
+  EXPECT_EQ(g_calls, 0);
+}
+
+TEST(HeaderAbi, AgentWithCountersIsCalled) {
+  make_table(sizeof(brickprof__api_table));
+  g_tokens = 0;
+  brickprof_counter("l2_hit_rate", 0.75);
+  BRICKPROF_TOKENS(2);
+  brickprof_tokens(5);
+  EXPECT_EQ(g_calls, 3);
+  EXPECT_EQ(g_counter, 0.75);
+  EXPECT_EQ(g_tokens, 7u);
 }

@@ -63,6 +63,10 @@ int use_the_api() {
   const float out[2] = {1.0f, 2.0f};
   BRICKPROF_CHECKSUM("out", out, 2, "f32");
   brickprof_checksum("out", out, 2, "f32");
+  brickprof_counter("l2_hit_rate", 0.5);
+  brickprof_tokens(1);
+  BRICKPROF_COUNTER("queue_depth", 3);
+  BRICKPROF_TOKENS(2);
   if (brickprof_is_enabled() != 0) ++failures;
   brickprof_kind kind = BRICKPROF_KIND_LAYER;
   brickprof_brick brick = BRICKPROF_BRICK_CUSTOM;

@@ -97,6 +97,10 @@ void fake_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* ran
   g_seen.shapes_by_brick[g_seen.brick_names.back()].push_back(s);
 }
 
+// bricklayer reports its tokens; this test counts memory only.
+void fake_counter(const char*, double) {}
+void fake_tokens(uint64_t) {}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const brickprof__api_table* brickprof_get_api(
@@ -116,7 +120,9 @@ extern "C" __attribute__((visibility("default"))) const brickprof__api_table* br
                                  fake_mem_alloc,
                                  fake_mem_free,
                                  fake_set_shapes,
-                                 nullptr};  // checksum: never called without --checksums
+                                 nullptr,  // checksum: never called without --checksums
+                                 fake_counter,
+                                 fake_tokens};
   return &g_table;
 }
 

@@ -42,6 +42,8 @@ for i in range(2):
             brickprof.mem_alloc(0x10000 + i * 0x1000, 4096, "kv_cache")
             time.sleep(0.001)
         tokenize()
+        brickprof.counter("l2_hit_rate", 0.5 + i / 4)
+        brickprof.tokens(3)
 brickprof.mem_free(0x10000, "kv_cache")
 brickprof.mem_free(0x11000, "kv_cache")
 '''
@@ -194,6 +196,11 @@ def main():
             compare_bricks(t, prefix + ".json")
             check_memory_and_shapes(prefix + ".json")
             check_checksums(prefix + ".json")
+            with open(prefix + ".json") as f:
+                counters = json.load(f).get("counters", [])
+            check([c["tokens"] for c in counters if "tokens" in c] == [3, 3] and
+                  [c["value"] for c in counters if c.get("name") == "l2_hit_rate"] ==
+                  [0.5, 0.75], "brickprof.tokens and brickprof.counter in the trace: %r" % counters)
             gz = brickprof.load(prefix + ".json.gz")
             check(gz.bricks.equals(t.bricks) and gz.nodes.equals(t.nodes),
                   "the json.gz loads differently from the json")

@@ -120,6 +120,31 @@ void write_capture_windows(JsonWriter& w, const std::vector<TimeRange>& windows,
   }
 }
 
+// One sample of a counter track ("ph":"C"): the track is named `name` on
+// process `pid`, its value under `arg`.
+void write_counter(JsonWriter& w, std::string_view name, std::string_view cat, int64_t pid,
+                   int64_t t, std::string_view arg, double value) {
+  w.newline().begin_object();
+  w.field("ph", "C").field("name", name).field("cat", cat);
+  w.field("pid", pid).field("tid", 0);
+  write_us(w, "ts", t);
+  w.key("args").begin_object().field(arg, value).end_object();
+  w.end_object();
+}
+
+// The program's counters (each sample holds until the next) and its tokens
+// so far, a track each on the reporting thread's process.
+void write_program_counters(JsonWriter& w, const Trace& trace, const SourceProcesses& cpu) {
+  std::map<int64_t, double> tokens;  // by process, so far
+  for (const CounterSample& c : trace.counters) {
+    const int64_t pid = cpu.of(c.thread).pid;
+    if (c.kind == CounterKind::kTokens)
+      write_counter(w, kTokensName, "tokens", pid, c.time_ns, "tokens", tokens[pid] += c.value);
+    else
+      write_counter(w, trace.strings.view(c.name), "counter", pid, c.time_ns, "value", c.value);
+  }
+}
+
 // Each memory account's live bytes as a counter track ("ph":"C", one sample
 // per change) on its device's process, the host's on its CPU process; a
 // device with memory but no GPU work gets its process named here.
@@ -143,12 +168,8 @@ void write_memory_counters(JsonWriter& w, const Trace& trace, const SourceProces
         write_sort_index(w, pids.back(), 1 + key.device);
       }
     }
-    w.newline().begin_object();
-    w.field("ph", "C").field("name", labels[account]).field("cat", "memory");
-    w.field("pid", pids[account]).field("tid", 0);
-    write_us(w, "ts", t);
-    w.key("args").begin_object().field("bytes", live).end_object();
-    w.end_object();
+    write_counter(w, labels[account], "memory", pids[account], t, "bytes",
+                  static_cast<double>(live));
   });
 }
 
@@ -206,6 +227,7 @@ void ChromeSink::begin(const TraceHead& head) {
   }
   write_capture_windows(w, trace.diagnostics.capture_windows, cpu.list().front().pid);
   write_memory_counters(w, trace, cpu, head.streams);
+  write_program_counters(w, trace, cpu);
 }
 
 void ChromeSink::node(const NodeEvent& e) {

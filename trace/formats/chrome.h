@@ -2,7 +2,8 @@
 // chrome://tracing: CPU scopes as nested slices per thread, GPU work on one
 // process track per device with a thread track per stream, and flow arrows
 // from each launching scope to its kernel; each memory account's live bytes
-// as a counter track on its device's process. A rank of a job also carries
+// as a counter track on its device's process, the program's counters and
+// tokens so far on their thread's process. A rank of a job also carries
 // Kineto's distributedInfo and, computing on its CPU, a CPU work track
 // (distributed_info.h), for Holistic Trace Analysis.
 #pragma once

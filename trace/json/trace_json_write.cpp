@@ -355,6 +355,26 @@ void write_trace_json_checksums(JsonWriter& w, const Trace& t) {
   w.end_array();
 }
 
+void write_trace_json_counters(JsonWriter& w, const Trace& t) {
+  if (t.counters.empty()) return;
+  w.key("counters").begin_array();
+  for (const CounterSample& s : t.counters) {
+    w.newline().begin_object();
+    w.field("t", s.time_ns).field("thread", s.thread);
+    w.key("scope");
+    if (s.scope == kNoNode)
+      w.null();
+    else
+      w.value(s.scope);
+    if (s.kind == CounterKind::kTokens)
+      w.field("tokens", static_cast<uint64_t>(s.value));
+    else
+      w.field("name", t.strings.view(s.name)).field("value", s.value);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,
                              const std::vector<std::vector<uint32_t>>& stacks) {
   if (frames.empty() && stacks.empty()) return;  // traces without Python keep their form

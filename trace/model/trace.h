@@ -11,6 +11,7 @@
 
 #include "trace/model/checksum.h"
 #include "trace/model/comm.h"
+#include "trace/model/counters.h"
 #include "trace/model/ids.h"
 #include "trace/model/memory.h"
 #include "trace/model/string_table.h"
@@ -256,6 +257,8 @@ struct Trace {
   std::vector<NodeShape> shapes;
   // Digests of outputs (checksum.h), by node, each node's in the order taken.
   std::vector<OutputChecksum> checksums;
+  // The program's counter samples and tokens in time order (counters.h).
+  std::vector<CounterSample> counters;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

@@ -97,6 +97,10 @@ typedef struct brickprof__api_table {
   /* A digest of `count` elements of type `dtype` (NULL: bytes) at `ptr`, in
    * host memory, for the innermost open scope, under `name` (copied). */
   void (*checksum)(const char* name, const void* ptr, uint64_t count, const char* dtype);
+  /* A sample of the program's counter `name` (copied), and tokens produced
+   * (brickprof_counter, brickprof_tokens). */
+  void (*counter)(const char* name, double value);
+  void (*tokens)(uint64_t n);
 } brickprof__api_table;
 
 /* Whether `api` has `field` (an agent older than this header may not). */

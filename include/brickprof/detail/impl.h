@@ -69,6 +69,14 @@ static inline void brickprof_set_shapes(const char* dtype, const int64_t* dims,
   if (api && BRICKPROF__HAS(api, set_shapes))
     api->set_shapes(dtype, dims, ranks, n_inputs, out_dims, out_rank);
 }
+static inline void brickprof_counter(const char* name, double value) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, counter)) api->counter(name, value);
+}
+static inline void brickprof_tokens(uint64_t n) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, tokens)) api->tokens(n);
+}
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -19,6 +19,7 @@
 #include "tests/support/read_file.h"
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
+#include "trace/json/json_writer.h"
 #include "trace/json/trace_json.h"
 #include "trace/output/whole_trace.h"
 #ifdef FAKE_GPU_APP
@@ -101,6 +102,43 @@ TEST_F(ExitMatchesReport, CpuThreads) { check({BRICKPROF_ANNOTATED_APP, "threads
 TEST_F(ExitMatchesReport, ProgramChecksums) {
   const std::string prefix = check({BRICKPROF_CHECKSUM_APP}, {});
   EXPECT_NE(read_file(prefix + ".json").find("\"checksums\":["), std::string::npos);
+}
+
+// A program's counters and tokens go through every format as report
+// writes them; its tokens per second is its count over the time of the
+// scope it reported them in, exactly as README defines it.
+TEST_F(ExitMatchesReport, CountersAndTokens) {
+  const std::string prefix = check({BRICKPROF_ANNOTATED_APP, "tokens"}, {});
+  ASSERT_FALSE(prefix.empty());
+  const brickprof::Trace t = brickprof::read_trace_file(prefix + ".json");
+  int64_t generate_ns = -1;
+  for (const brickprof::Node& n : t.nodes)
+    if (t.name(n) == "generate") generate_ns = n.duration_ns();
+  ASSERT_GT(generate_ns, 0);
+  uint64_t tokens = 0, steps = 0;
+  for (const brickprof::CounterSample& c : t.counters) {
+    if (c.kind == brickprof::CounterKind::kTokens) tokens += static_cast<uint64_t>(c.value);
+    if (t.strings.view(c.name) == "step") {
+      EXPECT_EQ(c.value, static_cast<double>(steps++));
+    }
+    EXPECT_NE(t.strings.view(c.name), "not a number");
+  }
+  EXPECT_EQ(tokens, 12u);
+  EXPECT_EQ(steps, 4u);
+  EXPECT_GE(t.diagnostics.dropped_events, 1u) << "the NaN sample is counted";
+  const Result rep = run({BRICKPROF_BIN, "report", prefix + ".json", "--tokens", "--json"}, {});
+  ASSERT_EQ(rep.exit_code(), 0) << rep.err;
+  const std::string expected = "\"window_ns\":" + std::to_string(generate_ns) + ",";
+  EXPECT_NE(rep.out.find(expected), std::string::npos) << rep.out;
+  std::ostringstream rate;
+  brickprof::JsonWriter w(rate);
+  w.value(12 * 1e9 / static_cast<double>(generate_ns));
+  w.flush();
+  EXPECT_NE(rep.out.find("\"tokens_per_second\":" + rate.str() + ","), std::string::npos)
+      << rep.out << " (expected " << rate.str() << ")";
+  const std::string chrome = read_file(prefix + ".trace.json");
+  EXPECT_NE(chrome.find("\"ph\":\"C\",\"name\":\"step\""), std::string::npos);
+  EXPECT_NE(chrome.find("\"ph\":\"C\",\"name\":\"tokens\""), std::string::npos);
 }
 
 // One rank of an Open MPI job that computes on its CPU: its Chrome trace

@@ -6,6 +6,8 @@
 //   annotated_app wait           prints "ready", then waits in a scope (for SIGTERM)
 //   annotated_app abort|segv     dies of SIGABRT / SIGSEGV inside layer 3, brick RmsNorm
 //   annotated_app host-peaks     threads race to set host peaks, then main's call wins
+//   annotated_app tokens         a "generate" scope of 4 steps, each reporting 3 tokens and
+//                                its step number as the counter "step"; prints its count
 #include <brickprof/brickprof.h>
 #include <pthread.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -109,6 +112,26 @@ int main(int argc, char** argv) {
     BRICKPROF_SET_HOST_PEAKS(123.5, 45.25, how.c_str());
     how.assign(how.size(), 'x');
     std::printf("done host-peaks\n");
+    return 0;
+  }
+  if (std::strcmp(mode, "tokens") == 0) {
+    uint64_t tokens = 0;
+    brickprof_counter("l2_hit_rate", 0.875);  // outside every scope
+    {
+      BRICKPROF_SCOPE("generate");
+      for (int step = 0; step < 4; ++step) {
+        BRICKPROF_LAYER(step);
+        {
+          BRICKPROF_BRICK(BRICKPROF_BRICK_RMS_NORM, 64);
+          spin_for(std::chrono::microseconds(500));
+        }
+        BRICKPROF_COUNTER("step", step);
+        BRICKPROF_TOKENS(3);
+        tokens += 3;
+      }
+    }
+    brickprof_counter("not a number", std::nan(""));  // dropped and counted
+    std::printf("tokens %llu\n", static_cast<unsigned long long>(tokens));
     return 0;
   }
   if (std::strcmp(mode, "wait") == 0) {

@@ -316,6 +316,32 @@ TEST_F(RecorderTest, ChecksumsGoToTheInnermostScope) {
   EXPECT_EQ(t.checksums[2].digest.count, 2u);
 }
 
+// Counter samples keep their value bit for bit and tokens their count,
+// each under the scope open when it was recorded.
+TEST_F(RecorderTest, CountersAndTokensRememberTheirScope) {
+  uint32_t brick = Recorder::intern_site(NodeKind::kBrick, 1, "");
+  Recorder::push(brick, 0);
+  Recorder::counter(Recorder::intern_api_name("l2_hit_rate"), 0.9312345678901234);
+  Recorder::tokens(17);
+  Recorder::pop();
+  Recorder::tokens(1ull << 40);  // outside every scope
+  Trace t = replay_all();
+  ASSERT_EQ(t.counters.size(), 3u);
+  const CounterSample& c = t.counters[0];
+  EXPECT_EQ(c.kind, CounterKind::kValue);
+  EXPECT_EQ(t.strings.view(c.name), "l2_hit_rate");
+  EXPECT_EQ(c.value, 0.9312345678901234);
+  EXPECT_EQ(c.scope, 0u);
+  EXPECT_GE(c.time_ns, t.nodes[0].start_ns);
+  EXPECT_LE(c.time_ns, t.nodes[0].end_ns);
+  EXPECT_EQ(t.counters[1].kind, CounterKind::kTokens);
+  EXPECT_EQ(t.strings.view(t.counters[1].name), kTokensName);
+  EXPECT_EQ(t.counters[1].value, 17.0);
+  EXPECT_EQ(t.counters[1].scope, 0u);
+  EXPECT_EQ(t.counters[2].value, static_cast<double>(1ull << 40));
+  EXPECT_EQ(t.counters[2].scope, kNoNode);
+}
+
 // A thread that exits is retired by its key's destructor: its events stay
 // (a short-lived thread's few words copied out of its 8 KiB chunk), a
 // thread that recorded nothing leaves no entry, and its budget is given back.

@@ -100,6 +100,12 @@ class TraceBuilder {
     c.digest = entry.digest;
     trace_.checksums.push_back(c);
   }
+  void counter(const CounterSample& s, uint32_t name_site) {
+    trace_.counters.push_back(s);
+    trace_.counters.back().name = s.kind == CounterKind::kTokens
+                                      ? trace_.strings.intern(kTokensName)
+                                      : names_.site_name(name_site);
+  }
   void consumed(const Recorder::Segment&) {}
 
   std::vector<RangeStart> range_starts;
@@ -131,9 +137,11 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
     range_ends.insert(range_ends.end(), builder.range_ends.begin(), builder.range_ends.end());
     for (auto& [node, shape] : builder.shapes_by_node) trace.shapes.push_back(std::move(shape));
   }
-  // Memory events in time order, ties as recorded; shapes by node.
+  // Memory events and counter samples in time order, ties as recorded; shapes by node.
   std::stable_sort(trace.memory.begin(), trace.memory.end(),
                    [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
+  std::stable_sort(trace.counters.begin(), trace.counters.end(),
+                   [](const CounterSample& a, const CounterSample& b) { return a.time_ns < b.time_ns; });
   std::stable_sort(trace.shapes.begin(), trace.shapes.end(),
                    [](const NodeShape& a, const NodeShape& b) { return a.node < b.node; });
   // Checksums by node, each node's in the order taken.

@@ -534,6 +534,47 @@ TEST(Merge, MemoryFollowsItsRankAndStaysInTimeOrder) {
   EXPECT_EQ(steps.trace.memory.size(), 2u);
 }
 
+// Counter samples and tokens follow their rank's thread and scope as memory
+// events do, names interned anew, in time order; parts keep their own.
+TEST(Merge, CountersFollowTheirRankAndStayInTimeOrder) {
+  auto with_counters = [](int64_t pid, int64_t rank, int64_t start_ns) {
+    Trace t = process(pid, rank, "a", 7, start_ns);
+    CounterSample tokens;
+    tokens.time_ns = start_ns + 10;
+    tokens.thread = 7;
+    tokens.scope = 0;
+    tokens.kind = CounterKind::kTokens;
+    tokens.name = t.strings.intern(kTokensName);
+    tokens.value = static_cast<double>(pid);
+    t.counters.push_back(tokens);
+    CounterSample hit;
+    hit.time_ns = start_ns + 600;
+    hit.thread = 7;
+    hit.name = t.strings.intern("l2_hit_rate");
+    hit.value = 0.5;
+    t.counters.push_back(hit);
+    return t;
+  };
+  Trace m = merge_traces({with_counters(100, 0, 50), with_counters(200, 1, 20)});
+  ASSERT_EQ(m.counters.size(), 4u);
+  std::vector<int64_t> times;
+  for (const CounterSample& c : m.counters) times.push_back(c.time_ns);
+  EXPECT_EQ(times, (std::vector<int64_t>{30, 60, 620, 650}));
+  EXPECT_EQ(m.counters[0].value, 200.0);
+  EXPECT_EQ(m.counters[0].scope, 2u);
+  EXPECT_EQ(m.nodes[2].thread, m.counters[0].thread);
+  EXPECT_EQ(m.strings.view(m.counters[2].name), "l2_hit_rate");
+  EXPECT_EQ(m.counters[2].scope, kNoNode);
+
+  Subset one = source_subset(m, 1);
+  ASSERT_EQ(one.trace.counters.size(), 2u);
+  EXPECT_EQ(one.trace.counters[0].scope, 0u);
+  EXPECT_EQ(one.trace.counters[1].scope, kNoNode);
+  Subset steps = subtrees_named(m, "step");
+  ASSERT_EQ(steps.trace.counters.size(), 2u);
+  EXPECT_EQ(steps.trace.counters[0].kind, CounterKind::kTokens);
+}
+
 TEST(Merge, ProcessIsTheFirstSourceAndSourcesKeepEveryProcess) {
   Trace m = merge_traces({process(100, 0, "a", 7, 50), process(200, 1, "a", 7, 20)},
                          {"r0.json", "r1.json"});

@@ -31,6 +31,7 @@ VIEWS = [
     "--imbalance",
     "--rank-path",
     "--numerics",
+    "--tokens",
 ]
 
 

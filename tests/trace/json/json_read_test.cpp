@@ -219,5 +219,40 @@ TEST(JsonRead, MemoryAndShapesNameNodesByFileId) {
             std::string::npos);
 }
 
+// Counter samples name their scope by file id; a sample needs a name and a
+// value, tokens a count, and a bad one gets a line that says where.
+TEST(JsonRead, CountersNameScopesByFileIdAndSayWhatIsWrong) {
+  std::string json(kSparse);
+  json.insert(json.rfind('}'), R"(,"counters":[
+    {"t":1,"thread":3,"scope":5000000000,"name":"l2_hit_rate","value":0.5},
+    {"t":2,"thread":3,"scope":null,"tokens":4}])");
+  Trace t = parse_trace_json(json);
+  ASSERT_EQ(t.counters.size(), 2u);
+  EXPECT_EQ(t.counters[0].scope, 1u);
+  EXPECT_EQ(t.counters[0].kind, CounterKind::kValue);
+  EXPECT_EQ(t.strings.view(t.counters[0].name), "l2_hit_rate");
+  EXPECT_EQ(t.counters[0].value, 0.5);
+  EXPECT_EQ(t.counters[1].scope, kNoNode);
+  EXPECT_EQ(t.counters[1].kind, CounterKind::kTokens);
+  EXPECT_EQ(t.strings.view(t.counters[1].name), kTokensName);
+  EXPECT_EQ(t.counters[1].value, 4.0);
+
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string bad = json;
+    bad.replace(bad.find(from), from.size(), to);
+    return error_of(bad);
+  };
+  EXPECT_NE(with("\"scope\":5000000000", "\"scope\":6")
+                .find("counters[0]: scope refers to unknown node id 6"),
+            std::string::npos);
+  EXPECT_NE(with(",\"value\":0.5", "").find("counters[0]: needs \"name\" and \"value\""),
+            std::string::npos);
+  EXPECT_NE(with("\"tokens\":4", "\"tokens\":-4").find("counters[1].tokens"),
+            std::string::npos);
+  EXPECT_NE(with("\"tokens\":4", "\"tokens\":4,\"name\":\"x\"").find("counters[1]"),
+            std::string::npos);
+  EXPECT_NE(with("\"t\":2", "\"t\":0").find("counters[1]: out of time order"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace brickprof

@@ -170,6 +170,17 @@ void expect_same(const Trace& a, const Trace& b) {
     EXPECT_EQ(p.inf, q.inf);
     EXPECT_EQ(p.projections, q.projections);
   }
+  ASSERT_EQ(a.counters.size(), b.counters.size());
+  for (size_t i = 0; i < a.counters.size(); ++i) {
+    SCOPED_TRACE("counter " + std::to_string(i));
+    const CounterSample &x = a.counters[i], &y = b.counters[i];
+    EXPECT_EQ(x.time_ns, y.time_ns);
+    EXPECT_EQ(x.thread, y.thread);
+    EXPECT_EQ(x.scope, y.scope);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(a.strings.view(x.name), b.strings.view(y.name));
+    EXPECT_EQ(x.value, y.value);  // exactly: doubles are written in their shortest round-trip form
+  }
   ASSERT_EQ(a.shapes.size(), b.shapes.size());
   for (size_t i = 0; i < a.shapes.size(); ++i) {
     EXPECT_EQ(a.shapes[i].node, b.shapes[i].node);
@@ -242,6 +253,32 @@ TEST(JsonExport, RoundTripsMemoryAndShapes) {
   add_memory(original);
   MemorySink sink;
   ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+}
+
+// Counter samples keep their value bit for bit, tokens their count; one
+// outside every scope keeps its null scope.
+TEST(JsonExport, RoundTripsCountersAndTokens) {
+  Trace original = test::full_trace();
+  auto sample = [&](int64_t t, uint32_t scope, CounterKind kind, std::string_view name,
+                    double value) {
+    CounterSample s;
+    s.time_ns = t;
+    s.thread = original.nodes[0].thread;
+    s.scope = scope;
+    s.kind = kind;
+    s.name = original.strings.intern(name);
+    s.value = value;
+    original.counters.push_back(s);
+  };
+  sample(10, 0, CounterKind::kValue, "l2_hit_rate", 0.9312345678901234);
+  sample(11, 1, CounterKind::kTokens, kTokensName, 17);
+  sample(11, kNoNode, CounterKind::kValue, "queue depth \"now\"", -3e-300);
+  sample(12, 1, CounterKind::kTokens, kTokensName, 1ull << 40);
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  EXPECT_NE(sink.text("json").find(R"("tokens":17)"), std::string::npos);
   Trace back = parse_trace_json(sink.text("json"));
   expect_same(original, back);
 }

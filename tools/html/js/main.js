@@ -121,6 +121,10 @@ function reportPage(data, page) {
     guarded(
         'numerics', 'Numerics', 'Output checksums: the first NaN or Inf, and replicas that disagree',
         (body) => numericsSection(v.numerics, body));
+  if (v.tokens && (v.tokens.tokens.reports || v.tokens.counters.length))
+    guarded(
+        'tokens', 'Tokens', 'Tokens per second, time per token per brick, the program\'s counters',
+        (body) => tokensSection(v.tokens, body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

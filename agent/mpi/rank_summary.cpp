@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/recorder/thread_walk.h"
+#include "trace/derive/memory_accounts.h"
 #include "trace/model/bricks.h"
 
 namespace brickprof::agent::mpi {
@@ -99,15 +100,38 @@ class Summarizer {
   void graph_node(uint64_t, uint32_t) {}
   void range_start(uint64_t, uint64_t, uint32_t) {}
   void range_end(uint64_t, uint64_t) {}
-  // The job summary carries no memory figures or checksums yet: a rank's
-  // peak is report --memory's / --ranks' on its own trace.
-  void memory(const MemoryEvent&, uint32_t) {}
+  // Memory events, named as the trace names them, for memory_peaks().
+  void memory(const MemoryEvent& e, uint32_t name_site) {
+    memory_.memory.push_back(e);
+    memory_.memory.back().name = memory_.strings.intern(Recorder::site(name_site).name);
+  }
   void shapes(uint32_t, uint32_t) {}
   void checksum(uint32_t, uint32_t, uint64_t) {}
   void counter(const CounterSample&, uint32_t) {}
   void consumed(const Recorder::Segment&) {}
 
   std::vector<TimeStat> bricks() { return bricks_.take(); }
+
+  // Each account's highest live bytes, by the walk report --memory's
+  // counter tracks take (trace/derive/memory_accounts.h), over the events
+  // in time order as the exit write orders them.
+  void memory_peaks(RankSummary& out) {
+    std::stable_sort(memory_.memory.begin(), memory_.memory.end(),
+                     [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
+    MemoryAccounts accounts(memory_);
+    std::vector<uint64_t> peaks;
+    walk_memory_live(memory_, accounts, [&](uint32_t account, int64_t, uint64_t live) {
+      if (account >= peaks.size()) peaks.resize(account + 1, 0);
+      peaks[account] = std::max(peaks[account], live);
+    });
+    for (uint32_t a = 0; a < peaks.size(); ++a) {
+      if (out.memory_peaks.size() >= kMaxMemoryPeaks) {
+        ++out.memory_peaks_left_out;
+        continue;
+      }
+      out.memory_peaks.push_back({account_label(memory_, accounts.keys()[a]), peaks[a]});
+    }
+  }
 
  private:
   struct Open {
@@ -121,6 +145,7 @@ class Summarizer {
   const CollectiveOf& collective_of_;
   const ClockSync& sync_;
   std::vector<Open> open_;
+  Trace memory_;  // its memory events and their names only
   const WalkCounts* counts_ = nullptr;
   uint64_t open_before_ = 0;
 };
@@ -167,6 +192,7 @@ RankSummary summarize_rank(const RecordingSoFar& so_far, const CollectiveOf& col
     next_id = walk.next_id();
   }
   out.bricks = summarizer.bricks();
+  summarizer.memory_peaks(out);
   summarize_kernels(so_far.gpu, out);
   return out;
 }

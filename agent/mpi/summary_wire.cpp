@@ -88,8 +88,6 @@ std::string pack_summary(const RankSummary& s) {
   w.put(s.scopes);
   w.put(s.open_scopes);
   w.put(s.dropped_events);
-  w.put(static_cast<uint8_t>(s.memory_peak_bytes.has_value()));
-  w.put(s.memory_peak_bytes.value_or(0));
   w.put(s.summarize_ns);
   w.text(s.note, 1024);
   put_stats(w, s.bricks);
@@ -109,6 +107,12 @@ std::string pack_summary(const RankSummary& s) {
     w.put(c.end_ns);
   }
   w.put(s.collectives_left_out);
+  w.put(static_cast<uint32_t>(s.memory_peaks.size()));
+  for (const MemoryPeak& m : s.memory_peaks) {
+    w.text(m.account, kMaxAccountBytes);
+    w.put(m.peak_bytes);
+  }
+  w.put(s.memory_peaks_left_out);
   return std::move(w.out);
 }
 
@@ -116,16 +120,14 @@ bool unpack_summary(std::string_view bytes, RankSummary* out) {
   Reader r(bytes);
   RankSummary s;
   uint32_t magic = 0;
-  uint8_t aligned = 0, has_peak = 0;
-  uint64_t peak = 0;
+  uint8_t aligned = 0;
   if (!r.get(&magic) || magic != kMagic || !r.get(&s.rank) || !r.get(&s.pid) || !r.text(&s.host) ||
       !r.get(&aligned) || !r.get(&s.first_ns) || !r.get(&s.last_ns) || !r.get(&s.scopes) ||
-      !r.get(&s.open_scopes) || !r.get(&s.dropped_events) || !r.get(&has_peak) || !r.get(&peak) ||
-      !r.get(&s.summarize_ns) || !r.text(&s.note) || !get_stats(r, &s.bricks) ||
+      !r.get(&s.open_scopes) || !r.get(&s.dropped_events) || !r.get(&s.summarize_ns) || !r.text(&s.note) ||
+      !get_stats(r, &s.bricks) ||
       !r.get(&s.bricks_left_out) || !get_stats(r, &s.kernels) || !r.get(&s.kernels_left_out))
     return false;
   s.clock_aligned = aligned != 0;
-  if (has_peak) s.memory_peak_bytes = peak;
   uint32_t n = 0;
   if (!r.get(&n) || n > kMaxCollectives) return false;
   s.collectives.resize(n);
@@ -137,7 +139,11 @@ bool unpack_summary(std::string_view bytes, RankSummary* out) {
       return false;
     c.op = static_cast<CommOp>(op);
   }
-  if (!r.get(&s.collectives_left_out) || !r.done()) return false;
+  if (!r.get(&s.collectives_left_out) || !r.get(&n) || n > kMaxMemoryPeaks) return false;
+  s.memory_peaks.resize(n);
+  for (MemoryPeak& m : s.memory_peaks)
+    if (!r.text(&m.account) || !r.get(&m.peak_bytes)) return false;
+  if (!r.get(&s.memory_peaks_left_out) || !r.done()) return false;
   *out = std::move(s);
   return true;
 }

@@ -17,9 +17,12 @@ namespace brickprof::agent::mpi {
 inline constexpr size_t kMaxNameBytes = 512;
 inline constexpr size_t kStatBytes = 2 + kMaxNameBytes + 1 + 4 * 8;
 inline constexpr size_t kCollectiveBytes = 3 * 8 + 1 + 3 * 4 + 2 * 8;
+inline constexpr size_t kMaxAccountBytes = 255;  // a memory account's label
+inline constexpr size_t kMemoryPeakBytes = 2 + kMaxAccountBytes + 8;
 // The fixed fields, host and note, then the tables at their limits.
-inline constexpr size_t kMaxWireBytes =
-    2048 + 2 * (4 + kMaxNames * kStatBytes + 8) + 4 + kMaxCollectives * kCollectiveBytes + 8;
+inline constexpr size_t kMaxWireBytes = 2048 + 2 * (4 + kMaxNames * kStatBytes + 8) + 4 +
+                                        kMaxCollectives * kCollectiveBytes + 8 + 4 +
+                                        kMaxMemoryPeaks * kMemoryPeakBytes + 8;
 
 std::string pack_summary(const RankSummary& summary);
 // False when `bytes` is not a whole record of this version.

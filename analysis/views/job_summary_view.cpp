@@ -18,6 +18,52 @@ std::string label(const JobSummary& job, uint32_t index) {
   return index < job.ranks.size() ? "rank " + std::to_string(job.ranks[index].rank) : "?";
 }
 
+// The rank's largest memory account peak (0: it recorded no memory).
+uint64_t largest_peak(const RankSummary& r) {
+  uint64_t most = 0;
+  for (const MemoryPeak& m : r.memory_peaks) most = std::max(most, m.peak_bytes);
+  return most;
+}
+
+// Per memory account (as the ranks label them), the least and the most of
+// the ranks' peaks, and the rank with the most.
+void memory_table(const JobSummary& job, std::ostream& out) {
+  struct Across {
+    size_t ranks = 0;
+    uint64_t least = 0, most = 0;
+    uint32_t most_at = 0;
+  };
+  std::vector<std::pair<std::string, Across>> accounts;  // in order of first sight
+  uint64_t left_out = 0;
+  for (uint32_t i = 0; i < job.ranks.size(); ++i) {
+    left_out += job.ranks[i].memory_peaks_left_out;
+    for (const MemoryPeak& m : job.ranks[i].memory_peaks) {
+      auto it = std::find_if(accounts.begin(), accounts.end(),
+                             [&](const auto& a) { return a.first == m.account; });
+      if (it == accounts.end()) it = accounts.insert(accounts.end(), {m.account, {0, m.peak_bytes, 0, i}});
+      Across& a = it->second;
+      ++a.ranks;
+      a.least = std::min(a.least, m.peak_bytes);
+      if (m.peak_bytes > a.most) {
+        a.most = m.peak_bytes;
+        a.most_at = i;
+      }
+    }
+  }
+  if (accounts.empty()) {
+    out << "Memory: none recorded\n";
+    return;
+  }
+  out << "Memory (each account's peak up to MPI_Finalize, report --memory's figure per rank):\n";
+  out << "  " << pad_right("account", 40) << pad_left("ranks", 6) << pad_left("least", 11)
+      << pad_left("most", 11) << "  most on\n";
+  for (const auto& [name, a] : accounts)
+    out << "  " << pad_right(clip(printable(name), 39), 40) << pad_left(std::to_string(a.ranks), 6)
+        << pad_left(format_bytes(a.least), 11) << pad_left(format_bytes(a.most), 11) << "  "
+        << label(job, a.most_at) << '\n';
+  if (left_out) out << "  " << left_out << " accounts past " << kMaxMemoryPeaks << " a rank left out\n";
+}
+
 void rank_table(const JobSummary& job, const JobFigures& f, std::ostream& out) {
   out << "Ranks (up to MPI_Finalize; collectives on rank 0's clock):\n";
   out << "  " << pad_right("rank", 9) << pad_right("host", 14) << pad_left("pid", 8)
@@ -37,7 +83,7 @@ void rank_table(const JobSummary& job, const JobFigures& f, std::ostream& out) {
         << pad_left(format_duration(w ? w->call_ns : 0), 11)
         << pad_left(format_duration(w ? w->wait_ns : 0), 11)
         << pad_left(std::to_string(w ? w->last_arrivals : 0), 9)
-        << pad_left(r.memory_peak_bytes ? format_bytes(*r.memory_peak_bytes) : "-", 10) << '\n';
+        << pad_left(largest_peak(r) ? format_bytes(largest_peak(r)) : "-", 10) << '\n';
   }
   for (const RankSummary& r : job.ranks) {
     if (!r.clock_aligned)
@@ -157,6 +203,8 @@ void job_summary_text(const JobSummary& job, const JobFigures& f, std::ostream& 
   stat_table(job, f.kernels, "Kernels", "GPU time", out);
   out << '\n';
   collectives_text(job, f.collectives, out);
+  out << '\n';
+  memory_table(job, out);
   int64_t slowest_summary = 0;
   uint64_t largest_record = 0;
   for (const RankSummary& r : job.ranks) {
@@ -188,11 +236,10 @@ void job_summary_json(const JobSummary& job, const JobFigures& f, std::ostream& 
     w.field("kernels", row.kernels).field("kernel_ns", row.kernel_ns);
     w.field("collective_calls", c.calls).field("call_ns", c.call_ns);
     w.field("wait_ns", c.wait_ns).field("last_arrivals", c.last_arrivals);
-    w.key("memory_peak_bytes");
-    if (r.memory_peak_bytes)
-      w.value(*r.memory_peak_bytes);
-    else
-      w.null();
+    w.key("memory_peaks").begin_array();
+    for (const MemoryPeak& m : r.memory_peaks)
+      w.begin_object().field("account", m.account).field("peak_bytes", m.peak_bytes).end_object();
+    w.end_array();
     w.field("dropped_events", r.dropped_events);
     w.field("summarize_ns", r.summarize_ns).field("wire_bytes", r.wire_bytes).end_object();
   }

@@ -4,7 +4,7 @@ brickprof run` (oversubscribed) leaves the four rank traces and, from rank
 ones the traces give: each rank's brick statistics as that rank's own
 `report --summary`, the bricks over all ranks as the merged trace's, and
 the collectives (per rank and per instance) as `report --collectives` of
-the merge. Counts match exactly; times within the clock fits' difference
+the merge, each rank's memory peaks as `report --memory` of its trace. Counts match exactly; times within the clock fits' difference
 (the summary converts cycle counts with the fit taken at MPI_Finalize,
 the trace with the one taken at exit: parts per million of the run).
 Then the same job with rank 3 run without the agent: same tokens and exit
@@ -83,7 +83,8 @@ require([r["rank"] for r in raw["ranks"]] == list(range(RANKS)), "ranks %s" % ra
 
 text = run([BRICKPROF, "report", job_file]).stdout
 for words in ["Job summary", "4 of 4 ranks", "rank 3", "Bricks over all ranks", "Collectives:",
-              "allreduce", "order:", "Reduction:"]:
+              "allreduce", "order:", "Memory (each account's peak", 'program pool "kv_cache"',
+              "Reduction:"]:
     check(words in text, "%r missing from report of the job summary:\n%s" % (words, text))
 
 job = report_json(job_file)
@@ -92,6 +93,12 @@ for r in range(RANKS):
     mine = raw["ranks"][r]
     check(mine["wire_bytes"] > 0 and mine["clock_aligned"], "rank %d: %s" % (r, mine))
     compare_stats("rank %d" % r, mine["bricks"], report_json(traces[r], "--summary")["summary"]["bricks"])
+    # Its memory peaks: report --memory's on its own trace, account by account
+    # (bricklayer reports its weights, activations and KV cache as pools).
+    peaks = {m["account"]: m["peak_bytes"] for m in mine["memory_peaks"]}
+    want = {a["label"]: a["peak_bytes"]
+            for a in report_json(traces[r], "--memory")["memory"]["accounts"]}
+    check(peaks and peaks == want, "rank %d: memory peaks %s, report --memory %s" % (r, peaks, want))
 
 merged = os.path.join(full, "merged.json")
 run([BRICKPROF, "merge"] + traces + ["-o", merged])

@@ -78,6 +78,27 @@ std::vector<CollectiveArrival> read_collectives(od::array arr, Cursor& c) {
   return out;
 }
 
+std::vector<MemoryPeak> read_memory_peaks(od::array arr, Cursor& c) {
+  std::vector<MemoryPeak> out;
+  c.section = "memory_peaks";
+  c.index = 0;
+  for (auto element : arr) {
+    MemoryPeak m;
+    for (auto f : od::object(element.get_object())) {
+      const std::string_view k = f.unescaped_key();
+      c.key = k;
+      od::value v = f.value();
+      if (k == "account")
+        m.account = std::string(get_string(v, c));
+      else if (k == "peak_bytes")
+        m.peak_bytes = get_uint(v, c);
+    }
+    out.push_back(std::move(m));
+    ++c.index;
+  }
+  return out;
+}
+
 RankSummary read_rank(od::object obj, Cursor& c, int64_t index) {
   RankSummary r;
   for (auto f : obj) {
@@ -106,8 +127,10 @@ RankSummary read_rank(od::object obj, Cursor& c, int64_t index) {
       r.open_scopes = get_uint(v, c);
     } else if (k == "dropped_events") {
       r.dropped_events = get_uint(v, c);
-    } else if (k == "memory_peak_bytes") {
-      if (!v.is_null()) r.memory_peak_bytes = get_uint(v, c);
+    } else if (k == "memory_peaks") {
+      r.memory_peaks = read_memory_peaks(v.get_array(), c);
+    } else if (k == "memory_peaks_left_out") {
+      r.memory_peaks_left_out = get_uint(v, c);
     } else if (k == "summarize_ns") {
       r.summarize_ns = get_int(v, c);
     } else if (k == "wire_bytes") {

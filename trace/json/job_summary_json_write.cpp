@@ -29,11 +29,6 @@ void write_rank(JsonWriter& w, const RankSummary& r) {
   w.field("first_ns", r.first_ns).field("last_ns", r.last_ns);
   w.field("scopes", r.scopes).field("open_scopes", r.open_scopes);
   w.field("dropped_events", r.dropped_events);
-  w.key("memory_peak_bytes");
-  if (r.memory_peak_bytes)
-    w.value(*r.memory_peak_bytes);
-  else
-    w.null();
   w.field("summarize_ns", r.summarize_ns).field("wire_bytes", r.wire_bytes);
   if (!r.note.empty()) w.field("note", r.note);
   write_stats(w, "bricks", r.bricks, true);
@@ -49,6 +44,11 @@ void write_rank(JsonWriter& w, const RankSummary& r) {
   }
   w.end_array();
   w.field("collectives_left_out", r.collectives_left_out);
+  w.key("memory_peaks").begin_array();
+  for (const MemoryPeak& m : r.memory_peaks)
+    w.newline().begin_object().field("account", m.account).field("peak_bytes", m.peak_bytes).end_object();
+  w.end_array();
+  w.field("memory_peaks_left_out", r.memory_peaks_left_out);
   w.end_object();
 }
 

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +48,14 @@ struct CollectiveArrival {
   int64_t end_ns = 0;
 };
 
+// A memory account's peak on one rank: the account as report --memory
+// labels it ("GPU 0 device memory", "program pool \"kv_cache\" on host").
+struct MemoryPeak {
+  std::string account;
+  uint64_t peak_bytes = 0;
+};
+inline constexpr size_t kMaxMemoryPeaks = 64;
+
 struct RankSummary {
   int64_t rank = -1;  // in MPI_COMM_WORLD
   int64_t pid = 0;
@@ -66,9 +73,12 @@ struct RankSummary {
   uint64_t bricks_left_out = 0;
   uint64_t kernels_left_out = 0;
   uint64_t collectives_left_out = 0;
-  // Peak bytes live per the trace's memory events; absent while the agent
-  // records none (the hook: RankSummaryBuilder::memory_peak in the agent).
-  std::optional<uint64_t> memory_peak_bytes;
+  // Each memory account's peak (its highest live bytes) per the rank's
+  // memory events up to MPI_Finalize, by the rule report --memory follows
+  // (trace/derive/memory_accounts.h), in order of first change; at most
+  // kMaxMemoryPeaks, the rest counted. Empty when it recorded none.
+  std::vector<MemoryPeak> memory_peaks;
+  uint64_t memory_peaks_left_out = 0;
   // The cost of the summary on this rank: building it, and its bytes on
   // the wire to rank 0.
   int64_t summarize_ns = 0;

@@ -4,70 +4,15 @@
 // Dask read it), so these commands hand their arguments, --help included,
 // to `python3 -m brickprof` in the Python environment this brickprof
 // belongs to. A python without the package says what to pip install.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <iostream>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "tools/command.h"
+#include "tools/python_package.h"
 
 namespace brickprof::cli {
 namespace {
-
-namespace fs = std::filesystem;
-
-// Runs the package's command line; one line naming what to install when the
-// package (or a version of it without these commands) is not there.
-constexpr const char* kBootstrap =
-    "import sys\n"
-    "try:\n"
-    "    from brickprof._cli import main\n"
-    "except ImportError as e:\n"
-    "    sys.stderr.write(\"brickprof: %s needs brickprof's Python package with its jobs extras \""
-    "\"in %s (%s): pip install '.[jobs]' from brickprof's source folder\\n\" % (sys.argv[1], "
-    "sys.executable, e))\n"
-    "    sys.exit(2)\n"
-    "sys.exit(main(sys.argv[1:]))\n";
-
-// $BRICKPROF_PYTHON, else the python3 beside this binary (a virtual
-// environment's bin/, where pip put the brickprof command), else python3
-// from PATH.
-std::string find_python(std::string* error) {
-  if (const char* env = std::getenv("BRICKPROF_PYTHON"); env && *env) {
-    if (::access(env, X_OK) != 0) *error = std::string("BRICKPROF_PYTHON=") + env + ": not found";
-    return env;
-  }
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path beside = self.parent_path() / "python3";
-    if (::access(beside.c_str(), X_OK) == 0) return beside.string();
-  }
-  return "python3";
-}
-
-int forward(const std::string& command, const std::vector<std::string>& args) {
-  std::string error;
-  const std::string python = find_python(&error);
-  if (!error.empty()) return fail(command + ": " + error);
-  std::vector<std::string> argv = {python, "-c", kBootstrap, command};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> raw;
-  for (std::string& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  std::cout.flush();
-  ::execvp(raw[0], raw.data());
-  return fail(command + ": cannot run " + python + " (" + std::strerror(errno) +
-              "): it needs Python 3 with brickprof's package (pip install '.[jobs]' from "
-              "brickprof's source folder); BRICKPROF_PYTHON names another python");
-}
 
 Command add_forwarded(CLI::App& parent, const std::string& name, const std::string& help) {
   CLI::App* sub = parent.add_subcommand(name, help);
@@ -79,7 +24,7 @@ Command add_forwarded(CLI::App& parent, const std::string& name, const std::stri
               args.push_back("--");
               args.insert(args.end(), trailing.begin(), trailing.end());
             }
-            return forward(name, args);
+            return exec_package(name, args);
           }};
 }
 

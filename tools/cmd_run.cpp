@@ -21,6 +21,7 @@
 #include "tools/agent_path.h"
 #include "tools/command.h"
 #include "tools/program_check.h"
+#include "tools/python_package.h"
 #include "tools/run_manifest.h"
 #include "trace/model/printable.h"
 #include "trace/model/recorded.h"
@@ -137,6 +138,47 @@ std::string with_the_trace(const std::string& formats) {
   return "json," + formats;
 }
 
+// `parquet` is not the agent's: run takes it out of the list (the trace,
+// json, stays) and exports the traces after CMD ends. True if it was there.
+constexpr std::string_view kParquet = "parquet";
+bool take_parquet(std::string& formats) {
+  bool found = false;
+  std::string rest;
+  for (const std::string& f : parse_formats(formats)) {
+    if (f == kParquet)
+      found = true;
+    else
+      rest += (rest.empty() ? "" : ",") + f;
+  }
+  if (found) formats = with_the_trace(rest);
+  return found;
+}
+
+// A rank of a job, as the agent tells one (its launcher's variables).
+bool launched_as_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* value = std::getenv(v); value && *value) return true;
+  return false;
+}
+
+// Each trace CMD wrote as Parquet through the Python package: a rank's into
+// the folder's `parquet/` dataset, which its job's other ranks share (the
+// shards are partitioned by job and rank), any other into PREFIX.parquet/.
+// A failure is said and leaves CMD's exit code alone.
+void export_parquet(const std::vector<std::string>& files, bool quiet) {
+  for (const std::string& file : files) {
+    if (format_extension_of(file) != ".json") continue;
+    const std::filesystem::path trace(file);
+    const std::string dataset = launched_as_rank()
+                                    ? (trace.parent_path() / "parquet").string()
+                                    : file.substr(0, file.size() - 5) + ".parquet";
+    std::vector<std::string> args = {"--parquet", dataset, file};
+    if (quiet) args.insert(args.begin(), "--quiet");
+    if (run_package("export", args) != 0)
+      std::cerr << "brickprof: " << printable(file) << " not written as Parquet (above: why)\n";
+  }
+}
+
 // The output folder, checked before CMD starts: it must be a folder we can
 // write in. `given` ending in '/' asks for the folder, which is made if
 // missing. Only the part before the first %-item is checked (%h, %p... are
@@ -177,6 +219,19 @@ int run(RunOptions o, const std::vector<std::string>& trailing) {
   command.insert(command.end(), trailing.begin(), trailing.end());
   if (command.empty())
     return fail("run: no command given (usage: brickprof run [options] [--] CMD ARGS...)");
+  // A flag's value by its row: settings::setting() checks the name at compile time.
+  auto given = [&](const settings::Setting& row) -> std::string& {
+    return o.values[&row - settings::kSettings];
+  };
+  std::string& formats = given(settings::setting("BRICKPROF_FORMATS"));
+  const char* formats_env = std::getenv("BRICKPROF_FORMATS");
+  std::string asked_formats = formats.empty() && formats_env ? formats_env : formats;
+  const bool parquet = take_parquet(asked_formats);
+  if (parquet) {
+    formats = asked_formats;
+    if (std::string problem = package_problem("--formats parquet"); !problem.empty())
+      return fail("run: " + problem);
+  }
   // The agent would warn and use the default; say it here instead.
   for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
     const settings::Setting& s = settings::kSettings[i];
@@ -184,16 +239,11 @@ int run(RunOptions o, const std::vector<std::string>& trailing) {
     if (std::string problem = settings::problem(s, o.values[i]); !problem.empty())
       return fail("run: " + std::string(s.flag) + ": " + problem);
   }
-  // A flag's value by its row: settings::setting() checks the name at compile time.
-  auto given = [&](const settings::Setting& row) -> std::string& {
-    return o.values[&row - settings::kSettings];
-  };
   const std::string& capture = given(settings::setting("BRICKPROF_CAPTURE"));
   if ((!given(settings::setting("BRICKPROF_CAPTURE_EVERY")).empty() ||
        !given(settings::setting("BRICKPROF_CAPTURE_MAX")).empty()) &&
       (capture.empty() || capture == "all"))
     return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
-  std::string& formats = given(settings::setting("BRICKPROF_FORMATS"));
   if (!formats.empty()) formats = with_the_trace(formats);
   // Where the files go, as the agent will read it; its folder checked now.
   std::string& output = given(settings::setting("BRICKPROF_OUTPUT"));
@@ -228,6 +278,7 @@ int run(RunOptions o, const std::vector<std::string>& trailing) {
                 << '\n';
     }
   }
+  if (parquet) export_parquet(files, log && std::string_view(log) == "off");
   // 126/127: CMD never ran, and exec said why.
   if (files.empty() && !manifest.path().empty() && ended.exit_code != 126 &&
       ended.exit_code != 127) {
@@ -292,8 +343,10 @@ Command add_run_command(CLI::App& parent) {
       if (s.flag.empty() || std::string_view(group_of(s.variable)) != group) continue;
       std::string help = std::string(s.help);
       if (s.kind == settings::Kind::kFormats)
-        help += ": " + format_list() + ". The trace (json) is always written: report, diff, "
-                "merge and view read it";
+        help += ": " + format_list() + ", " + std::string(kParquet) +
+                " (the Python package writes it when CMD ends: a rank's into the folder's "
+                "parquet/ dataset, shared by its job, any other trace into PREFIX.parquet/). "
+                "The trace (json) is always written: report, diff, merge and view read it";
       else if (const std::string values = settings::valid_values(s);
                !values.empty() && !names_every_choice(s))
         help += " (" + values + ")";

@@ -83,12 +83,15 @@ def mpi_job_checks(mpi_job, work):
 
     folder = os.path.join(work, "job")
     os.makedirs(folder)
-    p = mpirun(RANKS, ["brickprof", "run", "--log", "off", "--formats", "json", "--output",
-                       os.path.join(folder, "job"), "--", mpi_job, "3"])
+    p = mpirun(RANKS, ["brickprof", "run", "--log", "off", "--formats", "json,parquet",
+                       "--output", os.path.join(folder, "job"), "--", mpi_job, "3"])
     check(p.stdout.count(" layers, ") == RANKS, "mpi_job printed: %r" % p.stdout)
     traces = [os.path.join(folder, "job-r%d.json" % r) for r in range(RANKS)]
     for t in traces:
         require(os.path.exists(t), "no %s (files: %s)" % (t, os.listdir(folder)))
+    check(sorted(os.listdir(folder)) == sorted([os.path.basename(t) for t in traces] +
+                                               ["job-job.json", "parquet"]),
+          "run --formats json,parquet wrote: %s" % sorted(os.listdir(folder)))
     merged = os.path.join(work, "merged.json")
     run(["brickprof", "merge"] + traces + ["-o", merged])
     want = own_node_ids(report_json(merged, *("--" + v for v in VIEWS)),
@@ -96,6 +99,10 @@ def mpi_job_checks(mpi_job, work):
     check(len(want["collectives"]["instances"]) > 30, "the job's collectives: %d" %
           len(want["collectives"]["instances"]))
 
+    # Each rank's `brickprof run --formats parquet` wrote its shard into the
+    # folder's dataset, as export does for all four at once.
+    with brickprof.dataset(os.path.join(folder, "parquet")) as ds:
+        compare(ds.report(VIEWS), want, "run --formats parquet's dataset")
     shards = os.path.join(work, "shards")
     r = run(["brickprof", "export", "--parquet", shards] + traces)
     check(r.stderr.count("brickprof: wrote rank ") == RANKS, "export said: %r" % r.stderr)
@@ -302,6 +309,22 @@ def schema_checks(source):
     check(_shards.FORMAT in section, "python/README.md does not name " + _shards.FORMAT)
 
 
+def run_parquet_check(work):
+    """A process not of a job: run --formats parquet writes PREFIX.parquet/,
+    whose nodes are the trace's."""
+    prefix = os.path.join(work, "single", "one")
+    os.makedirs(os.path.dirname(prefix))
+    program = "import brickprof\nwith brickprof.scope('step'):\n    pass\n"
+    r = run(["brickprof", "run", "--formats", "parquet", "-o", prefix, "--", sys.executable,
+             "-c", program])
+    check("brickprof: wrote " + prefix + ".json" in r.stderr, "run said: %r" % r.stderr)
+    require(os.path.isdir(prefix + ".parquet"), "no %s.parquet (files: %s)" % (
+        prefix, os.listdir(os.path.dirname(prefix))))
+    with brickprof.dataset(prefix + ".parquet") as ds:
+        names = ds.sql("select name from nodes")["name"].tolist()
+    check("step" in names, "the dataset's nodes: %r" % names)
+
+
 def missing_package_check(work):
     bare = os.path.join(work, "bare")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True)
@@ -311,6 +334,15 @@ def missing_package_check(work):
     check(r.returncode == 2 and "pip install '.[jobs]'" in r.stderr and
           len(r.stderr.strip().splitlines()) == 1,
           "brickprof export without the package: exit %d, %r" % (r.returncode, r.stderr))
+    # run --formats parquet refuses before the program starts.
+    marker = os.path.join(work, "ran")
+    r = subprocess.run(["brickprof", "run", "--formats", "json,parquet", "-o",
+                        os.path.join(work, "x"), "--", "touch", marker],
+                       capture_output=True, text=True, env=env)
+    check(r.returncode == 2 and "pip install '.[jobs]'" in r.stderr and
+          len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(marker),
+          "brickprof run --formats parquet without the package: exit %d, %r, ran: %s" % (
+              r.returncode, r.stderr, os.path.exists(marker)))
 
 
 def main():
@@ -321,6 +353,7 @@ def main():
     schema_checks(source)
     trace_checks(data, work)
     missing_package_check(work)
+    run_parquet_check(work)
     if not mpi_job:
         print("jobs: no MPI job built (no Open MPI at configure time): its checks not run")
     elif not shutil.which("mpirun"):

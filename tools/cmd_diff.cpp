@@ -118,11 +118,26 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
     }
   }
   if (o.outputs) {
-    if (!o.html.empty()) {
-      progress.done();
-      return fail("diff: --html compares times; with --outputs use the text or --json");
-    }
     const OutputDiff d = diff_outputs(base, next, {o.atol, o.rtol, o.ulp});
+    const int verdict = d.failed() || d.compared.empty() ? kExitRegression : kExitOk;
+    if (!o.html.empty()) {
+      // The page shows the outputs first, the times' diff after them.
+      const TraceDiff times = diff_traces(base, next, limits);
+      progress.done();
+      std::string error = write_file_atomically(o.html, [&](std::ostream& out) {
+        try {
+          write_diff_page(out, {&base, o.base}, {&next, o.next}, times, o.under, &d);
+        } catch (const std::bad_alloc&) {
+          throw std::runtime_error("out of memory writing the page");
+        }
+      });
+      if (!error.empty()) return fail(error);
+      say_written(o.html);
+      if (!o.json) {
+        std::cout << output_diff_verdict(d) << std::endl;
+        return verdict;
+      }
+    }
     progress.done();
     const int written = write_output(o.out, [&](std::ostream& out) {
       if (o.json) {
@@ -132,8 +147,7 @@ int diff(const DiffOptions& o, const std::vector<std::string>& trailing) {
         output_diff_text(d, out);
       }
     });
-    if (written != kExitOk) return written;
-    return d.failed() || d.compared.empty() ? kExitRegression : kExitOk;
+    return written != kExitOk ? written : verdict;
   }
   const TraceDiff d = diff_traces(base, next, limits);
   progress.done();  // before the output, which may go to the same terminal
@@ -211,7 +225,8 @@ Command add_diff_command(CLI::App& parent) {
   sub->add_flag("--outputs", o->outputs,
                 "Compare the runs' output checksums (brickprof run --checksums, "
                 "brickprof_checksum) instead of their times: lined up by execution path, the "
-                "first output beyond tolerance named; exit 1 when one is")
+                "first output beyond tolerance named; exit 1 when one is. With --html the page "
+                "shows them first, the first divergence marked, the times' diff after")
       ->group(outputs);
   sub->add_option("--atol", o->atol,
                   "Absolute tolerance per element (the rms of the difference)")

@@ -213,7 +213,7 @@ void HtmlReportPage::write(std::ostream& out) const {
 }
 
 void write_diff_page(std::ostream& out, const DiffPageSide& base, const DiffPageSide& next,
-                     const TraceDiff& diff, std::string_view under) {
+                     const TraceDiff& diff, std::string_view under, const OutputDiff* outputs) {
   std::string title = file_name(base.file) + " → " + file_name(next.file);
   if (!under.empty()) title += " under " + json_quoted(under);
   auto side = [](std::ostream& data, const DiffPageSide& s) {
@@ -237,6 +237,11 @@ void write_diff_page(std::ostream& out, const DiffPageSide& base, const DiffPage
     {
       JsonWriter w(data);
       diff_json(diff, w);
+    }
+    if (outputs) {
+      data << ",\"outputs\":";
+      JsonWriter w(data);
+      output_diff_json(*outputs, w);
     }
     data << "}}";
   });

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/analyses/output_diff.h"
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/html/html_icicle.h"
 #include "analysis/html/html_timeline.h"
@@ -67,9 +68,11 @@ struct DiffPageSide {
 };
 
 // The diff page: both sides and the diff's JSON. `under` names the scopes the
-// diff was restricted to ("" for the whole traces).
+// diff was restricted to ("" for the whole traces); `outputs`, when given,
+// the runs' output checksums compared (diff --outputs), shown first.
 void write_diff_page(std::ostream& out, const DiffPageSide& base, const DiffPageSide& next,
-                     const TraceDiff& diff, std::string_view under);
+                     const TraceDiff& diff, std::string_view under,
+                     const OutputDiff* outputs = nullptr);
 
 // "bricklayer (pid 1628 on vm)": the program (or "trace"), its pid and host.
 std::string html_page_title(const Trace& trace);

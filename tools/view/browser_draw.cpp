@@ -192,6 +192,10 @@ const Lines& Browser::tab_lines(const Tab& tab) {
           out << "Under \"" << printable(session_.under()) << "\" in both traces\n";
         out << '\n';
         diff_text(*d, out);
+        if (const OutputDiff* o = session_.output_diff()) {
+          out << "\nOutputs (as diff --outputs, default tolerances):\n";
+          output_diff_text(*o, out);
+        }
       } else {
         out << '\n'
             << printable(session_.diff_problem())

@@ -113,6 +113,7 @@ void Session::show(std::optional<Trace> part, size_t scopes) {
 void Session::forget_derived() {
   what_ifs_.clear();  // they were for the other path
   diff_.reset();
+  outputs_.reset();
   diff_problem_.clear();
   base_part_.reset();
   diff_bricks_.clear();
@@ -251,6 +252,9 @@ const TraceDiff* Session::diff() {
     base = &*base_part_;
   }
   diff_ = diff_traces(*base, trace(), DiffLimits{});
+  // Their output checksums too, where either run took some (diff --outputs).
+  if (!base->checksums.empty() || !trace().checksums.empty())
+    outputs_ = diff_outputs(*base, trace(), OutputTolerance{});
   for (size_t i = 0; i < diff_->entries.size(); ++i) {
     const DiffEntry& e = diff_->entries[i];
     if (e.kind == DiffEntry::Kind::kBrick)

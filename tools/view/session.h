@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/analyses/critical_path.h"
+#include "analysis/analyses/output_diff.h"
 #include "analysis/analyses/trace_diff.h"
 #include "analysis/views/views.h"
 #include "tools/view/browse_tree.h"
@@ -104,6 +105,9 @@ class Session {
   // `diff --under` has none: diff_problem() says why.
   const TraceDiff* diff();
   const DiffEntry* diff_entry(uint32_t row);
+  // With diff(): the runs' output checksums compared as `diff --outputs`
+  // compares them (default tolerances), or nullptr when neither took any.
+  const OutputDiff* output_diff() const { return outputs_ ? &*outputs_ : nullptr; }
   const std::string& diff_problem() const { return diff_problem_; }
 
   // Each rank's summary model, for the ranks side by side.
@@ -154,6 +158,7 @@ class Session {
   int64_t run_ns_ = 0;
   std::vector<WhatIf> what_ifs_;
   std::optional<TraceDiff> diff_;
+  std::optional<OutputDiff> outputs_;
   std::optional<Trace> base_part_;
   std::string diff_problem_;  // why there is no diff, or ""
   std::unordered_map<std::string, size_t> diff_bricks_;

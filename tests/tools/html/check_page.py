@@ -535,6 +535,33 @@ def check_kernel_diff(page, brickprof, analyses, out):
     )
 
 
+def check_outputs_diff(page, brickprof, data_dir, out):
+    """diff --outputs --html: the page gives diff's verdict and marks the first output beyond
+    tolerance as the divergence, each changed output's status as diff --json has it."""
+    for name, want_exit in (("changed", 1), ("base", 0)):
+        base, new = data_dir / "outputs/base.json", data_dir / f"outputs/{name}.json"
+        html = out / f"outputs-{name}.html"
+        r = run([brickprof, "diff", "--outputs", base, new, "--html", html], ok_codes=(0, 1))
+        check(r.returncode == want_exit, f"outputs {name}: diff exits {r.returncode}")
+        want = json.loads(run([brickprof, "diff", "--outputs", base, new, "--json"],
+                              ok_codes=(0, 1)).stdout)
+        url = html.resolve().as_uri()
+        open_page(page, url)
+        problems = page.problems(url)
+        check(problems == [], f"outputs {name}: no console error, exception or request: {problems}")
+        check(want["verdict_text"] in page.eval("probe.outputsText()"),
+              f"outputs {name}: the page gives diff's verdict {want['verdict_text']!r}")
+        rows = page.eval("probe.diffOutputs()")
+        # The outputs that are not bit-identical; every output when all are.
+        shown = [c for c in want["compared"] if not c["identical"]] or want["compared"]
+        check([r[2] for r in rows] == [c["path"] for c in shown],
+              f"outputs {name}: the rows {rows} are diff's {shown}")
+        first = next((c["path"] for c in want["compared"] if c["beyond"]), None)
+        marked = [r[2] for r in rows if len(r) > 2 and r[1] == "first divergence"]
+        check(marked == ([first] if first else []),
+              f"outputs {name}: marked {marked} as the first divergence, diff names {first}")
+
+
 # ---- a trace too large for the page ----
 
 
@@ -677,6 +704,7 @@ def main(argv):
         check_diff_pages(page, brickprof, data_dir, out)
         guard("reduced", check_reduced, page, brickprof, out)
         guard("kernel diff", check_kernel_diff, page, brickprof, data_dir / "analyses", out)
+        guard("outputs diff", check_outputs_diff, page, brickprof, data_dir, out)
     finally:
         browser.close()
     print(f"{check.count - len(check.failures)} of {check.count} checks passed; screenshots in {out}")

@@ -112,6 +112,8 @@ window.probe = (() => {
       return page.icicle.status.textContent;
     },
     diffKernels: () => all('#diff-kernels tbody tr').map((r) => [...r.cells].map((c) => c.textContent)),
+    diffOutputs: () => all('#diff-outputs tbody tr').map((r) => [...r.cells].map((c) => c.textContent)),
+    outputsText: () => document.getElementById('diff-outputs').textContent,
     crumbs: () => all('.crumbs .crumb').length,
     focusIcicle: () => page.icicle.canvas.focus(),
 

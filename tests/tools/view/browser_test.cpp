@@ -368,6 +368,16 @@ TEST(Browser, DiffAgainstABaseMarksRegressionsAndChangedCode) {
   EXPECT_TRUE(contains(s.text(), "same name, different code")) << s.text();
 }
 
+// Runs with output checksums: the Diff pane compares them too, as
+// `diff --outputs` does, and names the first divergence.
+TEST(Browser, DiffAgainstABaseNamesTheFirstOutputDivergence) {
+  Screen s("outputs/changed.json", 120, 60, false, "outputs/base.json");
+  s.keys("9");
+  const std::string text = s.text();
+  EXPECT_TRUE(contains(text, "Outputs (as diff --outputs")) << text;
+  EXPECT_TRUE(contains(text, "First divergence: Layer 0 #0 / DownProjection #0 / gemv #1")) << text;
+}
+
 TEST(Browser, RooflinePlotsEveryPointWithALetter) {
   Screen s(kGpu);
   s.keys("4");

@@ -1,5 +1,6 @@
 // The diff page (brickprof diff --json): the gate's verdict and why, then per brick and per
-// kernel what the gate made of it. Every judgement is the diff's own (verdict, problems, each
+// kernel what the gate made of it; with --outputs, first where the numbers changed
+// (output_diff.js). Every judgement is the diff's own (verdict, problems, each
 // entry's status, figures and why): the page draws them and decides nothing.
 
 function diffPage(data) {
@@ -7,6 +8,8 @@ function diffPage(data) {
   const r = d.result;
   const failed = r.verdict === 'fail';
   const notCounted = r.within_spread + r.below_floor;
+  // diff --outputs: its verdict is the exit code's, the times' below it for reference.
+  if (d.outputs) outputsDiffSection(d.outputs);
 
   const body = section(
       'overview', 'Verdict',
@@ -14,9 +17,11 @@ function diffPage(data) {
           'move, at 99% confidence from the spread of the calls');
   body.append(h(
       'div', {class: 'cards'},
-      card(
-          'Verdict', failed ? 'FAIL' : 'PASS', failed ? 'diff exits 1: a CI gate fails' : 'diff exits 0',
-          failed ? 'bad' : 'good'),
+      d.outputs ? card('Times verdict', failed ? 'FAIL' : 'PASS',
+                       'the time gate: diff without --outputs', failed ? 'bad' : 'good') :
+                  card('Verdict', failed ? 'FAIL' : 'PASS',
+                       failed ? 'diff exits 1: a CI gate fails' : 'diff exits 0',
+                       failed ? 'bad' : 'good'),
       card('Regressions', fmtCount(r.regressions), null, r.regressions ? 'bad' : null),
       card('Limits', `${r.threshold_pct}% and ${limitsFloor(r)}`,
            'a regression is slower per call, or called more often, by more than the threshold ' +

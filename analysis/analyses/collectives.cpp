@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "trace/json/json_writer.h"
+
 namespace brickprof {
 namespace {
 
@@ -160,6 +162,29 @@ void finish_collectives(CollectiveReport& r) {
                    [](const CollectiveInstance& a, const CollectiveInstance& b) {
                      return a.first_arrival_ns < b.first_arrival_ns;
                    });
+}
+
+void write_collective_ops_json(JsonWriter& w, const std::vector<CollectiveOpTotals>& ops) {
+  w.key("ops").begin_array();
+  for (const CollectiveOpTotals& op : ops)
+    w.newline()
+        .begin_object()
+        .field("op", to_string(op.op))
+        .field("instances", op.instances)
+        .field("bytes", op.bytes)
+        .field("skew_ns", op.skew_ns)
+        .field("max_skew_ns", op.max_skew_ns)
+        .field("wait_ns", op.wait_ns)
+        .end_object();
+  w.end_array();
+}
+
+void write_instance_figures_json(JsonWriter& w, const CollectiveInstance& inst) {
+  w.field("seq", inst.seq).field("comm_size", inst.comm_size).field("root", inst.root);
+  w.field("bytes", inst.bytes).field("first_arrival_ns", inst.first_arrival_ns);
+  w.field("last_arrival_ns", inst.last_arrival_ns).field("skew_ns", inst.skew_ns());
+  w.field("end_ns", inst.end_ns).field("straggler", inst.straggler);
+  w.field("wait_ns", inst.wait_ns).field("complete", inst.complete());
 }
 
 }  // namespace brickprof

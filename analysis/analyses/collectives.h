@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/analyses/ranks.h"
+#include "trace/json/json_writer.h"
 #include "trace/model/trace.h"
 
 namespace brickprof {
@@ -80,5 +81,11 @@ CollectiveReport analyze_collectives(const Trace& trace);
 // (job_figures.h) are matched elsewhere and finished here, so their
 // figures are this view's.
 void finish_collectives(CollectiveReport& r);
+
+// The JSON both report --collectives and the job summary write: the per-op
+// totals (`"ops": [...]`), and an instance's figures from its seq to
+// whether it is complete (its op, communicator and calls are the caller's).
+void write_collective_ops_json(JsonWriter& w, const std::vector<CollectiveOpTotals>& ops);
+void write_instance_figures_json(JsonWriter& w, const CollectiveInstance& inst);
 
 }  // namespace brickprof

@@ -249,26 +249,11 @@ void job_summary_json(const JobSummary& job, const JobFigures& f, std::ostream& 
   const CollectiveReport& r = f.collectives;
   w.key("collectives").begin_object();
   w.field("instances_count", r.instances.size()).field("incomplete", r.incomplete);
-  w.key("ops").begin_array();
-  for (const CollectiveOpTotals& op : r.ops)
-    w.newline()
-        .begin_object()
-        .field("op", to_string(op.op))
-        .field("instances", op.instances)
-        .field("bytes", op.bytes)
-        .field("skew_ns", op.skew_ns)
-        .field("max_skew_ns", op.max_skew_ns)
-        .field("wait_ns", op.wait_ns)
-        .end_object();
-  w.end_array();
+  write_collective_ops_json(w, r.ops);
   w.key("instances").begin_array();
   for (const CollectiveInstance& inst : r.instances) {
-    w.newline().begin_object().field("op", to_string(inst.op)).field("seq", inst.seq);
-    w.field("comm_size", inst.comm_size).field("root", inst.root).field("bytes", inst.bytes);
-    w.field("first_arrival_ns", inst.first_arrival_ns);
-    w.field("last_arrival_ns", inst.last_arrival_ns).field("skew_ns", inst.skew_ns());
-    w.field("end_ns", inst.end_ns).field("straggler", inst.straggler);
-    w.field("wait_ns", inst.wait_ns).field("complete", inst.complete());
+    w.newline().begin_object().field("op", to_string(inst.op));
+    write_instance_figures_json(w, inst);
     w.key("calls").begin_array();
     for (uint32_t j = 0; j < inst.call_count; ++j) {
       const CollectiveCall& c = r.calls[inst.first_call + j];

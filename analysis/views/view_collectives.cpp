@@ -24,18 +24,7 @@ void json(const Trace& t, const CollectiveReport& r, JsonWriter& w) {
   w.begin_object();
   write_ranks_json(w, r.ranks);
   w.field("instances_count", r.instances.size()).field("incomplete", r.incomplete);
-  w.key("ops").begin_array();
-  for (const CollectiveOpTotals& op : r.ops)
-    w.newline()
-        .begin_object()
-        .field("op", to_string(op.op))
-        .field("instances", op.instances)
-        .field("bytes", op.bytes)
-        .field("skew_ns", op.skew_ns)
-        .field("max_skew_ns", op.max_skew_ns)
-        .field("wait_ns", op.wait_ns)
-        .end_object();
-  w.end_array();
+  write_collective_ops_json(w, r.ops);
   w.key("per_rank").begin_array();
   for (const RankWaits& p : r.per_rank)
     w.newline()
@@ -52,11 +41,7 @@ void json(const Trace& t, const CollectiveReport& r, JsonWriter& w) {
     w.newline().begin_object();
     w.field("op", to_string(inst.op)).field("comm", comm_name(t, inst.comm));
     w.key("comm_key").hex(inst.comm < t.communicators.size() ? t.communicators[inst.comm].key : 0);
-    w.field("seq", inst.seq).field("comm_size", inst.comm_size).field("root", inst.root);
-    w.field("bytes", inst.bytes).field("first_arrival_ns", inst.first_arrival_ns);
-    w.field("last_arrival_ns", inst.last_arrival_ns).field("skew_ns", inst.skew_ns());
-    w.field("end_ns", inst.end_ns).field("straggler", inst.straggler);
-    w.field("wait_ns", inst.wait_ns).field("complete", inst.complete());
+    write_instance_figures_json(w, inst);
     w.key("calls").begin_array();
     for (uint32_t j = 0; j < inst.call_count; ++j) {
       const CollectiveCall& c = r.calls[inst.first_call + j];

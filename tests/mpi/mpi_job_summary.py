@@ -11,7 +11,12 @@ Then the same job with rank 3 run without the agent: same tokens and exit
 code as the job without any agent, and a summary of the three others that
 names rank 3.
 
-usage: mpi_job_summary.py BRICKPROF BRICKLAYER WORKDIR"""
+Last, where the fake driver is built: a job whose ranks launch kernels
+(mpi_gpu_job.c), its summary's kernels per rank those of the rank's trace,
+counts and GPU times exactly (both are CUPTI's nanoseconds, no clock fit),
+and its device memory peak report --memory's.
+
+usage: mpi_job_summary.py BRICKPROF BRICKLAYER WORKDIR [MPI_GPU_JOB FAKE_CUDA_DIR]"""
 import json
 import os
 import re
@@ -176,7 +181,40 @@ check(any("3 of 4 ranks have the brickprof agent" in n and ": 3." in n for n in 
 text = run([BRICKPROF, "report", os.path.join(partial, "bl-job.json")]).stdout
 check("3 of 4 ranks" in text, "report of the partial job:\n%s" % text)
 
+# --- a job launching kernels on the fake driver ----------------------------
+kernels_checked = 0
+if len(sys.argv) > 5:
+    gpu_job, fake_dir = sys.argv[4], sys.argv[5]
+    folder = os.path.join(WORK, "gpu")
+    os.makedirs(folder)
+    os.environ["LD_LIBRARY_PATH"] = fake_dir  # the fake libcuda and libcupti, in every rank
+    got = mpirun(2, [BRICKPROF, "run", "--log", "off", "--formats", "json", "--output",
+                     os.path.join(folder, "g"), "--", gpu_job])
+    check(sorted(got.stdout.splitlines()) == ["rank 0: 3 kernels, sum 1", "rank 1: 4 kernels, sum 1"],
+          "mpi_gpu_job printed: %r" % got.stdout)
+    gpu_job_file = os.path.join(folder, "g-job.json")
+    require(os.path.exists(gpu_job_file), "no %s (files: %s)" % (gpu_job_file, os.listdir(folder)))
+    summary_ranks = json.load(open(gpu_job_file))["ranks"]
+    for r in range(2):
+        nodes = json.load(open(os.path.join(folder, "g-r%d.json" % r)))["nodes"]
+        want = {}
+        for n in nodes:
+            if n["kind"] == "kernel":
+                count, total = want.get(n["name"], (0, 0))
+                want[n["name"]] = (count + 1, total + n["end_ns"] - n["start_ns"])
+        mine = {k["name"]: (k["count"], k["total_ns"]) for k in summary_ranks[r]["kernels"]}
+        check(mine == want and want.get("axpy", (0,))[0] == 2 + r,
+              "rank %d: summary kernels %s, trace %s" % (r, mine, want))
+        kernels_checked += sum(c for c, _ in mine.values())
+        peaks = {m["account"]: m["peak_bytes"] for m in summary_ranks[r]["memory_peaks"]}
+        want_peaks = {a["label"]: a["peak_bytes"] for a in report_json(
+            os.path.join(folder, "g-r%d.json" % r), "--memory")["memory"]["accounts"]}
+        check(peaks == want_peaks and peaks.get("GPU 0 device memory") == 4096,
+              "rank %d: memory peaks %s, report --memory %s" % (r, peaks, want_peaks))
+
 print("ok: %d ranks summarised (%s bytes sent, gathered in %.2f ms); %d near-tie stragglers "
-      "not compared; rank 3 without the agent left out" %
-      (RANKS, [r["wire_bytes"] for r in raw["ranks"]], reduction["gather_records_ns"] / 1e6, ties))
+      "not compared; rank 3 without the agent left out; %d kernels of a 2-rank GPU job (fake "
+      "driver) checked" %
+      (RANKS, [r["wire_bytes"] for r in raw["ranks"]], reduction["gather_records_ns"] / 1e6, ties,
+       kernels_checked))
 sys.exit(summary())

@@ -40,6 +40,7 @@ struct RunOptions {
   // A value per row of settings::kSettings ("" where the flag was not given).
   std::string values[std::size(settings::kSettings)];
   std::vector<std::string> command;  // positionals given before any "--"
+  bool checksums = false;            // --checksums: BRICKPROF_CHECKSUMS=1
 };
 
 bool has_item(std::string_view list, std::string_view item) {
@@ -244,6 +245,7 @@ int run(RunOptions o, const std::vector<std::string>& trailing) {
        !given(settings::setting("BRICKPROF_CAPTURE_MAX")).empty()) &&
       (capture.empty() || capture == "all"))
     return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
+  if (o.checksums) given(settings::setting("BRICKPROF_CHECKSUMS")) = "1";
   if (!formats.empty()) formats = with_the_trace(formats);
   // Where the files go, as the agent will read it; its folder checked now.
   std::string& output = given(settings::setting("BRICKPROF_OUTPUT"));
@@ -363,6 +365,12 @@ Command add_run_command(CLI::App& parent) {
           ->group(group);
     }
   }
+  sub->add_flag("--checksums", o->checksums,
+                "Checksum mode: after each kernel, a digest of every device buffer it may have "
+                "written (its pointer arguments inside live allocations), for diff --outputs and "
+                "report --numerics. Each launch's stream is synchronised and its buffers copied "
+                "to the host, so times are perturbed. Env BRICKPROF_CHECKSUMS=1")
+      ->group("GPU");
   sub->footer(
       "Everything from CMD on is the program's own (the -- is needed only when CMD starts with "
       "-). The agent is $BRICKPROF_AGENT, else the one beside this binary. When CMD ends, each "

@@ -70,8 +70,8 @@ size_t end_of_own_arguments(const std::vector<std::string>& args, const CLI::App
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
     const CLI::Option* opt = run->get_option_no_throw(name);
-    // A value follows unless it is a flag or came with "=".
-    if (opt != nullptr && opt->get_type_size() != 0 && eq == std::string::npos) ++i;
+    // A value follows unless it is a flag (CLI11: no items expected) or came with "=".
+    if (opt != nullptr && opt->get_items_expected_max() != 0 && eq == std::string::npos) ++i;
   }
   return args.size();
 }

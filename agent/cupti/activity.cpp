@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "agent/capture/capture.h"
+#include "agent/cupti/device_reads.h"
 #include "agent/lifecycle/critical_section.h"
 #include "agent/recorder/budget.h"
 #include "agent/recorder/clock.h"
@@ -128,6 +129,7 @@ bool start_activity(GpuState& s, std::string* why) {
   // Staged records share the budget with the recorder's events.
   s.translation.staged.set_hooks(charged);
   s.translation.registry = &s.registry;
+  s.translation.agent_work = device_reads::is_agent_work;
   // One timeline: CUPTI stamps GPU records with our CLOCK_MONOTONIC ns.
   if (c.register_timestamp == nullptr || c.register_timestamp(timestamp_now) != CUPTI_SUCCESS)
     s.warnings.push_back("CUPTI timestamp callback unavailable: GPU times on CUPTI's clock");

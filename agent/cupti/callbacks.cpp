@@ -7,7 +7,10 @@
 #include "agent/capture/capture.h"
 #include "agent/cupti/activity.h"
 #include "agent/cupti/activity_switch.h"
+#include "agent/cupti/device_reads.h"
 #include "agent/cupti/devices.h"
+#include "agent/cupti/kernel_checksums.h"
+#include "agent/cupti/live_allocations.h"
 #include "agent/lifecycle/critical_section.h"
 #include "agent/python/python_frames.h"
 #include "agent/recorder/budget.h"
@@ -145,6 +148,9 @@ void record_memory(GpuState& s, uint32_t site, uint64_t enter_tsc,
   const int result = returned != nullptr ? *returned : 0;
   MemoryCallFacts facts;
   if (!read_memory_call(call, cb->functionParams, result == 0, &facts)) return;
+  // Recorded or not, the live allocations follow every call that succeeded.
+  if (result == 0) live_allocations::note(facts);
+  if (!Recorder::enabled()) return;
   MemoryRecord r;
   r.op = facts.op;
   r.source = facts.source;
@@ -196,7 +202,7 @@ void on_api_exit(GpuState& s, CUpti_CallbackDomain domain, CbidSlot& slot,
     }
   }
   if (slot.info.cls == ApiClass::kMemory) {
-    if (Recorder::enabled()) record_memory(s, site, enter, slot.info.memory, cb);
+    record_memory(s, site, enter, slot.info.memory, cb);
     return;
   }
   const uint64_t exit_tsc = Clock::ticks();  // the stack walk is not the call's time
@@ -235,6 +241,9 @@ void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     on_api_enter(s, domain, *slot, cb);
   } else {
     on_api_exit(s, domain, *slot, cb);
+    if (s.config.checksums && slot->info.cls == ApiClass::kLaunch &&
+        domain == CUPTI_CB_DOMAIN_DRIVER_API)
+      kernel_checksums::after_launch(s, cbid, cb);
   }
 }
 
@@ -322,6 +331,14 @@ void CUPTIAPI on_cupti_callback(void* userdata, CUpti_CallbackDomain domain,
     ~InCallback() { activity_switch::leave_callback(); }
   } in_callback;
   try {
+    if (device_reads::in_agent_call()) {
+      // The agent's own sync or copy (checksum mode): not the program's.
+      if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+        if (cb->callbackSite == CUPTI_API_ENTER) device_reads::note_agent_call(cb->correlationId);
+      }
+      return;
+    }
     switch (domain) {
       case CUPTI_CB_DOMAIN_DRIVER_API:
       case CUPTI_CB_DOMAIN_RUNTIME_API:

@@ -14,7 +14,10 @@
 #include "agent/cupti/activity.h"
 #include "agent/cupti/activity_switch.h"
 #include "agent/cupti/callbacks.h"
+#include "agent/cupti/device_reads.h"
 #include "agent/cupti/devices.h"
+#include "agent/cupti/kernel_checksums.h"
+#include "agent/cupti/live_allocations.h"
 #include "agent/cupti/state.h"
 #include "agent/cupti/subscribe.h"
 #include "agent/gpu_source.h"
@@ -135,6 +138,7 @@ class CuptiDump final : public GpuDump {
   void contribute_header(Trace& header, uint64_t left_out) override {
     header.devices = devices_;
     add_ptx_and_diagnostics(s_, header, left_out, switched_);
+    if (s_.config.checksums) kernel_checksums::contribute(s_, s_.translation.staged, header);
     python::contribute(header);
   }
 
@@ -157,6 +161,9 @@ void reset_locks_in_fork_child() {
     s->registry.reset_lock_after_fork();
   }
   activity_switch::reset_after_fork();
+  live_allocations::reset_after_fork();
+  device_reads::reset_after_fork();
+  kernel_checksums::reset_after_fork();
   python::reset_after_fork_in_child();
 }
 

@@ -51,6 +51,12 @@ bool load_driver(Driver* d, std::string* why) {
   if (!ok) *why = "libcuda " + missing;
   // The device's memory size, for the headroom: a trace without it says 0.
   resolve(lib, "cuDeviceTotalMem_v2", &d->device_total_mem, false, &missing);
+  // Checksum mode and brickprof_checksum of device memory: without them,
+  // device buffers are counted as not read.
+  resolve(lib, "cuStreamSynchronize", &d->stream_synchronize, false, &missing);
+  resolve(lib, "cuMemcpyDtoH_v2", &d->memcpy_dtoh, false, &missing);
+  resolve(lib, "cuPointerGetAttribute", &d->pointer_get_attribute, false, &missing);
+  resolve(lib, "cuFuncGetParamInfo", &d->func_get_param_info, false, &missing);
   return ok;
 }
 

@@ -20,6 +20,11 @@ struct Driver {
   decltype(&::cuDeviceGetName) device_get_name = nullptr;
   decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
   decltype(&::cuDeviceTotalMem_v2) device_total_mem = nullptr;  // optional
+  // Checksum mode's reads of device buffers (device_reads.h); optional.
+  decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
+  decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;
+  decltype(&::cuPointerGetAttribute) pointer_get_attribute = nullptr;
+  decltype(&::cuFuncGetParamInfo) func_get_param_info = nullptr;  // CUDA 12.4+
 };
 
 struct Cupti {

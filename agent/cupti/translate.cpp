@@ -78,6 +78,7 @@ bool stage(TranslationContext& ctx, Node node, const GpuDetail& detail) {
     ++ctx.outside_capture;
     return false;
   }
+  if (ctx.agent_work != nullptr && ctx.agent_work(detail.correlation)) return false;
   if (ctx.staged.size() >= ctx.max_nodes || !ctx.staged.add(node, detail)) {
     ++ctx.dropped_over_cap;
     return false;

@@ -44,6 +44,8 @@ struct TranslationContext {
   // window (correlation ids grow with each call): counted, not staged.
   uint64_t stage_correlations_up_to = UINT64_MAX;
   uint64_t outside_capture = 0;
+  // Records of the agent's own calls (device_reads.h): not staged.
+  bool (*agent_work)(uint64_t correlation) = nullptr;
   // CUPTI's kernel name pointers are stable per function: demangle once.
   struct NameInfo {
     StringId name;

@@ -32,8 +32,8 @@ void ChecksumEvents::add(uint32_t node, uint32_t name_site, uint64_t index) {
 }
 
 void ChecksumEvents::fill(Trace& trace) const {
-  trace.checksums.clear();
-  trace.checksums.reserve(taken_.size());
+  // After the kernels' digests the GPU source put there (checksum mode).
+  trace.checksums.reserve(trace.checksums.size() + taken_.size());
   uint64_t missing = 0;
   for (const Taken& t : taken_) {
     checksum_table::Entry entry;
@@ -45,7 +45,7 @@ void ChecksumEvents::fill(Trace& trace) const {
     c.node = t.node;
     c.name = trace.strings.intern(Recorder::site(t.name_site).name);
     c.type = entry.type;
-    c.source = ChecksumSource::kProgram;
+    c.source = entry.source;
     c.address = entry.address;
     c.digest = entry.digest;
     trace.checksums.push_back(c);

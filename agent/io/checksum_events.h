@@ -22,7 +22,7 @@ class ChecksumEvents {
   // its name's site, its digest's index. Each is charged to the budget (the
   // write's share); past it, it is counted.
   void add(uint32_t node, uint32_t name_site, uint64_t index);
-  // Into `trace.checksums`: by node, each node's in the order taken, names
+  // Into `trace.checksums`, beside what is there: by node, each node's in the order taken, names
   // interned in its strings; warnings for what was left out, here or when
   // it was taken (checksum_table::dropped()).
   void fill(Trace& trace) const;

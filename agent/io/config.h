@@ -44,6 +44,9 @@ struct Config {
   unsigned signal_dump_seconds = 20;             // BRICKPROF_SIGNAL_DUMP_SECONDS
   CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
   DumpOn dump_on = DumpOn::kExit;                // BRICKPROF_DUMP_ON
+  // After each kernel, digests of the device buffers it may have written
+  // (cupti/kernel_checksums.h); synchronises the launch's stream.
+  bool checksums = false;                        // BRICKPROF_CHECKSUMS=0|1
   // Python frames kept per GPU launch (innermost first); 0: none read.
   uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
   // The roofline's roofs, in place of those computed from the device.

@@ -34,6 +34,7 @@ void add_ptx(std::string_view text, uint32_t arch, bool keep_source, std::vector
   m.sm_arch = arch;
   m.bytes = text.size();
   m.kernels = ptx_entry_names(text);
+  m.kernel_params = ptx_entry_params(text);
   if (keep_source) m.source.assign(text);
   out->push_back(std::move(m));
 }

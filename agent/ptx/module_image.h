@@ -13,12 +13,20 @@ namespace brickprof::agent {
 
 enum class ImageKind { kUnknown, kPtx, kCubin, kFatbin };
 
+// One parameter of a kernel entry, as its PTX declares it.
+struct KernelParam {
+  uint32_t bytes = 0;    // .u64: 8; .align 8 .b8 p[24]: 24
+  bool address = false;  // a 64-bit integer (.u64, .b64, .s64): what a pointer is passed as
+};
+
 struct ModuleInfo {
   uint64_t hash = 0;
   bool is_ptx = false;  // else cubin
   uint32_t sm_arch = 0;  // from the fatbin entry, 0 if unknown
   uint64_t bytes = 0;    // uncompressed size
   std::vector<std::string> kernels;  // mangled entry names
+  // PTX only: each kernel's parameters (parallel to `kernels`); empty for a cubin.
+  std::vector<std::vector<KernelParam>> kernel_params;
   std::string source;    // PTX text, kept only when asked for
 };
 
@@ -33,6 +41,10 @@ bool extract_modules(const void* image, size_t size, bool keep_source,
 
 // Mangled names of the `.entry` directives (kernels) in PTX text.
 std::vector<std::string> ptx_entry_names(std::string_view ptx);
+
+// The parameter list of each `.entry` in PTX text, in the order of
+// ptx_entry_names().
+std::vector<std::vector<KernelParam>> ptx_entry_params(std::string_view ptx);
 
 // Kernel names in a cubin: global FUNC symbols marked as CUDA entries.
 // Returns false on a malformed ELF.

@@ -18,6 +18,8 @@ void PtxRegistry::add_module(ModuleInfo module) {
     uint64_t& slot = module.is_ptx ? h.ptx : h.cubin;
     if (slot == 0) slot = module.hash;  // first module that defines it wins
   }
+  for (size_t i = 0; i < module.kernel_params.size() && i < module.kernels.size(); ++i)
+    params_.try_emplace(module.kernels[i], module.kernel_params[i]);
   by_hash_.emplace(module.hash, modules_.size());
   modules_.push_back(std::move(module));
 }
@@ -27,6 +29,15 @@ uint64_t PtxRegistry::hash_for_kernel(std::string_view mangled) const {
   auto it = kernels_.find(std::string(mangled));
   if (it == kernels_.end()) return 0;
   return it->second.ptx != 0 ? it->second.ptx : it->second.cubin;
+}
+
+bool PtxRegistry::params_for_kernel(std::string_view mangled,
+                                    std::vector<KernelParam>* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = params_.find(std::string(mangled));
+  if (it == params_.end()) return false;
+  *out = it->second;
+  return true;
 }
 
 size_t PtxRegistry::module_count() const {

@@ -28,6 +28,9 @@ class PtxRegistry {
   // Hash of the module a kernel (mangled name) came from: its PTX if the
   // registry saw PTX for it, else its cubin; 0 if unknown.
   uint64_t hash_for_kernel(std::string_view mangled) const;
+  // The kernel's parameters as the first PTX module defining it declares
+  // them; false when no PTX for it was seen (a cubin only).
+  bool params_for_kernel(std::string_view mangled, std::vector<KernelParam>* out) const;
   size_t module_count() const;
 
   // ptx[] for the trace.
@@ -47,6 +50,7 @@ class PtxRegistry {
   std::vector<ModuleInfo> modules_;
   std::unordered_map<uint64_t, size_t> by_hash_;
   std::unordered_map<std::string, KernelHashes> kernels_;
+  std::unordered_map<std::string, std::vector<KernelParam>> params_;
 };
 
 }  // namespace brickprof::agent

@@ -15,6 +15,7 @@ struct Entry {
   Digest digest;
   ElementType type = ElementType::kBytes;
   uint64_t address = 0;  // the buffer the program digested
+  ChecksumSource source = ChecksumSource::kProgram;  // kHostCopy: device memory, copied
 };
 
 inline constexpr uint64_t kNotKept = UINT64_MAX;

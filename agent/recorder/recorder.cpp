@@ -267,10 +267,10 @@ void Recorder::shapes(uint32_t signature_site) {
 }
 
 void Recorder::checksum(uint32_t name_site, ElementType type, uint64_t address,
-                        const Digest& digest) {
+                        const Digest& digest, ChecksumSource source) {
   if (!recording()) return;
   const uint64_t tsc = Clock::ticks();
-  const uint64_t index = checksum_table::add({digest, type, address});
+  const uint64_t index = checksum_table::add({digest, type, address, source});
   if (index == checksum_table::kNotKept) return;
   // A record that does not fit leaves its entry unread: counted as a digest left out.
   if (!append(EventType::kChecksum, name_site, tsc, [&](uint64_t* w) { w[2] = index; }))

@@ -132,9 +132,10 @@ class Recorder {
   static bool parse_shapes_signature(std::string_view text, NodeShape* out);
   // A digest of an output for the innermost open scope (brickprof_checksum):
   // kept in checksum_table.h, its index in a kChecksum record named
-  // `name_site` (intern_api_name of the program's name for the buffer).
+  // `name_site` (intern_api_name of the program's name for the buffer);
+  // `source` says how it was read (kHostCopy: device memory, copied).
   static void checksum(uint32_t name_site, ElementType type, uint64_t address,
-                       const Digest& digest);
+                       const Digest& digest, ChecksumSource source = ChecksumSource::kProgram);
 
   // Called on the popping thread just before a scope's end is timestamped,
   // with the kind of scope that ends; BRICKPROF_SYNC=per-layer|immediate

@@ -3,6 +3,7 @@
 #include <brickprof/brickprof.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "agent/capture/capture.h"
 #include "agent/io/host_peaks.h"
@@ -14,6 +15,12 @@
 #include "agent/recorder/text_sites.h"
 
 namespace brickprof::agent {
+
+// From agent/cupti when the GPU source is built in (cupti/device_reads.h):
+// whether `ptr` is device memory, and if so its copy (malloc'ed; null when
+// it could not be read).
+__attribute__((weak)) bool copy_if_device(const void* ptr, uint64_t bytes, void** copy);
+
 namespace {
 
 NodeKind kind_of(int32_t kind) {
@@ -105,9 +112,23 @@ void api_checksum(const char* name, const void* ptr, uint64_t count, const char*
     checksum_table::count_dropped();
     return;
   }
-  const Digest digest = digest_of(ptr, count, type);
+  // Device memory is copied to the host first (a read of it here would fault).
+  void* copy = nullptr;
+  const bool device = ptr != nullptr && count > 0 && copy_if_device &&
+                      copy_if_device(ptr,
+                                     count > UINT64_MAX / element_bytes(type)
+                                         ? UINT64_MAX
+                                         : count * element_bytes(type),
+                                     &copy);
+  if (device && copy == nullptr) {
+    checksum_table::count_dropped();
+    return;
+  }
+  const Digest digest = digest_of(device ? copy : ptr, count, type);
+  std::free(copy);
   Recorder::checksum(Recorder::intern_api_name(name ? name : ""), type,
-                     reinterpret_cast<uintptr_t>(ptr), digest);
+                     reinterpret_cast<uintptr_t>(ptr), digest,
+                     device ? ChecksumSource::kHostCopy : ChecksumSource::kProgram);
 }
 void api_counter(const char* name, double value) {
   if (!Recorder::enabled()) return;

@@ -326,6 +326,7 @@ class InputMerge {
     merged.open_scopes_at_exit += dg.open_scopes_at_exit;
     merged.scopes_cut_by_capture += dg.scopes_cut_by_capture;
     merged.records_outside_capture += dg.records_outside_capture;
+    if (dg.checksum_mode != "off") merged.checksum_mode = dg.checksum_mode;  // times perturbed
     if (dg.capture != "all") {  // which part of each run was recorded
       std::string part = was_merged_ ? dg.capture : sources_[0].label + ": " + dg.capture;
       merged.capture = merged.capture == "all" ? part : merged.capture + "; " + part;

@@ -68,6 +68,10 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
     out << line << "\n";
   else
     out << "GPU: CUPTI " << printable(t.diagnostics.cupti) << "\n";
+  if (t.diagnostics.checksum_mode != "off")
+    out << "Warning: recorded in checksum mode (" << printable(t.diagnostics.checksum_mode)
+        << "): each launch was synchronised and its outputs digested, so times are perturbed; "
+           "profile without --checksums for timing\n";
 }
 
 // The GPU column only where there is GPU work: a CPU-only run's would be
@@ -258,6 +262,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   w.field("unbalanced_pops", d.unbalanced_pops).field("open_scopes_at_exit", d.open_scopes_at_exit);
   w.field("capture", d.capture).field("scopes_cut_by_capture", d.scopes_cut_by_capture);
   w.field("records_outside_capture", d.records_outside_capture);
+  if (d.checksum_mode != "off") w.field("checksum_mode", d.checksum_mode);  // times perturbed
   w.field("scope_balanced", s.scope_balanced);
   w.key("warnings").begin_array();
   for (const std::string& warning : d.warnings) w.value(warning);

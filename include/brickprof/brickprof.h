@@ -78,7 +78,7 @@ typedef enum brickprof_brick {
 /* The machine's peaks as the program measured them (brickprof_set_host_peaks). */
 #define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) \
   BRICKPROF__CALL(brickprof_set_host_peaks((double)(gflops), (double)(gbps), (how)))
-/* A digest of a host buffer for the innermost open scope (brickprof_checksum). */
+/* A digest of a host or device buffer for the innermost open scope (brickprof_checksum). */
 #define BRICKPROF_CHECKSUM(name, ptr, count, dtype) \
   BRICKPROF__CALL(brickprof_checksum((name), (ptr), (uint64_t)(count), (dtype)))
 
@@ -130,9 +130,9 @@ static inline void brickprof_set_shapes(const char* dtype, const int64_t* dims,
                                         const uint32_t* ranks, uint32_t n_inputs,
                                         const int64_t* out_dims, uint32_t out_rank);
 /* Attaches to the innermost open scope a digest of an output the program
- * computed: `count` elements of type `dtype` at `ptr`, which must be HOST
- * memory (copy a device buffer to the host first; reading a device pointer
- * here would fault). `dtype` is "f32", "f64", "f16", "bf16", "i32", "i64",
+ * computed: `count` elements of type `dtype` at `ptr`, host or device
+ * memory (a device buffer is copied to the host after the context is
+ * synchronised, and the copy digested). `dtype` is "f32", "f64", "f16", "bf16", "i32", "i64",
  * "i8", "u8", or NULL or "bytes" (then `count` is in bytes); `name` (copied)
  * tells a scope's outputs apart. The digest (FNV-1a of the bytes, sum,
  * norms, extremes, NaN and Inf counts) is taken on the calling thread before

@@ -58,6 +58,18 @@ TEST(Run, ArgumentsAfterDashDashAreNotOptions) {
   EXPECT_EQ(r.out, "--output --help\n");
 }
 
+// --checksums is a flag (no value): the option after it keeps its own, and
+// the command is found after it with or without "--".
+TEST(Run, ChecksumsFlagSetsItsVariable) {
+  CliResult r = run_with_fake({"run", "--checksums", "--log", "off", "sh", "-c",
+                               "echo \"$BRICKPROF_CHECKSUMS|$BRICKPROF_LOG\""});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1|off\n");
+  CliResult off = run_with_fake({"run", "--", "sh", "-c", "echo \"[$BRICKPROF_CHECKSUMS]\""},
+                                {{"BRICKPROF_CHECKSUMS", std::nullopt}});
+  EXPECT_EQ(off.out, "[]\n") << "off by default: the agent's default, not set";
+}
+
 TEST(Run, SetsAgentAndOptionEnvironment) {
   CliResult r = run_with_fake(
       {"run", "--output", "/tmp/p-%p", "--formats", "json,chrome", "--log", "debug", "--buffer-mb",

@@ -207,6 +207,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.scopes_cut_by_capture = get_uint(v, c);
     else if (k == "records_outside_capture")
       d.records_outside_capture = get_uint(v, c);
+    else if (k == "checksum_mode")
+      d.checksum_mode = get_string(v, c);
     else if (k == "warnings")
       for (auto w : v.get_array()) d.warnings.emplace_back(get_string(w.value(), c));
   });

@@ -100,6 +100,7 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
       w.begin_object().field("start_ns", r.start_ns).field("end_ns", r.end_ns).end_object();
     w.end_array();
   }
+  if (d.checksum_mode != "off") w.field("checksum_mode", d.checksum_mode);  // absent: off
   w.key("warnings").begin_array();
   for (const std::string& s : d.warnings) w.value(s);
   w.end_array();

@@ -65,6 +65,10 @@ inline constexpr Setting kSettings[] = {
     {"BRICKPROF_DUMP_ON", "--dump-on", Kind::kChoice, "exit,oom", 0, 0, "exit",
      "When the trace is written: exit (at the end), or oom (also at an allocation that fails "
      "for lack of device memory, since the process often dies next; a later write replaces it)"},
+    // `brickprof run --checksums` sets it (a flag without a value).
+    {"BRICKPROF_CHECKSUMS", "", Kind::kChoice, "0,1", 0, 0, "0",
+     "Checksum mode: after each kernel, digest every device buffer it may have written "
+     "(synchronises: times are perturbed)"},
     {"BRICKPROF_CMDLINE", "--cmdline", Kind::kChoice, "full,program,none", 0, 0, "full",
      "How much of each command line a trace keeps: full, program (argv[0] only) or none"},
     {"BRICKPROF_SIGNAL_DUMP_SECONDS", "", Kind::kCount, "", 1, 3600, "20", ""},

@@ -168,6 +168,9 @@ struct Diagnostics {
   // When CUPTI's work records were switched off (between capture windows);
   // GPU work launched then has no record. Sorted; empty: never off.
   std::vector<TimeRange> activity_off;
+  // BRICKPROF_CHECKSUMS: "off", or how kernels' outputs were digested
+  // ("host-copy", "device"): the launches were synchronised, times perturbed.
+  std::string checksum_mode = "off";
   std::vector<std::string> warnings;
 };
 

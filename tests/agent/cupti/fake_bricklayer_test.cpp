@@ -343,6 +343,62 @@ TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) 
   EXPECT_FALSE(of_kind(t, "kernel").empty());
 }
 
+// Checksum mode on the executed CUDA backend (eager): every kernel's
+// written buffers are digested on its node, bricklayer's output and its own
+// brick digests (--checksums) are those of a run without checksum mode (the
+// agent never changes the host), and two such runs line up kernel by
+// kernel, bit-identical (diff --outputs passes with every output identical).
+TEST_F(FakeBricklayerTest, ChecksumModeLeavesTheProgramAloneAndDigestsEveryKernel) {
+  if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
+  std::vector<std::string> argv = {BRICKLAYER};
+  argv.insert(argv.end(), kSmallModel.begin(), kSmallModel.end());
+  argv.insert(argv.end(), {"--mode", "eager", "--probe-seconds", "0", "--checksums"});
+  auto traced = [&](const std::string& tag, bool checksums) {
+    std::map<std::string, std::string> env = kExecuting;
+    env["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
+    env["BRICKPROF_FORMATS"] = "json";
+    env["BRICKPROF_OUTPUT"] = (dir_ / tag).string();
+    if (checksums) env["BRICKPROF_CHECKSUMS"] = "1";
+    Result r = run(argv, env);
+    EXPECT_EQ(r.exit_code(), 0) << r.err;
+    std::ifstream in(dir_ / (tag + ".json"));
+    return std::make_pair(generated_lines(r.out), json::parse(in));
+  };
+  const auto [plain_out, plain] = traced("plain", false);
+  const auto [checked_out, checked] = traced("checked", true);
+  const auto [again_out, again] = traced("again", true);
+  ASSERT_NE(plain_out, "");
+  EXPECT_EQ(checked_out, plain_out);
+  EXPECT_EQ(checked["diagnostics"]["checksum_mode"], "host-copy");
+  EXPECT_TRUE(checked["diagnostics"]["warnings"].empty()) << checked["diagnostics"].dump();
+  auto program_digests = [](const json& t) {
+    std::vector<std::string> out;
+    for (const json& c : t["checksums"])
+      if (c["source"] == "program") out.push_back(c["name"].get<std::string>() + " " +
+                                                  c["fnv1a"].get<std::string>());
+    return out;
+  };
+  EXPECT_FALSE(program_digests(plain).empty());
+  EXPECT_EQ(program_digests(checked), program_digests(plain));
+  std::set<uint64_t> digested;
+  for (const json& c : checked["checksums"])
+    if (c["source"] == "host-copy") digested.insert(c["node"].get<uint64_t>());
+  for (const json* k : of_kind(checked, "kernel"))
+    EXPECT_EQ(digested.count((*k)["id"].get<uint64_t>()), 1u)
+        << (*k)["name"] << ": each kernel writes at least one buffer";
+
+  Result d = run({BRICKPROF_BIN, "diff", "--outputs", "--json", (dir_ / "checked.json").string(),
+                  (dir_ / "again.json").string()},
+                 {});
+  ASSERT_EQ(d.exit_code(), 0) << d.out << d.err;
+  const json diff = json::parse(d.out);
+  EXPECT_EQ(diff["identical"], diff["compared"].size());
+  EXPECT_GT(diff["compared"].size(), program_digests(checked).size())
+      << "the kernels' outputs are lined up too";
+  EXPECT_TRUE(diff["only_base"].empty());
+  EXPECT_TRUE(diff["only_new"].empty());
+}
+
 // Past 48 KiB of shared memory per block a kernel must opt in with
 // cuFuncSetAttribute, or the launch fails (the fake driver refuses it as a
 // real one does). An f32 GEMV over --ffn 12288 keeps 12288 * 4 = 49152

@@ -122,6 +122,16 @@ TEST(ConfigTest, CaptureSampling) {
   EXPECT_NE(all.warnings[0].find("BRICKPROF_CAPTURE=all has none"), std::string::npos);
 }
 
+TEST(ConfigTest, ChecksumMode) {
+  EXPECT_FALSE(read({}).checksums);
+  EXPECT_TRUE(read({{"BRICKPROF_CHECKSUMS", "1"}}).checksums);
+  EXPECT_FALSE(read({{"BRICKPROF_CHECKSUMS", "0"}}).checksums);
+  Config bad = read({{"BRICKPROF_CHECKSUMS", "yes"}});
+  EXPECT_FALSE(bad.checksums);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0], "BRICKPROF_CHECKSUMS='yes' is not valid; using 0 (valid: 0, 1)");
+}
+
 TEST(ConfigTest, CmdlineModes) {
   EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "full"}}).cmdline, CmdlineMode::kFull);
   EXPECT_EQ(read({{"BRICKPROF_CMDLINE", "program"}}).cmdline, CmdlineMode::kProgram);

@@ -49,6 +49,32 @@ TEST(PtxText, EntryNames) {
   EXPECT_EQ(ptx_entry_names(ptx), (std::vector<std::string>{"k1", "$k.2"}));
 }
 
+// Each entry's parameters as nvcc writes them: pointers as .u64, scalars,
+// a struct passed by value as an aligned .b8 array, and .ptr attributes.
+TEST(PtxText, EntryParams) {
+  std::string ptx =
+      ".visible .entry _Z5saxpyfPKfPfi(\n\t.param .f32 _Z5saxpyfPKfPfi_param_0,\n"
+      "\t.param .u64 .ptr .global .align 4 _Z5saxpyfPKfPfi_param_1,\n"
+      "\t.param .u64 _Z5saxpyfPKfPfi_param_2,\n\t.param .u32 _Z5saxpyfPKfPfi_param_3\n)\n"
+      "{ ret; }\n.entry none()\n{ ret; }\n"
+      ".entry s(.param .align 8 .b8 s_param_0[24], .param .f64 s_param_1)\n{ ret; }\n";
+  const auto params = ptx_entry_params(ptx);
+  ASSERT_EQ(params.size(), ptx_entry_names(ptx).size());
+  ASSERT_EQ(params[0].size(), 4u);
+  EXPECT_EQ(params[0][0].bytes, 4u);
+  EXPECT_FALSE(params[0][0].address);
+  EXPECT_TRUE(params[0][1].address);
+  EXPECT_TRUE(params[0][2].address);
+  EXPECT_EQ(params[0][2].bytes, 8u);
+  EXPECT_FALSE(params[0][3].address);
+  EXPECT_TRUE(params[1].empty());
+  ASSERT_EQ(params[2].size(), 2u);
+  EXPECT_EQ(params[2][0].bytes, 24u);
+  EXPECT_FALSE(params[2][0].address);
+  EXPECT_EQ(params[2][1].bytes, 8u);
+  EXPECT_FALSE(params[2][1].address) << "a double is not an address";
+}
+
 TEST(PtxFile, EntriesAndHash) {
   LOAD_OR_SKIP("GPU_TEST_PTX", ptx);
   EXPECT_EQ(classify_image(ptx.c_str(), 0), ImageKind::kPtx);

@@ -24,10 +24,12 @@
 // a time.
 #include "driver_memory.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -200,6 +202,20 @@ uint64_t device_memory_bytes() {
     return n > 0 ? n : kDeviceMemory;
   }();
   return bytes;
+}
+
+bool range_is_allocated(uint64_t address, uint64_t bytes) {
+  Memory& m = memory();
+  std::lock_guard<std::mutex> lock(m.mu);
+  auto inside = [&](const auto& by_start, auto size_of) {
+    auto after = by_start.upper_bound(address);
+    if (after == by_start.begin()) return false;
+    const auto& [start, entry] = *std::prev(after);
+    const uint64_t size = size_of(entry);
+    return address - start < size && bytes <= size - (address - start);
+  };
+  return inside(m.allocations, [](const Allocation& a) { return a.bytes; }) ||
+         inside(m.mappings, [](const Mapping& a) { return a.bytes; });
 }
 
 void release_pools_at_sync() {

@@ -18,4 +18,10 @@ uint64_t device_memory_bytes();
 // synchronize").
 void release_pools_at_sync();
 
+// Whether [address, address + bytes) lies inside one live allocation
+// (cuMemAlloc*, a pool's, managed, pinned) or one mapped VA range: what a
+// copy from or to device memory needs, as the driver checks it
+// (cuMemcpyDtoH: CUDA_ERROR_INVALID_VALUE otherwise).
+bool range_is_allocated(uint64_t address, uint64_t bytes);
+
 }  // namespace fake_cuda

@@ -242,10 +242,14 @@ CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes)
                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, reinterpret_cast<void*>(dst), src}));
 }
 
+// A source outside every allocation is refused, as the driver refuses it
+// (CUDA driver API, cuMemcpyDtoH: CUDA_ERROR_INVALID_VALUE; with unified
+// addressing the driver looks the pointer up in its allocations first).
 CUresult CUDAAPI cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
   cuMemcpyDtoH_v2_params p{dst, src, bytes};
   TRACED(cuMemcpyDtoH_v2, &p);
   if (dst == nullptr || src == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!range_is_allocated(src, bytes)) return call.finish(CUDA_ERROR_INVALID_VALUE);
   return call.finish(record_copy(
       call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
                        CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, dst, reinterpret_cast<void*>(src)}));

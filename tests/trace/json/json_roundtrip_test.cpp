@@ -68,6 +68,7 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(da.capture_windows, db.capture_windows);
   EXPECT_EQ(da.scopes_cut_by_capture, db.scopes_cut_by_capture);
   EXPECT_EQ(da.records_outside_capture, db.records_outside_capture);
+  EXPECT_EQ(da.checksum_mode, db.checksum_mode);
   EXPECT_EQ(da.warnings, db.warnings);
 
   ASSERT_EQ(a.devices.size(), b.devices.size());
@@ -238,6 +239,7 @@ void add_memory(Trace& t) {
   c.digest.nan = 2;
   c.digest.inf = 1;
   t.checksums.push_back(c);
+  t.diagnostics.checksum_mode = "host-copy";
 }
 
 TEST(JsonExport, RoundTripsEveryField) {

@@ -90,35 +90,19 @@ int64_t gemv_rows_per_chunk(int64_t rows, int threads) {
 
 namespace {
 
-// A pool worker has no scope of its own open, so its tiles would count for
-// none: it works under "gemv chunk", which `report --tiles` puts under the
-// brick the caller had open meanwhile. The caller's tiles are in that brick.
-class WorkerScope {
- public:
-  WorkerScope()
-      : pushed_(ThreadPool::on_worker() &&
-                brickprof_push_name(BRICKPROF_KIND_SCOPE, "gemv chunk", 0)) {}
-  ~WorkerScope() {
-    if (pushed_) brickprof_pop();
-  }
-  WorkerScope(const WorkerScope&) = delete;
-  WorkerScope& operator=(const WorkerScope&) = delete;
-
- private:
-  bool pushed_;
-};
-
 // One pool chunk of a GEMV, the macro tile, run by `rows` (gemv_tiles.h
 // has its midi and micro tiles).
 template <typename Rows>
 void gemv_chunk(int64_t r0, int64_t r1, const GemvRow& shape, Rows rows) {
-  WorkerScope scope;
+  if (!tiles_on_this_thread()) return rows(r0, r1);
   const uint64_t n = static_cast<uint64_t>(r1 - r0);
   BRICKPROF_TILE(BRICKPROF_TILE_MACRO, n * shape.elements(), n * shape.bytes());
   rows(r0, r1);
 }
 
 }  // namespace
+
+bool tiles_on_this_thread() { return !ThreadPool::on_worker(); }
 
 void CpuBackend::mul_mat(const Graph& g, const Node& n) {
   const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];

@@ -1,9 +1,11 @@
 // bricklayer under the agent, on every CPU backend this machine has: each
 // MulMat's tiles are what its blocking implies, computed here from the
-// shapes the trace carries (a pool chunk of gemv_rows_per_chunk rows is a
-// macro tile, its rows run in midi tiles of 64 and micro tiles of 16,
+// shapes the trace carries (one thread: each MulMat is one call, a macro
+// tile, its rows run in midi tiles of 64 and micro tiles of 16,
 // kernels/gemv_tiles.h), and `report --tiles` has every level of every
-// projection brick with its time, elements and bytes.
+// projection brick with its time, elements and bytes. With a pool, the
+// caller marks the chunks it runs (at most what the blocking implies) and
+// the workers none: no tile is left out for want of a scope.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,32 +24,24 @@ using brickprof::test::Result;
 using brickprof::test::run;
 using nlohmann::json;
 
-constexpr int kThreads = 2;
 const std::vector<std::string> kSmallModel = {
-    "--layers",        "2",   "--hidden",   "256",
-    "--heads",         "4",   "--kv-heads", "2",
-    "--ffn",           "512", "--vocab",    "512",
-    "--prompt",        "4",   "--tokens",   "3",
-    "--probe-seconds", "0",   "--threads",  std::to_string(kThreads)};
+    "--layers", "2",   "--hidden", "256", "--heads",  "4", "--kv-heads",      "2", "--ffn", "512",
+    "--vocab",  "512", "--prompt", "4",   "--tokens", "3", "--probe-seconds", "0"};
 
 struct Counts {
   uint64_t tiles[3] = {0, 0, 0};  // macro, midi, micro
   uint64_t elements = 0;          // per level alike: the rows × k × tokens
 };
 
-// The blocking of one MulMat of `n` rows of `k` over `m` tokens
-// (cpu_backend.cpp: gemv_rows_per_chunk; gemv_tiles.h).
+// The blocking of one MulMat of `n` rows of `k` over `m` tokens on one
+// thread: the pool runs it as one chunk, one macro tile (cpu_backend.cpp),
+// its rows in midi tiles of 64 and those in micro tiles of 16 (gemv_tiles.h).
 void add_mulmat(int64_t n, int64_t k, int64_t m, Counts& c) {
-  const int64_t grain = std::max<int64_t>(16, n / (kThreads * 8));
-  const int64_t chunk = n <= grain ? n : grain;  // one call when it fits a chunk
-  for (int64_t r0 = 0; r0 < n; r0 += chunk) {
-    const int64_t rows = std::min(chunk, n - r0);
-    ++c.tiles[0];
-    for (int64_t a = 0; a < rows; a += 64) {
-      const int64_t midi = std::min<int64_t>(64, rows - a);
-      ++c.tiles[1];
-      c.tiles[2] += static_cast<uint64_t>((midi + 15) / 16);
-    }
+  ++c.tiles[0];
+  for (int64_t a = 0; a < n; a += 64) {
+    const int64_t midi = std::min<int64_t>(64, n - a);
+    ++c.tiles[1];
+    c.tiles[2] += static_cast<uint64_t>((midi + 15) / 16);
   }
   c.elements += static_cast<uint64_t>(n * k * m);
 }
@@ -55,8 +49,9 @@ void add_mulmat(int64_t n, int64_t k, int64_t m, Counts& c) {
 class TilesTest : public brickprof::test::TempDirTest {
  protected:
   // The trace of bricklayer on `backend`, or null when this CPU lacks it.
-  json run_backend(const std::string& backend) {
-    std::vector<std::string> argv = {BRICKLAYER, "--backend", backend};
+  json run_backend(const std::string& backend, int threads) {
+    std::vector<std::string> argv = {BRICKLAYER, "--backend", backend, "--threads",
+                                     std::to_string(threads)};
     argv.insert(argv.end(), kSmallModel.begin(), kSmallModel.end());
     const std::string out = (dir_ / backend).string();
     Result r = run(argv, {{"LD_PRELOAD", BRICKPROF_AGENT_PATH},
@@ -98,7 +93,7 @@ TEST_F(TilesTest, TileCountsAreWhatTheBlockingImpliesOnEveryBackend) {
   int ran = 0;
   for (const std::string backend : {"scalar", "avx2", "avx512"}) {
     SCOPED_TRACE(backend);
-    const json t = run_backend(backend);
+    const json t = run_backend(backend, 1);
     if (t.is_null()) continue;  // not this CPU
     ASSERT_FALSE(t.is_discarded());
     ++ran;
@@ -128,6 +123,22 @@ TEST_F(TilesTest, TileCountsAreWhatTheBlockingImpliesOnEveryBackend) {
     EXPECT_EQ(got.size(), want.size());  // no tiles anywhere else
   }
   EXPECT_GE(ran, 1);  // scalar runs everywhere
+}
+
+TEST_F(TilesTest, WithAPoolTheCallerMarksItsChunksAndNoTileIsLeftOut) {
+  const json t = run_backend("scalar", 2);
+  ASSERT_FALSE(t.is_null() || t.is_discarded());
+  for (const json& w : t["diagnostics"]["warnings"])
+    EXPECT_EQ(w.get<std::string>().find("tiles left out"), std::string::npos) << w;
+  EXPECT_EQ(t["diagnostics"]["dropped_events"], 0);
+  const std::map<std::string, Counts> bricks = expected(t);
+  const json report = report_tiles("scalar");
+  uint64_t macro = 0;
+  for (const json& row : report["tiles"]["bricks"]) {
+    EXPECT_TRUE(bricks.count(row["name"].get<std::string>())) << row;  // only MulMat bricks
+    if (row["level"] == "macro") macro += row["count"].get<uint64_t>();
+  }
+  EXPECT_GT(macro, 0u);  // the caller's chunks
 }
 
 }  // namespace

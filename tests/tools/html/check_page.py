@@ -392,7 +392,8 @@ def check_tiles(page, brickprof, data_dir, out):
     for r in shares:
         words = "%.1f%% of %s" % (100 * r["of_cache"], r["cache"])
         check(words in text, f"tiles: the section says {words!r}")
-    check("L1 read" in text and "100.00GB/s" in text, "tiles: the L1 card with its bandwidth")
+    check("l1 read" in text.lower() and "100.00GB/s" in text,
+          f"tiles: the L1 card with its bandwidth: {text[:300]!r}")
     page.eval("probe.show('tiles')")
     page.screenshot(str(out / "tiles.png"))
 

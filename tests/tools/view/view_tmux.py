@@ -465,7 +465,7 @@ def scenario_tiles(brickprof, data, workdir):
     try:
         pane.mark("tiles")
         pane.run("%s view %s/analyses/tiles.json" % (brickprof, data))
-        pane.wait_text("brickprof view  tiles", "9 Tiles")
+        pane.wait_text("brickprof view  bricklayer (pid 4343 on box)", "9 Tiles")
         pane.type("9")
         # GateProjection's macro tiles: its own thread's 4 (380µs) and the worker's 4 (370µs).
         pane.wait_text("GateProjection  macro           8    750.0µs", "22.4% of L3")

@@ -27,6 +27,14 @@ __attribute__((noinline)) void mem_pairs_loaded(long n) {
   }
 }
 
+__attribute__((noinline)) void tiles_loaded(long n) {
+  BRICKPROF_BRICK_NAMED("tiled", n);
+  for (long i = 0; i < n; ++i) {
+    BRICKPROF_TILE(BRICKPROF_TILE_MICRO, 64, 256);
+    asm volatile("" ::: "memory");
+  }
+}
+
 __attribute__((noinline)) void shapes_loaded(long n) {
   for (long i = 0; i < n; ++i) {
     brickprof_set_shapes("f32", kDims, kRanks, 2, kOut, 2);

@@ -11,3 +11,7 @@ void mem_pairs_absent(long n);
 void mem_pairs_loaded(long n);
 void shapes_absent(long n);
 void shapes_loaded(long n);
+// n micro tiles (BRICKPROF_TILE) in a row inside one brick, as a blocked
+// inner loop marks them.
+void tiles_absent(long n);
+void tiles_loaded(long n);

@@ -1,8 +1,8 @@
 // Cost of one push+pop pair with the agent absent, loaded but disabled, and
 // recording, next to one cycle-counter read and one clock_gettime, all from
 // one run so the ratios hold whatever the machine's speed; and of the
-// memory pair (brickprof_mem_alloc + _free) and brickprof_set_shapes,
-// absent and recording.
+// memory pair (brickprof_mem_alloc + _free), brickprof_set_shapes and one
+// tile (BRICKPROF_TILE, in a run of tiles in one brick), absent and recording.
 //   scope_overhead [path/to/libbrickprof.so]
 #include <dlfcn.h>
 #include <unistd.h>
@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   // them all alike and the ratios stay meaningful; each keeps its best.
   Timing rdtsc, clock, absent, floor, disabled, recording;
   Timing mem_absent, mem_recording, shapes_absent_t, shapes_recording;
+  Timing tiles_absent_t, tiles_recording;
   for (int r = 0; r < kRepeats; ++r) {
     time_once(rdtsc_loop, rdtsc);
     time_once(clock_loop, clock);
@@ -115,6 +116,8 @@ int main(int argc, char** argv) {
     time_once(mem_pairs_loaded, mem_recording);
     time_once(shapes_absent, shapes_absent_t);
     time_once(shapes_loaded, shapes_recording);
+    time_once(tiles_absent, tiles_absent_t);
+    time_once(tiles_loaded, tiles_recording);
   }
 
   std::printf("%-34s %9s %12s\n", "push+pop pair (best of 7 x 1M)", "cpu ns", "x rdtsc");
@@ -134,6 +137,10 @@ int main(int argc, char** argv) {
   row("mem alloc+free pair, recording", mem_recording.ns_per_op);
   row("set_shapes (2 inputs), absent", shapes_absent_t.ns_per_op);
   row("set_shapes (2 inputs), recording", shapes_recording.ns_per_op);
+  row("tile (micro), agent absent", tiles_absent_t.ns_per_op);
+  row("tile (micro), recording", tiles_recording.ns_per_op);
+  std::printf("tile / push+pop pair, recording: %.2f (goal <= 1)\n",
+              tiles_recording.ns_per_op / recording.ns_per_op);
   std::fflush(stdout);
   _exit(0);  // skip the agent's dump of the ~14M benchmark events
 }

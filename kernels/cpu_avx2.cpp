@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include "kernels/cpu_kernels.h"
+#include "kernels/gemv_tiles.h"
 #include "kernels/q4k_simd.h"
 
 namespace bricklayer {
@@ -64,9 +65,11 @@ inline float dot_row(const BlockQ4K* w, const BlockQ8K* x, int64_t nb) {
 
 void gemv_q4k_q8(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const BlockQ8K* x, int m,
                  float* y, int64_t ldy) {
-  for (int64_t r = r0; r < r1; ++r) {
+  const GemvRow shape = {nb * kQK, nb * static_cast<int64_t>(sizeof(BlockQ4K)), m,
+                         nb * static_cast<int64_t>(sizeof(BlockQ8K))};
+  tiled_rows(r0, r1, shape, [&](int64_t r) {
     for (int t = 0; t < m; ++t) y[t * ldy + r] = dot_row(w + r * nb, x + t * nb, nb);
-  }
+  });
 }
 
 // Q8_K as quantize_row_q8k computes it, 8 values at a time: the same float
@@ -129,9 +132,10 @@ float dot(const float* a, const float* b, int64_t n) {
 
 void gemv_f32(const float* w, int64_t k, int64_t r0, int64_t r1, const float* x, int m, float* y,
               int64_t ldy) {
-  for (int64_t r = r0; r < r1; ++r) {
+  const GemvRow shape = {k, k * 4, m, k * 4};
+  tiled_rows(r0, r1, shape, [&](int64_t r) {
     for (int t = 0; t < m; ++t) y[t * ldy + r] = dot(w + r * k, x + t * k, k);
-  }
+  });
 }
 
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {

@@ -8,6 +8,9 @@
 #include <new>
 #include <stdexcept>
 
+#include <brickprof/brickprof.h>
+
+#include "kernels/gemv_tiles.h"
 #include "kernels/q4k.h"
 
 namespace bricklayer {
@@ -85,6 +88,22 @@ int64_t gemv_rows_per_chunk(int64_t rows, int threads) {
   return std::max<int64_t>(16, rows / (threads * 8));
 }
 
+namespace {
+
+// One pool chunk of a GEMV, the macro tile, run by `rows` (gemv_tiles.h
+// has its midi and micro tiles).
+template <typename Rows>
+void gemv_chunk(int64_t r0, int64_t r1, const GemvRow& shape, Rows rows) {
+  if (!tiles_on_this_thread()) return rows(r0, r1);
+  const uint64_t n = static_cast<uint64_t>(r1 - r0);
+  BRICKPROF_TILE(BRICKPROF_TILE_MACRO, n * shape.elements(), n * shape.bytes());
+  rows(r0, r1);
+}
+
+}  // namespace
+
+bool tiles_on_this_thread() { return !ThreadPool::on_worker(); }
+
 void CpuBackend::mul_mat(const Graph& g, const Node& n) {
   const Tensor& w = g.tensors[static_cast<size_t>(n.in[0])];
   const float* x = f32(n.in[1]);
@@ -94,20 +113,29 @@ void CpuBackend::mul_mat(const Graph& g, const Node& n) {
   if (w.type == WeightType::Q4K) {
     const int64_t nb = n.k / kQK;
     const auto* wq = static_cast<const BlockQ4K*>(w.host);
+    const int64_t q4k_bytes = nb * static_cast<int64_t>(sizeof(BlockQ4K));
     if (kernels_.gemv_q4k_q8) {
       const BlockQ8K* xq = q8_.get(n.in[1], x, m, n.k, kernels_.quantize_q8k);
+      const GemvRow shape = {n.k, q4k_bytes, m, nb * static_cast<int64_t>(sizeof(BlockQ8K))};
       pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
-        kernels_.gemv_q4k_q8(wq, nb, r0, r1, xq, m, y, n.n);
+        gemv_chunk(r0, r1, shape, [&](int64_t a, int64_t b) {
+          kernels_.gemv_q4k_q8(wq, nb, a, b, xq, m, y, n.n);
+        });
       });
     } else {
+      const GemvRow shape = {n.k, q4k_bytes, m, n.k * 4};
       pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
-        kernels_.gemv_q4k_f32(wq, nb, r0, r1, x, m, y, n.n);
+        gemv_chunk(r0, r1, shape, [&](int64_t a, int64_t b) {
+          kernels_.gemv_q4k_f32(wq, nb, a, b, x, m, y, n.n);
+        });
       });
     }
   } else {
     const auto* wf = static_cast<const float*>(w.host);
+    const GemvRow shape = {n.k, n.k * 4, m, n.k * 4};
     pool_.parallel_for(n.n, grain, [&](int64_t r0, int64_t r1) {
-      kernels_.gemv_f32(wf, n.k, r0, r1, x, m, y, n.n);
+      gemv_chunk(r0, r1, shape,
+                 [&](int64_t a, int64_t b) { kernels_.gemv_f32(wf, n.k, a, b, x, m, y, n.n); });
     });
   }
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/cpu_kernels.h"
+#include "kernels/gemv_tiles.h"
 #include "kernels/q4k.h"
 
 namespace bricklayer {
@@ -9,20 +10,22 @@ namespace {
 
 void gemv_q4k_f32(const BlockQ4K* w, int64_t nb, int64_t r0, int64_t r1, const float* x, int m,
                   float* y, int64_t ldy) {
-  for (int64_t r = r0; r < r1; ++r) {
+  const GemvRow shape = {nb * kQK, nb * static_cast<int64_t>(sizeof(BlockQ4K)), m, nb * kQK * 4};
+  tiled_rows(r0, r1, shape, [&](int64_t r) {
     for (int t = 0; t < m; ++t) y[t * ldy + r] = dot_q4k_f32_ref(w + r * nb, x + t * nb * kQK, nb);
-  }
+  });
 }
 
 void gemv_f32(const float* w, int64_t k, int64_t r0, int64_t r1, const float* x, int m, float* y,
               int64_t ldy) {
-  for (int64_t r = r0; r < r1; ++r) {
+  const GemvRow shape = {k, k * 4, m, k * 4};
+  tiled_rows(r0, r1, shape, [&](int64_t r) {
     for (int t = 0; t < m; ++t) {
       float s = 0;
       for (int64_t i = 0; i < k; ++i) s += w[r * k + i] * x[t * k + i];
       y[t * ldy + r] = s;
     }
-  }
+  });
 }
 
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {

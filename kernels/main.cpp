@@ -15,6 +15,7 @@
 
 #include "kernels/backends.h"
 #include "kernels/bandwidth.h"
+#include "kernels/cache_bandwidth.h"
 #include "kernels/communicator.h"
 #include "kernels/cpu_detect.h"
 #include "kernels/engine.h"
@@ -109,6 +110,8 @@ bricklayer::BrickRepeat parse_brick_repeat(const std::string& spec, const brickl
 struct Probes {
   double read_gbps = 0;
   double fma_gflops = 0;
+  bricklayer::CacheSizes caches;
+  bricklayer::CacheBandwidth cache;  // CPU backends only
 };
 
 // The read probe (any backend) and, on a CPU backend, an FMA-throughput probe
@@ -136,6 +139,12 @@ Probes run_probes(const Options& o, bricklayer::Dispatcher& backend, bricklayer:
                 "bricklayer read probe (%s, %d threads), FMA probe (%s, %d threads)", reader.name,
                 pool.size(), cpu->name, pool.size());
   BRICKPROF_SET_HOST_PEAKS(p.fma_gflops, p.read_gbps, how);
+  {
+    BRICKPROF_SCOPE("cache probe");
+    p.caches = cache_sizes();
+    p.cache = measure_cache_bandwidth(reader, p.caches, std::min(o.probe_seconds, 0.05));
+  }
+  BRICKPROF_SET_CACHE_BANDWIDTH(p.cache.gbps[0], p.cache.gbps[1], p.cache.gbps[2]);
   return p;
 }
 
@@ -255,6 +264,14 @@ void say_bandwidth(const Options& o, const Generated& g, double weight_mb, const
   if (probes.fma_gflops > 0)
     say("compute: FMA probe %.1f GFLOP/s (%s, %d threads)\n", probes.fma_gflops, backend.c_str(),
         threads);
+  if (probes.cache.gbps[0] > 0) {
+    const bricklayer::CacheSizes& c = probes.caches;
+    say("caches (one thread, sizes from %s): L1 %.1f GB/s (%lld KiB), L2 %.1f GB/s (%lld KiB), "
+        "L3 %.1f GB/s (%lld KiB)\n",
+        c.source, probes.cache.gbps[0], static_cast<long long>(c.bytes[0] >> 10),
+        probes.cache.gbps[1], static_cast<long long>(c.bytes[1] >> 10), probes.cache.gbps[2],
+        static_cast<long long>(c.bytes[2] >> 10));
+  }
 }
 
 // What one decode step issues: ops, and on a GPU the launches per token.

@@ -18,7 +18,10 @@ inline void cpu_relax() {
 // cores are shared: a spinning thread takes the time slice the thread it
 // waits for needs, so after this we block.
 constexpr int kSpins = 200;
+thread_local bool t_on_worker = false;
 }  // namespace
+
+bool ThreadPool::on_worker() { return t_on_worker; }
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -43,6 +46,7 @@ void ThreadPool::run_chunks() {
 }
 
 void ThreadPool::worker_loop() {
+  t_on_worker = true;
   uint64_t seen = 0;
   for (;;) {
     int spins = 0;

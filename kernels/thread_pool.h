@@ -20,6 +20,8 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
+  // Whether the calling thread is one of a pool's workers (not a caller).
+  static bool on_worker();
 
   // Calls fn(begin, end) over [0, n) in chunks of `grain`, on every thread,
   // and returns when all chunks are done. Not reentrant.

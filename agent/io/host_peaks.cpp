@@ -14,6 +14,7 @@ struct HostPeaks {
   double gflops;
   double gbps;
   char how[kHostPeaksHowBytes + 1];
+  double cache_gbps[3];  // L1, L2, L3
 };
 
 // Constant-initialised (all zero: nothing measured): a program's
@@ -39,10 +40,19 @@ void copy_how(const char* how, char* out) {
 }  // namespace
 
 void set_host_peaks(double gflops, double gbps, const char* how) {
-  HostPeaks next{measured_or_zero(gflops), measured_or_zero(gbps), {}};
+  HostPeaks next{measured_or_zero(gflops), measured_or_zero(gbps), {}, {}};
   copy_how(how, next.how);  // outside the lock: the caller's string may be long
   while (g_lock.test_and_set(std::memory_order_acquire)) sched_yield();
+  std::memcpy(next.cache_gbps, g_peaks.cache_gbps, sizeof next.cache_gbps);  // set apart
   g_peaks = next;
+  g_lock.clear(std::memory_order_release);
+}
+
+void set_cache_bandwidth(double l1_gbps, double l2_gbps, double l3_gbps) {
+  const double levels[3] = {measured_or_zero(l1_gbps), measured_or_zero(l2_gbps),
+                            measured_or_zero(l3_gbps)};
+  while (g_lock.test_and_set(std::memory_order_acquire)) sched_yield();
+  std::memcpy(g_peaks.cache_gbps, levels, sizeof levels);
   g_lock.clear(std::memory_order_release);
 }
 
@@ -60,7 +70,8 @@ void add_host_device(Trace& trace) {
   }
   const HostPeaks now = g_peaks;
   g_lock.clear(std::memory_order_release);
-  if (now.gflops <= 0 && now.gbps <= 0) return;
+  const bool caches = now.cache_gbps[0] > 0 || now.cache_gbps[1] > 0 || now.cache_gbps[2] > 0;
+  if (now.gflops <= 0 && now.gbps <= 0 && !caches) return;
   Device d;
   d.id = kHostDeviceId;
   d.name = "cpu";
@@ -68,6 +79,7 @@ void add_host_device(Trace& trace) {
   d.peak_gbps = now.gbps;
   d.peaks_source = now.how[0] ? std::string("measured by the program (") + now.how + ")"
                               : std::string("measured by the program");
+  std::memcpy(d.cache_gbps, now.cache_gbps, sizeof d.cache_gbps);
   trace.devices.push_back(d);
 }
 

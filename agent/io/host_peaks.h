@@ -15,10 +15,13 @@ constexpr size_t kHostPeaksHowBytes = 255;
 // `how` (may be NULL) is copied. Each call replaces the last. Thread-safe,
 // no allocation, never blocks for long.
 void set_host_peaks(double gflops, double gbps, const char* how);
+// The L1, L2 and L3 read bandwidths (GB/s) one thread measured
+// (brickprof_set_cache_bandwidth); the same rules, kept apart from the peaks.
+void set_cache_bandwidth(double l1_gbps, double l2_gbps, double l3_gbps);
 
-// Appends the "cpu" entry (id kHostDeviceId) when the last call measured
-// anything. Safe in the dump's signal handler: it waits only briefly for a
-// set in progress and otherwise says so in diagnostics.warnings.
+// Appends the "cpu" entry (id kHostDeviceId) when the last calls measured
+// anything (peaks or cache bandwidths). Safe in the dump's signal handler: it waits only briefly
+// for a set in progress and otherwise says so in diagnostics.warnings.
 void add_host_device(Trace& trace);
 
 // In a forked child: a thread of the parent may have held the lock.

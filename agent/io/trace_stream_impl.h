@@ -16,6 +16,7 @@
 #include "agent/io/gpu_attribution.h"
 #include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
+#include "agent/io/tile_events.h"
 #include "agent/io/trace_stream.h"
 #include "agent/recorder/budget.h"
 #include "agent/recorder/range_lanes.h"
@@ -153,6 +154,8 @@ struct TraceStream::Impl final : TraceSource {
   ChecksumEvents checksums;
   // The program's counter samples and tokens, read in pass 1 for the header.
   CounterEvents counters;
+  // Tiles added up per node, thread and level, read in pass 1 for the header.
+  TileEvents tiles;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

@@ -108,6 +108,7 @@ class Summarizer {
   void shapes(uint32_t, uint32_t) {}
   void checksum(uint32_t, uint32_t, uint64_t) {}
   void counter(const CounterSample&, uint32_t) {}
+  void tile(const TileStats&) {}
   void consumed(const Recorder::Segment&) {}
 
   std::vector<TimeStat> bricks() { return bricks_.take(); }

@@ -44,6 +44,11 @@ class Clock {
   static Clock fit_now();
   int64_t to_ns(uint64_t ticks) const;
   double ns_per_tick() const { return ns_per_tick_; }
+  // A length of `ticks` ticks (not a time on the line) in nanoseconds.
+  int64_t span_ns(uint64_t ticks) const {
+    return use_tsc_ ? static_cast<int64_t>(static_cast<double>(ticks) * ns_per_tick_ + 0.5)
+                    : static_cast<int64_t>(ticks);
+  }
 
  private:
   static bool use_tsc_;

@@ -8,7 +8,7 @@
 // and counts what it drops.
 #include "agent/recorder/recorder.h"
 
-#include <brickprof/detail/abi.h>
+#include <brickprof/brickprof.h>
 #include <stddef.h>
 
 #include <algorithm>
@@ -37,6 +37,9 @@ static_assert(kEventWords[BRICKPROF__RECORD_POP] == BRICKPROF__POP_WORDS);
 static_assert(offsetof(ThreadBuffer, cur) == offsetof(brickprof__thread_buffer, cur));
 static_assert(offsetof(ThreadBuffer, end) == offsetof(brickprof__thread_buffer, end));
 static_assert(sizeof(std::atomic<uint64_t*>) == sizeof(uint64_t*));
+static_assert(static_cast<uint8_t>(EventType::kTile) == BRICKPROF__RECORD_TILE);
+static_assert(kEventWords[BRICKPROF__RECORD_TILE] == BRICKPROF__TILE_WORDS);
+static_assert(BRICKPROF_TILE_LEVELS == kTileLevels);
 
 namespace {
 
@@ -290,6 +293,33 @@ void Recorder::tokens(uint64_t tokens) {
     w[2] = bits_of(static_cast<double>(tokens));
     w[3] = static_cast<uint64_t>(CounterKind::kTokens);
   });
+}
+
+void Recorder::tile(uint32_t level, uint64_t ticks, uint64_t elements, uint64_t bytes) {
+  if (!recording()) return;
+  constexpr uint32_t kWords = kEventWords[static_cast<uint8_t>(EventType::kTile)];
+  ThreadBuffer* tb = tls_buffer;
+  uint64_t* slot = nullptr;
+  if (tb) {
+    uint64_t* r = tb->cur.load(std::memory_order_relaxed) - kWords;
+    if (r == tb->last_tile && r[0] == event_tag(0, EventType::kTile)) slot = r;
+  }
+  if (!slot) {
+    uint64_t* w = next_slot(tb, kWords);
+    if (!w) return;
+    w[0] = event_tag(0, EventType::kTile);
+    w[1] = Clock::ticks();
+    std::fill(w + 2, w + kWords, 0);
+    tb->last_tile = w;
+    slot = w;
+    // Published with its first tile below: the header's adds are relaxed too.
+    tb->cur.store(w + kWords, std::memory_order_release);
+  }
+  uint64_t* s = slot + 2 + BRICKPROF__TILE_LEVEL_WORDS * level;
+  __atomic_store_n(&s[0], s[0] + 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&s[1], s[1] + ticks, __ATOMIC_RELAXED);
+  __atomic_store_n(&s[2], s[2] + elements, __ATOMIC_RELAXED);
+  __atomic_store_n(&s[3], s[3] + bytes, __ATOMIC_RELAXED);
 }
 
 namespace {

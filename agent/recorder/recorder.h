@@ -33,6 +33,8 @@ enum class EventType : uint8_t {
   kChecksum,    // a = index in checksum_table.h; site = the output's name, for the
                 //   innermost scope
   kCounter,     // a = value (double bits), b = CounterKind; site = its name
+  kTile,        // tsc = the first tile's start, then per tile level its count, ticks,
+                //   elements and bytes (BRICKPROF__RECORD_TILE), for the innermost scope
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -40,7 +42,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF__RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4, 14};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -122,6 +124,10 @@ class Recorder {
   // or `tokens` tokens produced, on this thread, under its innermost scope.
   static void counter(uint32_t name_site, double value);
   static void tokens(uint64_t tokens);
+  // One tile of `level` (< kTileLevels) that took `ticks`, added to this
+  // thread's last record if that is a tile record (no push or pop since),
+  // else to a new one.
+  static void tile(uint32_t level, uint64_t ticks, uint64_t elements, uint64_t bytes);
   // The text a shapes record carries: "dtype|inputs|output", the inputs
   // separated by ';', each shape its dims joined by 'x', a rank-0 shape
   // "_": "f32|1x4096;4096x4096|1x4096"; no inputs: "f32||1x4096".

@@ -10,6 +10,7 @@
 #include "agent/lifecycle/agent.h"
 #include "agent/python/python_frames.h"
 #include "agent/recorder/checksum_table.h"
+#include "agent/recorder/clock.h"
 #include "agent/recorder/recorder.h"
 #include "agent/recorder/shape_text.h"
 #include "agent/recorder/text_sites.h"
@@ -140,6 +141,16 @@ void api_counter(const char* name, double value) {
 }
 void api_tokens(uint64_t n) { Recorder::tokens(n); }
 
+uint64_t api_tile_ticks() { return Clock::ticks(); }
+void api_tile(int32_t level, uint64_t ticks, uint64_t elements, uint64_t bytes) {
+  if (!Recorder::enabled()) return;
+  if (level < 0 || level >= BRICKPROF_TILE_LEVELS) {
+    Recorder::count_dropped();  // not a level the trace has
+    return;
+  }
+  Recorder::tile(static_cast<uint32_t>(level), ticks, elements, bytes);
+}
+
 brickprof__thread_buffer* api_thread_buffer() {
   return static_cast<brickprof__thread_buffer*>(Recorder::thread_buffer());
 }
@@ -168,6 +179,9 @@ constinit brickprof__api_table g_api = {
     api_checksum,
     api_counter,
     api_tokens,
+    api_tile_ticks,
+    api_tile,
+    set_cache_bandwidth,
 };
 
 }  // namespace

@@ -41,6 +41,7 @@ struct ThreadBuffer {
   uint32_t depth = 0;
   static constexpr uint32_t kMaxDepth = 128;
   uint32_t* stack = nullptr;  // open site ids for the scope-end hook, made on first need
+  uint64_t* last_tile = nullptr;  // the tile record Recorder::tile wrote last (still last?)
   int64_t retired_ns = 0;     // while waiting in the graveyard for reuse
   ThreadBuffer* next_retired = nullptr;
 };

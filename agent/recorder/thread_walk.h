@@ -25,6 +25,8 @@
 //       for the innermost open node, kNoNode outside every node
 //   void counter(const CounterSample& s, uint32_t name_site)   a program's counter sample or
 //       tokens, its scope the innermost open node, its name left for the visitor (kTokens: none)
+//   void tile(const TileStats& s)   one level's tiles of a kTile record, its node the
+//       innermost open node (kNoNode outside every node), its thread this one's
 //   void consumed(const Recorder::Segment& segment)   a segment was read to its end
 // (`top` is kNoNode outside every node).
 #pragma once
@@ -168,6 +170,9 @@ class ThreadWalk {
       case EventType::kCounter:
         v.counter(counter_sample(e, top), e.site());
         break;
+      case EventType::kTile:
+        tiles(e, top, v);
+        break;
     }
   }
 
@@ -198,6 +203,22 @@ class ThreadWalk {
   uint32_t tid() const { return te_.tid; }
 
  private:
+  // A kTile record (recorder.h): each level that has tiles.
+  void tiles(const Event& e, uint32_t top, Visitor& v) const {
+    const uint64_t* w = reinterpret_cast<const uint64_t*>(&e) + 2;
+    for (uint32_t level = 0; level < kTileLevels; ++level, w += 4) {
+      if (w[0] == 0) continue;
+      TileStats s;
+      s.node = top;
+      s.thread = te_.tid;
+      s.level = static_cast<TileLevel>(level);
+      s.count = w[0];
+      s.total_ns = clock_.span_ns(w[1]);
+      s.elements = w[2];
+      s.bytes = w[3];
+      v.tile(s);
+    }
+  }
   // A kCounter record (Recorder::counter, Recorder::tokens) as the trace's sample.
   CounterSample counter_sample(const Event& e, uint32_t top) const {
     CounterSample s;

@@ -246,7 +246,7 @@ class InputMerge {
   }
 
   // Memory events and counter samples follow their threads, devices, scopes
-  // and stacks (shapes and checksums their nodes); host
+  // and stacks (shapes, checksums and tiles their nodes); host
   // memory keeps the host's device id. Put in time order with the other
   // inputs' once all are in (sort_memory).
   void append_memory(const Alignment& align) {
@@ -271,6 +271,11 @@ class InputMerge {
       if (c.scope != kNoNode) copy.scope += node_base_;
       copy.name = out_.strings.intern(t_.strings.view(c.name));
       out_.counters.push_back(copy);
+    }
+    for (const TileStats& s : t_.tiles) {  // by node, as the nodes are appended
+      out_.tiles.push_back(s);
+      out_.tiles.back().node += node_base_;
+      out_.tiles.back().thread = thread_of(s.thread);
     }
     for (const OutputChecksum& c : t_.checksums) {
       out_.checksums.push_back(c);

@@ -14,7 +14,7 @@ namespace {
 enum class Mark : uint8_t { kUnknown, kInside, kOutside };
 
 // Memory events and counter samples follow their scope (one made outside
-// every scope is kept when `unscoped` says its thread is), shapes and
+// every scope is kept when `unscoped` says its thread is), shapes, tiles and
 // checksums their node.
 template <typename Unscoped>
 void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Unscoped unscoped,
@@ -30,6 +30,11 @@ void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Un
       continue;
     t.counters.push_back(c);
     if (c.scope < renumbered.size()) t.counters.back().scope = renumbered[c.scope];
+  }
+  for (const TileStats& s : trace.tiles) {
+    if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;
+    t.tiles.push_back(s);
+    t.tiles.back().node = renumbered[s.node];
   }
   for (const NodeShape& s : trace.shapes) {
     if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;

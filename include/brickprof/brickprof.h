@@ -43,6 +43,23 @@ typedef enum brickprof_brick {
   BRICKPROF_BRICK_CUSTOM = -1            /* a brick known by its name */
 } brickprof_brick;
 
+/* The levels of a cache-blocked operation's tiles (BRICKPROF_TILE): a
+ * macro tile is sized for the last-level cache (L3), a midi tile for L2, a
+ * micro tile for L1 and the registers. `brickprof report --tiles` sets each
+ * level's bytes per second against that cache's measured bandwidth. */
+typedef enum brickprof_tile_level {
+  BRICKPROF_TILE_MACRO = 0,
+  BRICKPROF_TILE_MIDI = 1,
+  BRICKPROF_TILE_MICRO = 2,
+  BRICKPROF_TILE_LEVELS = 3 /* how many levels there are */
+} brickprof_tile_level;
+
+/* A started tile (brickprof_tile_begin); copy it, do not look inside. */
+typedef struct brickprof_tile {
+  uint64_t start;
+  int how;
+} brickprof_tile;
+
 #ifdef __cplusplus
 /* C++: each opens a scope that lasts until the end of the enclosing block. */
 /* Layer `index`. */
@@ -59,6 +76,12 @@ typedef enum brickprof_brick {
   BRICKPROF__GUARD(BRICKPROF_KIND_SCOPE, BRICKPROF_BRICK_CUSTOM, (literal), 0)
 /* A scope of a brickprof_kind with a name built at run time (copied). */
 #define BRICKPROF_SCOPE_DYNAMIC(kind, name, arg) BRICKPROF__GUARD_NAMED((kind), (name), (arg))
+/* One tile of a cache-blocked loop, of a brickprof_tile_level, over
+ * `elements` elements and `bytes` bytes read and written, timed from here
+ * to the end of the block. Tiles are not scopes: each is added to its
+ * level's count, time, elements and bytes for the innermost open scope (a
+ * brick), with no event of its own, so it may stay in an inner loop. */
+#define BRICKPROF_TILE(level, elements, bytes) BRICKPROF__TILE_GUARD((level), (elements), (bytes))
 #endif
 
 /* C and C++: statements; each push needs a BRICKPROF_POP() in its block. */
@@ -78,6 +101,10 @@ typedef enum brickprof_brick {
 /* The machine's peaks as the program measured them (brickprof_set_host_peaks). */
 #define BRICKPROF_SET_HOST_PEAKS(gflops, gbps, how) \
   BRICKPROF__CALL(brickprof_set_host_peaks((double)(gflops), (double)(gbps), (how)))
+/* Each cache level's read bandwidth as the program measured it (brickprof_set_cache_bandwidth). */
+#define BRICKPROF_SET_CACHE_BANDWIDTH(l1_gbps, l2_gbps, l3_gbps) \
+  BRICKPROF__CALL(                                               \
+      brickprof_set_cache_bandwidth((double)(l1_gbps), (double)(l2_gbps), (double)(l3_gbps)))
 /* A digest of a host or device buffer for the innermost open scope (brickprof_checksum). */
 #define BRICKPROF_CHECKSUM(name, ptr, count, dtype) \
   BRICKPROF__CALL(brickprof_checksum((name), (ptr), (uint64_t)(count), (dtype)))
@@ -97,6 +124,14 @@ typedef enum brickprof_brick {
 #define BRICKPROF_COUNTER(name, value) BRICKPROF__CALL(brickprof_counter((name), (double)(value)))
 #define BRICKPROF_TOKENS(n) BRICKPROF__CALL(brickprof_tokens((uint64_t)(n)))
 
+/* C and C++: a tile as two statements (BRICKPROF_TILE):
+ *   brickprof_tile t = BRICKPROF_TILE_BEGIN();
+ *   ... the tile's work ...
+ *   BRICKPROF_TILE_END(t, BRICKPROF_TILE_MICRO, elements, bytes); */
+#define BRICKPROF_TILE_BEGIN() BRICKPROF__TILE_BEGIN()
+#define BRICKPROF_TILE_END(tile, level, elements, bytes) \
+  BRICKPROF__TILE_END((tile), (level), (elements), (bytes))
+
 /* Functions, never compiled out. */
 /* Opens a scope with a name the agent copies; 1 if brickprof_pop() must follow. */
 static inline int brickprof_push_name(brickprof_kind kind, const char* name, uint64_t arg);
@@ -112,6 +147,12 @@ static inline int brickprof_is_enabled(void);
  * the CPU roofline, 0 for a figure not measured; `how` (copied, may be NULL)
  * says how they were measured. Each call replaces the last; thread-safe. */
 static inline void brickprof_set_host_peaks(double gflops, double gbps, const char* how);
+/* The read bandwidth (GB/s, 1e9 B/s) one thread reached over working sets
+ * the size of the L1, L2 and L3 caches, 0 for a level not measured:
+ * `brickprof report --tiles` sets each tile level's bytes per second against
+ * its cache's (macro: L3, midi: L2, micro: L1). Each call replaces the last;
+ * thread-safe; an agent older than this header ignores it. */
+static inline void brickprof_set_cache_bandwidth(double l1_gbps, double l2_gbps, double l3_gbps);
 /* `bytes` at `ptr` handed out by the program's pool `pool` (NULL: "(program)");
  * pair each with a brickprof_mem_free of the same pointer and pool. Each is
  * one event in the trace, with the innermost open scope (and Python line)
@@ -155,6 +196,15 @@ static inline void brickprof_counter(const char* name, double value);
  * calling thread under its innermost open scope, and an agent older than
  * this header ignores them. */
 static inline void brickprof_tokens(uint64_t n);
+/* Starts a tile: reads the clock while the agent records (and has tiles),
+ * nothing otherwise. */
+static inline brickprof_tile brickprof_tile_begin(void);
+/* Ends `tile`: adds it, with its `elements` and `bytes`, to `level`'s
+ * figures for the calling thread's innermost open scope. A level that is
+ * not a brickprof_tile_level, or a tile outside every scope, is left out and
+ * counted. Costs about what a scope's push and pop cost together. */
+static inline void brickprof_tile_end(brickprof_tile tile, brickprof_tile_level level,
+                                      uint64_t elements, uint64_t bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -72,6 +72,29 @@ void fake_tokens(uint64_t n) {
   g_tokens += n;
 }
 
+// The fake's clock advances 10 ticks a read; what the last tile brought.
+uint64_t g_ticks = 0;
+int32_t g_tile_level = -1;
+uint64_t g_tile_ticks = 0, g_tile_elements = 0, g_tile_bytes = 0;
+uint64_t fake_tile_ticks() {
+  ++g_calls;
+  return g_ticks += 10;
+}
+double g_cache[3] = {0, 0, 0};
+void fake_set_cache_bandwidth(double l1, double l2, double l3) {
+  ++g_calls;
+  g_cache[0] = l1;
+  g_cache[1] = l2;
+  g_cache[2] = l3;
+}
+void fake_tile(int32_t level, uint64_t ticks, uint64_t elements, uint64_t bytes) {
+  ++g_calls;
+  g_tile_level = level;
+  g_tile_ticks = ticks;
+  g_tile_elements = elements;
+  g_tile_bytes = bytes;
+}
+
 // A version-2 table `size` bytes long; the memory after it still holds a
 // callable pointer, so a header that ignored `size` would call it.
 void make_table(size_t size) {
@@ -86,6 +109,9 @@ void make_table(size_t size) {
   g_table.checksum = fake_checksum;
   g_table.counter = fake_counter;
   g_table.tokens = fake_tokens;
+  g_table.tile_ticks = fake_tile_ticks;
+  g_table.tile = fake_tile;
+  g_table.set_cache_bandwidth = fake_set_cache_bandwidth;
   g_calls = 0;
 }
 
@@ -120,7 +146,10 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(offsetof(brickprof__api_table, checksum), 104u);
   EXPECT_EQ(offsetof(brickprof__api_table, counter), 112u);
   EXPECT_EQ(offsetof(brickprof__api_table, tokens), 120u);
-  EXPECT_EQ(sizeof(brickprof__api_table), 128u);
+  EXPECT_EQ(offsetof(brickprof__api_table, tile_ticks), 128u);
+  EXPECT_EQ(offsetof(brickprof__api_table, tile), 136u);
+  EXPECT_EQ(offsetof(brickprof__api_table, set_cache_bandwidth), 144u);
+  EXPECT_EQ(sizeof(brickprof__api_table), 152u);
 
   EXPECT_EQ(offsetof(brickprof__site, name), 0u);
   EXPECT_EQ(offsetof(brickprof__site, kind), 8u);
@@ -138,6 +167,11 @@ TEST(HeaderAbi, LayoutIsTheOneProgramsWereBuiltWith) {
   EXPECT_EQ(BRICKPROF__FAST_OFF, 0u);
   EXPECT_EQ(BRICKPROF__FAST_INLINE, 1u);
   EXPECT_EQ(BRICKPROF__FAST_CALL, 2u);
+  EXPECT_EQ(BRICKPROF__RECORD_TILE, 12u);
+  EXPECT_EQ(BRICKPROF__TILE_WORDS, 14);
+  EXPECT_EQ(BRICKPROF_TILE_MACRO, 0);
+  EXPECT_EQ(BRICKPROF_TILE_MIDI, 1);
+  EXPECT_EQ(BRICKPROF_TILE_MICRO, 2);
   EXPECT_EQ(BRICKPROF_KIND_LAYER, 0);
   EXPECT_EQ(BRICKPROF_KIND_BRICK, 1);
   EXPECT_EQ(BRICKPROF_KIND_SCOPE, 2);
@@ -294,4 +328,47 @@ TEST(HeaderAbi, AgentWithCountersIsCalled) {
   EXPECT_EQ(g_calls, 3);
   EXPECT_EQ(g_counter, 0.75);
   EXPECT_EQ(g_tokens, 7u);
+}
+
+// An agent whose table ends before `tile` knows no tile record: the header
+// neither calls it nor writes one (its fast path stays off for tiles).
+TEST(HeaderAbi, OlderAgentWithoutTilesIsNotCalled) {
+  make_table(offsetof(brickprof__api_table, tile_ticks));
+  g_table.fast_state = BRICKPROF__FAST_CALL;
+  { BRICKPROF_TILE(BRICKPROF_TILE_MICRO, 1, 4); }
+  brickprof_tile tile = brickprof_tile_begin();
+  EXPECT_EQ(tile.how, 0);
+  brickprof_tile_end(tile, BRICKPROF_TILE_MIDI, 1, 4);
+  make_table(offsetof(brickprof__api_table, tile));  // tile_ticks, not yet tile
+  g_table.fast_state = BRICKPROF__FAST_CALL;
+  BRICKPROF_TILE_END(BRICKPROF_TILE_BEGIN(), BRICKPROF_TILE_MACRO, 1, 4);
+  EXPECT_EQ(g_calls, 0);
+}
+
+// Where the header cannot write the record (here: the agent says "call"),
+// a tile is the agent's clock read twice and one call with what it took.
+TEST(HeaderAbi, AgentWithTilesIsCalled) {
+  make_table(sizeof(brickprof__api_table));
+  g_table.fast_state = BRICKPROF__FAST_CALL;
+  { BRICKPROF_TILE(BRICKPROF_TILE_MIDI, 100, 400); }
+  EXPECT_EQ(g_calls, 3);
+  EXPECT_EQ(g_tile_level, BRICKPROF_TILE_MIDI);
+  EXPECT_EQ(g_tile_ticks, 10u);
+  EXPECT_EQ(g_tile_elements, 100u);
+  EXPECT_EQ(g_tile_bytes, 400u);
+  g_table.fast_state = BRICKPROF__FAST_OFF;  // not recording: not even the clock
+  brickprof_tile_end(brickprof_tile_begin(), BRICKPROF_TILE_MICRO, 1, 1);
+  EXPECT_EQ(g_calls, 3);
+}
+
+TEST(HeaderAbi, CacheBandwidthReachesOnlyAnAgentThatHasIt) {
+  make_table(offsetof(brickprof__api_table, set_cache_bandwidth));
+  BRICKPROF_SET_CACHE_BANDWIDTH(100, 50, 25);
+  EXPECT_EQ(g_calls, 0);
+  make_table(sizeof(brickprof__api_table));
+  brickprof_set_cache_bandwidth(100, 50, 25);
+  EXPECT_EQ(g_calls, 1);
+  EXPECT_EQ(g_cache[0], 100);
+  EXPECT_EQ(g_cache[1], 50);
+  EXPECT_EQ(g_cache[2], 25);
 }

@@ -42,6 +42,8 @@ int use_the_api() {
   BRICKPROF_POP();
   BRICKPROF_POP();
   BRICKPROF_SET_HOST_PEAKS(500, 20, "measured");
+  BRICKPROF_SET_CACHE_BANDWIDTH(200, 100, 50);
+  brickprof_set_cache_bandwidth(0, 0, 0);
   {
     BRICKPROF_BRICK(BRICKPROF_BRICK_UP_PROJECTION, 4096);
     static const int64_t dims[] = {1, 4096, 4096, 4096}, out[] = {1, 4096};
@@ -67,6 +69,17 @@ int use_the_api() {
   brickprof_tokens(1);
   BRICKPROF_COUNTER("queue_depth", 3);
   BRICKPROF_TOKENS(2);
+  {
+    BRICKPROF_BRICK(BRICKPROF_BRICK_DOWN_PROJECTION, 4096);
+    BRICKPROF_TILE(BRICKPROF_TILE_MACRO, 4096, 1 << 20);
+    brickprof_tile tile = BRICKPROF_TILE_BEGIN();
+    BRICKPROF_TILE_END(tile, BRICKPROF_TILE_MIDI, 64, 256);
+    tile = brickprof_tile_begin();
+    if (tile.how != 0) ++failures;  // no agent: no clock read
+    brickprof_tile_end(tile, BRICKPROF_TILE_MICRO, 8, 32);
+    static_assert(BRICKPROF_TILE_LEVELS == BRICKPROF_TILE_MICRO + 1,
+                  "the count follows the last level");
+  }
   if (brickprof_is_enabled() != 0) ++failures;
   brickprof_kind kind = BRICKPROF_KIND_LAYER;
   brickprof_brick brick = BRICKPROF_BRICK_CUSTOM;

@@ -100,6 +100,10 @@ void fake_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* ran
 // bricklayer reports its tokens; this test counts memory only.
 void fake_counter(const char*, double) {}
 void fake_tokens(uint64_t) {}
+// Its GEMVs mark tiles and its probes report cache bandwidths; counted elsewhere (tiles_test).
+uint64_t fake_tile_ticks() { return 0; }
+void fake_tile(int32_t, uint64_t, uint64_t, uint64_t) {}
+void fake_set_cache_bandwidth(double, double, double) {}
 
 }  // namespace
 
@@ -122,7 +126,10 @@ extern "C" __attribute__((visibility("default"))) const brickprof__api_table* br
                                  fake_set_shapes,
                                  nullptr,  // checksum: never called without --checksums
                                  fake_counter,
-                                 fake_tokens};
+                                 fake_tokens,
+                                 fake_tile_ticks,
+                                 fake_tile,
+                                 fake_set_cache_bandwidth};
   return &g_table;
 }
 

@@ -61,7 +61,7 @@ TEST(ReportHtml, WritesOneSelfContainedPageAndSaysWhere) {
   EXPECT_EQ(views, (std::vector<std::string>{"analyze", "collectives", "critical-path", "gpu-idle",
                                              "imbalance", "launches", "memory", "numerics",
                                              "rank-path", "ranks", "roofline", "summary",
-                                             "tokens", "transfers"}));
+                                             "tiles", "tokens", "transfers"}));
   EXPECT_EQ(data["timeline"]["slices"]["dur"].size(), data["timeline"]["slices"]["node"].size());
   EXPECT_GT(data["icicle"]["name"].size(), 1u);
 }

@@ -214,6 +214,17 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
   });
 }
 
+// "cache_gbps": the L1, L2 and L3 read bandwidths, three numbers >= 0.
+void read_cache_gbps(od::value& v, Device& dev, Cursor& c) {
+  size_t i = 0;
+  for (auto element : v.get_array()) {
+    const double gbps = get_double(element.value(), c);
+    if (i >= 3 || !(gbps >= 0)) fail(c.describe() + ": three bandwidths >= 0 (L1, L2, L3)");
+    dev.cache_gbps[i++] = gbps;
+  }
+  if (i != 3) fail(c.describe() + ": three bandwidths >= 0 (L1, L2, L3)");
+}
+
 void read_devices(od::array arr, std::vector<Device>& out, Cursor& c) {
   each_element(arr, "devices", c, [&](od::object obj) {
     Device dev;
@@ -238,6 +249,8 @@ void read_devices(od::array arr, std::vector<Device>& out, Cursor& c) {
         dev.peaks_source = get_string(v, c);
       else if (k == "memory_bytes")
         dev.memory_bytes = get_uint(v, c);
+      else if (k == "cache_gbps")
+        read_cache_gbps(v, dev, c);
     });
     out.push_back(std::move(dev));
   });

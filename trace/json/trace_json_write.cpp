@@ -117,6 +117,11 @@ void write_devices(JsonWriter& w, const std::vector<Device>& devices) {
     w.field("peak_gflops", d.peak_gflops).field("peak_gbps", d.peak_gbps);
     w.field("peaks_source", d.peaks_source);
     if (d.memory_bytes) w.field("memory_bytes", d.memory_bytes);
+    if (d.cache_gbps[0] > 0 || d.cache_gbps[1] > 0 || d.cache_gbps[2] > 0) {
+      w.key("cache_gbps").begin_array();
+      for (double gbps : d.cache_gbps) w.value(gbps);
+      w.end_array();
+    }
     w.end_object();
   }
   w.end_array();
@@ -371,6 +376,19 @@ void write_trace_json_counters(JsonWriter& w, const Trace& t) {
       w.field("tokens", static_cast<uint64_t>(s.value));
     else
       w.field("name", t.strings.view(s.name)).field("value", s.value);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_trace_json_tiles(JsonWriter& w, const Trace& t) {
+  if (t.tiles.empty()) return;
+  w.key("tiles").begin_array();
+  for (const TileStats& s : t.tiles) {
+    w.newline().begin_object();
+    w.field("node", s.node).field("thread", s.thread).field("level", tile_level_name(s.level));
+    w.field("count", s.count).field("total_ns", s.total_ns);
+    w.field("elements", s.elements).field("bytes", s.bytes);
     w.end_object();
   }
   w.end_array();

@@ -15,6 +15,7 @@
 #include "trace/model/ids.h"
 #include "trace/model/memory.h"
 #include "trace/model/string_table.h"
+#include "trace/model/tiles.h"
 
 namespace brickprof {
 
@@ -188,6 +189,10 @@ struct Device {
   // "override", "default"
   std::string peaks_source;
   uint64_t memory_bytes = 0;  // the device's memory (cuDeviceTotalMem); 0: not known
+  // The host: the read bandwidth (GB/s) one thread reached over working sets
+  // of the L1, L2 and L3 caches' sizes, as the program measured it
+  // (brickprof_set_cache_bandwidth); 0: not measured.
+  double cache_gbps[3] = {0, 0, 0};
 };
 
 struct PtxModule {
@@ -262,6 +267,8 @@ struct Trace {
   std::vector<OutputChecksum> checksums;
   // The program's counter samples and tokens in time order (counters.h).
   std::vector<CounterSample> counters;
+  // Tiles added up per node, thread and level (tiles.h), by node.
+  std::vector<TileStats> tiles;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

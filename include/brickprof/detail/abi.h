@@ -43,6 +43,16 @@ typedef struct brickprof__site {
 #define BRICKPROF__PUSH_WORDS 3
 #define BRICKPROF__POP_WORDS 2
 #define BRICKPROF__RECORD_LAYOUT 2u /* bumped whenever the above changes */
+/* Tiles (brickprof_tile_begin/end) add up in place, in a record of their
+ * own: the tag (type << 32), the cycle counter when its first tile ended, then for
+ * each brickprof_tile_level its count, ticks, elements and bytes. The
+ * header writes one only to an agent whose table has `tile` (which knows
+ * it), and adds a tile to it while it is still its thread's last record, so
+ * a run of tiles with no push or pop between them is one record, under the
+ * scope open there. */
+#define BRICKPROF__RECORD_TILE 12ull
+#define BRICKPROF__TILE_LEVEL_WORDS 4
+#define BRICKPROF__TILE_WORDS (2 + 3 * BRICKPROF__TILE_LEVEL_WORDS)
 
 /* The head of one thread's buffer: the next free record and the end of the
  * current chunk. Only its thread writes `cur`; the agent reads it at exit. */
@@ -101,6 +111,15 @@ typedef struct brickprof__api_table {
    * (brickprof_counter, brickprof_tokens). */
   void (*counter)(const char* name, double value);
   void (*tokens)(uint64_t n);
+  /* Tiles, where the header cannot write their record itself: the
+   * recorder's clock now, and one tile of `level` (brickprof_tile_level)
+   * that took `ticks` of it, added to the calling thread's tile record. */
+  uint64_t (*tile_ticks)(void);
+  void (*tile)(int32_t level, uint64_t ticks, uint64_t elements, uint64_t bytes);
+  /* The read bandwidth (GB/s) one thread measured with working sets of the
+   * L1, L2 and L3 caches' sizes; 0 = not measured. Each call replaces the
+   * last; thread-safe. The trace's "cpu" devices[] entry gets them. */
+  void (*set_cache_bandwidth)(double l1_gbps, double l2_gbps, double l3_gbps);
 } brickprof__api_table;
 
 /* Whether `api` has `field` (an agent older than this header may not). */

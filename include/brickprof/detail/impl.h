@@ -48,6 +48,11 @@ static inline void brickprof_set_host_peaks(double gflops, double gbps, const ch
   const brickprof__api_table* api = brickprof__api();
   if (api && BRICKPROF__HAS(api, set_host_peaks)) api->set_host_peaks(gflops, gbps, how);
 }
+static inline void brickprof_set_cache_bandwidth(double l1_gbps, double l2_gbps, double l3_gbps) {
+  const brickprof__api_table* api = brickprof__api();
+  if (api && BRICKPROF__HAS(api, set_cache_bandwidth))
+    api->set_cache_bandwidth(l1_gbps, l2_gbps, l3_gbps);
+}
 static inline void brickprof_checksum(const char* name, const void* ptr, uint64_t count,
                                       const char* dtype) {
   const brickprof__api_table* api = brickprof__api();
@@ -78,6 +83,20 @@ static inline void brickprof_tokens(uint64_t n) {
   if (api && BRICKPROF__HAS(api, tokens)) api->tokens(n);
 }
 
+static inline brickprof_tile brickprof__tile_none(void) {
+  brickprof_tile none = {0, 0};
+  return none;
+}
+static inline brickprof_tile brickprof_tile_begin(void) {
+  const brickprof__api_table* api = brickprof__api();
+  brickprof_tile none = {0, 0};
+  return api ? brickprof__tile_begin_fast(api) : none;
+}
+static inline void brickprof_tile_end(brickprof_tile tile, brickprof_tile_level level,
+                                      uint64_t elements, uint64_t bytes) {
+  if (tile.how) brickprof__tile_end_fast(brickprof__api(), tile, (int32_t)level, elements, bytes);
+}
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -99,9 +118,14 @@ static inline void brickprof_tokens(uint64_t n) {
     (void)brickprof__push_site(&brickprof__site_here, (uint64_t)(arg));            \
   } while (0)
 #define BRICKPROF__CALL(call) (call)
+#define BRICKPROF__TILE_BEGIN() brickprof_tile_begin()
+#define BRICKPROF__TILE_END(tile, level, elements, bytes) \
+  brickprof_tile_end((tile), (level), (uint64_t)(elements), (uint64_t)(bytes))
 #else
 #define BRICKPROF__PUSH(kind, brick, name, arg) ((void)0)
 #define BRICKPROF__CALL(call) ((void)0)
+#define BRICKPROF__TILE_BEGIN() brickprof__tile_none()
+#define BRICKPROF__TILE_END(tile, level, elements, bytes) ((void)(tile))
 #endif
 
 #ifdef __cplusplus
@@ -128,6 +152,22 @@ class brickprof__scope_guard {
  private:
   const brickprof__api_table* api_;
   int how_; /* what brickprof__push_fast returned */
+};
+
+/* Ends its tile (brickprof_tile_end) at the end of the block. */
+class brickprof__tile_guard {
+ public:
+  brickprof__tile_guard(brickprof_tile_level level, uint64_t elements, uint64_t bytes)
+      : tile_(brickprof_tile_begin()), level_(level), elements_(elements), bytes_(bytes) {}
+  ~brickprof__tile_guard() { brickprof_tile_end(tile_, level_, elements_, bytes_); }
+  brickprof__tile_guard(const brickprof__tile_guard&) = delete;
+  brickprof__tile_guard& operator=(const brickprof__tile_guard&) = delete;
+
+ private:
+  brickprof_tile tile_;
+  brickprof_tile_level level_;
+  uint64_t elements_;
+  uint64_t bytes_;
 };
 
 /* The lists laid out as the C call takes them: on the stack up to
@@ -178,9 +218,13 @@ inline void brickprof_set_shapes(const char* dtype,
 /* A guard over a name the agent copies. */
 #define BRICKPROF__GUARD_NAMED(kind, name, arg) \
   ::brickprof__scope_guard BRICKPROF__UNIQUE(brickprof__guard_)((kind), (name), (arg))
+#define BRICKPROF__TILE_GUARD(level, elements, bytes)          \
+  ::brickprof__tile_guard BRICKPROF__UNIQUE(brickprof__tile_)( \
+      (level), static_cast<uint64_t>(elements), static_cast<uint64_t>(bytes))
 #else
 #define BRICKPROF__GUARD(kind, brick, name, arg) ((void)0)
 #define BRICKPROF__GUARD_NAMED(kind, name, arg) ((void)0)
+#define BRICKPROF__TILE_GUARD(level, elements, bytes) ((void)0)
 #endif
 
 #endif /* __cplusplus */

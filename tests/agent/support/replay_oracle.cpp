@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "agent/recorder/checksum_table.h"
 
@@ -106,8 +107,21 @@ class TraceBuilder {
                                       ? trace_.strings.intern(kTokensName)
                                       : names_.site_name(name_site);
   }
+  // Tiles in a node, added up per node, thread and level as the exit write does.
+  void tile(const TileStats& s) {
+    if (s.node == kNoNode) return;
+    TileStats& sum = tiles[{s.node, s.thread, static_cast<uint32_t>(s.level)}];
+    sum.node = s.node;
+    sum.thread = s.thread;
+    sum.level = s.level;
+    sum.count += s.count;
+    sum.total_ns += s.total_ns;
+    sum.elements += s.elements;
+    sum.bytes += s.bytes;
+  }
   void consumed(const Recorder::Segment&) {}
 
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, TileStats> tiles;
   std::vector<RangeStart> range_starts;
   std::map<uint32_t, NodeShape> shapes_by_node;
   RangeEnds range_ends;
@@ -136,6 +150,7 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
                         builder.range_starts.end());
     range_ends.insert(range_ends.end(), builder.range_ends.begin(), builder.range_ends.end());
     for (auto& [node, shape] : builder.shapes_by_node) trace.shapes.push_back(std::move(shape));
+    for (auto& [key, sum] : builder.tiles) trace.tiles.push_back(sum);
   }
   // Memory events and counter samples in time order, ties as recorded; shapes by node.
   std::stable_sort(trace.memory.begin(), trace.memory.end(),
@@ -144,6 +159,10 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
                    [](const CounterSample& a, const CounterSample& b) { return a.time_ns < b.time_ns; });
   std::stable_sort(trace.shapes.begin(), trace.shapes.end(),
                    [](const NodeShape& a, const NodeShape& b) { return a.node < b.node; });
+  std::stable_sort(
+      trace.tiles.begin(), trace.tiles.end(), [](const TileStats& a, const TileStats& b) {
+        return a.node < b.node;  // then thread and level, as each thread's map left them
+      });
   // Checksums by node, each node's in the order taken.
   std::stable_sort(
       trace.checksums.begin(), trace.checksums.end(),

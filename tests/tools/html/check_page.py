@@ -375,6 +375,29 @@ def check_memory(page, brickprof, data_dir, out):
     check("532.0MiB of 1.0GiB" in text, "memory ranks: a rank's headroom on the page")
 
 
+def check_tiles(page, brickprof, data_dir, out):
+    """A trace with tiles: the Tiles section has a row per brick and level of report --tiles,
+    a card per cache bandwidth, and each level's share of its cache."""
+    data = pages.report_page(brickprof, data_dir / "analyses" / "tiles.json", out / "tiles.html")
+    url = (out / "tiles.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], "tiles: no console error, exception or request")
+    check("tiles" in page.eval("probe.sections()"), "tiles: a Tiles section")
+    rows = data["views"]["tiles"]["bricks"]
+    text = page.eval("document.getElementById('tiles').innerText")
+    for r in rows:
+        check(r["name"] in text, f"tiles: the section names {r['name']}")
+    shares = [r for r in rows if "of_cache" in r]
+    check(shares, "tiles: the fixture's levels have cache shares")
+    for r in shares:
+        words = "%.1f%% of %s" % (100 * r["of_cache"], r["cache"])
+        check(words in text, f"tiles: the section says {words!r}")
+    check("l1 read" in text.lower() and "100.00GB/s" in text,
+          f"tiles: the L1 card with its bandwidth: {text[:300]!r}")
+    page.eval("probe.show('tiles')")
+    page.screenshot(str(out / "tiles.png"))
+
+
 def check_first_screen(page, brickprof, data_dir, out):
     """What a first look at a plain program shows: a trace that recorded nothing says so in one line
     and draws no empty timeline; a CPU-only run has no GPU column and one plain line for the GPU;
@@ -700,6 +723,7 @@ def main(argv):
             guard(name, check_smoke, page, name, load_json(trace_path), url)
         guard("first screen", check_first_screen, page, brickprof, data_dir, out)
         guard("memory", check_memory, page, brickprof, data_dir, out)
+        guard("tiles", check_tiles, page, brickprof, data_dir, out)
         guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         check_diff_pages(page, brickprof, data_dir, out)
         guard("reduced", check_reduced, page, brickprof, out)

@@ -458,6 +458,24 @@ def scenario_memory(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_tiles(brickprof, data, workdir):
+    """A trace with tiles: the Tiles tab (the last of the views, 9, as the trace has no
+    memory events) shows report --tiles, a pool worker's tiles counted for the brick."""
+    pane = Pane(workdir, 130, 40)
+    try:
+        pane.mark("tiles")
+        pane.run("%s view %s/analyses/tiles.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer (pid 4343 on box)", "9 Tiles")
+        pane.type("9")
+        # GateProjection's macro tiles: its own thread's 4 (380µs) and the worker's 4 (370µs).
+        pane.wait_text("GateProjection  macro           8    750.0µs", "22.4% of L3")
+        pane.wait_text("L1 100.00GB/s, L2 50.00GB/s, L3 25.00GB/s")
+        pane.type("q")
+        expect_restored(pane, "tiles", 0)
+    finally:
+        pane.close()
+
+
 def scenario_exits(brickprof, data, workdir):
     """Bad input and a terminal that cannot move the cursor before the screen;
     Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
@@ -523,7 +541,7 @@ def main():
         skip("tmux is not installed: the terminal checks are skipped")
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
                  scenario_diff_verdict, scenario_diff_under_base_lacks, scenario_prompt_names,
-                 scenario_python_frames, scenario_memory,
+                 scenario_python_frames, scenario_memory, scenario_tiles,
                  scenario_exits]
     # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
     only = os.environ.get("VIEW_TMUX_ONLY")

@@ -254,5 +254,35 @@ TEST(JsonRead, CountersNameScopesByFileIdAndSayWhatIsWrong) {
   EXPECT_NE(with("\"t\":2", "\"t\":0").find("counters[1]: out of time order"), std::string::npos);
 }
 
+// Tiles name their node by file id; an entry needs a node and a known
+// level, and a bad one gets a line that says where.
+TEST(JsonRead, TilesNameNodesByFileIdAndSayWhatIsWrong) {
+  std::string json(kSparse);
+  json.insert(json.rfind('}'), R"(,"tiles":[
+    {"node":5000000000,"thread":3,"level":"micro","count":512,"total_ns":900,"elements":32768,"bytes":131072}])");
+  Trace t = parse_trace_json(json);
+  ASSERT_EQ(t.tiles.size(), 1u);
+  EXPECT_EQ(t.tiles[0].node, 1u);
+  EXPECT_EQ(t.tiles[0].level, TileLevel::kMicro);
+  EXPECT_EQ(t.tiles[0].count, 512u);
+  EXPECT_EQ(t.tiles[0].total_ns, 900);
+  EXPECT_EQ(t.tiles[0].bytes, 131072u);
+
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string bad = json;
+    bad.replace(bad.find(from), from.size(), to);
+    return error_of(bad);
+  };
+  EXPECT_NE(
+      with("\"node\":5000000000", "\"node\":6").find("tiles[0]: node refers to unknown node id 6"),
+      std::string::npos);
+  EXPECT_NE(with("\"micro\"", "\"nano\"").find("tiles[0].level: not macro, midi or micro"),
+            std::string::npos);
+  EXPECT_NE(with("\"node\":5000000000,", "").find("tiles[0]: needs \"node\" and \"level\""),
+            std::string::npos);
+  EXPECT_NE(with("\"total_ns\":900", "\"total_ns\":-1").find("tiles[0].total_ns"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace brickprof

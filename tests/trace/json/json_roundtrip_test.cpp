@@ -182,6 +182,18 @@ void expect_same(const Trace& a, const Trace& b) {
     EXPECT_EQ(a.strings.view(x.name), b.strings.view(y.name));
     EXPECT_EQ(x.value, y.value);  // exactly: doubles are written in their shortest round-trip form
   }
+  ASSERT_EQ(a.tiles.size(), b.tiles.size());
+  for (size_t i = 0; i < a.tiles.size(); ++i) {
+    SCOPED_TRACE("tiles " + std::to_string(i));
+    const TileStats &x = a.tiles[i], &y = b.tiles[i];
+    EXPECT_EQ(x.node, y.node);
+    EXPECT_EQ(x.thread, y.thread);
+    EXPECT_EQ(x.level, y.level);
+    EXPECT_EQ(x.count, y.count);
+    EXPECT_EQ(x.total_ns, y.total_ns);
+    EXPECT_EQ(x.elements, y.elements);
+    EXPECT_EQ(x.bytes, y.bytes);
+  }
   ASSERT_EQ(a.shapes.size(), b.shapes.size());
   for (size_t i = 0; i < a.shapes.size(); ++i) {
     EXPECT_EQ(a.shapes[i].node, b.shapes[i].node);
@@ -283,6 +295,45 @@ TEST(JsonExport, RoundTripsCountersAndTokens) {
   EXPECT_NE(sink.text("json").find(R"("tokens":17)"), std::string::npos);
   Trace back = parse_trace_json(sink.text("json"));
   expect_same(original, back);
+}
+
+// Each node's tiles keep every level's figures, to the last bit of a
+// 64-bit count; a trace without tiles has no "tiles" key.
+TEST(JsonExport, RoundTripsTiles) {
+  Trace original = test::full_trace();
+  MemorySink plain;
+  ASSERT_TRUE(write_outputs(original, {"json"}, plain).failures.empty());
+  EXPECT_EQ(plain.text("json").find("\"tiles\""), std::string::npos);
+  auto tiles = [&](uint32_t node, TileLevel level, uint64_t count) {
+    TileStats s;
+    s.node = node;
+    s.thread = original.nodes[node].thread;
+    s.level = level;
+    s.count = count;
+    s.total_ns = 1000 + static_cast<int64_t>(count);
+    s.elements = count * 64;
+    s.bytes = count * 256;
+    original.tiles.push_back(s);
+  };
+  Device cpu;
+  cpu.id = kHostDeviceId;
+  cpu.name = "cpu";
+  cpu.cache_gbps[0] = 123.25;
+  cpu.cache_gbps[2] = 1e-3;
+  original.devices.push_back(cpu);
+  tiles(0, TileLevel::kMacro, 4);
+  tiles(0, TileLevel::kMicro, ~0ull);
+  tiles(1, TileLevel::kMidi, 32);
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  EXPECT_NE(sink.text("json").find(R"("level":"midi")"), std::string::npos);
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+  ASSERT_FALSE(back.devices.empty());
+  const Device& host = back.devices.back();
+  EXPECT_EQ(host.cache_gbps[0], 123.25);
+  EXPECT_EQ(host.cache_gbps[1], 0);
+  EXPECT_EQ(host.cache_gbps[2], 1e-3);
 }
 
 TEST(JsonExport, RoundTripsTheFixture) {

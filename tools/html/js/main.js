@@ -125,6 +125,12 @@ function reportPage(data, page) {
     guarded(
         'tokens', 'Tokens', 'Tokens per second, time per token per brick, the program\'s counters',
         (body) => tokensSection(v.tokens, body));
+  if (v.tiles && v.tiles.bricks.length)
+    guarded(
+        'tiles', 'Tiles',
+        'Each brick\'s cache-blocked loop by level: tiles, time, bytes/s against the cache\'s ' +
+            'bandwidth',
+        (body) => tilesSection(v.tiles, body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

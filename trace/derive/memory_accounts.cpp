@@ -26,6 +26,8 @@ std::string account_label(const Trace& trace, const MemoryAccountKey& key) {
       return label + (key.device == kHostDeviceId
                           ? "host pinned memory"
                           : "host pinned memory (" + device_name(key.device) + ")");
+    case MemoryAccount::kPoolReserve:
+      return label + device_name(key.device) + " pool reserve";
     case MemoryAccount::kProgram:
       return label + "program pool \"" + std::string(trace.strings.view(key.pool)) + "\" on " +
              device_name(key.device);

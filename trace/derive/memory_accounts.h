@@ -13,7 +13,17 @@
 // allocation at an address still live ends the earlier one there (its free
 // was not recorded). Maps, unmaps and pool trims move no account: a
 // mapping is of physical memory counted at cuMemCreate, and what a trim
-// gives back is the pool's reserve, which the callbacks do not see.
+// gives back shows in the pool reserve account.
+//
+// From CUPTI's activity records: a graph's memory-allocation node (source
+// graph) counts in device memory like any allocation, and its free ends it
+// by address. The pool reserve account holds, per device, what each
+// stream-ordered pool holds from the device: a pool_reserve event is the
+// pool's whole reserve at that moment (an allocation at the pool's address,
+// so it ends the pool's previous level; a free when the pool is destroyed).
+// A pool's allocations are inside its reserve, so the device and pool
+// reserve accounts overlap and are never summed. No byte is counted twice:
+// an activity record of a call the callbacks recorded adds no event.
 #pragma once
 
 #include <cstdint>

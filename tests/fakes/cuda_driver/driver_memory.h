@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "driver_state.h"
+
 namespace fake_cuda {
 
 // The device's memory size: FAKE_CUDA_DEVICE_MEMORY bytes, else kDeviceMemory.
@@ -17,5 +19,10 @@ uint64_t device_memory_bytes();
 // memory back to the OS on the next call to stream, event or context
 // synchronize").
 void release_pools_at_sync();
+
+// Runs one memory node (captured cuMemAllocAsync/cuMemFreeAsync) of a
+// graph launch (driver_memory.cpp), with the launch's correlation id.
+CUresult run_memory_node(CUgraphExec_st& exec, CUgraphNode_st& node, CUcontext ctx,
+                         CUstream stream, uint32_t correlation);
 
 }  // namespace fake_cuda

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agent/io/config.h"
+#include "agent/io/memory_activity.h"
 #include "agent/recorder/staged_records.h"
 #include "trace/model/trace.h"
 
@@ -25,6 +26,8 @@ class GpuDump {
   virtual uint64_t original_graph_node(uint64_t graph_node) const = 0;
   // Copy and memset addresses the API callbacks saw, into `detail`.
   virtual void fill_addresses(NodeKind kind, GpuDetail& detail) const = 0;
+  // CUPTI's memory and memory-pool records (io/memory_activity.h).
+  virtual const std::vector<MemoryActivity>* memory_activity() const { return nullptr; }
   // devices[], ptx[] and the source's diagnostics (dropped records,
   // warnings); `left_out`: records the dump left out of the capture.
   virtual void contribute_header(Trace& header, uint64_t left_out) = 0;

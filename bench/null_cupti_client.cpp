@@ -7,7 +7,8 @@
 //             bench/launch_overhead expects)
 //   api       what the agent enables: the callbacks of every driver and
 //             runtime API it classifies (agent/cupti/api_class.h) and
-//             CONCURRENT_KERNEL, MEMCPY, MEMSET, MEMCPY2, SYNCHRONIZATION
+//             CONCURRENT_KERNEL, MEMCPY, MEMSET, MEMCPY2, SYNCHRONIZATION,
+//             MEMORY2, MEMORY_POOL
 //   graph-trace  CONCURRENT_KERNEL and GRAPH_TRACE (a record per graph
 //             launch, nsys's default), no callbacks; counts the records of
 //             each kind and prints them on stderr at exit, to show whether
@@ -150,6 +151,8 @@ __attribute__((constructor)) void start() {
     // Optional for the agent too: it goes on without them.
     g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_MEMCPY2);
     g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY2);
+    g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY_POOL);
   }
   if (mode == Mode::kGraphTrace) {
     check(g_cupti.activity_enable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE), "GRAPH_TRACE records");

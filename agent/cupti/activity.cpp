@@ -128,6 +128,7 @@ bool start_activity(GpuState& s, std::string* why) {
   }
   // Staged records share the budget with the recorder's events.
   s.translation.staged.set_hooks(charged);
+  s.translation.memory_hooks = charged;
   s.translation.registry = &s.registry;
   s.translation.agent_work = device_reads::is_agent_work;
   // One timeline: CUPTI stamps GPU records with our CLOCK_MONOTONIC ns.
@@ -149,8 +150,11 @@ bool start_activity(GpuState& s, std::string* why) {
     }
     s.enabled_kinds.push_back(kind);
   }
-  const CUpti_ActivityKind optional[] = {CUPTI_ACTIVITY_KIND_MEMCPY2,
-                                         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+  // MEMORY2 and MEMORY_POOL: what the memory callbacks cannot see, a
+  // pool's reserve and a graph's allocations (io/memory_activity.h).
+  const CUpti_ActivityKind optional[] = {
+      CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+      CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MEMORY_POOL};
   for (CUpti_ActivityKind kind : optional) {
     r = c.activity_enable(kind);
     if (r == CUPTI_SUCCESS) {

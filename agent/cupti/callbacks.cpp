@@ -38,9 +38,13 @@ struct ThreadFrames {
   uint32_t depth;
   uint32_t runtime_depth;
   uint32_t runtime_correlation;  // of the outermost runtime call
+  // The call that added a graph memory node (a stream-ordered allocation or
+  // free on a capturing stream): it allocated nothing, the graph's launches
+  // will (CUPTI's records, io/memory_activity.h).
+  uint32_t memory_node_correlation;
 };
 // Zero-initialised POD: no TLS init call. Initial-exec: no __tls_get_addr
-// per callback; 112 bytes fit the static TLS glibc keeps for dlopen'ed
+// per callback; 120 bytes fit the static TLS glibc keeps for dlopen'ed
 // libraries (the CUDA_INJECTION64_PATH route), as the recorder's 8 do.
 thread_local ThreadFrames t_frames __attribute__((tls_model("initial-exec")));
 
@@ -146,6 +150,7 @@ void record_memory(GpuState& s, uint32_t site, uint64_t enter_tsc,
                    MemoryCall call, const CUpti_CallbackData* cb) {
   const auto* returned = static_cast<const int*>(cb->functionReturnValue);
   const int result = returned != nullptr ? *returned : 0;
+  if (t_frames.memory_node_correlation == cb->correlationId && cb->correlationId != 0) return;
   MemoryCallFacts facts;
   if (!read_memory_call(call, cb->functionParams, result == 0, &facts)) return;
   // Recorded or not, the live allocations follow every call that succeeded.
@@ -269,6 +274,13 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       if (g == nullptr) break;
       // Runs on the capturing thread, inside the brick: the recorder ties
       // the node to the scope open now.
+      const ThreadFrames& f = t_frames;
+      // Inside the capturing cuMemAllocAsync/cuMemFreeAsync (cuda.h,
+      // CU_GRAPH_NODE_TYPE_MEM_ALLOC/_FREE): that call makes no event.
+      const bool memory_node = g->nodeType == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+                               g->nodeType == CU_GRAPH_NODE_TYPE_MEM_FREE;
+      if (memory_node && f.depth > 0 && f.depth <= kMaxDepth)
+        t_frames.memory_node_correlation = f.correlation[f.depth - 1];
       uint64_t id = graph_node_id(s, g->node);
       if (id == 0) break;
       Recorder::graph_node(id);
@@ -277,7 +289,6 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       // addresses were stored.
       const bool has_addresses =
           g->nodeType == CU_GRAPH_NODE_TYPE_MEMCPY || g->nodeType == CU_GRAPH_NODE_TYPE_MEMSET;
-      const ThreadFrames& f = t_frames;
       if (has_addresses && f.depth > 0 && f.depth <= kMaxDepth) {
         AgentLock lock(s.graph_mu);
         if (s.node_correlation.size() < kMaxAddresses && budget::charge(kMapEntryBytes)) {

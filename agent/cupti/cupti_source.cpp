@@ -95,6 +95,8 @@ void add_ptx_and_diagnostics(GpuState& s, Trace& trace, uint64_t left_out,
   note(s.syncs_skipped_in_capture.load(),
        "scope-end syncs skipped while a stream was being captured (BRICKPROF_SYNC)");
   note(s.translation.dropped_over_cap, "GPU records dropped at the BRICKPROF_BUFFER_MB cap");
+  note(s.translation.memory_dropped,
+       "CUPTI memory and memory-pool records dropped at the BRICKPROF_BUFFER_MB cap");
   note(s.module_parse_errors.load(), "module images the PTX registry could not read");
   note(s.addresses_dropped, "copy address records dropped at the cap");
   note(s.graph_nodes_dropped,
@@ -134,6 +136,9 @@ class CuptiDump final : public GpuDump {
       d.src_addr = a->src;
       d.dst_addr = a->dst;
     }
+  }
+  const std::vector<MemoryActivity>* memory_activity() const override {
+    return &s_.translation.memory;
   }
   void contribute_header(Trace& header, uint64_t left_out) override {
     header.devices = devices_;

@@ -159,6 +159,7 @@ bool read_memory_call(MemoryCall call, const void* params, bool ok, MemoryCallFa
       f.source = MemorySource::kMapping;
       f.address = p.ptr;
       f.bytes = p.size;
+      f.pool = p.handle;  // what the accounts free at the last unmap
       break;
     }
     case MemoryCall::kUnmap:

@@ -57,7 +57,8 @@ struct MemoryCallFacts {
   uint64_t address = 0;  // 0 when the call failed before writing its result
   uint64_t bytes = 0;
   uint64_t stream = 0;  // the stream handle of a stream-ordered call
-  uint64_t pool = 0;    // kAsync: the pool handle, 0 the device's current pool
+  uint64_t pool = 0;    // kAsync: the pool handle, 0 the device's current pool;
+                        // a map: the physical handle mapped
   bool host = false;    // host memory (pinned, registered): no device
   int32_t device = -1;  // a device the parameters name (cuMemCreate), else -1
 };

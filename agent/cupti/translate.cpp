@@ -220,6 +220,72 @@ bool translate_graph(const CUpti_ActivityGraphTrace2& g, TranslationContext& ctx
   return name != kNoName && stage_record(ctx, g, NodeKind::kKernel, name, d);
 }
 
+// CUPTI names a local pool's size and use in its records; an imported
+// pool's belong to the process that exported it.
+bool stage_memory(TranslationContext& ctx, const MemoryActivity& m) {
+  if (m.time_ns <= 0) {
+    ++ctx.zero_timestamp_records;
+    return false;
+  }
+  if (ctx.memory.size() >= ctx.max_nodes || !ctx.memory_hooks.take(sizeof(MemoryActivity))) {
+    ++ctx.memory_dropped;
+    return false;
+  }
+  ctx.memory.push_back(m);
+  return true;
+}
+
+bool translate_memory(const CUpti_ActivityMemory4& r, TranslationContext& ctx) {
+  MemoryActivity m;
+  switch (r.memoryOperationType) {
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION:
+      m.kind = MemoryActivity::Kind::kAlloc;
+      break;
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE:
+      m.kind = MemoryActivity::Kind::kRelease;
+      break;
+    default:
+      ++ctx.unhandled_records;
+      return false;
+  }
+  m.correlation = r.correlationId;
+  m.device = r.deviceId;
+  m.time_ns = static_cast<int64_t>(r.timestamp);
+  m.address = r.address;
+  m.bytes = r.bytes;
+  if (r.isAsync != 0 && r.memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL) {
+    m.pool = r.memoryPoolConfig.address;
+    m.pool_size = r.memoryPoolConfig.pool.size;
+    m.pool_size_known = true;
+  }
+  return stage_memory(ctx, m);
+}
+
+bool translate_memory_pool(const CUpti_ActivityMemoryPool3& r, TranslationContext& ctx) {
+  MemoryActivity m;
+  switch (r.memoryPoolOperationType) {
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
+      m.kind = MemoryActivity::Kind::kPoolCreated;
+      break;
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED:
+      m.kind = MemoryActivity::Kind::kPoolDestroyed;
+      break;
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
+      m.kind = MemoryActivity::Kind::kPoolTrimmed;
+      break;
+    default:
+      ++ctx.unhandled_records;
+      return false;
+  }
+  m.correlation = r.correlationId;
+  m.device = r.deviceId;
+  m.time_ns = static_cast<int64_t>(r.timestamp);
+  m.pool = r.address;
+  m.pool_size = r.size;
+  m.pool_size_known = r.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+  return stage_memory(ctx, m);
+}
+
 }  // namespace
 
 bool translate(const CUpti_Activity* record, TranslationContext& ctx) {
@@ -238,6 +304,11 @@ bool translate(const CUpti_Activity* record, TranslationContext& ctx) {
                             ctx);
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
       return translate_graph(*reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record), ctx);
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return translate_memory(*reinterpret_cast<const CUpti_ActivityMemory4*>(record), ctx);
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+      return translate_memory_pool(*reinterpret_cast<const CUpti_ActivityMemoryPool3*>(record),
+                                   ctx);
     default:
       ++ctx.unhandled_records;
       return false;

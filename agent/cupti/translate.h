@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "agent/io/memory_activity.h"
 #include "agent/ptx/registry.h"
 #include "agent/recorder/staged_records.h"
 #include "trace/model/trace.h"
@@ -52,6 +53,11 @@ struct TranslationContext {
     uint64_t ptx_hash;
   };
   std::unordered_map<const char*, NameInfo> names;
+  // Memory and memory-pool records (io/memory_activity.h), each charged
+  // through `memory_hooks`; past the budget or max_nodes, counted.
+  std::vector<MemoryActivity> memory;
+  MemoryHooks memory_hooks;
+  uint64_t memory_dropped = 0;
 };
 
 // Stages one record. Returns true if it became a node.

@@ -20,6 +20,7 @@ namespace {
 // frames' grouping need.
 struct Planner {
   MemoryEvents& memory_events;
+  MemoryActivityEvents& memory_activity;
   ChecksumEvents& checksum_events;
   CounterEvents& counter_events;
   TileEvents& tile_events;
@@ -43,6 +44,7 @@ struct Planner {
   void launch(uint64_t correlation, uint32_t top, int64_t api_start_ns, int64_t api_end_ns,
               uint32_t python_stack) {
     gpu.launch(correlation, top, tid, api_start_ns, api_end_ns, python_stack);
+    memory_activity.launch(correlation, top, tid, python_stack);
     launched_outside |= top == kNoNode && python_stack != kNoPythonStack;
   }
   void graph_node(uint64_t graph_node_id, uint32_t top) { gpu.graph_node(graph_node_id, top); }
@@ -70,8 +72,9 @@ void TraceStream::Impl::plan() {
   first_id.reserve(threads.size());
   for (const Recorder::ThreadEvents& te : threads) {
     first_id.push_back(cpu_count);
-    Planner planner{memory,     checksums,           counters, tiles, gpu, te.tid, range_starts,
-                    range_ends, python.roots[te.tid]};
+    Planner planner{memory,     memory_activity, checksums,  counters, tiles,
+                    gpu,        te.tid,          range_starts, range_ends,
+                    python.roots[te.tid]};
     ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
     walk.run(planner);
     if (walk.next_id() != cpu_count) node_threads.insert(te.tid);
@@ -90,6 +93,7 @@ void TraceStream::Impl::plan() {
   // GPU work's launching threads are not listed (as the whole-Trace write
   // never did): a thread is listed for the CPU nodes on it.
   gpu.finish(cpu_count + static_cast<uint32_t>(ranges.size()));
+  memory_activity.finish(memory, threads.empty() ? 0 : threads.front().tid);
 }
 
 uint32_t TraceStream::Impl::thread_of(uint32_t id) const {

@@ -14,6 +14,7 @@
 #include "agent/io/checksum_events.h"
 #include "agent/io/counter_events.h"
 #include "agent/io/gpu_attribution.h"
+#include "agent/io/memory_activity.h"
 #include "agent/io/memory_events.h"
 #include "agent/io/node_spill.h"
 #include "agent/io/tile_events.h"
@@ -70,6 +71,7 @@ struct TraceStream::Impl final : TraceSource {
         end_tsc(end),
         windows(std::move(w)),
         gpu(g),
+        memory_activity(g != nullptr ? g->memory_activity() : nullptr),
         consume(consume_events) {}
   ~Impl() override { budget::release(charged); }
 
@@ -135,6 +137,7 @@ struct TraceStream::Impl final : TraceSource {
   uint64_t end_tsc;
   std::vector<capture::Window> windows;
   GpuAttribution gpu;
+  MemoryActivityEvents memory_activity;
   bool consume;
 
   // pass 1

@@ -84,7 +84,8 @@ class Builder {
         r.account = o.account;
         r.bytes = o.bytes;
         if (o.ended != kNoEvent) {
-          ++a.unrecorded_frees;
+          // A pool's reserve event replaces its previous level: no free lost.
+          if (a.key.account != MemoryAccount::kPoolReserve) ++a.unrecorded_frees;
           end(a, o.ended, id);
         }
         ++a.allocations;

@@ -59,7 +59,7 @@ class Sites {
 };
 
 uint64_t device_memory(const Trace& t, const MemoryAccountKey& key) {
-  if (key.account != MemoryAccount::kDevice) return 0;
+  if (key.account != MemoryAccount::kDevice && key.account != MemoryAccount::kPoolReserve) return 0;
   for (const Device& d : t.devices)
     if (d.id == key.device) return d.memory_bytes;
   return 0;
@@ -199,7 +199,8 @@ MemoryReport analyze_memory(const Trace& t) {
       const MemoryEvent& ev = t.memory[e];
       const uint32_t path = r.paths.of(ev.scope);
       const uint32_t frame = innermost_frame(t, ev.python_stack);
-      sites.add(path, frame, r_e.bytes);
+      // A reserve event is a level: summing levels says nothing.
+      if (series.key.account != MemoryAccount::kPoolReserve) sites.add(path, frame, r_e.bytes);
       if (r_e.pair == kNoEvent) at_exit.add(path, frame, r_e.bytes);
       if (peaked && r_e.at <= series.peak_at && series.peak_at < r_e.ended_at) {
         by_scope.add(path, r_e.bytes);

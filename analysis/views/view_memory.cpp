@@ -80,13 +80,19 @@ void account_text(const Trace& t, const MemoryReport& r, const AccountMemory& m,
   if (m.device_bytes)
     out << "; headroom " << format_bytes(m.device_bytes - std::min(m.device_bytes, s.peak))
         << " of " << format_bytes(m.device_bytes);
-  out << "\n  " << plural(s.allocations, "allocation", "allocations") << " ("
-      << format_bytes(s.allocated) << "), ";
-  if (s.frees)
-    out << plural(s.frees, "free", "frees") << " (" << format_bytes(s.freed) << ")";
-  else
-    out << "no frees";
-  out << ", live at exit " << format_bytes(s.live_at_exit) << '\n';
+  if (s.key.account == MemoryAccount::kPoolReserve) {  // levels, not allocations
+    out << "\n  " << plural(s.allocations, "change", "changes")
+        << " of the pools' reserve (CUPTI's records), held at exit "
+        << format_bytes(s.live_at_exit) << '\n';
+  } else {
+    out << "\n  " << plural(s.allocations, "allocation", "allocations") << " ("
+        << format_bytes(s.allocated) << "), ";
+    if (s.frees)
+      out << plural(s.frees, "free", "frees") << " (" << format_bytes(s.freed) << ")";
+    else
+      out << "no frees";
+    out << ", live at exit " << format_bytes(s.live_at_exit) << '\n';
+  }
   if (s.unpaired_frees)
     out << "  " << plural(s.unpaired_frees, "free", "frees")
         << " of an address with no recorded allocation (nothing subtracted)\n";

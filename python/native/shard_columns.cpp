@@ -189,7 +189,7 @@ PyObject* memory_columns(const Trace& t) {
   put(d.get(), "scope", column(scope, "int64"));
   put(d.get(), "op", categorical(op, enum_names<MemoryOp>(static_cast<int>(MemoryOp::kTrim) + 1)));
   put(d.get(), "source",
-      categorical(source, enum_names<MemorySource>(static_cast<int>(MemorySource::kProgram) + 1)));
+      categorical(source, enum_names<MemorySource>(static_cast<int>(MemorySource::kGraph) + 1)));
   put(d.get(), "account",
       categorical(account, enum_names<MemoryAccount>(static_cast<int>(MemoryAccount::kNone) + 1)));
   put(d.get(), "result", column(result, "int32"));

@@ -26,6 +26,8 @@ std::string account_label(const Trace& trace, const MemoryAccountKey& key) {
       return label + (key.device == kHostDeviceId
                           ? "host pinned memory"
                           : "host pinned memory (" + device_name(key.device) + ")");
+    case MemoryAccount::kPoolReserve:
+      return label + device_name(key.device) + " pool reserve";
     case MemoryAccount::kProgram:
       return label + "program pool \"" + std::string(trace.strings.view(key.pool)) + "\" on " +
              device_name(key.device);
@@ -79,8 +81,40 @@ bool MemoryAccounts::take(const MemoryAccountKey& key, uint64_t address, MemoryO
   return false;
 }
 
+// Maps and unmaps add no bytes; the last unmap of a handle released while
+// mapped frees it (see the header).
+MemoryOutcome MemoryAccounts::apply_mapping(const MemoryEvent& e) {
+  MemoryOutcome out;
+  if (e.result != 0) return out;
+  if (e.op == MemoryOp::kMap) {
+    if (e.pool == 0) return out;  // an older trace: no handle named
+    handle_at_[e.address] = e.pool;
+    ++mappings_of_[e.pool];
+    return out;
+  }
+  auto at = handle_at_.find(e.address);
+  if (at == handle_at_.end()) return out;
+  const uint64_t handle = at->second;
+  handle_at_.erase(at);
+  auto count = mappings_of_.find(handle);
+  if (count == mappings_of_.end() || --count->second > 0) return out;
+  mappings_of_.erase(count);
+  auto released = released_mapped_.find(handle);
+  if (released == released_mapped_.end()) return out;
+  auto live = live_.find({released->second, handle});
+  released_mapped_.erase(released);
+  if (live == live_.end()) return out;
+  out.kind = MemoryOutcome::Kind::kFreed;
+  out.account = live->first.account;
+  out.ended = live->second.event;
+  out.ended_bytes = live->second.bytes;
+  live_.erase(live);
+  return out;
+}
+
 MemoryOutcome MemoryAccounts::apply(uint32_t id, const MemoryEvent& e) {
   MemoryOutcome out;
+  if (e.source == MemorySource::kMapping) return apply_mapping(e);
   if (e.op != MemoryOp::kAlloc && e.op != MemoryOp::kFree) return out;
   const MemoryAccount kind = account_of(e.source);
   if (kind == MemoryAccount::kNone) return out;
@@ -88,6 +122,14 @@ MemoryOutcome MemoryAccounts::apply(uint32_t id, const MemoryEvent& e) {
   if (!source_of_thread_.empty()) {
     auto source = source_of_thread_.find(e.thread);
     if (source != source_of_thread_.end()) key.source = source->second;
+  }
+  if (e.op == MemoryOp::kFree && e.result == 0 && e.source == MemorySource::kPhysical &&
+      mappings_of_.count(e.address) != 0) {
+    const uint32_t account = find(key);
+    if (account != kNoAccount && live_.count({account, e.address}) != 0) {
+      released_mapped_[e.address] = account;  // freed at its last unmap
+      return out;
+    }
   }
   if (e.op == MemoryOp::kFree && e.result == 0 && take(key, e.address, out)) return out;
   out.account = find_or_add(key);

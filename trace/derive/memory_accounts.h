@@ -13,7 +13,20 @@
 // allocation at an address still live ends the earlier one there (its free
 // was not recorded). Maps, unmaps and pool trims move no account: a
 // mapping is of physical memory counted at cuMemCreate, and what a trim
-// gives back is the pool's reserve, which the callbacks do not see.
+// gives back shows in the pool reserve account. But cuMemRelease of a
+// handle still mapped frees nothing yet ("freed when all outstanding
+// mappings to the memory are unmapped", CUDA driver API, cuMemRelease):
+// the handle's last cuMemUnmap ends it (a map names its handle in `pool`).
+//
+// From CUPTI's activity records: a graph's memory-allocation node (source
+// graph) counts in device memory like any allocation, and its free ends it
+// by address. The pool reserve account holds, per device, what each
+// stream-ordered pool holds from the device: a pool_reserve event is the
+// pool's whole reserve at that moment (an allocation at the pool's address,
+// so it ends the pool's previous level; a free when the pool is destroyed).
+// A pool's allocations are inside its reserve, so the device and pool
+// reserve accounts overlap and are never summed. No byte is counted twice:
+// an activity record of a call the callbacks recorded adds no event.
 #pragma once
 
 #include <cstdint>
@@ -56,10 +69,12 @@ std::unordered_map<uint32_t, uint32_t> source_of_threads(const Trace& trace);
 // What one event did.
 struct MemoryOutcome {
   enum class Kind : uint8_t {
-    kNone,      // a map, unmap or trim, or a source of no account
+    kNone,      // a map, unmap or trim, a release of a handle still mapped, or a
+                // source of no account
     kFailed,    // result != 0: nothing changed
     kUnpaired,  // a free with nothing live at its address
-    kFreed,     // ended `ended` (its bytes: `ended_bytes`)
+    kFreed,     // ended `ended` (its bytes: `ended_bytes`); on a last unmap, the
+                // handle released while mapped
     kAllocated  // added `bytes`; ended `ended` too when its address was live
   };
   Kind kind = Kind::kNone;
@@ -81,6 +96,7 @@ class MemoryAccounts {
 
  private:
   uint32_t find_or_add(const MemoryAccountKey& key);
+  MemoryOutcome apply_mapping(const MemoryEvent& event);
   bool take(const MemoryAccountKey& key, uint64_t address, MemoryOutcome& out);
   struct AddressKey {
     uint32_t account;
@@ -99,6 +115,11 @@ class MemoryAccounts {
   std::vector<MemoryAccountKey> keys_;
   std::unordered_map<AddressKey, Live, AddressHash> live_;
   std::unordered_map<uint32_t, uint32_t> source_of_thread_;  // merged traces only
+  // VMM: each mapped range's handle, each handle's mappings, and the
+  // handles released while mapped (-> their account).
+  std::unordered_map<uint64_t, uint64_t> handle_at_;
+  std::unordered_map<uint64_t, uint32_t> mappings_of_;
+  std::unordered_map<uint64_t, uint32_t> released_mapped_;
 };
 
 // Each account's live bytes after every event that changed it, in time

@@ -2,6 +2,7 @@
 #include "trace/derive/python_frames.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace brickprof {
 
@@ -90,6 +91,48 @@ std::vector<PythonScope> group_python_launches(const std::vector<PythonLaunch>& 
   return scopes;
 }
 
+namespace {
+
+// Memory events outside every scope with a Python stack, under the deepest
+// synthetic scope open on their thread then whose frames are the innermost
+// of theirs (as a launch there would be); `first`: the scopes' first node.
+void place_memory_events(Trace& trace, const std::vector<PythonScope>& scopes, uint32_t first,
+                         uint32_t depth) {
+  std::unordered_map<uint32_t, std::vector<uint32_t>> by_thread;  // made in start order
+  for (uint32_t i = 0; i < scopes.size(); ++i) by_thread[scopes[i].thread].push_back(i);
+  std::vector<uint32_t> chain;
+  for (MemoryEvent& e : trace.memory) {
+    if (e.scope != kNoNode || e.python_stack >= trace.python_stacks.size()) continue;
+    const std::vector<uint32_t>& stack = trace.python_stacks[e.python_stack];
+    auto list = by_thread.find(e.thread);
+    if (stack.empty() || list == by_thread.end()) continue;
+    auto after = std::upper_bound(
+        list->second.begin(), list->second.end(), e.time_ns,
+        [&](int64_t t, uint32_t s) { return t < scopes[s].start_ns; });
+    if (after == list->second.begin()) continue;
+    // Runs on one thread follow each other: only the latest started scope
+    // and its ancestors can hold the event.
+    uint32_t s = *std::prev(after);
+    while (s != kNoNode && scopes[s].end_ns < e.time_ns) s = scopes[s].parent;
+    const size_t kept = std::min<size_t>(depth, stack.size());
+    for (; s != kNoNode; s = scopes[s].parent) {
+      chain.clear();
+      for (uint32_t c = s; c != kNoNode; c = scopes[c].parent) chain.push_back(scopes[c].frame);
+      if (chain.size() > kept) continue;
+      // chain: innermost first; the event's kept frames from the outermost.
+      bool same = true;
+      for (size_t k = 0; k < chain.size() && same; ++k)
+        same = chain[chain.size() - 1 - k] == stack[kept - 1 - k];
+      if (same) {
+        e.scope = first + s;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 size_t group_by_python_frames(Trace& trace, uint32_t depth) {
   if (depth == 0 || trace.python_stacks.empty()) return 0;
   std::vector<PythonLaunch> launches;
@@ -133,6 +176,7 @@ size_t group_by_python_frames(Trace& trace, uint32_t depth) {
       group_python_launches(launches, trace.python_stacks, trace.python_frames.size(), depth,
                             root_starts_of(trace), visit);
   for (uint32_t i = 0; i < scopes.size(); ++i) trace.nodes[first + i].end_ns = scopes[i].end_ns;
+  place_memory_events(trace, scopes, first, depth);
   return moved;
 }
 

@@ -68,8 +68,10 @@ std::vector<PythonScope> group_python_launches(const std::vector<PythonLaunch>& 
                                                const PythonGroupingVisitor& visit);
 
 // Adds the scopes (innermost `depth` frames of each stack; 0: none) and
-// moves each orphan GPU node with a Python stack under its innermost one.
-// Returns how many GPU nodes were moved.
+// moves each orphan GPU node with a Python stack under its innermost one;
+// a memory event outside every scope with a Python stack goes under the
+// deepest scope open on its thread then whose frames are its own innermost
+// ones. Returns how many GPU nodes were moved.
 size_t group_by_python_frames(Trace& trace, uint32_t depth);
 
 }  // namespace brickprof

@@ -8,10 +8,11 @@ namespace brickprof {
 namespace {
 
 constexpr std::array<std::string_view, 5> kOps = {"alloc", "free", "map", "unmap", "trim"};
-constexpr std::array<std::string_view, 8> kSources = {
-    "device", "async", "physical", "mapping", "managed", "pinned", "registered", "program"};
-constexpr std::array<std::string_view, 5> kAccounts = {"device", "managed", "host_pinned",
-                                                       "program", "none"};
+constexpr std::array<std::string_view, 10> kSources = {
+    "device", "async",   "physical",     "mapping", "managed",
+    "pinned", "registered", "program", "pool_reserve", "graph"};
+constexpr std::array<std::string_view, 6> kAccounts = {"device",  "managed",      "host_pinned",
+                                                       "program", "pool_reserve", "none"};
 
 template <typename Enum, size_t N>
 bool parse_name(const std::array<std::string_view, N>& names, std::string_view text, Enum* out) {
@@ -41,7 +42,10 @@ MemoryAccount account_of(MemorySource source) {
     case MemorySource::kDevice:
     case MemorySource::kAsync:
     case MemorySource::kPhysical:
+    case MemorySource::kGraph:
       return MemoryAccount::kDevice;
+    case MemorySource::kPoolReserve:
+      return MemoryAccount::kPoolReserve;
     case MemorySource::kManaged:
       return MemoryAccount::kManaged;
     case MemorySource::kPinned:

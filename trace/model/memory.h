@@ -27,6 +27,9 @@ enum class MemorySource : uint8_t {
   kPinned,      // cuMemHostAlloc, cuMemAllocHost, cuMemFreeHost
   kRegistered,  // cuMemHostRegister / cuMemHostUnregister
   kProgram,     // brickprof_mem_alloc / brickprof_mem_free: the program's own allocator
+  // From CUPTI's activity records, which see what no API call says:
+  kPoolReserve,  // a stream-ordered pool's whole reserve, as of the event (address: the pool)
+  kGraph,        // a CUDA graph's memory-allocation node at a launch (and its free)
 };
 
 // What the bytes of a source count against.
@@ -35,6 +38,7 @@ enum class MemoryAccount : uint8_t {
   kManaged,     // managed (unified) memory
   kHostPinned,  // page-locked host memory
   kProgram,     // what the program's allocator handed out of what it reserved (used)
+  kPoolReserve,  // what the stream-ordered pools hold from the device (their allocations inside)
   kNone,        // mappings: they add no bytes
 };
 
@@ -58,7 +62,8 @@ struct MemoryEvent {
   uint32_t device = 0;   // CUDA ordinal; kHostDeviceId for host memory
   uint64_t address = 0;  // the pointer, or the VMM handle (kPhysical)
   uint64_t bytes = 0;    // alloc, map, trim (the bytes to keep); 0 on a free or
-                         // unmap: it is paired with its allocation by address
+                         // unmap: it is paired with its allocation by address.
+                         // kPoolReserve: the pool's reserve after the event
   uint64_t stream = 0;   // stream-ordered calls, else 0
   uint64_t pool = 0;     // a stream-ordered call's memory pool; 0: the device's default
   StringId name = 0;     // the API ("cuMemAlloc_v2"), or the program's pool ("kv_cache")

@@ -316,10 +316,12 @@ TEST_F(FakeCudaTest, GpuRecordsShareTheMemoryCapWithEvents) {
 }
 
 // A buffer whose walk fails part-way: the records before it are kept, the
-// loss is reported in the trace, and the program is untouched.
+// loss is reported in the trace, and the program is untouched. The 5th
+// record fails: the cuMemAlloc's MEMORY2 record (no node), the upload and
+// two kernels come before it.
 TEST_F(FakeCudaTest, UnreadableRecordIsReportedNotHidden) {
   auto env = agent_env();
-  env[fake_cuda::kEnvUnreadableRecord] = "4";
+  env[fake_cuda::kEnvUnreadableRecord] = "5";
   Result r = run_app(env);
   EXPECT_EQ(r.err, "");
   json t = load_trace();

@@ -280,6 +280,59 @@ TEST(Translate, MemsetAndSync) {
   EXPECT_EQ(ctx.staged[2].detail.stream, 0u);
 }
 
+// MEMORY2 and MEMORY_POOL records are kept for the exit write
+// (io/memory_activity.h): a local pool's size from either, an imported
+// pool's or a synchronous call's not; a record with no time is counted.
+TEST(Translate, MemoryAndPoolRecordsAreKeptWithThePoolsSize) {
+  TranslationContext ctx;
+  CUpti_ActivityMemory4 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  m.correlationId = 12;
+  m.address = 0x7f00;
+  m.bytes = 3 << 20;
+  m.timestamp = 500;
+  m.deviceId = 1;
+  m.isAsync = 1;
+  m.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+  m.memoryPoolConfig.address = 0x7d00;
+  m.memoryPoolConfig.pool.size = 4 << 20;
+  EXPECT_TRUE(translate(as_record(&m), ctx));
+  m.isAsync = 0;  // cuMemAlloc: no pool
+  m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  EXPECT_TRUE(translate(as_record(&m), ctx));
+  CUpti_ActivityMemoryPool3 p;
+  std::memset(&p, 0, sizeof p);
+  p.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+  p.memoryPoolOperationType = CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED;
+  p.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED;
+  p.address = 0x7d00;
+  p.size = 2 << 20;
+  p.timestamp = 600;
+  EXPECT_TRUE(translate(as_record(&p), ctx));
+  p.timestamp = 0;
+  EXPECT_FALSE(translate(as_record(&p), ctx));
+  EXPECT_EQ(ctx.zero_timestamp_records, 1u);
+  ASSERT_EQ(ctx.memory.size(), 3u);
+  const MemoryActivity& a = ctx.memory[0];
+  EXPECT_EQ(a.kind, MemoryActivity::Kind::kAlloc);
+  EXPECT_EQ(a.correlation, 12u);
+  EXPECT_EQ(a.device, 1u);
+  EXPECT_EQ(a.time_ns, 500);
+  EXPECT_EQ(a.address, 0x7f00u);
+  EXPECT_EQ(a.bytes, 3u << 20);
+  EXPECT_TRUE(a.pool_size_known);
+  EXPECT_EQ(a.pool, 0x7d00u);
+  EXPECT_EQ(a.pool_size, 4u << 20);
+  EXPECT_EQ(ctx.memory[1].kind, MemoryActivity::Kind::kRelease);
+  EXPECT_FALSE(ctx.memory[1].pool_size_known);
+  EXPECT_EQ(ctx.memory[2].kind, MemoryActivity::Kind::kPoolTrimmed);
+  EXPECT_FALSE(ctx.memory[2].pool_size_known) << "an imported pool's size is another process's";
+  EXPECT_EQ(ctx.staged.size(), 0u) << "no node";
+}
+
 TEST(Translate, ZeroTimestampsAreCountedNotKept) {
   TranslationContext ctx;
   KernelRecord k = kernel(1, 0, 100, "k");

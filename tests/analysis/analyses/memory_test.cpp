@@ -241,6 +241,41 @@ TEST(Memory, CuMemFreeEndsManagedMemory) {
   EXPECT_EQ(l.events[2].pair, 0u);
 }
 
+// cuMemRelease of a handle still mapped frees nothing yet: "the memory
+// allocation will be freed when all outstanding mappings to the memory are
+// unmapped" (CUDA driver API, cuMemRelease). The last unmap ends it; a map
+// names its handle in `pool`.
+TEST(Memory, ReleaseOfAMappedHandleEndsAtTheLastUnmap) {
+  Trace t;
+  constexpr uint64_t kHandle = 0x1000, kVa = 0x7e0000000000, kVa2 = 0x7e0000400000;
+  t.memory.push_back(event(MemoryOp::kAlloc, MemorySource::kPhysical, kHandle, 4 * MiB, 1));
+  MemoryEvent map = event(MemoryOp::kMap, MemorySource::kMapping, kVa, 4 * MiB, 2);
+  map.pool = kHandle;
+  t.memory.push_back(map);
+  map.address = kVa2;
+  map.time_ns = 3;
+  t.memory.push_back(map);
+  t.memory.push_back(event(MemoryOp::kFree, MemorySource::kPhysical, kHandle, 0, 4));
+  t.memory.push_back(event(MemoryOp::kUnmap, MemorySource::kMapping, kVa, 0, 5));
+  t.memory.push_back(event(MemoryOp::kUnmap, MemorySource::kMapping, kVa2, 0, 6));
+  // A handle released unmapped ends at once.
+  t.memory.push_back(event(MemoryOp::kAlloc, MemorySource::kPhysical, kHandle + 1, 2 * MiB, 7));
+  t.memory.push_back(event(MemoryOp::kFree, MemorySource::kPhysical, kHandle + 1, 0, 8));
+  std::vector<std::pair<int64_t, uint64_t>> live;
+  MemoryAccounts accounts(t);
+  walk_memory_live(t, accounts, [&](uint32_t, int64_t time, uint64_t bytes) {
+    live.emplace_back(time, bytes);
+  });
+  const std::vector<std::pair<int64_t, uint64_t>> expected = {
+      {1, 4 * MiB}, {6, 0}, {7, 2 * MiB}, {8, 0}};
+  EXPECT_EQ(live, expected);
+  const MemoryLedger l = build_memory_ledger(t);
+  ASSERT_EQ(l.accounts.size(), 1u);
+  EXPECT_EQ(l.accounts[0].live_at_exit, 0u);
+  EXPECT_EQ(l.accounts[0].unpaired_frees, 0u);
+  EXPECT_EQ(l.events[0].pair, 5u) << "ended by the last unmap";
+}
+
 // Events out of time order (a hand-made trace) are taken in time order.
 TEST(Memory, EventsOutOfOrder) {
   Trace t;

@@ -168,5 +168,40 @@ TEST(PythonFrames, MergeRenumbersEachInputsStacks) {
   EXPECT_EQ(error_of(to_json(merged)), "");
 }
 
+// A memory event outside every scope, made at the line whose launches are
+// grouped under their frame, goes under that frame's scope as a launch
+// there would; one at another line, or after the run, stays outside.
+TEST(PythonFrames, MemoryEventsJoinTheScopeOfTheirLine) {
+  for (uint32_t depth : {1u, 2u}) {
+    SCOPED_TRACE(depth);
+    Trace t = with_frames();
+    add_kernel(t, 100, 0);  // model.py:10, its call [100, 110]
+    add_kernel(t, 200, 0);  // the same line: one scope [100, 210]
+    MemoryEvent at_line;
+    at_line.thread = 1;
+    at_line.time_ns = 150;
+    at_line.python_stack = 0;
+    at_line.bytes = 64;
+    MemoryEvent other_line = at_line;  // model.py:11, under run.py:5 too
+    other_line.python_stack = 1;
+    MemoryEvent after = at_line;
+    after.time_ns = 500;
+    MemoryEvent other_thread = at_line;
+    other_thread.thread = 2;
+    t.memory = {at_line, other_line, after, other_thread};
+    group_by_python_frames(t, depth);
+    ASSERT_NE(t.memory[0].scope, kNoNode);
+    EXPECT_EQ(t.strings.view(t.nodes[t.memory[0].scope].name), "model.py:10 forward");
+    if (depth == 2) {  // its outer frame's scope is open: run.py:5
+      ASSERT_NE(t.memory[1].scope, kNoNode);
+      EXPECT_EQ(t.strings.view(t.nodes[t.memory[1].scope].name), "run.py:5 <module>");
+    } else {
+      EXPECT_EQ(t.memory[1].scope, kNoNode);
+    }
+    EXPECT_EQ(t.memory[2].scope, kNoNode);
+    EXPECT_EQ(t.memory[3].scope, kNoNode);
+  }
+}
+
 }  // namespace
 }  // namespace brickprof

@@ -52,6 +52,8 @@ bool supported(CUpti_ActivityKind kind) {
     case CUPTI_ACTIVITY_KIND_MEMSET:
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+    case CUPTI_ACTIVITY_KIND_MEMORY2:      // driver_memory.cpp
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
       return true;
     default:
       return false;

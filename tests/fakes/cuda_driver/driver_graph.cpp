@@ -3,9 +3,12 @@
 // the clones in order. CUPTI hears of nodes as it does from the real
 // driver: GRAPHNODE_CREATED inside the capturing launch, GRAPHNODE_CLONED
 // inside cuGraphInstantiate, and kernel records naming the executed node
-// (or, when the tool enabled GRAPH_TRACE, one record per replay).
+// (or, when the tool enabled GRAPH_TRACE, one record per replay). Memory
+// nodes (captured cuMemAllocAsync/cuMemFreeAsync) allocate and free at each
+// launch (driver_memory.cpp).
 #include <cstring>
 
+#include "driver_memory.h"
 #include "driver_state.h"
 #include "driver_trace.h"
 #include "driver_work.h"
@@ -63,7 +66,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph,
     g.originalGraph = graph;
     g.node = clone;
     g.originalNode = original;
-    g.nodeType = original->is_copy ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
+    g.nodeType = node_type(*original);
     g.graphExec = e;
     resource_callback(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, current_context(), &g);
   }
@@ -85,7 +88,11 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   Interval* whole = t != nullptr && t->wants(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) ? &span : nullptr;
   for (CUgraphNode node : exec->nodes) {
     const LaunchOrigin origin{call.correlation(), node->id, exec->id, whole};
-    if (node->is_copy) {
+    if (node->memory != CU_GRAPH_NODE_TYPE_EMPTY) {
+      if (const CUresult r = run_memory_node(*exec, *node, ctx, stream, call.correlation());
+          r != CUDA_SUCCESS)
+        return call.finish(r);
+    } else if (node->is_copy) {
       run_copy(node->copy, ctx, stream, origin);
     } else if (const CUresult r = run_kernel(node->launch, ctx, stream, origin); r != CUDA_SUCCESS) {
       return call.finish(r);

@@ -17,12 +17,31 @@
 // it: a real context holds a few hundred MiB itself, so a GPU refuses a
 // little earlier than its size; the fake's whole size is free.
 //
+// CUPTI's memory records (CUPTI_ACTIVITY_KIND_MEMORY2, _MEMORY_POOL), with
+// the fields cupti_activity.h (CUDA 13) gives CUpti_ActivityMemory4 and
+// CUpti_ActivityMemoryPool3: one record per allocation and one per release
+// (not one per pair, the old MEMORY kind), carrying the call's correlation
+// id, stamped at the operation with CUPTI's clock (the tool's timestamp
+// callback), queued into the client's buffers and so delivered when a
+// buffer fills or at a flush. A stream-ordered record names its stream
+// and its local pool (base address, release threshold, size = the pool's
+// reserve after the operation, utilized bytes); a pool record comes at
+// creation, trim and destruction. Where the headers do not say, the fake
+// chooses, and scripts/gpu-check compares with a GPU: no record for the
+// reserve a synchronisation gives back (the pool's next record says its
+// size), none for the VMM calls nor a device's default pool's creation; a
+// graph's memory node's records at each launch carry the launch's
+// correlation id, as every record of work a graph launch runs does.
+//
 // Host-visible memory (pinned, managed) is real host memory; device memory
 // is a fake address unless FAKE_CUDA_KERNELS executes kernels
 // (driver_execute.h). A pool reserves in 2 MiB granules (the VMM
 // granularity its reserve is made of); the real driver may reserve more at
 // a time.
 #include "driver_memory.h"
+
+#include <cupti_activity.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -36,11 +55,13 @@
 #include "driver_execute.h"
 #include "driver_state.h"
 #include "driver_trace.h"
+#include "driver_work.h"
 #include "fake_cuda.h"
 
 // The pool handle cuda.h declares: one per pool, never freed.
 struct CUmemPoolHandle_st {
   CUdevice device;
+  uint64_t base = 0;               // CUPTI's "base address of the memory pool"
   uint64_t reserved = 0;           // counted against the device
   uint64_t used = 0;               // handed out and not freed
   uint64_t release_threshold = 0;  // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD (default 0)
@@ -57,6 +78,8 @@ constexpr uint64_t kGranularity = 2ull << 20;  // cuMemGetAllocationGranularity'
 constexpr uint64_t kPitchAlignment = 512;
 constexpr uint64_t kHostPage = 4096;
 constexpr uint64_t kVaBase = 0x7e0000000000ull;  // VMM reservations, below the heap
+constexpr uint64_t kPoolBase = 0x7d0000000000ull;  // pools' base addresses, below those
+constexpr uint64_t kPoolSpan = 1ull << 36;
 constexpr int kMaxDevices = 16;                  // as FAKE_CUDA_DEVICES allows
 
 uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
@@ -65,6 +88,7 @@ enum class Kind : uint8_t { kDevice, kPool, kManaged, kHostPinned };
 
 struct Allocation {
   uint64_t bytes;  // as counted (rounded)
+  uint64_t requested;  // as asked for: what CUPTI's records say
   Kind kind;
   CUdevice device;
   CUmemoryPool pool;  // kPool
@@ -101,6 +125,74 @@ Memory& memory() {
   return *m;
 }
 
+CUpti_ActivityMemoryKind cupti_kind(Kind kind) {
+  switch (kind) {
+    case Kind::kManaged:
+      return CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
+    case Kind::kHostPinned:
+      return CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+    default:
+      return CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  }
+}
+
+// One MEMORY2 record. `stream`: a stream-ordered call's (the NULL stream
+// has its own id), else none.
+void memory_record(CUpti_ActivityMemoryOperationType op, CUpti_ActivityMemoryKind kind,
+                   uint64_t address, uint64_t bytes, CUdevice device, uint32_t correlation,
+                   const CUstream* stream, const CUmemPoolHandle_st* pool) {
+  CUpti_ActivityMemory4 r;
+  std::memset(&r, 0, sizeof r);
+  r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  r.memoryOperationType = op;
+  r.memoryKind = kind;
+  r.correlationId = correlation;
+  r.address = address;
+  r.bytes = bytes;
+  r.timestamp = now_ns();
+  r.processId = static_cast<uint32_t>(getpid());
+  r.deviceId = static_cast<uint32_t>(device);
+  CUcontext ctx = current_context();
+  r.contextId = ctx != nullptr ? ctx->id : CUPTI_INVALID_CONTEXT_ID;
+  r.streamId = stream != nullptr ? stream_id(*stream) : CUPTI_INVALID_STREAM_ID;
+  r.isAsync = stream != nullptr ? 1 : 0;
+  if (pool != nullptr) {
+    r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    r.memoryPoolConfig.address = pool->base;
+    r.memoryPoolConfig.releaseThreshold = pool->release_threshold;
+    r.memoryPoolConfig.pool.size = pool->reserved;
+    r.memoryPoolConfig.utilizedSize = pool->used;
+  }
+  emit(r, r.contextId);
+}
+
+// One MEMORY_POOL record: the pool as it is after the operation.
+void pool_record(CUpti_ActivityMemoryPoolOperationType op, const CUmemPoolHandle_st& pool,
+                 uint32_t correlation, size_t min_bytes_to_keep = 0) {
+  CUpti_ActivityMemoryPool3 r;
+  std::memset(&r, 0, sizeof r);
+  r.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+  r.memoryPoolOperationType = op;
+  r.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+  r.correlationId = correlation;
+  r.processId = static_cast<uint32_t>(getpid());
+  r.deviceId = static_cast<uint32_t>(pool.device);
+  r.minBytesToKeep = min_bytes_to_keep;
+  r.address = pool.base;
+  r.size = pool.reserved;
+  r.releaseThreshold = pool.release_threshold;
+  r.timestamp = now_ns();
+  r.utilizedSize = pool.used;
+  CUcontext ctx = current_context();
+  emit(r, ctx != nullptr ? ctx->id : CUPTI_INVALID_CONTEXT_ID);
+}
+
+CUmemoryPool new_pool(Memory& m, CUdevice device) {
+  m.pools.push_back(CUmemPoolHandle_st{device});
+  m.pools.back().base = kPoolBase + kPoolSpan * (m.pools.size() - 1);
+  return &m.pools.back();
+}
+
 bool fits(const Memory& m, CUdevice device, uint64_t bytes) {
   return bytes <= device_memory_bytes() && m.held[device] <= device_memory_bytes() - bytes;
 }
@@ -116,7 +208,8 @@ void* host_memory(uint64_t bytes) { return std::aligned_alloc(kHostPage, round_u
 
 // Gives the allocation at `address` back: to its pool, to the device, or to
 // the host. Called with the lock held; false if there is none of `kinds`.
-bool release(Memory& m, uint64_t address, std::initializer_list<Kind> kinds) {
+bool release(Memory& m, uint64_t address, std::initializer_list<Kind> kinds, uint32_t correlation,
+             const CUstream* stream = nullptr) {
   auto it = m.allocations.find(address);
   if (it == m.allocations.end()) return false;
   const Allocation a = it->second;
@@ -124,14 +217,17 @@ bool release(Memory& m, uint64_t address, std::initializer_list<Kind> kinds) {
   for (Kind k : kinds) wanted |= a.kind == k;
   if (!wanted) return false;
   m.allocations.erase(it);
+  if (a.kind == Kind::kPool) a.pool->used -= a.bytes;
+  memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, cupti_kind(a.kind), address,
+                a.requested, a.device, correlation, a.kind == Kind::kPool ? stream : nullptr,
+                a.kind == Kind::kPool ? a.pool : nullptr);
   switch (a.kind) {
     case Kind::kDevice:
       m.held[a.device] -= a.bytes;
       if (executing()) execute_free(address);
       break;
     case Kind::kPool:
-      // Back to the pool's reserve, still counted against the device.
-      a.pool->used -= a.bytes;
+      // Back to the pool's reserve (above), still counted against the device.
       if (executing()) execute_free(address);
       break;
     case Kind::kManaged:
@@ -157,24 +253,35 @@ void shrink(Memory& m, CUmemPoolHandle_st& pool, uint64_t keep) {
 
 CUmemoryPool default_pool(Memory& m, CUdevice device) {
   if (m.default_pool[device] == nullptr) {
-    m.pools.push_back(CUmemPoolHandle_st{device});
-    m.pools.back().is_default = true;
-    m.default_pool[device] = &m.pools.back();
+    m.default_pool[device] = new_pool(m, device);
+    m.default_pool[device]->is_default = true;
   }
   return m.default_pool[device];
 }
 
 // cuMemAllocAsync / cuMemAllocFromPoolAsync: grows the reserve if the pool
 // has too little unused, refused if the growth does not fit the device.
-CUresult pool_alloc(CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool, CUstream stream) {
-  if (current_context() == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+CUresult pool_alloc(CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool, CUstream stream,
+                    uint32_t correlation) {
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (dptr == nullptr || bytes == 0 || pool == nullptr || pool->destroyed)
     return CUDA_ERROR_INVALID_VALUE;
-  // Allocation nodes in a captured graph are not modelled: refused loudly.
-  if (stream != nullptr && stream->capture != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  const uint64_t need = round_up(bytes, kAlignment);
+  // Captured: a memory-allocation node, its address fixed now, its memory
+  // allocated at each launch (CUDA Programming Guide, "Graph Memory Nodes").
+  if (stream != nullptr && stream->capture != nullptr) {
+    CUgraphNode_st node{};
+    node.memory = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+    node.device = pool->device;
+    node.address = device_address(bytes);
+    node.bytes = need;
+    capture_node(stream, node, ctx);
+    *dptr = node.address;
+    return CUDA_SUCCESS;
+  }
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
-  const uint64_t need = round_up(bytes, kAlignment);
   if (pool->used + need > pool->reserved) {
     const uint64_t grow = round_up(pool->used + need - pool->reserved, kGranularity);
     if (!fits(m, pool->device, grow)) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -183,7 +290,9 @@ CUresult pool_alloc(CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool, CUstream
   }
   pool->used += need;
   *dptr = device_address(bytes);
-  m.allocations[*dptr] = Allocation{need, Kind::kPool, pool->device, pool};
+  m.allocations[*dptr] = Allocation{need, bytes, Kind::kPool, pool->device, pool};
+  memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                *dptr, bytes, pool->device, correlation, &stream, pool);
   return CUDA_SUCCESS;
 }
 
@@ -224,6 +333,38 @@ void release_pools_at_sync() {
   for (CUmemPoolHandle_st& pool : m.pools) shrink(m, pool, pool.release_threshold);
 }
 
+// A launch's memory nodes: an allocation node takes its bytes from the
+// device (refused as any allocation when they do not fit) and a free node
+// gives them back. A graph whose allocation is still held cannot be
+// launched again ("a graph ... cannot be relaunched while its allocations
+// are not freed", CUDA Programming Guide, "Graph Memory Nodes").
+CUresult run_memory_node(CUgraphExec_st& exec, CUgraphNode_st& node, CUcontext ctx,
+                         CUstream stream, uint32_t correlation) {
+  Memory& m = memory();
+  std::lock_guard<std::mutex> lock(m.mu);
+  (void)ctx;
+  if (node.memory == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+    if (node.allocated) return CUDA_ERROR_INVALID_VALUE;
+    if (!fits(m, node.device, node.bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
+    m.held[node.device] += node.bytes;
+    node.allocated = true;
+    memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION,
+                  CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, node.address, node.bytes, node.device,
+                  correlation, &stream, nullptr);
+    return CUDA_SUCCESS;
+  }
+  for (CUgraphNode a : exec.nodes) {
+    if (a->memory != CU_GRAPH_NODE_TYPE_MEM_ALLOC || a->address != node.address || !a->allocated)
+      continue;
+    a->allocated = false;
+    m.held[a->device] -= a->bytes;
+    memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                  a->address, a->bytes, a->device, correlation, &stream, nullptr);
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
 }  // namespace fake_cuda
 
 CUresult CUDAAPI cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
@@ -262,7 +403,9 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* ptr, size_t bytes) {
   *ptr = device_address(bytes);
   if (*ptr == 0) return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
   m.held[ctx->device] += counted;
-  m.allocations[*ptr] = Allocation{counted, Kind::kDevice, ctx->device, nullptr};
+  m.allocations[*ptr] = Allocation{counted, bytes, Kind::kDevice, ctx->device, nullptr};
+  memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                *ptr, bytes, ctx->device, call.correlation(), nullptr, nullptr);
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -287,7 +430,9 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pitch, size_t wid
   *dptr = device_address(row * height);
   *pitch = row;
   m.held[ctx->device] += counted;
-  m.allocations[*dptr] = Allocation{counted, Kind::kDevice, ctx->device, nullptr};
+  m.allocations[*dptr] = Allocation{counted, row * height, Kind::kDevice, ctx->device, nullptr};
+  memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                *dptr, row * height, ctx->device, call.correlation(), nullptr, nullptr);
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -299,7 +444,8 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr ptr) {
   if (ptr == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
-  const bool freed = release(m, ptr, {Kind::kDevice, Kind::kPool, Kind::kManaged});
+  const bool freed =
+      release(m, ptr, {Kind::kDevice, Kind::kPool, Kind::kManaged}, call.correlation());
   return call.finish(freed ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -315,22 +461,29 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytes, unsigned int
   std::lock_guard<std::mutex> lock(m.mu);
   *dptr = executing() ? execute_alloc(bytes) : reinterpret_cast<CUdeviceptr>(host_memory(bytes));
   if (*dptr == 0) return call.finish(CUDA_ERROR_OUT_OF_MEMORY);
-  m.allocations[*dptr] = Allocation{round_up(bytes, kAlignment), Kind::kManaged, ctx->device,
-                                    nullptr};
+  m.allocations[*dptr] = Allocation{round_up(bytes, kAlignment), bytes, Kind::kManaged,
+                                    ctx->device, nullptr};
+  memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION,
+                CUPTI_ACTIVITY_MEMORY_KIND_MANAGED, *dptr, bytes, ctx->device, call.correlation(),
+                nullptr, nullptr);
   return call.finish(CUDA_SUCCESS);
 }
 
 // Page-locked host memory: real host memory, not counted on the device.
 namespace {
-CUresult host_alloc(void** pp, size_t bytes) {
-  if (current_context() == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+CUresult host_alloc(void** pp, size_t bytes, uint32_t correlation) {
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   if (pp == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   void* host = host_memory(bytes);
   if (host == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
   m.allocations[reinterpret_cast<uint64_t>(host)] =
-      Allocation{round_up(bytes, kHostPage), Kind::kHostPinned, 0, nullptr};
+      Allocation{round_up(bytes, kHostPage), bytes, Kind::kHostPinned, ctx->device, nullptr};
+  memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                reinterpret_cast<uint64_t>(host), bytes, ctx->device, correlation, nullptr,
+                nullptr);
   *pp = host;
   return CUDA_SUCCESS;
 }
@@ -342,13 +495,13 @@ CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytes, unsigned int flags) {
   constexpr unsigned kKnown =
       CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
   if ((flags & ~kKnown) != 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  return call.finish(host_alloc(pp, bytes));
+  return call.finish(host_alloc(pp, bytes, call.correlation()));
 }
 
 CUresult CUDAAPI cuMemAllocHost_v2(void** pp, size_t bytes) {
   cuMemAllocHost_v2_params p{pp, bytes};
   TRACED(cuMemAllocHost_v2, &p);
-  return call.finish(host_alloc(pp, bytes));
+  return call.finish(host_alloc(pp, bytes, call.correlation()));
 }
 
 CUresult CUDAAPI cuMemFreeHost(void* ptr) {
@@ -357,7 +510,8 @@ CUresult CUDAAPI cuMemFreeHost(void* ptr) {
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
   const bool freed =
-      ptr != nullptr && release(m, reinterpret_cast<uint64_t>(ptr), {Kind::kHostPinned});
+      ptr != nullptr &&
+      release(m, reinterpret_cast<uint64_t>(ptr), {Kind::kHostPinned}, call.correlation());
   return call.finish(freed ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -418,8 +572,8 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props
     return call.finish(CUDA_ERROR_INVALID_VALUE);
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
-  m.pools.push_back(CUmemPoolHandle_st{props->location.id});
-  *pool = &m.pools.back();
+  *pool = new_pool(m, props->location.id);
+  pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED, **pool, call.correlation());
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -437,6 +591,7 @@ CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool) {
   pool->destroyed = true;
   pool->release_threshold = 0;
   shrink(m, *pool, 0);
+  pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED, *pool, call.correlation());
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -450,6 +605,8 @@ CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t min_bytes_to_keep) {
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
   shrink(m, *pool, min_bytes_to_keep / kGranularity * kGranularity);
+  pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED, *pool, call.correlation(),
+              min_bytes_to_keep);
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -464,24 +621,38 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytes, CUstream strea
     std::lock_guard<std::mutex> lock(m.mu);
     pool = default_pool(m, ctx->device);  // the device's current pool
   }
-  return call.finish(pool_alloc(dptr, bytes, pool, stream));
+  return call.finish(pool_alloc(dptr, bytes, pool, stream, call.correlation()));
 }
 
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool,
                                          CUstream stream) {
   cuMemAllocFromPoolAsync_params p{dptr, bytes, pool, stream};
   TRACED(cuMemAllocFromPoolAsync, &p);
-  return call.finish(pool_alloc(dptr, bytes, pool, stream));
+  return call.finish(pool_alloc(dptr, bytes, pool, stream, call.correlation()));
 }
 
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr ptr, CUstream stream) {
   cuMemFreeAsync_params p{ptr, stream};
   TRACED(cuMemFreeAsync, &p);
   if (ptr == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
-  if (stream != nullptr && stream->capture != nullptr) return call.finish(CUDA_ERROR_NOT_SUPPORTED);
+  // Captured: a memory-free node for an allocation node of the same graph;
+  // freeing other memory in a graph is not modelled, refused loudly.
+  if (stream != nullptr && stream->capture != nullptr) {
+    for (CUgraphNode n : stream->capture->nodes) {
+      if (n->memory != CU_GRAPH_NODE_TYPE_MEM_ALLOC || n->address != ptr) continue;
+      CUgraphNode_st node{};
+      node.memory = CU_GRAPH_NODE_TYPE_MEM_FREE;
+      node.device = n->device;
+      node.address = ptr;
+      node.bytes = n->bytes;
+      capture_node(stream, node, current_context());
+      return call.finish(CUDA_SUCCESS);
+    }
+    return call.finish(CUDA_ERROR_NOT_SUPPORTED);
+  }
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mu);
-  const bool freed = release(m, ptr, {Kind::kPool, Kind::kDevice});
+  const bool freed = release(m, ptr, {Kind::kPool, Kind::kDevice}, call.correlation(), &stream);
   return call.finish(freed ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 

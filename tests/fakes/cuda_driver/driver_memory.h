@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "driver_state.h"
+
 namespace fake_cuda {
 
 // The device's memory size: FAKE_CUDA_DEVICE_MEMORY bytes, else kDeviceMemory.
@@ -23,5 +25,10 @@ void release_pools_at_sync();
 // copy from or to device memory needs, as the driver checks it
 // (cuMemcpyDtoH: CUDA_ERROR_INVALID_VALUE otherwise).
 bool range_is_allocated(uint64_t address, uint64_t bytes);
+
+// Runs one memory node (captured cuMemAllocAsync/cuMemFreeAsync) of a
+// graph launch (driver_memory.cpp), with the launch's correlation id.
+CUresult run_memory_node(CUgraphExec_st& exec, CUgraphNode_st& node, CUcontext ctx,
+                         CUstream stream, uint32_t correlation);
 
 }  // namespace fake_cuda

@@ -45,12 +45,18 @@ struct CopyLaunch {
   const void* src = nullptr;
 };
 }  // namespace fake_cuda
-// What stream capture records: a kernel launch or a copy.
+// What stream capture records: a kernel launch or a copy, or a
+// stream-ordered allocation or free (a memory node: `memory`).
 struct CUgraphNode_st {
   uint64_t id;  // CUPTI's node id, unique in the process
   bool is_copy;
   fake_cuda::KernelLaunch launch;
   fake_cuda::CopyLaunch copy;
+  CUgraphNodeType memory = CU_GRAPH_NODE_TYPE_EMPTY;  // _MEM_ALLOC or _MEM_FREE if one
+  CUdevice device = 0;         // a memory node's
+  uint64_t address = 0;        // its allocation, fixed when captured
+  uint64_t bytes = 0;          // as counted against the device
+  bool allocated = false;      // an exec's allocation node: its memory is held now
 };
 struct CUevent_st {
   uint64_t ns = 0;  // GPU time at which the work queued before it ended

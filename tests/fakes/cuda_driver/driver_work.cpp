@@ -167,13 +167,18 @@ void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchO
   emit(m, ctx->id);
 }
 
+CUgraphNodeType node_type(const CUgraphNode_st& node) {
+  if (node.memory != CU_GRAPH_NODE_TYPE_EMPTY) return node.memory;
+  return node.is_copy ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
+}
+
 void capture_node(CUstream stream, const CUgraphNode_st& like, CUcontext ctx) {
   CUgraphNode node = new_graph_node(like);
   stream->capture->nodes.push_back(node);
   CUpti_GraphData g{};
   g.graph = stream->capture;
   g.node = node;
-  g.nodeType = like.is_copy ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
+  g.nodeType = node_type(like);
   resource_callback(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, ctx, &g);
 }
 

@@ -29,6 +29,8 @@ CUresult run_kernel(const KernelLaunch& k, CUcontext ctx, CUstream stream,
 // executing, copies the bytes.
 void run_copy(const CopyLaunch& c, CUcontext ctx, CUstream stream, const LaunchOrigin& origin);
 
+// What CUPTI's graph data calls the node (CU_GRAPH_NODE_TYPE_*).
+CUgraphNodeType node_type(const CUgraphNode_st& node);
 // Records a capturing stream's node for this launch or copy, and tells
 // CUPTI inside the calling API, as the driver does.
 void capture_node(CUstream stream, const CUgraphNode_st& node, CUcontext ctx);

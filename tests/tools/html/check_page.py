@@ -398,6 +398,25 @@ def check_tiles(page, brickprof, data_dir, out):
     page.screenshot(str(out / "tiles.png"))
 
 
+def check_memory_without_nodes(page, brickprof, data_dir, out):
+    """A program that allocated but opened no scope and launched nothing: every other view says
+    nothing was recorded, and the Memory section still shows its memory (the overview's "nothing
+    recorded" once hid every section)."""
+    trace = load_json(data_dir / "analyses" / "memory_steps.json")
+    trace["nodes"], trace["edges"] = [], []
+    for e in trace["memory"]:
+        e["scope"] = None
+    path = out / "memory-no-nodes.json"
+    path.write_text(json.dumps(trace))
+    pages.report_page(brickprof, path, out / "memory-no-nodes.html")
+    url = (out / "memory-no-nodes.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], "memory without nodes: no console error, exception or request")
+    check("memory" in page.eval("probe.sections()"), "memory without nodes: a Memory section")
+    text = page.eval("(document.getElementById('memory') || {innerText: ''}).innerText")
+    check("GPU 0 device memory" in text, f"memory without nodes: the section names its account")
+
+
 def check_first_screen(page, brickprof, data_dir, out):
     """What a first look at a plain program shows: a trace that recorded nothing says so in one line
     and draws no empty timeline; a CPU-only run has no GPU column and one plain line for the GPU;
@@ -724,6 +743,7 @@ def main(argv):
         guard("first screen", check_first_screen, page, brickprof, data_dir, out)
         guard("memory", check_memory, page, brickprof, data_dir, out)
         guard("tiles", check_tiles, page, brickprof, data_dir, out)
+        guard("memory without nodes", check_memory_without_nodes, page, brickprof, data_dir, out)
         guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         check_diff_pages(page, brickprof, data_dir, out)
         guard("reduced", check_reduced, page, brickprof, out)

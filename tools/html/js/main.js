@@ -16,6 +16,14 @@ function guarded(id, title, note, build) {
   }
 }
 
+function memoryPart(v) {
+  guarded(
+      'memory', 'Memory',
+      'Live bytes per account over the run, the peak and what was live then, headroom, ' +
+          'growing scopes, out-of-memory failures',
+      (body) => memorySection(v.memory, body));
+}
+
 function reportPage(data, page) {
   const v = data.views || {};
   const palette = new Palette(brickCategories(v));
@@ -29,7 +37,11 @@ function reportPage(data, page) {
   if (v.summary)
     guarded('overview', 'Overview', subtitle(v.summary), (body) => summarySection(data, body));
   // Nothing recorded: the overview says so; empty timelines and tables would only look broken.
-  if (v.summary && v.summary.nothing_recorded) return;
+  // Memory is the exception: a program that allocated without a scope or a launch has it.
+  if (v.summary && v.summary.nothing_recorded) {
+    if (v.memory && (v.memory.accounts || []).length) memoryPart(v);
+    return;
+  }
 
   const cp = v['critical-path'];
   const steps = cp ? criticalSteps(data) : [];
@@ -107,12 +119,7 @@ function reportPage(data, page) {
     guarded(
         'transfers', 'Transfers', 'Host-device copies against the link',
         (body) => transfersSection(v.transfers, body, page.timeline));
-  if (v.memory)
-    guarded(
-        'memory', 'Memory',
-        'Live bytes per account over the run, the peak and what was live then, headroom, ' +
-            'growing scopes, out-of-memory failures',
-        (body) => memorySection(v.memory, body));
+  if (v.memory) memoryPart(v);
   if (v.analyze)
     guarded(
         'analyze', 'Operations', 'Leaf work per name: count, total and the spread of one call',

@@ -139,6 +139,8 @@ void check_memory(const Trace& t);
 // "counters" (trace_json_counters.cpp): names interned in t.strings, each
 // sample's scope a file id in `scopes`.
 void read_counters(od::array arr, Trace& t, std::vector<uint64_t>& scopes, Cursor& c);
+// "cpu_counters" (trace_json_cpu_counters.cpp), nodes by file id as below.
+void read_cpu_counters(od::object obj, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 // "checksums" (trace_json_checksums.cpp), nodes by file id as above.
 void read_checksums(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 

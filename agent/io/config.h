@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/capture/capture.h"
+#include "agent/recorder/cpu_counters.h"
 
 namespace brickprof::agent {
 
@@ -44,6 +45,8 @@ struct Config {
   unsigned signal_dump_seconds = 20;             // BRICKPROF_SIGNAL_DUMP_SECONDS
   CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
   DumpOn dump_on = DumpOn::kExit;                // BRICKPROF_DUMP_ON
+  // Which CPU counters each scope reads (off, on, software)
+  cpu_counters::Mode cpu_counters = cpu_counters::Mode::kOff;  // BRICKPROF_CPU_COUNTERS
   // Python frames kept per GPU launch (innermost first); 0: none read.
   uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
   // The roofline's roofs, in place of those computed from the device.

@@ -22,6 +22,7 @@ struct Planner {
   MemoryEvents& memory_events;
   ChecksumEvents& checksum_events;
   CounterEvents& counter_events;
+  CpuCounterEvents& cpu_counter_events;
   GpuAttribution& gpu;
   uint32_t tid;
   std::vector<RangeStart>& range_starts;
@@ -57,6 +58,7 @@ struct Planner {
     checksum_events.add(top, name_site, index);
   }
   void counter(const CounterSample& s, uint32_t name_site) { counter_events.add(s, name_site); }
+  void cpu_counters(uint32_t node, const uint64_t* values) { cpu_counter_events.add(node, values); }
   void consumed(const Recorder::Segment&) {}
 };
 
@@ -68,8 +70,8 @@ void TraceStream::Impl::plan() {
   first_id.reserve(threads.size());
   for (const Recorder::ThreadEvents& te : threads) {
     first_id.push_back(cpu_count);
-    Planner planner{memory,       checksums,  counters, gpu, te.tid, range_starts, range_ends,
-                    python.roots[te.tid]};
+    Planner planner{memory, checksums,    counters,   cpu_counters,        gpu,
+                    te.tid, range_starts, range_ends, python.roots[te.tid]};
     ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
     walk.run(planner);
     if (walk.next_id() != cpu_count) node_threads.insert(te.tid);
@@ -280,6 +282,7 @@ WrittenOutputs TraceStream::write(const Trace& header, const std::vector<std::st
       impl_->memory.fill(impl_->header);
       impl_->checksums.fill(impl_->header);
       impl_->counters.fill(impl_->header);
+      impl_->cpu_counters.fill(impl_->header);
       impl_->walk();
     }
     return write_outputs(*impl_, formats, sink);

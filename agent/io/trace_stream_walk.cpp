@@ -95,6 +95,7 @@ class TraceStream::Impl::ThreadEmitter {
   void shapes(uint32_t, uint32_t) {}
   void checksum(uint32_t, uint32_t, uint64_t) {}
   void counter(const CounterSample&, uint32_t) {}
+  void cpu_counters(uint32_t, const uint64_t*) {}  // read in pass 1
   void range_start(uint64_t, uint64_t, uint32_t) {}
   void range_end(uint64_t, uint64_t) {}
   void consumed(const Recorder::Segment& segment) {

@@ -105,6 +105,7 @@ class Summarizer {
   void shapes(uint32_t, uint32_t) {}
   void checksum(uint32_t, uint32_t, uint64_t) {}
   void counter(const CounterSample&, uint32_t) {}
+  void cpu_counters(uint32_t, const uint64_t*) {}
   void consumed(const Recorder::Segment&) {}
 
   std::vector<TimeStat> bricks() { return bricks_.take(); }

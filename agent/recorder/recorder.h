@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/recorder/cpu_counters.h"
 #include "agent/recorder/site_table.h"
 #include "agent/recorder/thread_buffers.h"
 #include "trace/model/trace.h"
@@ -18,21 +19,23 @@
 namespace brickprof::agent {
 
 enum class EventType : uint8_t {
-  kPush,        // a = element count or layer index; site = what was opened
-  kPop,         //
-  kWork,        // a, b = FLOPs and bytes (double bits) for the innermost scope
-  kCudaApi,     // tsc = API enter, a = correlation id | Python stack << 32 (see
-                //   python_frames.h; 0: none), b = API exit tsc, site = API name
-  kGraphNode,   // a = CUDA graph node id created under the current scope
-  kMark,        // an instant (NVTX mark); site = its name
-  kRangeStart,  // a = range id; site = its name (the range may end on another thread)
-  kRangeEnd,    // a = range id
-  kMemory,      // a = address, b = bytes, then the packed word (pack_memory) and the
-                //   stream, the pool; site = the API's or the program pool's name
-  kShapes,      // site = a shapes signature (shapes_signature) for the innermost scope
-  kChecksum,    // a = index in checksum_table.h; site = the output's name, for the
-                //   innermost scope
-  kCounter,     // a = value (double bits), b = CounterKind; site = its name
+  kPush,         // a = element count or layer index; site = what was opened
+  kPop,          //
+  kWork,         // a, b = FLOPs and bytes (double bits) for the innermost scope
+  kCudaApi,      // tsc = API enter, a = correlation id | Python stack << 32 (see
+                 //   python_frames.h; 0: none), b = API exit tsc, site = API name
+  kGraphNode,    // a = CUDA graph node id created under the current scope
+  kMark,         // an instant (NVTX mark); site = its name
+  kRangeStart,   // a = range id; site = its name (the range may end on another thread)
+  kRangeEnd,     // a = range id
+  kMemory,       // a = address, b = bytes, then the packed word (pack_memory) and the
+                 //   stream, the pool; site = the API's or the program pool's name
+  kShapes,       // site = a shapes signature (shapes_signature) for the innermost scope
+  kChecksum,     // a = index in checksum_table.h; site = the output's name, for the
+                 //   innermost scope
+  kCounter,      // a = value (double bits), b = CounterKind; site = its name
+  kCpuCounters,  // words 2-6: what the thread's CPU counters counted in the scope the
+                 //   next pop closes (cpu_counters.h), in cpu_counters::event_names() order
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -40,7 +43,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF__RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4, 7};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -160,6 +163,10 @@ class Recorder {
   // The header's inline fast path (brickprof.h): allowed only while ticks
   // are the cycle counter and no scope-end hook needs every pop.
   static void set_clock_is_tsc(bool tsc);
+  // BRICKPROF_CPU_COUNTERS: every recorded push and pop reads the thread's
+  // CPU counters (cpu_counters.h), so the inline path is off. False (and
+  // nothing changes) when the machine refuses them.
+  static bool start_cpu_counters(cpu_counters::Mode mode);
   static void bind_fast_state(volatile uint32_t* word);  // the API table's word
   static void* thread_buffer();  // a brickprof__thread_buffer*; registers the thread
   // The budget, bytes (BRICKPROF_BUFFER_MB); set before recording.

@@ -25,6 +25,8 @@
 //       for the innermost open node, kNoNode outside every node
 //   void counter(const CounterSample& s, uint32_t name_site)   a program's counter sample or
 //       tokens, its scope the innermost open node, its name left for the visitor (kTokens: none)
+//   void cpu_counters(uint32_t node, const uint64_t* values)   what the CPU counters counted
+//       in `node` (cpu_counters::event_names() order), just before its pop
 //   void consumed(const Recorder::Segment& segment)   a segment was read to its end
 // (`top` is kNoNode outside every node).
 #pragma once
@@ -167,6 +169,9 @@ class ThreadWalk {
         break;
       case EventType::kCounter:
         v.counter(counter_sample(e, top), e.site());
+        break;
+      case EventType::kCpuCounters:
+        if (top != kNoNode) v.cpu_counters(top, reinterpret_cast<const uint64_t*>(&e) + 2);
         break;
     }
   }

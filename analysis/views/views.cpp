@@ -24,6 +24,7 @@ extern const View kImbalanceView;
 extern const View kRankPathView;
 extern const View kNumericsView;
 extern const View kTokensView;
+extern const View kCpuCountersView;
 
 namespace {
 
@@ -63,6 +64,7 @@ const std::vector<const View*>& report_views() {
       &kRankPathView,      // --rank-path
       &kNumericsView,      // --numerics
       &kTokensView,        // --tokens
+      &kCpuCountersView,   // --cpu-counters
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

@@ -106,6 +106,12 @@ class TraceBuilder {
                                       ? trace_.strings.intern(kTokensName)
                                       : names_.site_name(name_site);
   }
+  void cpu_counters(uint32_t node, const uint64_t* values) {
+    NodeCpuCounters n;
+    n.node = node;
+    std::copy(values, values + kMaxCpuCounters, n.values.begin());
+    trace_.cpu_counters.nodes.push_back(n);
+  }
   void consumed(const Recorder::Segment&) {}
 
   std::vector<RangeStart> range_starts;
@@ -144,6 +150,9 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
                    [](const CounterSample& a, const CounterSample& b) { return a.time_ns < b.time_ns; });
   std::stable_sort(trace.shapes.begin(), trace.shapes.end(),
                    [](const NodeShape& a, const NodeShape& b) { return a.node < b.node; });
+  std::sort(trace.cpu_counters.nodes.begin(), trace.cpu_counters.nodes.end(),
+            [](const NodeCpuCounters& a, const NodeCpuCounters& b) { return a.node < b.node; });
+  if (!trace.cpu_counters.nodes.empty()) trace.cpu_counters.events = cpu_counters::event_names();
   // Checksums by node, each node's in the order taken.
   std::stable_sort(
       trace.checksums.begin(), trace.checksums.end(),

@@ -32,6 +32,7 @@ VIEWS = [
     "--rank-path",
     "--numerics",
     "--tokens",
+    "--cpu-counters",
 ]
 
 

@@ -65,7 +65,7 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
   if (recorded_nothing(t)) out << printable(nothing_recorded_line(t)) << "\n";
   // One line on the GPU: how it was recorded, or why there is nothing from it.
   if (std::string line = no_gpu_line(t); !line.empty())
-    out << line << "\n";
+    out << printable(line) << "\n";
   else
     out << "GPU: CUPTI " << printable(t.diagnostics.cupti) << "\n";
   if (t.diagnostics.cpu_counters != "off")  // asked for: what was counted, or why nothing

@@ -2,15 +2,21 @@
 // recording, next to one cycle-counter read and one clock_gettime, all from
 // one run so the ratios hold whatever the machine's speed; and of the
 // memory pair (brickprof_mem_alloc + _free), brickprof_set_shapes and one
-// tile (BRICKPROF_TILE, in a run of tiles in one brick), absent and recording.
+// tile (BRICKPROF_TILE, in a run of tiles in one brick), absent and recording;
+// and one read() of a perf_event_open group of the kernel's software
+// counters, what BRICKPROF_CPU_COUNTERS costs a scope twice (run it with
+// BRICKPROF_CPU_COUNTERS=software to see the pair then).
 //   scope_overhead [path/to/libbrickprof.so]
 #include <dlfcn.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <functional>
 
@@ -80,6 +86,39 @@ __attribute__((noinline)) void floor_loop(long n) {
   }
 }
 
+// A group of the three software counters BRICKPROF_CPU_COUNTERS=software
+// reads (agent/recorder/cpu_counters.cpp opens it the same way); -1 if the
+// kernel refuses.
+int g_group = -1;
+int open_software_group() {
+  const unsigned long long configs[] = {PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
+                                        PERF_COUNT_SW_CONTEXT_SWITCHES};
+  int leader = -1;
+  for (unsigned long long config : configs) {
+    perf_event_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = config;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    attr.read_format =
+        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, leader, 0));
+    if (fd < 0) return -1;
+    if (leader < 0) leader = fd;
+  }
+  return leader;
+}
+
+__attribute__((noinline)) void group_read_loop(long n) {
+  unsigned long long buf[8];
+  for (long i = 0; i < n; ++i) {
+    if (read(g_group, buf, sizeof buf) <= 0) return;
+    asm volatile("" ::"m"(buf));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,8 +140,9 @@ int main(int argc, char** argv) {
   // Rounds interleave every case, so a change in the machine's load hits
   // them all alike and the ratios stay meaningful; each keeps its best.
   Timing rdtsc, clock, absent, floor, disabled, recording;
-  Timing mem_absent, mem_recording, shapes_absent_t, shapes_recording;
+  Timing mem_absent, mem_recording, shapes_absent_t, shapes_recording, group_read;
   Timing tiles_absent_t, tiles_recording;
+  g_group = open_software_group();
   for (int r = 0; r < kRepeats; ++r) {
     time_once(rdtsc_loop, rdtsc);
     time_once(clock_loop, clock);
@@ -118,6 +158,7 @@ int main(int argc, char** argv) {
     time_once(shapes_loaded, shapes_recording);
     time_once(tiles_absent, tiles_absent_t);
     time_once(tiles_loaded, tiles_recording);
+    if (g_group >= 0) time_once(group_read_loop, group_read);
   }
 
   std::printf("%-34s %9s %12s\n", "push+pop pair (best of 7 x 1M)", "cpu ns", "x rdtsc");
@@ -141,6 +182,12 @@ int main(int argc, char** argv) {
   row("tile (micro), recording", tiles_recording.ns_per_op);
   std::printf("tile / push+pop pair, recording: %.2f (goal <= 1)\n",
               tiles_recording.ns_per_op / recording.ns_per_op);
+  if (g_group >= 0)
+    row("read() of a software counter group", group_read.ns_per_op);
+  else
+    std::printf("read() of a software counter group: perf_event_open refused\n");
+  const char* counters = std::getenv("BRICKPROF_CPU_COUNTERS");
+  std::printf("BRICKPROF_CPU_COUNTERS=%s\n", counters && *counters ? counters : "off");
   std::fflush(stdout);
   _exit(0);  // skip the agent's dump of the ~14M benchmark events
 }

@@ -296,7 +296,8 @@ const char* group_of(std::string_view variable) {
   if (variable == "BRICKPROF_OUTPUT" || variable == "BRICKPROF_FORMATS" ||
       variable == "BRICKPROF_LOG")
     return "Output";
-  if (variable.starts_with("BRICKPROF_CAPTURE")) return "What to record";
+  if (variable.starts_with("BRICKPROF_CAPTURE") || variable == "BRICKPROF_CPU_COUNTERS")
+    return "What to record";
   if (variable == "BRICKPROF_BUFFER_MB" || variable == "BRICKPROF_CMDLINE") return "Recording";
   return "GPU";
 }

@@ -21,6 +21,8 @@ static_assert(is_choice("BRICKPROF_SYNC", size_t(SyncMode::kNone), "none"));
 static_assert(is_choice("BRICKPROF_PTX", size_t(PtxMode::kSource), "source"));
 static_assert(is_choice("BRICKPROF_CUDA_GRAPH_TRACE", size_t(GraphTrace::kGraph), "graph"));
 static_assert(is_choice("BRICKPROF_CMDLINE", size_t(CmdlineMode::kNone), "none"));
+static_assert(is_choice("BRICKPROF_CPU_COUNTERS", size_t(cpu_counters::Mode::kSoftware),
+                        "software"));
 
 class Reader {
  public:
@@ -103,6 +105,7 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   r.choice(setting("BRICKPROF_CMDLINE"), c.cmdline);
   r.choice(setting("BRICKPROF_DUMP_ON"), c.dump_on);
   if (auto v = r.get(setting("BRICKPROF_CHECKSUMS"))) c.checksums = *v == "1";
+  r.choice(setting("BRICKPROF_CPU_COUNTERS"), c.cpu_counters);
   r.count(setting("BRICKPROF_RUN_PID"), c.run_pid);
   if (auto v = r.get(setting("BRICKPROF_RUN_MANIFEST"))) c.run_manifest = std::string(*v);
   return c;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/capture/capture.h"
+#include "agent/recorder/cpu_counters.h"
 
 namespace brickprof::agent {
 
@@ -47,6 +48,8 @@ struct Config {
   // After each kernel, digests of the device buffers it may have written
   // (cupti/kernel_checksums.h); synchronises the launch's stream.
   bool checksums = false;                        // BRICKPROF_CHECKSUMS=0|1
+  // Which CPU counters each scope reads (off, on, software)
+  cpu_counters::Mode cpu_counters = cpu_counters::Mode::kOff;  // BRICKPROF_CPU_COUNTERS
   // Python frames kept per GPU launch (innermost first); 0: none read.
   uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
   // The roofline's roofs, in place of those computed from the device.

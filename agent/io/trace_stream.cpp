@@ -24,6 +24,7 @@ struct Planner {
   ChecksumEvents& checksum_events;
   CounterEvents& counter_events;
   TileEvents& tile_events;
+  CpuCounterEvents& cpu_counter_events;
   GpuAttribution& gpu;
   uint32_t tid;
   std::vector<RangeStart>& range_starts;
@@ -61,6 +62,7 @@ struct Planner {
   }
   void counter(const CounterSample& s, uint32_t name_site) { counter_events.add(s, name_site); }
   void tile(const TileStats& s) { tile_events.add(s); }
+  void cpu_counters(uint32_t node, const uint64_t* values) { cpu_counter_events.add(node, values); }
   void consumed(const Recorder::Segment&) {}
 };
 
@@ -72,8 +74,8 @@ void TraceStream::Impl::plan() {
   first_id.reserve(threads.size());
   for (const Recorder::ThreadEvents& te : threads) {
     first_id.push_back(cpu_count);
-    Planner planner{memory,     memory_activity, checksums,  counters, tiles,
-                    gpu,        te.tid,          range_starts, range_ends,
+    Planner planner{memory, memory_activity, checksums,  counters,   tiles,
+                    cpu_counters, gpu,       te.tid,     range_starts, range_ends,
                     python.roots[te.tid]};
     ThreadWalk<Planner> walk(te, cpu_count, clock, end_tsc, windows, counts);
     walk.run(planner);
@@ -287,6 +289,7 @@ WrittenOutputs TraceStream::write(const Trace& header, const std::vector<std::st
       impl_->checksums.fill(impl_->header);
       impl_->counters.fill(impl_->header);
       impl_->tiles.fill(impl_->header);
+      impl_->cpu_counters.fill(impl_->header);
       impl_->walk();
     }
     return write_outputs(*impl_, formats, sink);

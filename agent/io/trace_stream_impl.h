@@ -13,6 +13,7 @@
 
 #include "agent/io/checksum_events.h"
 #include "agent/io/counter_events.h"
+#include "agent/io/cpu_counter_events.h"
 #include "agent/io/gpu_attribution.h"
 #include "agent/io/memory_activity.h"
 #include "agent/io/memory_events.h"
@@ -159,6 +160,8 @@ struct TraceStream::Impl final : TraceSource {
   CounterEvents counters;
   // Tiles added up per node, thread and level, read in pass 1 for the header.
   TileEvents tiles;
+  // What the CPU counters counted per node, read in pass 1 for the header.
+  CpuCounterEvents cpu_counters;
 
   // Python frames: in pass 1, the root scope starts of each thread that
   // may end a run of launches (the first after each launch outside every

@@ -96,6 +96,7 @@ class TraceStream::Impl::ThreadEmitter {
   void checksum(uint32_t, uint32_t, uint64_t) {}
   void counter(const CounterSample&, uint32_t) {}
   void tile(const TileStats&) {}
+  void cpu_counters(uint32_t, const uint64_t*) {}  // read in pass 1
   void range_start(uint64_t, uint64_t, uint32_t) {}
   void range_end(uint64_t, uint64_t) {}
   void consumed(const Recorder::Segment& segment) {

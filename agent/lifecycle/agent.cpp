@@ -253,6 +253,9 @@ void start() {
   Recorder::set_capacity(the_config().buffer_bytes);
   capture::configure(the_config().capture, the_config().capture_scope,
                      the_config().capture_every, the_config().capture_max);
+  if (!Recorder::start_cpu_counters(the_config().cpu_counters) &&
+      the_config().cpu_counters != cpu_counters::Mode::kOff)
+    log_info("CPU counters " + cpu_counters::status());
   std::atexit([] { dump_at_exit(); });
   // quick_exit skips atexit but runs these (after the program's own, which
   // were registered later), then _exit through libc's internal symbol.
@@ -283,6 +286,7 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
   Diagnostics& d = trace.diagnostics;
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
+  d.cpu_counters = cpu_counters::status();
   d.dropped_events = Recorder::dropped_events();
   d.dropped_names = Recorder::dropped_names();
   d.unbalanced_pops = stream.counts().unbalanced_pops;

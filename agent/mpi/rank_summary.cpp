@@ -109,6 +109,7 @@ class Summarizer {
   void checksum(uint32_t, uint32_t, uint64_t) {}
   void counter(const CounterSample&, uint32_t) {}
   void tile(const TileStats&) {}
+  void cpu_counters(uint32_t, const uint64_t*) {}
   void consumed(const Recorder::Segment&) {}
 
   std::vector<TimeStat> bricks() { return bricks_.take(); }

@@ -20,6 +20,7 @@
 #include "agent/recorder/budget.h"
 #include "agent/recorder/checksum_table.h"
 #include "agent/recorder/clock.h"
+#include "agent/recorder/cpu_counters.h"
 #include "agent/recorder/page_pool.h"
 
 namespace brickprof::agent {
@@ -40,6 +41,7 @@ static_assert(sizeof(std::atomic<uint64_t*>) == sizeof(uint64_t*));
 static_assert(static_cast<uint8_t>(EventType::kTile) == BRICKPROF__RECORD_TILE);
 static_assert(kEventWords[BRICKPROF__RECORD_TILE] == BRICKPROF__TILE_WORDS);
 static_assert(BRICKPROF_TILE_LEVELS == kTileLevels);
+static_assert(kEventWords[static_cast<uint8_t>(EventType::kCpuCounters)] == 2 + kMaxCpuCounters);
 
 namespace {
 
@@ -173,11 +175,20 @@ bool push_record(uint32_t site, uint64_t arg) {
   w[2] = arg;
   w[1] = Clock::ticks();
   tb->cur.store(w + kWords, std::memory_order_release);
+  if (__builtin_expect(cpu_counters::active(), 0)) cpu_counters::scope_opened();
   // Only the scope-end hook needs to know what is open (and while it is
   // set, the header's inline path is off, so every push comes here).
   if (__builtin_expect(g_scope_end_hook.load(std::memory_order_relaxed) != nullptr, 0))
     note_open_site(tb, site);
   return true;
+}
+
+// Before a pop: what the thread's CPU counters counted in the scope it closes.
+__attribute__((noinline)) void write_cpu_counters() {
+  uint64_t delta[kMaxCpuCounters];
+  if (!cpu_counters::scope_closing(delta)) return;
+  append(EventType::kCpuCounters, 0, Clock::ticks(),
+         [&](uint64_t* w) { std::memcpy(w + 2, delta, sizeof delta); });
 }
 
 // `closes_recorded`: the caller knows the push was recorded, so the scope
@@ -193,6 +204,7 @@ bool pop_record(bool closes_recorded = false) {
       --current->depth;
     }
   }
+  if (__builtin_expect(cpu_counters::active(), 0)) write_cpu_counters();
   return append(EventType::kPop, 0, Clock::ticks(), [](uint64_t*) {});
 }
 
@@ -332,7 +344,8 @@ void refresh_fast_state() {
     state = BRICKPROF__FAST_CALL;  // even while off: a trigger push must get here
   else if (!g_enabled.load(std::memory_order_relaxed))
     state = BRICKPROF__FAST_OFF;
-  else if (g_clock_is_tsc && g_scope_end_hook.load(std::memory_order_relaxed) == nullptr)
+  else if (g_clock_is_tsc && g_scope_end_hook.load(std::memory_order_relaxed) == nullptr &&
+           !cpu_counters::active())
     state = BRICKPROF__FAST_INLINE;
   __atomic_store_n(g_fast_state_word, state, __ATOMIC_RELAXED);
 }
@@ -360,6 +373,11 @@ void* Recorder::thread_buffer() {
   return tb;
 }
 bool Recorder::enabled() { return recording(); }
+bool Recorder::start_cpu_counters(cpu_counters::Mode mode) {
+  const bool on = cpu_counters::start(mode);
+  refresh_fast_state();
+  return on;
+}
 
 void Recorder::capture_by_scope(std::string_view name) {
   sites::set_capture_name(name);
@@ -396,6 +414,7 @@ void Recorder::reset_after_fork() {
   g_recorded_anything.store(false);
   page_pool::reset_after_fork();
   checksum_table::reset_after_fork();
+  cpu_counters::reset_after_fork();
   capture::reset_after_fork(capture::inside_trigger());
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/recorder/cpu_counters.h"
 #include "agent/recorder/site_table.h"
 #include "agent/recorder/thread_buffers.h"
 #include "trace/model/trace.h"
@@ -35,6 +36,8 @@ enum class EventType : uint8_t {
   kCounter,     // a = value (double bits), b = CounterKind; site = its name
   kTile,        // tsc = the first tile's start, then per tile level its count, ticks,
                 //   elements and bytes (BRICKPROF__RECORD_TILE), for the innermost scope
+  kCpuCounters,  // words 2-6: what the thread's CPU counters counted in the scope the
+                 //   next pop closes (cpu_counters.h), in cpu_counters::event_names() order
 };
 
 // Records are variable-size runs of 8-byte words, so a pop costs 16 bytes and
@@ -42,7 +45,7 @@ enum class EventType : uint8_t {
 // tag (site id | type << 32), the cycle counter, then 0-2 payload words. The
 // scope API header writes push and pop records itself (brickprof.h), so this
 // layout is ABI: BRICKPROF__RECORD_LAYOUT.
-constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4, 14};  // by EventType
+constexpr uint32_t kEventWords[] = {3, 2, 4, 4, 3, 2, 3, 3, 7, 2, 3, 4, 14, 7};  // by EventType
 
 inline uint64_t event_tag(uint32_t site, EventType type) {
   return site | static_cast<uint64_t>(type) << 32;
@@ -167,6 +170,10 @@ class Recorder {
   // The header's inline fast path (brickprof.h): allowed only while ticks
   // are the cycle counter and no scope-end hook needs every pop.
   static void set_clock_is_tsc(bool tsc);
+  // BRICKPROF_CPU_COUNTERS: every recorded push and pop reads the thread's
+  // CPU counters (cpu_counters.h), so the inline path is off. False (and
+  // nothing changes) when the machine refuses them.
+  static bool start_cpu_counters(cpu_counters::Mode mode);
   static void bind_fast_state(volatile uint32_t* word);  // the API table's word
   static void* thread_buffer();  // a brickprof__thread_buffer*; registers the thread
   // The budget, bytes (BRICKPROF_BUFFER_MB); set before recording.

@@ -27,6 +27,8 @@
 //       tokens, its scope the innermost open node, its name left for the visitor (kTokens: none)
 //   void tile(const TileStats& s)   one level's tiles of a kTile record, its node the
 //       innermost open node (kNoNode outside every node), its thread this one's
+//   void cpu_counters(uint32_t node, const uint64_t* values)   what the CPU counters counted
+//       in `node` (cpu_counters::event_names() order), just before its pop
 //   void consumed(const Recorder::Segment& segment)   a segment was read to its end
 // (`top` is kNoNode outside every node).
 #pragma once
@@ -172,6 +174,9 @@ class ThreadWalk {
         break;
       case EventType::kTile:
         tiles(e, top, v);
+        break;
+      case EventType::kCpuCounters:
+        if (top != kNoNode) v.cpu_counters(top, reinterpret_cast<const uint64_t*>(&e) + 2);
         break;
     }
   }

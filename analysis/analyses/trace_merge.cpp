@@ -245,6 +245,25 @@ class InputMerge {
     }
   }
 
+  // CPU counters follow their nodes. Inputs that counted other events
+  // (another BRICKPROF_CPU_COUNTERS mode) cannot share the section: the
+  // first input's events are kept, and a warning names what was left out.
+  void append_cpu_counters() {
+    const CpuCounters& in = t_.cpu_counters;
+    if (in.nodes.empty()) return;
+    CpuCounters& out = out_.cpu_counters;
+    if (out.events.empty()) out.events = in.events;
+    if (out.events != in.events) {
+      out_.diagnostics.warnings.push_back(
+          "merge: CPU counters of an input left out: it counted other events than the first");
+      return;
+    }
+    for (NodeCpuCounters n : in.nodes) {
+      n.node += node_base_;
+      out.nodes.push_back(n);
+    }
+  }
+
   // Memory events and counter samples follow their threads, devices, scopes
   // and stacks (shapes, checksums and tiles their nodes); host
   // memory keeps the host's device id. Put in time order with the other
@@ -277,6 +296,7 @@ class InputMerge {
       out_.tiles.back().node += node_base_;
       out_.tiles.back().thread = thread_of(s.thread);
     }
+    append_cpu_counters();
     for (const OutputChecksum& c : t_.checksums) {
       out_.checksums.push_back(c);
       out_.checksums.back().node += node_base_;
@@ -335,6 +355,10 @@ class InputMerge {
     if (dg.capture != "all") {  // which part of each run was recorded
       std::string part = was_merged_ ? dg.capture : sources_[0].label + ": " + dg.capture;
       merged.capture = merged.capture == "all" ? part : merged.capture + "; " + part;
+    }
+    if (dg.cpu_counters != "off") {  // what each run's CPU counters were
+      std::string part = was_merged_ ? dg.cpu_counters : sources_[0].label + ": " + dg.cpu_counters;
+      merged.cpu_counters = merged.cpu_counters == "off" ? part : merged.cpu_counters + "; " + part;
     }
     for (const std::string& w : dg.warnings) {
       if (!was_merged_) {

@@ -36,6 +36,12 @@ void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Un
     t.tiles.push_back(s);
     t.tiles.back().node = renumbered[s.node];
   }
+  if (!trace.cpu_counters.nodes.empty()) t.cpu_counters.events = trace.cpu_counters.events;
+  for (const NodeCpuCounters& n : trace.cpu_counters.nodes) {
+    if (n.node >= renumbered.size() || renumbered[n.node] == kNoNode) continue;
+    t.cpu_counters.nodes.push_back(n);
+    t.cpu_counters.nodes.back().node = renumbered[n.node];
+  }
   for (const NodeShape& s : trace.shapes) {
     if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;
     t.shapes.push_back(s);

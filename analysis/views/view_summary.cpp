@@ -65,13 +65,15 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
   if (recorded_nothing(t)) out << printable(nothing_recorded_line(t)) << "\n";
   // One line on the GPU: how it was recorded, or why there is nothing from it.
   if (std::string line = no_gpu_line(t); !line.empty())
-    out << line << "\n";
+    out << printable(line) << "\n";
   else
     out << "GPU: CUPTI " << printable(t.diagnostics.cupti) << "\n";
   if (t.diagnostics.checksum_mode != "off")
     out << "Warning: recorded in checksum mode (" << printable(t.diagnostics.checksum_mode)
         << "): each launch was synchronised and its outputs digested, so times are perturbed; "
            "profile without --checksums for timing\n";
+  if (t.diagnostics.cpu_counters != "off")  // asked for: what was counted, or why nothing
+    out << "CPU counters: " << printable(t.diagnostics.cpu_counters) << "\n";
 }
 
 // The GPU column only where there is GPU work: a CPU-only run's would be
@@ -257,6 +259,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   const Diagnostics& d = trace.diagnostics;
   w.key("diagnostics").begin_object();
   w.field("cupti", d.cupti).field("nvtx", d.nvtx).field("dropped_events", d.dropped_events);
+  if (d.cpu_counters != "off") w.field("cpu_counters", d.cpu_counters);
   w.field("dropped_activity_records", d.dropped_activity_records);
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops).field("open_scopes_at_exit", d.open_scopes_at_exit);

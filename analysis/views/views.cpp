@@ -25,6 +25,7 @@ extern const View kRankPathView;
 extern const View kNumericsView;
 extern const View kTokensView;
 extern const View kTilesView;
+extern const View kCpuCountersView;
 
 namespace {
 
@@ -65,6 +66,7 @@ const std::vector<const View*>& report_views() {
       &kNumericsView,      // --numerics
       &kTokensView,        // --tokens
       &kTilesView,         // --tiles
+      &kCpuCountersView,   // --cpu-counters
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

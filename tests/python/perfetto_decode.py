@@ -145,9 +145,12 @@ def decode(path):
             s["end"] = ts
             result.slices.append(s)
         elif e.type == COUNTER:
-            if not e.HasField("counter_value"):
-                raise DecodeError("a counter event without an integer value")
-            result.counters[track].append((ts, e.counter_value))
+            if e.HasField("counter_value"):
+                result.counters[track].append((ts, e.counter_value))
+            elif e.HasField("double_counter_value"):
+                result.counters[track].append((ts, e.double_counter_value))
+            else:
+                raise DecodeError("a counter event without a value")
         else:
             raise DecodeError("unexpected track event type %d" % e.type)
     for track, stack in open_slices.items():

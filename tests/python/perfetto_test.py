@@ -6,6 +6,7 @@ and flow of the JSON trace with the same times:
 - the GPU fixture through `report --perfetto`;
 - a CPU run whose agent wrote json and perfetto at exit (nested scopes on
   three threads);
+- the program's counters and tokens (as the Chrome export's counter events);
 - an empty trace;
 - a generated trace of 10^6 nodes (bytes per node printed).
 
@@ -117,6 +118,11 @@ def pb_unit_bytes():
     return pb.CounterDescriptor.UNIT_SIZE_BYTES
 
 
+def pb_unit_count():
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+    return pb.CounterDescriptor.UNIT_COUNT
+
+
 def in_venv(brickprof, data, app):
     import perfetto_decode
     import big_trace
@@ -141,6 +147,24 @@ def in_venv(brickprof, data, app):
         check(got == want, "memory counters: %r, report --memory: %r" % (got, want))
         units = {decoded.tracks[u].counter.unit for u in decoded.counters}
         check(units == {pb_unit_bytes()}, "memory counters' unit: %r" % units)
+
+        # The program's counters and tokens so far: a counter track each under
+        # the process, with the Chrome export's samples.
+        tokens = os.path.join(data, "analyses", "tokens.json")
+        out = os.path.join(tmp, "tokens.pftrace")
+        run([brickprof, "report", tokens, "--perfetto", "-o", out])
+        decoded = perfetto_decode.decode(out)
+        chrome = json.loads(run([brickprof, "report", tokens, "--chrome"]).stdout)
+        want = collections.defaultdict(list)
+        for e in chrome["traceEvents"]:
+            if e.get("ph") == "C" and e.get("cat") in ("counter", "tokens"):
+                (value,) = e["args"].values()
+                want[e["name"]].append((round(e["ts"] * 1000), value))
+        got = {decoded.tracks[u].name: samples for u, samples in decoded.counters.items()}
+        check(got == dict(want) and "tokens" in got,
+              "program counters: %r, the Chrome export's: %r" % (got, dict(want)))
+        units = {decoded.tracks[u].name: decoded.tracks[u].counter.unit for u in decoded.counters}
+        check(units.get("tokens") == pb_unit_count(), "tokens track's unit: %r" % units)
 
         # A CPU run: the agent writes json and perfetto at exit.
         prefix = os.path.join(tmp, "cpu")

@@ -58,10 +58,10 @@ TEST(ReportHtml, WritesOneSelfContainedPageAndSaysWhere) {
   // Every view with a JSON form but the tree, which the flame graph draws.
   std::vector<std::string> views;
   for (const auto& [name, value] : data["views"].items()) views.push_back(name);
-  EXPECT_EQ(views, (std::vector<std::string>{"analyze", "collectives", "critical-path", "gpu-idle",
-                                             "imbalance", "launches", "memory", "numerics",
-                                             "rank-path", "ranks", "roofline", "summary",
-                                             "tiles", "tokens", "transfers"}));
+  EXPECT_EQ(views, (std::vector<std::string>{"analyze", "collectives", "cpu-counters",
+                                             "critical-path", "gpu-idle", "imbalance", "launches",
+                                             "memory", "numerics", "rank-path", "ranks", "roofline",
+                                             "summary", "tiles", "tokens", "transfers"}));
   EXPECT_EQ(data["timeline"]["slices"]["dur"].size(), data["timeline"]["slices"]["node"].size());
   EXPECT_GT(data["icicle"]["name"].size(), 1u);
 }

@@ -3,7 +3,8 @@
 // at a fraction of the Chrome JSON's size. A track per host thread, range
 // lane and GPU stream, nested slices, flows from each launching scope to its
 // GPU work, names interned per sequence and timestamps delta-encoded; a
-// counter track per memory account (its live bytes).
+// counter track per memory account (its live bytes), per program counter
+// (its samples) and per process for its tokens so far.
 #pragma once
 
 #include <cstdint>
@@ -78,11 +79,13 @@ class PerfettoTraceWriter {
   void slice(uint32_t id, const Node& node, std::string_view name, uint32_t name_id,
              const GpuDetail* detail, std::span<const uint32_t> launched, bool from_cpu);
   void end_lane();
-  // The capture windows' track, the memory counters, and the last bytes.
+  // The capture windows' track, the memory and program counters, and the
+  // last bytes.
   void finish();
 
  private:
   void memory_descriptors(std::map<uint32_t, uint64_t>& gpu_uuids);
+  void program_counter_descriptors();
   struct State;
   std::unique_ptr<State> s_;
   std::vector<Track> tracks_;

@@ -8,9 +8,11 @@
 // one clock snapshot). Names are interned per sequence. A slice, begin and
 // end, costs about 25 bytes: how Perfetto's own SDK keeps events small.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -62,6 +64,7 @@ constexpr uint32_t kThreadName = 5;
 constexpr uint32_t kType = 9;
 constexpr uint32_t kTrackUuid = 11;
 constexpr uint32_t kCounterValue = 30;
+constexpr uint32_t kDoubleCounterValue = 44;
 constexpr uint32_t kNameIid = 10;
 constexpr uint32_t kFlowIds = 47;
 constexpr uint32_t kTerminatingFlowIds = 48;
@@ -76,7 +79,7 @@ constexpr uint64_t kMonotonicClock = 3;             // BuiltinClock MONOTONIC
 constexpr uint64_t kLaneClock = 64;                 // the first sequence-scoped clock id
 constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2;  // TrackEvent.Type
 constexpr uint64_t kCounterEvent = 4;               // TrackEvent.Type TYPE_COUNTER
-constexpr uint64_t kUnitSizeBytes = 3;              // CounterDescriptor.Unit
+constexpr uint64_t kUnitCount = 2, kUnitSizeBytes = 3;  // CounterDescriptor.Unit
 constexpr uint32_t kDescriptorSequence = 1;
 
 // "GPU 0 (NVIDIA H100 80GB HBM3)".
@@ -129,6 +132,12 @@ struct PerfettoTraceWriter::State {
   std::vector<TrackIds> ids;  // by track
   uint64_t capture_uuid = 0;
   std::vector<uint64_t> memory_uuids;  // a counter track per memory account
+  // A counter track per process and program counter, and one per process
+  // for its tokens so far: by (process index, kind, name).
+  std::map<std::tuple<size_t, CounterKind, StringId>, uint64_t> program_counter_uuids;
+  uint64_t program_counter_uuid(const CounterSample& c) const {
+    return program_counter_uuids.at({processes.index_of(c.thread), c.kind, c.name});
+  }
   // Interning, per sequence: an id's iid is valid while its stamp is the
   // sequence's number.
   std::vector<uint32_t> iid, iid_stamp;
@@ -336,6 +345,27 @@ void PerfettoTraceWriter::descriptors() {
     s.descriptor(s.capture_uuid, s.process_uuids.front(), "capture windows", {}, 0);
   }
   memory_descriptors(gpu_uuids);
+  program_counter_descriptors();
+}
+
+// The program's counters (brickprof_counter) and its tokens so far, a
+// counter track each under the reporting thread's process, as the Chrome
+// export's.
+void PerfettoTraceWriter::program_counter_descriptors() {
+  State& s = *s_;
+  std::string counter;
+  for (const CounterSample& c : s.t.counters) {
+    const size_t process = s.processes.index_of(c.thread);
+    auto [it, added] = s.program_counter_uuids.try_emplace({process, c.kind, c.name}, 0);
+    if (!added) continue;
+    it->second = s.next_uuid++;
+    // Tokens are a count; a program's counter has no unit we know (the
+    // field is still written: an empty descriptor would not make a counter track).
+    counter.clear();
+    proto::uint_field(counter, field::kUnit, c.kind == CounterKind::kTokens ? kUnitCount : 0);
+    s.descriptor(it->second, s.process_uuids[process], s.t.strings.view(c.name), counter,
+                 field::kCounter);
+  }
 }
 
 // A counter track per memory account (memory_accounts.h), under its GPU
@@ -433,6 +463,27 @@ void PerfettoTraceWriter::finish() {
       proto::bytes_field(s.packet, field::kTrackEvent, s.event);
       s.emit_packet();
     });
+  }
+  if (!s.program_counter_uuids.empty()) {  // every sample on one sequence, in time order
+    ++s.sequence;
+    s.begin_sequence(s.program_counter_uuid(s.t.counters.front()), s.t.counters.front().time_ns);
+    std::map<size_t, double> tokens;  // by process, so far
+    for (const CounterSample& c : s.t.counters) {
+      proto::uint_field(s.packet, field::kTimestamp, static_cast<uint64_t>(c.time_ns - s.last_ns));
+      s.last_ns = c.time_ns;
+      proto::uint_field(s.packet, field::kSequenceId, s.sequence);
+      s.event.clear();
+      proto::uint_field(s.event, field::kType, kCounterEvent);
+      proto::uint_field(s.event, field::kTrackUuid, s.program_counter_uuid(c));
+      const double value = c.kind == CounterKind::kTokens
+                               ? tokens[s.processes.index_of(c.thread)] += c.value
+                               : c.value;
+      uint64_t bits;
+      std::memcpy(&bits, &value, sizeof bits);
+      proto::fixed64_field(s.event, field::kDoubleCounterValue, bits);
+      proto::bytes_field(s.packet, field::kTrackEvent, s.event);
+      s.emit_packet();
+    }
   }
   s.flush();
 }

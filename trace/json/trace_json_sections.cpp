@@ -185,6 +185,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.cupti = get_string(v, c);
     else if (k == "nvtx")
       d.nvtx = get_string(v, c);
+    else if (k == "cpu_counters")
+      d.cpu_counters = get_string(v, c);
     else if (k == "dropped_events")
       d.dropped_events = get_uint(v, c);
     else if (k == "dropped_names")

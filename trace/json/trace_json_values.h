@@ -141,6 +141,8 @@ void check_memory(const Trace& t);
 void read_counters(od::array arr, Trace& t, std::vector<uint64_t>& scopes, Cursor& c);
 // "tiles" (trace_json_tiles.cpp), nodes by file id as above.
 void read_tiles(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
+// "cpu_counters" (trace_json_cpu_counters.cpp), nodes by file id as below.
+void read_cpu_counters(od::object obj, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 // "checksums" (trace_json_checksums.cpp), nodes by file id as above.
 void read_checksums(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 

@@ -81,6 +81,8 @@ void write_sources(JsonWriter& w, const std::vector<SourceInfo>& sources) {
 void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.key("diagnostics").begin_object();
   w.field("cupti", d.cupti).field("nvtx", d.nvtx);
+  if (d.cpu_counters != "off")
+    w.field("cpu_counters", d.cpu_counters);  // off: traces keep their form
   w.field("dropped_events", d.dropped_events);
   w.field("dropped_names", d.dropped_names);
   w.field("dropped_activity_records", d.dropped_activity_records);
@@ -392,6 +394,20 @@ void write_trace_json_tiles(JsonWriter& w, const Trace& t) {
     w.end_object();
   }
   w.end_array();
+}
+
+void write_trace_json_cpu_counters(JsonWriter& w, const Trace& t) {
+  const CpuCounters& c = t.cpu_counters;
+  if (c.empty()) return;
+  w.key("cpu_counters").begin_object().key("events").begin_array();
+  for (const std::string& e : c.events) w.value(e);
+  w.end_array().key("nodes").begin_array();
+  for (const NodeCpuCounters& n : c.nodes) {
+    w.newline().begin_object().field("node", n.node).key("values").begin_array();
+    for (size_t i = 0; i < c.events.size() && i < kMaxCpuCounters; ++i) w.value(n.values[i]);
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
 }
 
 void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,

@@ -71,6 +71,11 @@ inline constexpr Setting kSettings[] = {
      "(synchronises: times are perturbed)"},
     {"BRICKPROF_CMDLINE", "--cmdline", Kind::kChoice, "full,program,none", 0, 0, "full",
      "How much of each command line a trace keeps: full, program (argv[0] only) or none"},
+    {"BRICKPROF_CPU_COUNTERS", "--cpu-counters", Kind::kChoice, "off,on,software", 0, 0, "off",
+     "CPU counters per scope (perf_event_open): off, on (cycles, instructions, cache "
+     "references and misses, LLC misses; needs a PMU) or software (task-clock, page faults, "
+     "context switches)",
+     "MODE"},
     {"BRICKPROF_SIGNAL_DUMP_SECONDS", "", Kind::kCount, "", 1, 3600, "20", ""},
     {"BRICKPROF_PYTHON_DEPTH", "", Kind::kCount, "", 0, 256, "32", ""},
     {"BRICKPROF_PEAK_GFLOPS", "", Kind::kPeak, "", 0, 0, "the device's", ""},

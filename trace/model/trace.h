@@ -12,6 +12,7 @@
 #include "trace/model/checksum.h"
 #include "trace/model/comm.h"
 #include "trace/model/counters.h"
+#include "trace/model/cpu_counters.h"
 #include "trace/model/ids.h"
 #include "trace/model/memory.h"
 #include "trace/model/string_table.h"
@@ -152,6 +153,9 @@ struct TimeRange {
 struct Diagnostics {
   std::string cupti = "not started";
   std::string nvtx = "not started";
+  // BRICKPROF_CPU_COUNTERS: "off", the counters read ("software: task-clock,
+  // ..."), or why none could be ("none (no PMU: ...)").
+  std::string cpu_counters = "off";
   uint64_t dropped_events = 0;
   // Run-time names (NVTX, brickprof_push_name) recorded as "(other)":
   // the name table was full.
@@ -269,6 +273,8 @@ struct Trace {
   std::vector<CounterSample> counters;
   // Tiles added up per node, thread and level (tiles.h), by node.
   std::vector<TileStats> tiles;
+  // The CPU's counters per scope (cpu_counters.h); empty unless asked for.
+  CpuCounters cpu_counters;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

@@ -119,6 +119,12 @@ class TraceBuilder {
     sum.elements += s.elements;
     sum.bytes += s.bytes;
   }
+  void cpu_counters(uint32_t node, const uint64_t* values) {
+    NodeCpuCounters n;
+    n.node = node;
+    std::copy(values, values + kMaxCpuCounters, n.values.begin());
+    trace_.cpu_counters.nodes.push_back(n);
+  }
   void consumed(const Recorder::Segment&) {}
 
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, TileStats> tiles;
@@ -163,6 +169,9 @@ ReplayResult replay(const std::vector<Recorder::ThreadEvents>& threads, const Cl
       trace.tiles.begin(), trace.tiles.end(), [](const TileStats& a, const TileStats& b) {
         return a.node < b.node;  // then thread and level, as each thread's map left them
       });
+  std::sort(trace.cpu_counters.nodes.begin(), trace.cpu_counters.nodes.end(),
+            [](const NodeCpuCounters& a, const NodeCpuCounters& b) { return a.node < b.node; });
+  if (!trace.cpu_counters.nodes.empty()) trace.cpu_counters.events = cpu_counters::event_names();
   // Checksums by node, each node's in the order taken.
   std::stable_sort(
       trace.checksums.begin(), trace.checksums.end(),

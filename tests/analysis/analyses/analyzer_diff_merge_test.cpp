@@ -575,6 +575,42 @@ TEST(Merge, CountersFollowTheirRankAndStayInTimeOrder) {
   EXPECT_EQ(steps.trace.counters[0].kind, CounterKind::kTokens);
 }
 
+// CPU counters follow their nodes into a merge and a part; an input that
+// counted other events is left out, and the merge says so.
+TEST(Merge, CpuCountersFollowTheirNodes) {
+  auto with_cpu_counters = [](int64_t pid, int64_t rank, int64_t start_ns,
+                              std::vector<std::string> events) {
+    Trace t = process(pid, rank, "a", 7, start_ns);
+    t.diagnostics.cpu_counters = "software: task-clock";
+    t.cpu_counters.events = std::move(events);
+    t.cpu_counters.nodes.push_back({0, {static_cast<uint64_t>(pid), 1, 0, 0, 0}});
+    return t;
+  };
+  Trace m = merge_traces({with_cpu_counters(100, 0, 50, {"task-clock"}),
+                          with_cpu_counters(200, 1, 20, {"task-clock"})});
+  EXPECT_EQ(m.cpu_counters.events, std::vector<std::string>{"task-clock"});
+  ASSERT_EQ(m.cpu_counters.nodes.size(), 2u);
+  EXPECT_EQ(m.cpu_counters.nodes[1].node, 2u);  // the second input's scope
+  EXPECT_EQ(m.cpu_counters.nodes[1].values[0], 200u);
+  EXPECT_EQ(m.diagnostics.cpu_counters,
+            "rank 0: software: task-clock; rank 1: software: task-clock");
+
+  Subset one = source_subset(m, 1);
+  ASSERT_EQ(one.trace.cpu_counters.nodes.size(), 1u);
+  EXPECT_EQ(one.trace.cpu_counters.nodes[0].node, 0u);
+  EXPECT_EQ(one.trace.cpu_counters.nodes[0].values[0], 200u);
+
+  Trace mixed = merge_traces(
+      {with_cpu_counters(100, 0, 50, {"task-clock"}), with_cpu_counters(200, 1, 20, {"cycles"})});
+  ASSERT_EQ(mixed.cpu_counters.nodes.size(), 1u);
+  EXPECT_EQ(mixed.cpu_counters.nodes[0].values[0], 100u);
+  const auto& w = mixed.diagnostics.warnings;
+  EXPECT_NE(std::find_if(
+                w.begin(), w.end(),
+                [](const std::string& s) { return s.find("CPU counters") != std::string::npos; }),
+            w.end());
+}
+
 TEST(Merge, ProcessIsTheFirstSourceAndSourcesKeepEveryProcess) {
   Trace m = merge_traces({process(100, 0, "a", 7, 50), process(200, 1, "a", 7, 20)},
                          {"r0.json", "r1.json"});

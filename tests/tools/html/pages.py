@@ -33,6 +33,7 @@ VIEWS = [
     "--numerics",
     "--tokens",
     "--tiles",
+    "--cpu-counters",
 ]
 
 

@@ -476,6 +476,35 @@ def scenario_tiles(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_tokens_and_cpu_counters(brickprof, data, workdir):
+    """A trace with the program's tokens and counters: a Tokens tab (9) shows
+    report --tokens; one recorded with CPU counters: a CPU counters tab (9)
+    shows report --cpu-counters."""
+    pane = Pane(workdir, 150, 40)
+    try:
+        pane.mark("tokens")
+        pane.run("%s view %s/analyses/tokens.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer (pid 4242", "9 Tokens")
+        pane.type("9")
+        pane.wait_text("Tokens: 2 in 1.73ms: 1156.07 tokens/s, 865.0µs per token",
+                       "QkvProjection    300.0µs    150.0µs      6666.67",
+                       "l2_hit_rate        2        0.87        0.89        0.91        0.87")
+        pane.type("q")
+        expect_restored(pane, "tokens", 0)
+        pane.mark("cpu-counters")
+        pane.run("%s view %s/analyses/cpu_counters.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer (pid 5151", "9 CPU counters")
+        pane.type("9")
+        pane.wait_text("CPU counters: on: cycles, instructions",
+                       "IPC  Miss rate  LLC MPKI")
+        screen = pane.wait_text("3.00      10.0%      0.44")  # RmsNorm's IPC, miss rate, MPKI
+        check("QkvProjection" in screen, "no QkvProjection row", screen)
+        pane.type("q")
+        expect_restored(pane, "cpu-counters", 0)
+    finally:
+        pane.close()
+
+
 def scenario_exits(brickprof, data, workdir):
     """Bad input and a terminal that cannot move the cursor before the screen;
     Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
@@ -542,6 +571,7 @@ def main():
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
                  scenario_diff_verdict, scenario_diff_under_base_lacks, scenario_prompt_names,
                  scenario_python_frames, scenario_memory, scenario_tiles,
+                 scenario_tokens_and_cpu_counters,
                  scenario_exits]
     # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
     only = os.environ.get("VIEW_TMUX_ONLY")

@@ -284,5 +284,31 @@ TEST(JsonRead, TilesNameNodesByFileIdAndSayWhatIsWrong) {
             std::string::npos);
 }
 
+// CPU counters name nodes by file id; as many values as events, and a bad
+// one gets a line that says where.
+TEST(JsonRead, CpuCountersNameNodesByFileIdAndSayWhatIsWrong) {
+  std::string json(kSparse);
+  json.insert(json.rfind('}'), R"(,"cpu_counters":{"events":["task-clock","page-faults"],
+    "nodes":[{"node":5000000000,"values":[10,2]}]})");
+  Trace t = parse_trace_json(json);
+  ASSERT_EQ(t.cpu_counters.events, (std::vector<std::string>{"task-clock", "page-faults"}));
+  ASSERT_EQ(t.cpu_counters.nodes.size(), 1u);
+  EXPECT_EQ(t.cpu_counters.nodes[0].node, 1u);
+  EXPECT_EQ(t.cpu_counters.nodes[0].values[0], 10u);
+  EXPECT_EQ(t.cpu_counters.nodes[0].values[1], 2u);
+
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string bad = json;
+    bad.replace(bad.find(from), from.size(), to);
+    return error_of(bad);
+  };
+  EXPECT_NE(with("\"node\":5000000000", "\"node\":6")
+                .find("cpu_counters.nodes[0]: node refers to unknown node id 6"),
+            std::string::npos);
+  EXPECT_NE(with("[10,2]", "[10]").find("cpu_counters.nodes[0]: 1 values for 2 events"),
+            std::string::npos);
+  EXPECT_NE(with("[10,2]", "[10,-2]").find("cpu_counters.nodes[0].values"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace brickprof

@@ -194,6 +194,13 @@ void expect_same(const Trace& a, const Trace& b) {
     EXPECT_EQ(x.elements, y.elements);
     EXPECT_EQ(x.bytes, y.bytes);
   }
+  EXPECT_EQ(a.diagnostics.cpu_counters, b.diagnostics.cpu_counters);
+  EXPECT_EQ(a.cpu_counters.events, b.cpu_counters.events);
+  ASSERT_EQ(a.cpu_counters.nodes.size(), b.cpu_counters.nodes.size());
+  for (size_t i = 0; i < a.cpu_counters.nodes.size(); ++i) {
+    EXPECT_EQ(a.cpu_counters.nodes[i].node, b.cpu_counters.nodes[i].node);
+    EXPECT_EQ(a.cpu_counters.nodes[i].values, b.cpu_counters.nodes[i].values);
+  }
   ASSERT_EQ(a.shapes.size(), b.shapes.size());
   for (size_t i = 0; i < a.shapes.size(); ++i) {
     EXPECT_EQ(a.shapes[i].node, b.shapes[i].node);
@@ -397,6 +404,28 @@ TEST(JsonExport, NamesThatAreNotUtf8ReadBack) {
   Trace back = parse_trace_json(sink.text("json"));
   EXPECT_EQ(back.process.cmdline, "app --name caf\uFFFD");
   EXPECT_EQ(back.name(back.nodes[0]), "scope \uFFFD\uFFFD");
+}
+
+// CPU counters keep their events and each node's values exactly (up to 64
+// bits); the status line travels in the diagnostics; off, neither is written.
+TEST(JsonExport, RoundTripsCpuCounters) {
+  Trace original = test::full_trace();
+  {
+    MemorySink sink;
+    ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+    EXPECT_EQ(sink.text("json").find("cpu_counters"), std::string::npos);
+  }
+  original.diagnostics.cpu_counters =
+      "on: cycles, instructions, cache-references, cache-misses, "
+      "LLC-load-misses";
+  original.cpu_counters.events = {"cycles", "instructions", "cache-references", "cache-misses",
+                                  "LLC-load-misses"};
+  original.cpu_counters.nodes.push_back({0, {1, 2, 3, 4, 5}});
+  original.cpu_counters.nodes.push_back({1, {UINT64_MAX, 0, 7, 0, 1ull << 60}});
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/child_run.h"
 #include "bench/stats.h"
 #include "trace/model/checksum.h"
 
@@ -96,28 +97,10 @@ int child(const char* ptx_path, int n, long launches) {
   return 0;
 }
 
+// Runs one child; returns its ns per kernel, or a negative value.
 double run_child(const char* self, const char* ptx, int n, const std::vector<std::string>& env) {
-  int out[2];
-  if (pipe(out) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], 1);
-    close(out[0]);
-    for (const std::string& kv : env) putenv(const_cast<char*>(kv.c_str()));
-    const std::string n_text = std::to_string(n), launches = std::to_string(kLaunches);
-    execl(self, self, "--child", ptx, n_text.c_str(), launches.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  char buf[64] = {};
-  ssize_t got = read(out[0], buf, sizeof buf - 1);
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  double ns = -1;
-  if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(buf, "%lf", &ns) != 1)
-    return -1;
-  return ns;
+  return bench::run_child(
+      {self, "--child", ptx, std::to_string(n), std::to_string(kLaunches)}, env);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/child_run.h"
 #include "bench/stats.h"
 
 namespace {
@@ -69,28 +70,7 @@ int child(long launches) {
 
 // Runs one child; returns its CPU ns per launch, or a negative value.
 double run_child(const char* self, long launches, const std::vector<std::string>& env) {
-  int out[2];
-  if (pipe(out) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], 1);
-    close(out[0]);
-    for (const std::string& kv : env) putenv(const_cast<char*>(kv.c_str()));
-    std::string n = std::to_string(launches);
-    execl(self, self, "--child", n.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  char buf[128] = {};
-  ssize_t got = read(out[0], buf, sizeof buf - 1);
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  double cpu = -1, wall = -1;
-  if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(buf, "%lf %lf", &cpu, &wall) != 2)
-    return -1;
-  return cpu;
+  return bench::run_child({self, "--child", std::to_string(launches)}, env);
 }
 
 }  // namespace

@@ -11,14 +11,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CHECK(call)                                                      \
-  do {                                                                   \
-    CUresult check_result = (call);                                      \
-    if (check_result != CUDA_SUCCESS) {                                  \
-      std::fprintf(stderr, "%s failed: %d\n", #call, (int)check_result); \
-      return 1;                                                          \
-    }                                                                    \
-  } while (0)
+#include "../../fakes/cuda_driver/check_call.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;

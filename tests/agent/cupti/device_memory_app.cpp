@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string>
 
+#include "../../fakes/cuda_driver/check_call.h"
+
 using namespace device_memory_app;
 
 namespace {
@@ -28,15 +30,6 @@ CUresult noted(CUresult r, const char* api, const char* op, const char* source, 
   std::fflush(g_truth);
   return r;
 }
-
-#define CHECK(call)                                                      \
-  do {                                                                   \
-    CUresult check_result = (call);                                      \
-    if (check_result != CUDA_SUCCESS) {                                  \
-      std::fprintf(stderr, "%s failed: %d\n", #call, (int)check_result); \
-      return 1;                                                          \
-    }                                                                    \
-  } while (0)
 
 uint64_t u64(const void* p) { return reinterpret_cast<uint64_t>(p); }
 

@@ -10,18 +10,11 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "../../fakes/cuda_driver/check_call.h"
+
 namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
-
-#define CHECK(call)                                                      \
-  do {                                                                   \
-    CUresult check_result = (call);                                      \
-    if (check_result != CUDA_SUCCESS) {                                  \
-      std::fprintf(stderr, "%s failed: %d\n", #call, (int)check_result); \
-      return 1;                                                          \
-    }                                                                    \
-  } while (0)
 
 FILE* g_truth = nullptr;
 

@@ -11,18 +11,10 @@
 #include <cstring>
 #include <vector>
 
+#include "check_call.h"
 #include "fake_gpu_app.h"
 
 using namespace fake_gpu_app;
-
-#define CHECK(call)                                                      \
-  do {                                                                   \
-    CUresult check_result = (call);                                      \
-    if (check_result != CUDA_SUCCESS) {                                  \
-      std::fprintf(stderr, "%s failed: %d\n", #call, (int)check_result); \
-      return 1;                                                          \
-    }                                                                    \
-  } while (0)
 
 namespace {
 

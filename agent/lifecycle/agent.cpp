@@ -314,6 +314,10 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
         "name table full (BRICKPROF_BUFFER_MB): " + std::to_string(d.dropped_names) +
         " scopes with run-time names recorded as \"(other)\"");
   if (!stream.note().empty()) d.warnings.push_back(stream.note());
+  // Checksum mode asked for where no GPU source runs: nothing was digested
+  // (the GPU source, when there is one, says how it digested instead).
+  if (the_config().checksums)
+    d.checksum_mode = "none (no GPU source in this process: no kernel was digested)";
   if (mpi::contribute_header) mpi::contribute_header(trace);  // communicators, rank, clock offset
   if (gpu)
     gpu->contribute_header(trace, stream.gpu_left_out());  // devices[]: GPUs first, Python stacks

@@ -68,7 +68,9 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
     out << printable(line) << "\n";
   else
     out << "GPU: CUPTI " << printable(t.diagnostics.cupti) << "\n";
-  if (t.diagnostics.checksum_mode != "off")
+  if (t.diagnostics.checksum_mode.starts_with("none"))
+    out << "Checksum mode: " << printable(t.diagnostics.checksum_mode) << "\n";
+  else if (t.diagnostics.checksum_mode != "off")
     out << "Warning: recorded in checksum mode (" << printable(t.diagnostics.checksum_mode)
         << "): each launch was synchronised and its outputs digested, so times are perturbed; "
            "profile without --checksums for timing\n";

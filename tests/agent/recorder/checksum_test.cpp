@@ -51,6 +51,17 @@ class ChecksumTest : public brickprof::test::PreloadFixture {
   }
 };
 
+// Checksum mode in a process with no GPU source: the trace says nothing
+// was digested (it once said "off"), and the program's own digests stay.
+TEST_F(ChecksumTest, ChecksumModeWithoutAGpuSaysNothingWasDigested) {
+  auto env = agent_env();
+  env["BRICKPROF_CHECKSUMS"] = "1";
+  const Trace t = run_app({}, env);
+  EXPECT_EQ(t.diagnostics.checksum_mode.rfind("none (no GPU source", 0), 0u)
+      << t.diagnostics.checksum_mode;
+  EXPECT_EQ(t.checksums.size(), 5u);
+}
+
 TEST_F(ChecksumTest, DigestsLandOnTheirScopesAsTheProgramComputedThem) {
   const Trace t = run_app({}, agent_env());
   ASSERT_EQ(t.checksums.size(), 5u);

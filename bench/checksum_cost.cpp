@@ -97,12 +97,6 @@ int child(const char* ptx_path, int n, long launches) {
   return 0;
 }
 
-// Runs one child; returns its ns per kernel, or a negative value.
-double run_child(const char* self, const char* ptx, int n, const std::vector<std::string>& env) {
-  return bench::run_child(
-      {self, "--child", ptx, std::to_string(n), std::to_string(kLaunches)}, env);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,32 +119,21 @@ int main(int argc, char** argv) {
   agent.push_back("BRICKPROF_FORMATS=json");
   std::vector<std::string> checksums = agent;
   checksums.push_back("BRICKPROF_CHECKSUMS=1");
-  struct Config {
-    const char* name;
-    std::vector<std::string> env;
-    std::vector<double> ns;
-  } configs[] = {{"fake driver alone", fake, {}},
-                 {"+ brickprof agent", agent, {}},
-                 {"+ agent, --checksums", checksums, {}}};
-  std::vector<double> added;
-  for (int r = 0; r < kRounds; ++r) {
-    for (Config& c : configs) {
-      const double ns = run_child(argv[0], argv[4], n, c.env);
-      if (ns <= 0) {
-        std::fprintf(stderr, "checksum_cost: a child run (%s) failed\n", c.name);
-        return 1;
-      }
-      c.ns.push_back(ns);
-    }
-    added.push_back(configs[2].ns.back() - configs[1].ns.back());
-  }
+  // Each child prints its wall ns per launch.
+  const std::vector<std::string> child = {argv[0], "--child", argv[4], std::to_string(n),
+                                          std::to_string(kLaunches)};
+  std::vector<brickprof::bench::ChildCase> configs = {{"fake driver alone", fake, {}},
+                                                      {"+ brickprof agent", agent, {}},
+                                                      {"+ agent, --checksums", checksums, {}}};
+  if (!brickprof::bench::run_rounds("checksum_cost", child, configs, kRounds)) return 1;
+  const std::vector<double> added = brickprof::bench::differences(configs[2], configs[1]);
   const std::string cleanup = std::string("rm -rf ") + out_dir;
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", out_dir);
   std::printf("bl_add on %d floats (3 buffers, %d bytes digested per launch) on the emulator, "
               "%ld launches, %d alternating rounds, wall ns per launch (median)\n",
               n, 3 * n * 4, kLaunches, kRounds);
-  for (const Config& c : configs)
-    std::printf("  %-24s %10.0f\n", c.name, brickprof::bench::median(c.ns));
+  for (const brickprof::bench::ChildCase& c : configs)
+    std::printf("  %-24s %10.0f\n", c.name, brickprof::bench::median(c.values));
   const double per_launch = brickprof::bench::median(added);
   std::printf("  host-copy path: %.0f ns per kernel, %.2f ns per byte digested (median of "
               "per-round differences)\n",

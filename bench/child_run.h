@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace bench {
+namespace brickprof::bench {
 
 // The first number the child prints on stdout, or -1 when it cannot start,
 // fails or prints none.
@@ -43,4 +43,37 @@ inline double run_child(std::vector<std::string> argv, const std::vector<std::st
   return value;
 }
 
-}  // namespace bench
+// One way of running the measured child (its environment) and what each
+// round measured.
+struct ChildCase {
+  const char* name;
+  std::vector<std::string> env;
+  std::vector<double> values;
+};
+
+// Runs every case's child once a round, the cases alternating so a change in
+// the machine's load hits them all alike; false, after a line naming
+// `bench` and the case, when a child fails.
+inline bool run_rounds(const char* bench, const std::vector<std::string>& argv,
+                       std::vector<ChildCase>& cases, int rounds) {
+  for (int r = 0; r < rounds; ++r)
+    for (ChildCase& c : cases) {
+      const double value = run_child(argv, c.env);
+      if (value <= 0) {
+        std::fprintf(stderr, "%s: a child run (%s) failed\n", bench, c.name);
+        return false;
+      }
+      c.values.push_back(value);
+    }
+  return true;
+}
+
+// Round by round, what `a` measured less what `b` did.
+inline std::vector<double> differences(const ChildCase& a, const ChildCase& b) {
+  std::vector<double> out;
+  for (size_t i = 0; i < a.values.size() && i < b.values.size(); ++i)
+    out.push_back(a.values[i] - b.values[i]);
+  return out;
+}
+
+}  // namespace brickprof::bench

@@ -68,11 +68,6 @@ int child(long launches) {
   return 0;
 }
 
-// Runs one child; returns its CPU ns per launch, or a negative value.
-double run_child(const char* self, long launches, const std::vector<std::string>& env) {
-  return bench::run_child({self, "--child", std::to_string(launches)}, env);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,11 +80,9 @@ int main(int argc, char** argv) {
   char out_dir[] = "/tmp/brickprof-launch-XXXXXX";
   if (mkdtemp(out_dir) == nullptr) return 1;
   const std::string fake = std::string("LD_LIBRARY_PATH=") + argv[3];
-  struct Config {
-    const char* name;
-    std::vector<std::string> env;
-    std::vector<double> ns;
-  } configs[] = {
+  // Each child prints its thread CPU ns per launch.
+  const std::vector<std::string> child = {argv[0], "--child", std::to_string(launches)};
+  std::vector<brickprof::bench::ChildCase> configs = {
       {"fake driver alone", {fake}, {}},
       {"+ do-nothing CUPTI client", {fake, std::string("LD_PRELOAD=") + argv[2]}, {}},
       {"+ brickprof agent",
@@ -97,24 +90,14 @@ int main(int argc, char** argv) {
         std::string("BRICKPROF_OUTPUT=") + out_dir + "/trace-%p", "BRICKPROF_FORMATS=json"},
        {}},
   };
-  std::vector<double> added;  // agent - null client, per round
-  for (int r = 0; r < kRounds; ++r) {  // alternating: all see the same machine
-    for (Config& c : configs) {
-      double ns = run_child(argv[0], launches, c.env);
-      if (ns <= 0) {
-        std::fprintf(stderr, "launch_overhead: a child run (%s) failed\n", c.name);
-        return 1;
-      }
-      c.ns.push_back(ns);
-    }
-    added.push_back(configs[2].ns.back() - configs[1].ns.back());
-  }
+  if (!brickprof::bench::run_rounds("launch_overhead", child, configs, kRounds)) return 1;
+  const std::vector<double> added = brickprof::bench::differences(configs[2], configs[1]);
   std::string cleanup = std::string("rm -rf ") + out_dir;
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", out_dir);
   std::printf("cuLaunchKernel on the fake driver: %ld launches, %d alternating rounds, "
               "thread CPU ns per launch (median)\n", launches, kRounds);
-  for (const Config& c : configs)
-    std::printf("  %-26s %6.0f\n", c.name, brickprof::bench::median(c.ns));
+  for (const brickprof::bench::ChildCase& c : configs)
+    std::printf("  %-26s %6.0f\n", c.name, brickprof::bench::median(c.values));
   std::printf(
       "  brickprof's own code: %.0f ns/launch (median of per-round differences to the "
       "do-nothing client)\n",

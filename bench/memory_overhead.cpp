@@ -60,11 +60,6 @@ int child(long pairs) {
   return 0;
 }
 
-// Runs one child; returns its CPU ns per call, or a negative value.
-double run_child(const char* self, long pairs, const std::vector<std::string>& env) {
-  return bench::run_child({self, "--child", std::to_string(pairs)}, env);
-}
-
 double file_bytes(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : -1;
@@ -83,11 +78,9 @@ int main(int argc, char** argv) {
   if (mkdtemp(out_dir) == nullptr) return 1;
   const std::string fake = std::string("LD_LIBRARY_PATH=") + argv[3];
   const std::string agent = std::string("LD_PRELOAD=") + argv[1];
-  struct Config {
-    const char* name;
-    std::vector<std::string> env;
-    std::vector<double> ns;
-  } configs[] = {
+  // Each child prints its thread CPU ns per call.
+  const std::vector<std::string> child = {argv[0], "--child", std::to_string(pairs)};
+  std::vector<brickprof::bench::ChildCase> configs = {
       {"fake driver alone", {fake}, {}},
       {"+ do-nothing CUPTI client", {fake, std::string("LD_PRELOAD=") + argv[2],
                                      "NULL_CUPTI_MODE=api"}, {}},
@@ -96,26 +89,18 @@ int main(int argc, char** argv) {
         "BRICKPROF_FORMATS=json"},
        {}},
   };
-  std::vector<double> added, over_fake;  // agent - null client, agent - fake alone, per round
-  for (int r = 0; r < kRounds; ++r) {
-    for (Config& c : configs) {
-      double ns = run_child(argv[0], pairs, c.env);
-      if (ns <= 0) {
-        std::fprintf(stderr, "memory_overhead: a child run (%s) failed\n", c.name);
-        return 1;
-      }
-      c.ns.push_back(ns);
-    }
-    added.push_back(configs[2].ns.back() - configs[1].ns.back());
-    over_fake.push_back(configs[2].ns.back() - configs[0].ns.back());
-  }
+  if (!brickprof::bench::run_rounds("memory_overhead", child, configs, kRounds)) return 1;
+  // Agent - null client, agent - fake alone, per round.
+  const std::vector<double> added = brickprof::bench::differences(configs[2], configs[1]);
+  const std::vector<double> over_fake = brickprof::bench::differences(configs[2], configs[0]);
   // Bytes per event: the same program with `pairs` pairs and with none.
   double size[2][2] = {};  // [none, pairs][json, json.gz]
   for (int with = 0; with < 2; ++with) {
     const std::string base = std::string(out_dir) + (with ? "/size-pairs" : "/size-none");
     const std::vector<std::string> env = {fake, agent, "BRICKPROF_OUTPUT=" + base,
                                           "BRICKPROF_FORMATS=json,json.gz"};
-    if (run_child(argv[0], with ? pairs : 0, env) <= 0) {
+    if (brickprof::bench::run_child({argv[0], "--child", std::to_string(with ? pairs : 0)}, env) <=
+        0) {
       std::fprintf(stderr, "memory_overhead: a sizing run failed\n");
       return 1;
     }
@@ -126,8 +111,8 @@ int main(int argc, char** argv) {
   if (std::system(cleanup.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", out_dir);
   std::printf("cuMemAlloc/cuMemFree (%zu bytes) on the fake driver: %ld pairs, %d alternating "
               "rounds, thread CPU ns per call (median)\n", kBytes, pairs, kRounds);
-  for (const Config& c : configs)
-    std::printf("  %-26s %6.0f\n", c.name, brickprof::bench::median(c.ns));
+  for (const brickprof::bench::ChildCase& c : configs)
+    std::printf("  %-26s %6.0f\n", c.name, brickprof::bench::median(c.values));
   // Both: the do-nothing client's ring of buffers may cost the calling
   // thread more than the agent's pool does (BENCHMARKS.md).
   std::printf("  agent - fake alone: %.0f ns per memory event; agent - do-nothing client: %.0f "

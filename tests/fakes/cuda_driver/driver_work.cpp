@@ -223,6 +223,8 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t b
   CUcontext ctx = current_context();
   if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  // As cuMemcpyHtoD: a destination outside every allocation is refused.
+  if (!range_is_allocated(dst, bytes)) return call.finish(CUDA_ERROR_INVALID_VALUE);
   // Pinned memory assumed: pageable async copies are not captured by CUDA.
   const CopyLaunch copy{bytes,
                         CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
@@ -238,10 +240,13 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t b
   return call.finish(CUDA_SUCCESS);
 }
 
+// A destination outside every allocation is refused, as for cuMemcpyDtoH
+// below (CUDA driver API, cuMemcpyHtoD: CUDA_ERROR_INVALID_VALUE).
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
   cuMemcpyHtoD_v2_params p{dst, src, bytes};
   TRACED(cuMemcpyHtoD_v2, &p);
   if (dst == 0 || src == nullptr) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!range_is_allocated(dst, bytes)) return call.finish(CUDA_ERROR_INVALID_VALUE);
   return call.finish(record_copy(
       call, CopyLaunch{bytes, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, reinterpret_cast<void*>(dst), src}));

@@ -93,15 +93,56 @@ def checksum(name, array, dtype=None):
     this code computed, so `brickprof diff --outputs` can line two runs up
     and name the first scope whose outputs differ.
 
-    `array` is any C-contiguous object with the buffer protocol in host
-    memory: a numpy array, array.array, bytes, a memoryview (a torch tensor:
-    `t.detach().cpu().numpy()`). Its element type comes from its format
-    (float32, float64, float16, int8/32/64, uint8; others are digested as
-    bytes) unless `dtype` says otherwise ("bf16" for bfloat16 bits held in
-    a uint16 array). The digest is taken before this returns; nothing is
-    recorded when no agent records.
+    `array` is either a C-contiguous object with the buffer protocol in host
+    memory (a numpy array, array.array, bytes, a memoryview), or one in GPU
+    memory with `__cuda_array_interface__` (a CUDA torch tensor, a CuPy or
+    Numba array): the agent copies that to the host once the GPU's work
+    queued so far is done. Its element type comes from its format (float32,
+    float64, float16, int8/32/64, uint8; others are digested as bytes)
+    unless `dtype` says otherwise ("bf16" for bfloat16 bits held in a
+    16-bit integer array, e.g. `t.view(torch.int16)`). The digest is taken
+    before this returns; nothing is recorded when no agent records.
     """
-    _native.checksum(str(name), array, None if dtype is None else str(dtype))
+    asked = None if dtype is None else str(dtype)
+    device = _cuda_array(array)
+    if device is None:
+        _native.checksum(str(name), array, asked)
+    else:
+        address, nbytes, its_dtype = device
+        _native.checksum_address(str(name), address, nbytes, asked or its_dtype)
+
+
+# __cuda_array_interface__'s type codes (after the byte order) that a digest reads as numbers.
+_CUDA_ARRAY_TYPES = {"f4": "f32", "f8": "f64", "f2": "f16", "i4": "i32", "i8": "i64",
+                     "i1": "i8", "u1": "u8", "b1": "u8"}
+
+
+def _cuda_array(array):
+    """(address, bytes, dtype or None) of an array in GPU memory, or None for any other
+    object. The interface is Numba's (version 2 and 3), which PyTorch and CuPy implement."""
+    try:
+        interface = array.__cuda_array_interface__
+    except AttributeError:
+        return None
+    shape = tuple(int(n) for n in interface["shape"])
+    typestr = interface["typestr"]
+    itemsize = int(typestr[2:])
+    count = 1
+    for n in shape:
+        count *= n
+    strides = interface.get("strides")
+    if strides is not None and count > 1:
+        expected = itemsize
+        for n, stride in reversed(list(zip(shape, strides))):
+            if n > 1 and stride != expected:
+                raise ValueError("brickprof.checksum: the CUDA array is not C-contiguous "
+                                 "(strides %r); digest a contiguous copy" % (tuple(strides),))
+            expected *= n
+    if interface.get("mask") is not None:
+        raise ValueError("brickprof.checksum: a masked CUDA array cannot be digested")
+    little = typestr[0] in "<|="
+    return (int(interface["data"][0]), count * itemsize,
+            _CUDA_ARRAY_TYPES.get(typestr[1:]) if little else None)
 
 
 def counter(name, value):

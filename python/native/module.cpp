@@ -287,6 +287,37 @@ PyObject* checksum(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// checksum_address(name, address, nbytes, dtype or None): a digest of
+// `nbytes` at `address`, memory this module cannot read itself (a CUDA
+// array's, from __cuda_array_interface__): brickprof_checksum copies device
+// memory to the host after the context's work is done. `dtype` as checksum's.
+PyObject* checksum_address(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 4) return PyErr_Format(PyExc_TypeError, "checksum_address() takes 4 arguments");
+  const char* name = PyUnicode_AsUTF8(args[0]);
+  if (!name) return nullptr;
+  const unsigned long long address = PyLong_AsUnsignedLongLong(args[1]);
+  const unsigned long long nbytes = PyLong_AsUnsignedLongLong(args[2]);
+  if (PyErr_Occurred()) return nullptr;
+  const char* dtype = "bytes";
+  brickprof::ElementType type = brickprof::ElementType::kBytes;
+  if (args[3] != Py_None) {
+    dtype = PyUnicode_AsUTF8(args[3]);
+    if (!dtype) return nullptr;
+    if (!brickprof::parse(dtype, &type))
+      return PyErr_Format(PyExc_ValueError,
+                          "unknown dtype %R: f32, f64, f16, bf16, i32, i64, i8, u8 or bytes",
+                          args[3]);
+  }
+  const uint64_t count = nbytes / brickprof::element_bytes(type);
+  // clang-format off
+  Py_BEGIN_ALLOW_THREADS
+  brickprof_checksum(name, reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), count,
+                     dtype);
+  Py_END_ALLOW_THREADS
+  // clang-format on
+  Py_RETURN_NONE;
+}
+
 // counter(name, value): a sample of the program's counter (brickprof_counter).
 PyObject* counter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2) return PyErr_Format(PyExc_TypeError, "counter() takes 2 arguments");
@@ -349,6 +380,9 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL, "Attach the dtype and shapes to the innermost scope."},
     {"checksum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(checksum)),
      METH_FASTCALL, "Digest a host buffer for the innermost scope."},
+    {"checksum_address",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(checksum_address)), METH_FASTCALL,
+     "Digest memory at an address (a device array's) for the innermost scope."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -3,6 +3,7 @@ import gzip
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,82 @@ def fnv1a(data):
     for b in data:
         h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
     return h
+
+
+# brickprof.checksum of a CUDA array: device memory written through the fake
+# driver (tests/fakes/cuda_driver, whose memory holds data when it runs
+# kernels on the emulator: FAKE_CUDA_KERNELS) and handed over as an object with
+# __cuda_array_interface__, as a CUDA torch tensor is (Numba's interface,
+# version 3). Its 1000 floats are 4000 bytes: a digest's FNV-1a is that of
+# the bytes.
+DEVICE_APP = r'''
+import ctypes
+import struct
+import sys
+import brickprof
+
+cuda = ctypes.CDLL("libcuda.so.1")
+u64 = ctypes.c_uint64
+cuda.cuMemAlloc_v2.argtypes = [ctypes.POINTER(u64), ctypes.c_size_t]
+cuda.cuMemcpyHtoD_v2.argtypes = [u64, ctypes.c_void_p, ctypes.c_size_t]
+
+
+def check(result, what):
+    if result != 0:
+        sys.exit("%s failed: %d" % (what, result))
+
+
+class DeviceArray:
+    def __init__(self, address, count):
+        self.__cuda_array_interface__ = {"shape": (count,), "typestr": "<f4",
+                                         "data": (address, False), "strides": None,
+                                         "version": 3, "stream": None}
+
+
+check(cuda.cuInit(0), "cuInit")
+device = ctypes.c_int()
+check(cuda.cuDeviceGet(ctypes.byref(device), 0), "cuDeviceGet")
+ctx = ctypes.c_void_p()
+check(cuda.cuCtxCreate_v4(ctypes.byref(ctx), None, 0, device), "cuCtxCreate")
+data = struct.pack("<1000f", *[i / 8 - 40 for i in range(1000)])
+ptr = u64()
+check(cuda.cuMemAlloc_v2(ctypes.byref(ptr), len(data)), "cuMemAlloc")
+check(cuda.cuMemcpyHtoD_v2(ptr.value, data, len(data)), "cuMemcpyHtoD")
+with brickprof.brick("Residual", 1000):
+    brickprof.checksum("device_out", DeviceArray(ptr.value, 1000))
+strided = DeviceArray(ptr.value, 10)
+strided.__cuda_array_interface__["strides"] = (8,)
+try:
+    brickprof.checksum("strided", strided)
+    sys.exit("a strided CUDA array was taken")
+except ValueError as e:
+    print(e)
+print("ok")
+'''
+
+
+def check_device_checksum(tmp, fake_cuda_dir):
+    """brickprof.checksum of a CUDA array on the fake driver: the digest of the bytes the
+    program wrote to the device, copied by the agent (source host-copy)."""
+    app = os.path.join(tmp, "device_app.py")
+    with open(app, "w") as f:
+        f.write(DEVICE_APP)
+    prefix = os.path.join(tmp, "device")
+    env = dict(os.environ, LD_LIBRARY_PATH=fake_cuda_dir)
+    r = subprocess.run(["brickprof", "run", "--output", prefix, "--", sys.executable, app],
+                       capture_output=True, text=True, env=env)
+    if not check(r.returncode == 0 and r.stdout.endswith("ok\n") and "not C-contiguous" in r.stdout,
+                 "the CUDA array program: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr)):
+        return
+    with open(prefix + ".json") as f:
+        t = json.load(f)
+    sums = [c for c in t.get("checksums", []) if c["name"] == "device_out"]
+    data = struct.pack("<1000f", *[i / 8 - 40 for i in range(1000)])
+    check(len(sums) == 1 and sums[0]["source"] == "host-copy" and sums[0]["type"] == "f32" and
+          sums[0]["count"] == 1000 and int(sums[0]["fnv1a"], 16) == fnv1a(data),
+          "the CUDA array's digest: %r" % sums)
+    check(not [c for c in t.get("checksums", []) if c["name"] == "strided"],
+          "the strided CUDA array was digested")
 
 
 def check_checksums(path):
@@ -196,6 +273,8 @@ def main():
             compare_bricks(t, prefix + ".json")
             check_memory_and_shapes(prefix + ".json")
             check_checksums(prefix + ".json")
+            if os.environ.get("FAKE_CUDA_DIR"):
+                check_device_checksum(tmp, os.environ["FAKE_CUDA_DIR"])
             with open(prefix + ".json") as f:
                 counters = json.load(f).get("counters", [])
             check([c["tokens"] for c in counters if "tokens" in c] == [3, 3] and

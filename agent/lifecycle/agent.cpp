@@ -289,6 +289,7 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
   d.cpu_counters = cpu_counters::status();
   d.dropped_events = Recorder::dropped_events();
   d.dropped_names = Recorder::dropped_names();
+  d.ignored_api_calls = Recorder::ignored_api_calls();
   d.unbalanced_pops = stream.counts().unbalanced_pops;
   d.open_scopes_at_exit = stream.counts().open_scopes_at_exit;
   d.capture = capture::describe(clock.ns_per_tick());
@@ -309,6 +310,11 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
   if (d.dropped_events)
     d.warnings.push_back("event buffer cap (BRICKPROF_BUFFER_MB) reached: " +
                          std::to_string(d.dropped_events) + " events dropped");
+  if (d.ignored_api_calls)
+    d.warnings.push_back(std::to_string(d.ignored_api_calls) +
+                         " scope API calls left out: their arguments cannot be kept (a tile "
+                         "level outside macro/midi/micro, a counter value that is not finite, "
+                         "shapes past 512 bytes)");
   if (d.dropped_names)
     d.warnings.push_back(
         "name table full (BRICKPROF_BUFFER_MB): " + std::to_string(d.dropped_names) +

@@ -53,6 +53,7 @@ static_assert(sizeof(Chunk) + (kMaxChunkWords - 1) * sizeof(uint64_t) <= page_po
 std::atomic<bool> g_enabled{true};
 bool g_clock_is_tsc = false;
 std::atomic<uint64_t> g_dropped_unregistered{0};
+std::atomic<uint64_t> g_ignored_api_calls{0};  // a program's mistake: rare, one counter will do
 // Set on every thread's first record (its first chunk, or its first drop):
 // the slow path, so the hot path stays as it is.
 std::atomic<bool> g_recorded_anything{false};
@@ -401,6 +402,8 @@ uint64_t Recorder::dropped_events() {
 }
 
 uint64_t Recorder::dropped_names() { return sites::dropped_names(); }
+void Recorder::count_ignored() { g_ignored_api_calls.fetch_add(1, std::memory_order_relaxed); }
+uint64_t Recorder::ignored_api_calls() { return g_ignored_api_calls.load(std::memory_order_relaxed); }
 
 bool Recorder::recorded_anything() { return g_recorded_anything.load(std::memory_order_relaxed); }
 
@@ -411,6 +414,7 @@ void Recorder::reset_after_fork() {
   sites::reset_after_fork();
   budget::reset_after_fork(sites::bytes_held());
   g_dropped_unregistered.store(0);
+  g_ignored_api_calls.store(0);
   g_recorded_anything.store(false);
   page_pool::reset_after_fork();
   checksum_table::reset_after_fork();

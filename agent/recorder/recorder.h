@@ -167,6 +167,10 @@ class Recorder {
   static bool record_push(uint32_t site, uint64_t arg);
   static bool record_pop(bool closes_recorded);
   static void count_dropped();
+  // A scope API call whose arguments the trace cannot hold: left out and
+  // counted apart from drops (diagnostics.ignored_api_calls).
+  static void count_ignored();
+  static uint64_t ignored_api_calls();
   // The header's inline fast path (brickprof.h): allowed only while ticks
   // are the cycle counter and no scope-end hook needs every pop.
   static void set_clock_is_tsc(bool tsc);

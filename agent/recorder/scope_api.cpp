@@ -96,9 +96,13 @@ void api_set_shapes(const char* dtype, const int64_t* dims, const uint32_t* rank
   char text[kShapeTextMax];
   const size_t size =
       format_shape_text(text, sizeof text, dtype, dims, ranks, n_inputs, out_dims, out_rank);
-  const uint32_t site = size ? text_site(std::string_view(text, size)) : sites::kOther;
+  if (size == 0) {
+    Recorder::count_ignored();  // too long to keep
+    return;
+  }
+  const uint32_t site = text_site(std::string_view(text, size));
   if (site == sites::kOther) {
-    Recorder::count_dropped();  // too long, or no room for the text
+    Recorder::count_dropped();  // no room for the text
     return;
   }
   Recorder::shapes(site);
@@ -134,7 +138,7 @@ void api_checksum(const char* name, const void* ptr, uint64_t count, const char*
 void api_counter(const char* name, double value) {
   if (!Recorder::enabled()) return;
   if (!std::isfinite(value)) {
-    Recorder::count_dropped();  // a track cannot show it; counted, as a full buffer's
+    Recorder::count_ignored();  // a track cannot show it
     return;
   }
   Recorder::counter(Recorder::intern_api_name(name ? name : ""), value);
@@ -145,7 +149,7 @@ uint64_t api_tile_ticks() { return Clock::ticks(); }
 void api_tile(int32_t level, uint64_t ticks, uint64_t elements, uint64_t bytes) {
   if (!Recorder::enabled()) return;
   if (level < 0 || level >= BRICKPROF_TILE_LEVELS) {
-    Recorder::count_dropped();  // not a level the trace has
+    Recorder::count_ignored();  // not a level the trace has
     return;
   }
   Recorder::tile(static_cast<uint32_t>(level), ticks, elements, bytes);

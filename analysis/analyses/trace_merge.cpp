@@ -345,6 +345,7 @@ class InputMerge {
     Diagnostics& merged = out_.diagnostics;
     merged.dropped_events += dg.dropped_events;
     merged.dropped_names += dg.dropped_names;
+    merged.ignored_api_calls += dg.ignored_api_calls;
     merged.dropped_activity_records += dg.dropped_activity_records;
     merged.zero_timestamp_records += dg.zero_timestamp_records;
     merged.unbalanced_pops += dg.unbalanced_pops;

@@ -133,6 +133,7 @@ void diagnostics(std::ostream& out, const Trace& t, const TraceSummary& s) {
     if (n) lines << "  " << what << ": " << n << "\n";
   };
   count("dropped events", d.dropped_events);
+  count("scope API calls with arguments left out", d.ignored_api_calls);
   count("dropped activity records", d.dropped_activity_records);
   count("zero-timestamp records", d.zero_timestamp_records);
   count("unbalanced pops", d.unbalanced_pops);

@@ -34,6 +34,7 @@ Trace full_trace() {
   t.diagnostics.nvtx = "ok";
   t.diagnostics.dropped_events = 1;
   t.diagnostics.dropped_names = 2;
+  t.diagnostics.ignored_api_calls = 3;
   t.diagnostics.dropped_activity_records = 2;
   t.diagnostics.zero_timestamp_records = 3;
   t.diagnostics.unbalanced_pops = 4;

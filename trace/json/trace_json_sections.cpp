@@ -191,6 +191,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.dropped_events = get_uint(v, c);
     else if (k == "dropped_names")
       d.dropped_names = get_uint(v, c);
+    else if (k == "ignored_api_calls")
+      d.ignored_api_calls = get_uint(v, c);
     else if (k == "dropped_activity_records")
       d.dropped_activity_records = get_uint(v, c);
     else if (k == "zero_timestamp_records")

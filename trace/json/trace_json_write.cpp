@@ -85,6 +85,8 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
     w.field("cpu_counters", d.cpu_counters);  // off: traces keep their form
   w.field("dropped_events", d.dropped_events);
   w.field("dropped_names", d.dropped_names);
+  if (d.ignored_api_calls)
+    w.field("ignored_api_calls", d.ignored_api_calls);  // none: traces keep their form
   w.field("dropped_activity_records", d.dropped_activity_records);
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops);

@@ -160,6 +160,10 @@ struct Diagnostics {
   // Run-time names (NVTX, brickprof_push_name) recorded as "(other)":
   // the name table was full.
   uint64_t dropped_names = 0;
+  // Scope API calls whose arguments the trace cannot hold (a tile level
+  // outside macro/midi/micro, a counter value that is not finite, shapes
+  // past their 512 bytes): left out, and not events lost to a full buffer.
+  uint64_t ignored_api_calls = 0;
   uint64_t dropped_activity_records = 0;
   uint64_t zero_timestamp_records = 0;
   uint64_t unbalanced_pops = 0;

@@ -83,7 +83,11 @@ TEST_F(TileTest, EachLevelAddsUpOnItsScopeAsTheBlockingMadeIt) {
   EXPECT_EQ(find(t, "bad level", TileLevel::kMacro), nullptr);
   EXPECT_EQ(t.tiles.size(), 5u);
   EXPECT_TRUE(warns(t, "1 tiles left out: they ended outside every scope"));
-  EXPECT_GE(t.diagnostics.dropped_events, 1u);  // the one of no level
+  // The one of no level is the program's mistake, not a full buffer's loss.
+  EXPECT_EQ(t.diagnostics.ignored_api_calls, 1u);
+  EXPECT_EQ(t.diagnostics.dropped_events, 0u);
+  EXPECT_TRUE(warns(t, "1 scope API calls left out: their arguments cannot be kept"));
+  EXPECT_FALSE(warns(t, "event buffer cap"));
 
   // The cache bandwidths make the host's "cpu" entry (no peaks were set).
   ASSERT_FALSE(t.devices.empty());

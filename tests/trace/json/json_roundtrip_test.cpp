@@ -60,6 +60,7 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(da.nvtx, db.nvtx);
   EXPECT_EQ(da.dropped_events, db.dropped_events);
   EXPECT_EQ(da.dropped_names, db.dropped_names);
+  EXPECT_EQ(da.ignored_api_calls, db.ignored_api_calls);
   EXPECT_EQ(da.dropped_activity_records, db.dropped_activity_records);
   EXPECT_EQ(da.zero_timestamp_records, db.zero_timestamp_records);
   EXPECT_EQ(da.unbalanced_pops, db.unbalanced_pops);

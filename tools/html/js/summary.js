@@ -5,6 +5,7 @@
 
 const DROP_COUNTERS = [
   ['dropped_events', 'events dropped (buffer full)'],
+  ['ignored_api_calls', 'scope API calls with arguments left out'],
   ['dropped_activity_records', 'CUPTI activity records dropped'],
   ['zero_timestamp_records', 'records with a zero timestamp'],
   ['unbalanced_pops', 'unbalanced scope pops'],

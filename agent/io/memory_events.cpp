@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "agent/io/program_memory_devices.h"
 #include "agent/recorder/budget.h"
 #include "agent/recorder/recorder.h"
 
@@ -51,6 +52,7 @@ void MemoryEvents::fill(Trace& trace) const {
     e.name = trace.strings.intern(Recorder::site(name_sites_[i]).name);
     trace.memory.push_back(e);
   }
+  place_program_memory(trace.memory);
 
   trace.shapes.clear();
   uint64_t unreadable = 0;

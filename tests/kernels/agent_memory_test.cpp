@@ -19,6 +19,7 @@
 #include "tests/support/run_program.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/trace_query.h"
+#include "trace/model/ids.h"
 
 namespace {
 
@@ -154,6 +155,10 @@ TEST_F(AgentMemoryTest, CpuPoolsInTheTraceAreBricklayersFigures) {
   std::map<std::string, int64_t> live;
   EXPECT_EQ(program_bytes(t, &live), printed.pools);
   for (const auto& [pool, bytes] : live) EXPECT_EQ(bytes, 0) << pool << " left live at exit";
+  for (const json& e : t["memory"]) {  // host memory: the host's
+    if (e["source"] != "program") continue;
+    EXPECT_EQ(e["device"], brickprof::kHostDeviceId) << e.dump();
+  }
   expect_shapes(t);
   expect_ops_by_shape();
 }
@@ -184,6 +189,12 @@ TEST_F(AgentMemoryTest, CudaReservedIsItsCuMemAllocsAndUsedIsItsFigures) {
   uint64_t used = 0;
   for (const auto& [pool, bytes] : printed.pools) used += bytes;
   EXPECT_LT(used, reserved);  // the segments hold the pools, and more (alignment, scratch)
+  // The pools are carved from those segments: their events are GPU 0's
+  // (agent/io/program_memory_devices.h), so report --memory says "on GPU 0".
+  for (const json& e : t["memory"]) {
+    if (e["source"] != "program") continue;
+    EXPECT_EQ(e["device"], 0) << e.dump();
+  }
   expect_shapes(t);
   expect_ops_by_shape();
 }

@@ -398,6 +398,29 @@ def check_tiles(page, brickprof, data_dir, out):
     page.screenshot(str(out / "tiles.png"))
 
 
+def check_cpu_counters(page, brickprof, data_dir, out):
+    """A trace with CPU counters: the CPU counters section has a row per brick and scope of
+    report --cpu-counters, each event's count and the ratios as the report prints them."""
+    data = pages.report_page(brickprof, data_dir / "analyses" / "cpu_counters.json",
+                             out / "cpu_counters.html")
+    url = (out / "cpu_counters.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], "cpu counters: no console error, exception or request")
+    check("cpu-counters" in page.eval("probe.sections()"), "cpu counters: a section")
+    view = data["views"]["cpu-counters"]
+    text = page.eval("document.getElementById('cpu-counters').innerText")
+    check(view["status"] in text, "cpu counters: the section says what was counted")
+    for e in view["events"]:
+        check(e in text, f"cpu counters: a column for {e}")
+    for r in view["rows"]:
+        check(r["name"] in text, f"cpu counters: the section names {r['name']}")
+        check("%.2f" % r["ipc"] in text, f"cpu counters: {r['name']}'s IPC {r['ipc']:.2f}")
+        check("%.1f%%" % (100 * r["cache_miss_rate"]) in text,
+              f"cpu counters: {r['name']}'s miss rate")
+    page.eval("probe.show('cpu-counters')")
+    page.screenshot(str(out / "cpu_counters.png"))
+
+
 def check_memory_without_nodes(page, brickprof, data_dir, out):
     """A program that allocated but opened no scope and launched nothing: every other view says
     nothing was recorded, and the Memory section still shows its memory (the overview's "nothing
@@ -743,6 +766,7 @@ def main(argv):
         guard("first screen", check_first_screen, page, brickprof, data_dir, out)
         guard("memory", check_memory, page, brickprof, data_dir, out)
         guard("tiles", check_tiles, page, brickprof, data_dir, out)
+        guard("cpu counters", check_cpu_counters, page, brickprof, data_dir, out)
         guard("memory without nodes", check_memory_without_nodes, page, brickprof, data_dir, out)
         guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         check_diff_pages(page, brickprof, data_dir, out)

@@ -138,6 +138,12 @@ function reportPage(data, page) {
         'Each brick\'s cache-blocked loop by level: tiles, time, bytes/s against the cache\'s ' +
             'bandwidth',
         (body) => tilesSection(v.tiles, body));
+  if (v['cpu-counters'] && v['cpu-counters'].rows && v['cpu-counters'].rows.length)
+    guarded(
+        'cpu-counters', 'CPU counters',
+        'What the CPU counted in each brick and scope: instructions per cycle, cache misses, ' +
+            'time on a CPU',
+        (body) => cpuCountersSection(v['cpu-counters'], body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

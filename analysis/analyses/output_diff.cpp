@@ -20,7 +20,10 @@ constexpr size_t kListed = 10;
 // same label, and its ancestry, built once per node asked for.
 class PathBuilder {
  public:
-  explicit PathBuilder(const Trace& t) : t_(t), index_(t), path_(t.nodes.size()), plain_(t.nodes.size()), done_(t.nodes.size()) {}
+  explicit PathBuilder(const Trace& t)
+      : t_(t), index_(t), path_(t.nodes.size()), plain_(t.nodes.size()), done_(t.nodes.size()) {
+    name_threads();
+  }
 
   const std::string& path(uint32_t node) {
     build(node);
@@ -41,7 +44,46 @@ class PathBuilder {
       const PythonFrame& f = t_.python_frames[t_.python_stacks[d->python_stack].front()];
       text = f.file + ":" + std::to_string(f.line) + " > " + text;
     }
+    if (n.parent == kNoNode && !thread_keys_.empty()) {
+      auto it = thread_keys_.find(n.thread);
+      text = (it == thread_keys_.end() ? std::string("thread ?") : it->second) + " > " + text;
+    }
     return text;
+  }
+
+  // Where outputs come from the top-level work of several threads, whose
+  // launches interleave differently from run to run, each thread's roots
+  // are numbered on their own: a root's label starts with its thread, by
+  // name where the name is the only one of its kind, else by the order of
+  // the threads' first roots ("thread #1"). One thread: no key at all.
+  void name_threads() {
+    std::unordered_map<uint32_t, int64_t> first_root;  // thread -> its first root's start
+    for (const OutputChecksum& c : t_.checksums) {
+      uint32_t at = c.node;
+      if (at >= t_.nodes.size()) continue;
+      for (uint32_t up = t_.nodes[at].parent; up != kNoNode; up = t_.nodes[up].parent) at = up;
+      first_root.emplace(t_.nodes[at].thread, INT64_MAX);
+    }
+    if (first_root.size() < 2) return;
+    for (uint32_t r : index_.roots()) {
+      auto it = first_root.find(t_.nodes[r].thread);
+      if (it != first_root.end()) it->second = std::min(it->second, t_.nodes[r].start_ns);
+    }
+    std::vector<std::pair<int64_t, uint32_t>> order;
+    for (const auto& [tid, start] : first_root) order.emplace_back(start, tid);
+    std::sort(order.begin(), order.end());
+    std::unordered_map<std::string_view, uint32_t> names;
+    std::unordered_map<uint32_t, std::string_view> name_of;
+    for (const ThreadInfo& th : t_.threads)
+      if (first_root.count(th.tid) && !th.name.empty() && name_of.emplace(th.tid, th.name).second)
+        ++names[th.name];
+    for (size_t k = 0; k < order.size(); ++k) {
+      const uint32_t tid = order[k].second;
+      auto named = name_of.find(tid);
+      thread_keys_[tid] = named != name_of.end() && names[named->second] == 1
+                              ? "thread " + std::string(named->second)
+                              : "thread #" + std::to_string(k);
+    }
   }
 
   // Ordinals of every child of `parent` (its siblings' labels counted once).
@@ -76,6 +118,7 @@ class PathBuilder {
   std::vector<std::string> path_, plain_;
   std::vector<bool> done_;
   std::unordered_map<uint32_t, std::pair<std::string, uint32_t>> ordinal_;
+  std::unordered_map<uint32_t, std::string> thread_keys_;  // tid -> its key; empty: one thread
 };
 
 double distance(const Digest& a, const Digest& b) {

@@ -5,7 +5,10 @@
 // An output's path is its node's ancestry, each step a node's label and
 // its ordinal among its parent's children of the same label ("layer 3 #0
 // / DownProjection #0 / gemv_q4k #1"), then the output's name: a kernel
-// only in one run shifts nothing outside its own brick.
+// only in one run shifts nothing outside its own brick. Where outputs come
+// from the top-level work of several threads, a root's label starts with
+// its thread (its name where unique, else "#k" by the order of the threads'
+// first roots), so threads that interleave differently still line up.
 //
 // How far two outputs of the same length are apart, from their digests:
 // the distance ||a - b|| is estimated from the random projections (their

@@ -158,6 +158,44 @@ TEST(OutputDiff, AKernelInOneRunOnlyIsSaidAndLinedUpPast) {
   EXPECT_EQ(d.base[d.first_beyond()->base].path, "Layer 1 #0 / RmsNorm #0 / rms #0 : arg0 #0");
 }
 
+// Two threads launch the same kernel outside every scope, each on its own
+// data; their launches interleave one way in one run and another way in
+// the next, and the threads' ids differ, as two runs of a program do. Each
+// thread's outputs line up with its own: nothing differs.
+TEST(OutputDiff, ThreadsThatInterleaveDifferentlyLineUpWithThemselves) {
+  // `a_first[step]`: whether thread a launches before thread b in that step.
+  auto run = [](uint32_t first_tid, std::vector<bool> a_first, bool named) {
+    Trace t;
+    const uint32_t a = first_tid, b = first_tid + 1;
+    if (named) t.threads = {{a, "loader"}, {b, "decoder"}};
+    int64_t clock = 0;
+    OutputChecksum c;
+    c.type = ElementType::kF32;
+    c.source = ChecksumSource::kHostCopy;
+    c.name = t.strings.intern("arg0");
+    for (size_t step = 0; step < a_first.size(); ++step)
+      for (int turn = 0; turn < 2; ++turn) {
+        const bool is_a = (turn == 0) == a_first[step];
+        c.node = add_gpu_node(t, {.kind = NodeKind::kKernel, .name = "scale",
+                                  .thread = is_a ? a : b, .start_ns = clock, .end_ns = clock + 5});
+        clock += 10;
+        c.digest = digest_of(values(10 * (is_a ? 1 : 2) + step).data(), 1024, ElementType::kF32);
+        t.checksums.push_back(c);
+      }
+    return t;
+  };
+  // Unnamed threads are told apart by which one launched first.
+  OutputDiff d = diff_outputs(run(100, {true, true, true}, false), run(200, {true, false, true}, false), {});
+  EXPECT_EQ(d.identical, 6u);
+  EXPECT_FALSE(d.failed());
+  // Named ones by name, whichever launched first.
+  d = diff_outputs(run(100, {true, true, true}, true), run(200, {false, false, true}, true), {});
+  EXPECT_EQ(d.identical, 6u);
+  EXPECT_FALSE(d.failed());
+  ASSERT_FALSE(d.base.empty());
+  EXPECT_EQ(d.base[0].path.rfind("thread loader > scale #0", 0), 0u) << d.base[0].path;
+}
+
 TEST(OutputDiff, ANewNaNIsBeyondAnyTolerance) {
   auto poisoned = [](int layer, std::string_view brick, int, std::vector<float>& v) {
     if (layer == 0 && brick == "DownProjection") v[7] = std::numeric_limits<float>::quiet_NaN();

@@ -235,6 +235,26 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"", "dram__bytes_read.sum,no_such.metric",
                 "chip GH100 has no metric 'no_such.metric' (CUPTI_ERROR_INVALID_METRIC_NAME)"}));
 
+// A CUPTI without the range profiler (before 12.6): one line, no section,
+// the run otherwise whole.
+TEST_F(GpuMetricsTest, RefusesWhereCuptiHasNoRangeProfiler) {
+  auto env = agent_env("default", "1");
+  env["LD_LIBRARY_PATH"] = std::string(FAKE_CUPTI_WITHOUT_RANGE_PROFILER_DIR) + ":" + FAKE_CUDA_DIR;
+  Result traced = run_app(env);
+  EXPECT_EQ(lines_with(traced.err,
+                       "GPU metrics refused: this CUPTI has no range profiler "
+                       "(missing cuptiProfilerInitialize; CUDA 12.6 or later has it)"),
+            1u)
+      << traced.err;
+  Trace t = load_trace();
+  EXPECT_EQ(t.diagnostics.gpu_metrics.rfind("refused: this CUPTI has no range profiler", 0), 0u)
+      << t.diagnostics.gpu_metrics;
+  EXPECT_TRUE(t.gpu_metrics.empty());
+  size_t kernels = 0;
+  for (const Node& n : t.nodes) kernels += n.kind == NodeKind::kKernel;
+  EXPECT_EQ(kernels, fake_gpu_app::kLayers * 4u);
+}
+
 // A bad value warns once and keeps the metrics off: no line, no section.
 TEST_F(GpuMetricsTest, BadValueWarnsAndKeepsThemOff) {
   Result traced = run_app(agent_env("dram bytes", "1"));

@@ -138,6 +138,12 @@ function reportPage(data, page) {
         'Each brick\'s cache-blocked loop by level: tiles, time, bytes/s against the cache\'s ' +
             'bandwidth',
         (body) => tilesSection(v.tiles, body));
+  if (v['gpu-metrics'] && v['gpu-metrics'].rows.length)
+    guarded(
+        'gpu-metrics', 'GPU metrics',
+        'The GPU\'s counters per brick and kernel: L2 hit rate, DRAM bytes, occupancy, SM ' +
+            'throughput',
+        (body) => gpuMetricsSection(v['gpu-metrics'], body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

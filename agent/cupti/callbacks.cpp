@@ -10,6 +10,7 @@
 #include "agent/cupti/device_reads.h"
 #include "agent/cupti/devices.h"
 #include "agent/cupti/kernel_checksums.h"
+#include "agent/cupti/range_profiler.h"
 #include "agent/cupti/live_allocations.h"
 #include "agent/lifecycle/critical_section.h"
 #include "agent/python/python_frames.h"
@@ -244,7 +245,14 @@ void on_api(GpuState& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     // work is launched (agent/README.md, rule 3).
     activity_switch::apply_pending();
     on_api_enter(s, domain, *slot, cb);
+    if (!s.config.gpu_metrics.empty() && slot->info.cls == ApiClass::kLaunch &&
+        domain == CUPTI_CB_DOMAIN_DRIVER_API)
+      range_profiler::before_launch(s, cbid, cb);
   } else {
+    // The profiling window closes first: the digest's copies are not the kernel's.
+    if (!s.config.gpu_metrics.empty() && slot->info.cls == ApiClass::kLaunch &&
+        domain == CUPTI_CB_DOMAIN_DRIVER_API)
+      range_profiler::after_launch(s, cbid, cb);
     on_api_exit(s, domain, *slot, cb);
     if (s.config.checksums && slot->info.cls == ApiClass::kLaunch &&
         domain == CUPTI_CB_DOMAIN_DRIVER_API)

@@ -18,6 +18,7 @@
 #include "agent/cupti/devices.h"
 #include "agent/cupti/kernel_checksums.h"
 #include "agent/cupti/live_allocations.h"
+#include "agent/cupti/range_profiler.h"
 #include "agent/cupti/state.h"
 #include "agent/cupti/subscribe.h"
 #include "agent/gpu_source.h"
@@ -48,6 +49,16 @@ void sync_at_scope_end(NodeKind closed) {
   CUcontext ctx = nullptr;
   if (s->driver.ctx_get_current(&ctx) == CUDA_SUCCESS && ctx != nullptr)
     s->driver.ctx_synchronize();
+}
+
+// BRICKPROF_GPU_METRICS: the profiler's occurrences end with their scopes,
+// then the sync above where BRICKPROF_SYNC asks for one.
+void scope_end_with_gpu_metrics(NodeKind closed) {
+  range_profiler::scope_ending();
+  GpuState* s = gpu_state();
+  if (s != nullptr &&
+      (s->config.sync == SyncMode::kPerLayer || s->config.sync == SyncMode::kImmediate))
+    sync_at_scope_end(closed);
 }
 
 // devices[] (sorted by id); queried outside the record locks (the query
@@ -144,6 +155,8 @@ class CuptiDump final : public GpuDump {
     header.devices = devices_;
     add_ptx_and_diagnostics(s_, header, left_out, switched_);
     if (s_.config.checksums) kernel_checksums::contribute(s_, s_.translation.staged, header);
+    if (!s_.config.gpu_metrics.empty())
+      range_profiler::contribute(s_, s_.translation.staged, header);
     python::contribute(header);
   }
 
@@ -169,6 +182,7 @@ void reset_locks_in_fork_child() {
   live_allocations::reset_after_fork();
   device_reads::reset_after_fork();
   kernel_checksums::reset_after_fork();
+  range_profiler::reset_after_fork();
   python::reset_after_fork_in_child();
 }
 
@@ -234,7 +248,9 @@ std::unique_ptr<GpuSource> start_gpu_source(const Config& config, std::string* s
     }
     // Outside a window: CUPTI's records off from the start.
     if (config.capture != capture::Mode::kAll) activity_switch::install(*s);
-    if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
+    if (!config.gpu_metrics.empty() && range_profiler::start(*s))
+      Recorder::set_scope_end_hook(scope_end_with_gpu_metrics);  // occurrences need every pop
+    else if (config.sync == SyncMode::kPerLayer || config.sync == SyncMode::kImmediate)
       Recorder::set_scope_end_hook(sync_at_scope_end);
     python::start(config.python_depth);
     const auto& kinds = s->enabled_kinds;

@@ -71,6 +71,7 @@ void* open_cupti(const std::string& candidate, std::string* file) {
 }
 
 bool resolve_cupti(void* lib, Cupti* c, std::string* why) {
+  c->library = lib;
   return resolve(lib, "cuptiSubscribe", &c->subscribe, true, why) &&
          resolve(lib, "cuptiSubscribe_v2", &c->subscribe_v2, false, why) &&
          resolve(lib, "cuptiUnsubscribe", &c->unsubscribe, true, why) &&

@@ -44,6 +44,8 @@ struct Cupti {
   decltype(&::cuptiActivityGetNumDroppedRecords) activity_get_num_dropped = nullptr;
   decltype(&::cuptiGetGraphNodeId) get_graph_node_id = nullptr;  // optional
   decltype(&::cuptiGetDeviceId) get_device_id = nullptr;         // optional
+  // The library itself, for the range profiler's own table (range_profiler.cpp).
+  void* library = nullptr;
 };
 
 // Candidate paths for libcupti, in search order: the soname first (so a

@@ -60,6 +60,12 @@ class Reader {
 
 }  // namespace
 
+std::vector<std::string> default_gpu_metrics() {
+  return {"lts__t_sector_hit_rate.pct", "dram__bytes_read.sum", "dram__bytes_write.sum",
+          "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "sm__throughput.avg.pct_of_peak_sustained_elapsed"};
+}
+
 const char* to_string(SyncMode mode) {
   switch (mode) {
     case SyncMode::kDeferred: return "deferred";
@@ -106,6 +112,9 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   r.choice(setting("BRICKPROF_DUMP_ON"), c.dump_on);
   if (auto v = r.get(setting("BRICKPROF_CHECKSUMS"))) c.checksums = *v == "1";
   r.choice(setting("BRICKPROF_CPU_COUNTERS"), c.cpu_counters);
+  if (auto v = r.get(setting("BRICKPROF_GPU_METRICS")); v && *v != "off")
+    c.gpu_metrics = *v == "default" ? default_gpu_metrics() : settings::metric_names(*v);
+  r.count(setting("BRICKPROF_GPU_METRICS_EVERY"), c.gpu_metrics_every);
   r.count(setting("BRICKPROF_RUN_PID"), c.run_pid);
   if (auto v = r.get(setting("BRICKPROF_RUN_MANIFEST"))) c.run_manifest = std::string(*v);
   return c;

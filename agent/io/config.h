@@ -50,6 +50,10 @@ struct Config {
   bool checksums = false;                        // BRICKPROF_CHECKSUMS=0|1
   // Which CPU counters each scope reads (off, on, software)
   cpu_counters::Mode cpu_counters = cpu_counters::Mode::kOff;  // BRICKPROF_CPU_COUNTERS
+  // Hardware counters per kernel through CUPTI's range profiler
+  // (cupti/range_profiler.h): the metrics asked for, empty for off.
+  std::vector<std::string> gpu_metrics;          // BRICKPROF_GPU_METRICS
+  uint64_t gpu_metrics_every = 10;               // BRICKPROF_GPU_METRICS_EVERY: one in N
   // Python frames kept per GPU launch (innermost first); 0: none read.
   uint32_t python_depth = 32;                    // BRICKPROF_PYTHON_DEPTH
   // The roofline's roofs, in place of those computed from the device.
@@ -67,6 +71,9 @@ struct Config {
 // Reads the environment through `getenv` (injectable for tests).
 Config read_config(const char* (*getenv_fn)(const char*));
 const char* to_string(SyncMode mode);
+// BRICKPROF_GPU_METRICS=default: L2 hit rate, DRAM bytes read and written,
+// achieved occupancy, SM throughput, as Nsight Compute names them.
+std::vector<std::string> default_gpu_metrics();
 
 // A relative output prefix made absolute against `cwd` (the folder the
 // program started in: it may chdir before the trace is written), its % signs

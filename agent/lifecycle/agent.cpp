@@ -287,6 +287,10 @@ Trace build_header(const TraceStream& stream, GpuDump* gpu, const Clock& clock, 
   d.cupti = gpu_status();
   d.nvtx = nvtx_status ? nvtx_status() : "not linked";
   d.cpu_counters = cpu_counters::status();
+  // Asked for where there is no GPU source: the range profiler never ran
+  // (with one, the source says what it did).
+  if (!the_config().gpu_metrics.empty() && gpu == nullptr)
+    d.gpu_metrics = "refused: no GPU capture (" + gpu_status() + ")";
   d.dropped_events = Recorder::dropped_events();
   d.dropped_names = Recorder::dropped_names();
   d.ignored_api_calls = Recorder::ignored_api_calls();

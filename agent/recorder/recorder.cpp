@@ -352,6 +352,12 @@ void refresh_fast_state() {
 }
 }  // namespace
 
+uint32_t Recorder::open_scopes(const uint32_t** sites) {
+  ThreadBuffer* tb = tls_buffer;
+  *sites = tb != nullptr ? tb->stack : nullptr;
+  return tb != nullptr ? tb->depth : 0;
+}
+
 void Recorder::set_scope_end_hook(ScopeEndHook hook) {
   g_scope_end_hook.store(hook);
   refresh_fast_state();

@@ -151,6 +151,10 @@ class Recorder {
   // installs one that synchronises the GPU so CPU wall times include it.
   using ScopeEndHook = void (*)(NodeKind closed_kind);
   static void set_scope_end_hook(ScopeEndHook hook);
+  // While a scope-end hook is set: how many scopes the calling thread has
+  // open, and in `*sites` their sites, outermost first (null if the thread
+  // has none; only the first ThreadBuffer::kMaxDepth are kept).
+  static uint32_t open_scopes(const uint32_t** sites);
 
   static void set_enabled(bool on);
   static bool enabled();

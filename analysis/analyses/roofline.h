@@ -1,5 +1,6 @@
 // Roofline per kernel and per brick: FLOPs and bytes from the `flops` /
-// `bytes_moved` annotations, arithmetic intensity, achieved rates, the bound
+// `bytes_moved` annotations (bytes measured by the GPU's counters in their
+// place where the trace has them), arithmetic intensity, achieved rates, the bound
 // and the distance to the roof of the device that ran them.
 #pragma once
 
@@ -25,6 +26,11 @@ struct RooflineEntry {
   // Where the work figures came from: "kernel" (its own annotation),
   // "brick share" (its brick's, split by GPU time), "brick".
   std::string work_source;
+  // Where `bytes` came from: "declared" (the annotations above), "measured"
+  // (the DRAM bytes read and written that the GPU's counters counted,
+  // BRICKPROF_GPU_METRICS: a kernel's own, a brick's where every kernel under
+  // it was profiled), or "mixed" (some occurrences measured, others not).
+  std::string bytes_source = "declared";
   Peaks peaks;
 
   double intensity() const { return bytes > 0 ? flops / bytes : 0; }

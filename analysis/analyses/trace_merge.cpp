@@ -264,6 +264,31 @@ class InputMerge {
     }
   }
 
+  // GPU metrics follow their kernels' nodes, as the CPU counters do; the
+  // sampling counts add up.
+  void append_gpu_metrics() {
+    const GpuMetrics& in = t_.gpu_metrics;
+    if (in.empty()) return;
+    GpuMetrics& out = out_.gpu_metrics;
+    if (out.metrics.empty()) {
+      out.metrics = in.metrics;
+      out.weights = in.weights;
+      out.passes = in.passes;
+      out.every = in.every;
+    }
+    if (out.metrics != in.metrics || out.weights != in.weights) {
+      out_.diagnostics.warnings.push_back(
+          "merge: GPU metrics of an input left out: it collected other metrics than the first");
+      return;
+    }
+    out.occurrences_sampled += in.occurrences_sampled;
+    out.occurrences_skipped += in.occurrences_skipped;
+    for (NodeGpuMetrics n : in.nodes) {
+      n.node += node_base_;
+      out.nodes.push_back(std::move(n));
+    }
+  }
+
   // Memory events and counter samples follow their threads, devices, scopes
   // and stacks (shapes, checksums and tiles their nodes); host
   // memory keeps the host's device id. Put in time order with the other
@@ -297,6 +322,7 @@ class InputMerge {
       out_.tiles.back().thread = thread_of(s.thread);
     }
     append_cpu_counters();
+    append_gpu_metrics();
     for (const OutputChecksum& c : t_.checksums) {
       out_.checksums.push_back(c);
       out_.checksums.back().node += node_base_;
@@ -360,6 +386,10 @@ class InputMerge {
     if (dg.cpu_counters != "off") {  // what each run's CPU counters were
       std::string part = was_merged_ ? dg.cpu_counters : sources_[0].label + ": " + dg.cpu_counters;
       merged.cpu_counters = merged.cpu_counters == "off" ? part : merged.cpu_counters + "; " + part;
+    }
+    if (dg.gpu_metrics != "off") {  // what each run's range profiler did
+      std::string part = was_merged_ ? dg.gpu_metrics : sources_[0].label + ": " + dg.gpu_metrics;
+      merged.gpu_metrics = merged.gpu_metrics == "off" ? part : merged.gpu_metrics + "; " + part;
     }
     for (const std::string& w : dg.warnings) {
       if (!was_merged_) {

@@ -42,6 +42,15 @@ void copy_memory(const Trace& trace, const std::vector<uint32_t>& renumbered, Un
     t.cpu_counters.nodes.push_back(n);
     t.cpu_counters.nodes.back().node = renumbered[n.node];
   }
+  if (!trace.gpu_metrics.empty()) {
+    t.gpu_metrics = trace.gpu_metrics;  // the run's settings and counts
+    t.gpu_metrics.nodes.clear();
+  }
+  for (const NodeGpuMetrics& n : trace.gpu_metrics.nodes) {
+    if (n.node >= renumbered.size() || renumbered[n.node] == kNoNode) continue;
+    t.gpu_metrics.nodes.push_back(n);
+    t.gpu_metrics.nodes.back().node = renumbered[n.node];
+  }
   for (const NodeShape& s : trace.shapes) {
     if (s.node >= renumbered.size() || renumbered[s.node] == kNoNode) continue;
     t.shapes.push_back(s);

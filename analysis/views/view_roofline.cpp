@@ -14,6 +14,14 @@ namespace {
 
 constexpr size_t kMaxRows = 40;
 
+// The "work from" column: where the FLOPs and bytes came from, and whether
+// the GPU's counters measured the bytes.
+std::string work_from(const RooflineEntry& e) {
+  if (e.bytes_source == "measured") return e.work_source + ", DRAM bytes measured";
+  if (e.bytes_source == "mixed") return e.work_source + ", DRAM bytes partly measured";
+  return e.work_source;
+}
+
 std::string where(const RooflineEntry& e) {
   return e.gpu ? "gpu" + std::to_string(e.device) : "cpu";
 }
@@ -35,7 +43,8 @@ void json(const Trace& t, const Roofline& r, JsonWriter& w) {
     w.field("kind", e.kind == RooflineEntry::Kind::kBrick ? "brick" : "kernel");
     w.field("name", e.name).field("on", where(e)).field("count", e.count);
     w.field("time_ns", e.time_ns).field("flops", e.flops).field("bytes", e.bytes);
-    w.field("work_source", e.work_source).field("intensity", e.intensity());
+    w.field("work_source", e.work_source).field("bytes_source", e.bytes_source);
+    w.field("intensity", e.intensity());
     w.field("gflops", e.gflops()).field("gbps", e.gbps());
     w.field("bound", e.memory_bound() ? "memory" : "compute");
     w.field("roof_gflops", e.roof_gflops()).field("efficiency", e.efficiency());
@@ -72,7 +81,7 @@ void text(const Trace& t, const Roofline& r, std::ostream& out) {
                   where(e).c_str(), static_cast<unsigned long long>(e.count),
                   format_duration(e.time_ns).c_str(), e.flops / 1e9, e.intensity(), e.gflops(),
                   e.gbps(), e.memory_bound() ? "memory" : "compute", 100.0 * e.efficiency(),
-                  e.work_source.c_str());
+                  work_from(e).c_str());
     out << buf;
   }
   if (r.entries.size() > kMaxRows)

@@ -76,6 +76,8 @@ void header(std::ostream& out, const Trace& t, const TraceSummary& s) {
            "profile without --checksums for timing\n";
   if (t.diagnostics.cpu_counters != "off")  // asked for: what was counted, or why nothing
     out << "CPU counters: " << printable(t.diagnostics.cpu_counters) << "\n";
+  if (t.diagnostics.gpu_metrics != "off")
+    out << "GPU metrics: " << printable(t.diagnostics.gpu_metrics) << "\n";
 }
 
 // The GPU column only where there is GPU work: a CPU-only run's would be
@@ -263,6 +265,7 @@ void json(const Trace& trace, const TraceSummary& s, JsonWriter& w) {
   w.key("diagnostics").begin_object();
   w.field("cupti", d.cupti).field("nvtx", d.nvtx).field("dropped_events", d.dropped_events);
   if (d.cpu_counters != "off") w.field("cpu_counters", d.cpu_counters);
+  if (d.gpu_metrics != "off") w.field("gpu_metrics", d.gpu_metrics);
   w.field("dropped_activity_records", d.dropped_activity_records);
   w.field("zero_timestamp_records", d.zero_timestamp_records);
   w.field("unbalanced_pops", d.unbalanced_pops).field("open_scopes_at_exit", d.open_scopes_at_exit);

@@ -26,6 +26,7 @@ extern const View kNumericsView;
 extern const View kTokensView;
 extern const View kTilesView;
 extern const View kCpuCountersView;
+extern const View kGpuMetricsView;
 
 namespace {
 
@@ -67,6 +68,7 @@ const std::vector<const View*>& report_views() {
       &kTokensView,        // --tokens
       &kTilesView,         // --tiles
       &kCpuCountersView,   // --cpu-counters
+      &kGpuMetricsView,    // --gpu-metrics
       &kDotView,           // --dot
       &kChromeView,        // --chrome
       &kPerfettoView,      // --perfetto

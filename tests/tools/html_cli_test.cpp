@@ -59,9 +59,10 @@ TEST(ReportHtml, WritesOneSelfContainedPageAndSaysWhere) {
   std::vector<std::string> views;
   for (const auto& [name, value] : data["views"].items()) views.push_back(name);
   EXPECT_EQ(views, (std::vector<std::string>{"analyze", "collectives", "cpu-counters",
-                                             "critical-path", "gpu-idle", "imbalance", "launches",
-                                             "memory", "numerics", "rank-path", "ranks", "roofline",
-                                             "summary", "tiles", "tokens", "transfers"}));
+                                             "critical-path", "gpu-idle", "gpu-metrics",
+                                             "imbalance", "launches", "memory", "numerics",
+                                             "rank-path", "ranks", "roofline", "summary", "tiles",
+                                             "tokens", "transfers"}));
   EXPECT_EQ(data["timeline"]["slices"]["dur"].size(), data["timeline"]["slices"]["node"].size());
   EXPECT_GT(data["icicle"]["name"].size(), 1u);
 }

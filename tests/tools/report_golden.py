@@ -45,6 +45,7 @@ EXTRAS = {
     "analyses/cycle.json": (["A"], ["A=2"]),
     "analyses/tokens.json": (["Layer 1"], ["RmsNorm=2"]),
     "analyses/cpu_counters.json": (["Layer 1"], ["RmsNorm=2"]),
+    "analyses/gpu_metrics.json": (["GateProjection"], ["gate_gemv=2"]),
     "analyses/python_frames.json": (["python_app.py:41 attention"], ["attention_kernel=2"]),
     "gpu/bricklayer-graph.json": (["decode token"], ["bl_gemv_q4k=2", "QkvProjection=1.5x"]),
     "cpu/bricklayer-avx2.json": ([], ["RmsNorm=2"]),

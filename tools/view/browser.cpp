@@ -31,6 +31,8 @@ Browser::Browser(Session& session, int width, int height) : session_(session) {
     tabs_.push_back({Tab::Kind::kReport, "Tokens", "Tok", "tokens"});
   if (session_.whole().diagnostics.cpu_counters != "off")  // counted, or why not
     tabs_.push_back({Tab::Kind::kReport, "CPU counters", "CPU", "cpu-counters"});
+  if (session_.whole().diagnostics.gpu_metrics != "off")  // collected, or why not
+    tabs_.push_back({Tab::Kind::kReport, "GPU metrics", "GPUm", "gpu-metrics"});
   if (session_.has_base()) tabs_.push_back({Tab::Kind::kDiff, "Diff", "Diff"});
   if (session_.rank_count() > 0) tabs_.push_back({Tab::Kind::kRanks, "Ranks", "Ranks"});
   if (session_.rank_count() > 1) {  // the cross-rank views of a merged job

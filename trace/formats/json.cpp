@@ -38,6 +38,7 @@ void JsonSink::end(const TraceStats* stats) {
   write_trace_json_counters(w_, *header_);
   write_trace_json_tiles(w_, *header_);
   write_trace_json_cpu_counters(w_, *header_);
+  write_trace_json_gpu_metrics(w_, *header_);
   write_trace_json_python(w_, header_->python_frames, header_->python_stacks);
   write_trace_json_tail(w_, header_->ptx, *stats);
   w_.flush();

@@ -32,6 +32,8 @@ void write_trace_json_counters(JsonWriter& w, const Trace& header);
 void write_trace_json_tiles(JsonWriter& w, const Trace& header);
 // "cpu_counters", when any were recorded.
 void write_trace_json_cpu_counters(JsonWriter& w, const Trace& header);
+// "gpu_metrics", when the range profiler ran.
+void write_trace_json_gpu_metrics(JsonWriter& w, const Trace& header);
 // "python_frames" and "python_stacks", when there are any.
 void write_trace_json_python(JsonWriter& w, const std::vector<PythonFrame>& frames,
                              const std::vector<std::vector<uint32_t>>& stacks);

@@ -127,7 +127,7 @@ class Reader {
   // Memory events' scopes, shapes' and checksums' nodes name nodes by their file ids.
   void resolve_memory_ids();
   std::vector<uint64_t> memory_scopes_, shape_nodes_, checksum_nodes_;  // file ids, by element
-  std::vector<uint64_t> counter_scopes_, tile_nodes_, cpu_counter_nodes_;
+  std::vector<uint64_t> counter_scopes_, tile_nodes_, cpu_counter_nodes_, gpu_metric_nodes_;
 
   // Ids that do not fit the model's 32-bit fields wait here for link().
   struct LongParent {
@@ -278,6 +278,8 @@ Trace Reader::read(TraceText& source) {
         read_tiles(parse(json_, i, end).get_array(), t_, tile_nodes_, c_);
       } else if (key == "cpu_counters") {
         read_cpu_counters(parse(json_, i, end).get_object(), t_, cpu_counter_nodes_, c_);
+      } else if (key == "gpu_metrics") {
+        read_gpu_metrics(parse(json_, i, end).get_object(), t_, gpu_metric_nodes_, c_);
       }  // bricks[] and categories[] are derived; anything else is ignored
       i = skip_space(end);
     }
@@ -716,6 +718,11 @@ void Reader::resolve_memory_ids() {
   c_.index = 0;
   for (size_t i = 0; i < t_.cpu_counters.nodes.size(); ++i, ++c_.index)
     t_.cpu_counters.nodes[i].node = resolve(cpu_counter_nodes_[i], "node");
+  c_ = Cursor{};
+  c_.section = "gpu_metrics.nodes";
+  c_.index = 0;
+  for (size_t i = 0; i < t_.gpu_metrics.nodes.size(); ++i, ++c_.index)
+    t_.gpu_metrics.nodes[i].node = resolve(gpu_metric_nodes_[i], "node");
 }
 
 // Every stack names known frames, every GPU node a known stack.

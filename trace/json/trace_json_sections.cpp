@@ -187,6 +187,8 @@ void read_diagnostics(od::object obj, Diagnostics& d, Cursor& c) {
       d.nvtx = get_string(v, c);
     else if (k == "cpu_counters")
       d.cpu_counters = get_string(v, c);
+    else if (k == "gpu_metrics")
+      d.gpu_metrics = get_string(v, c);
     else if (k == "dropped_events")
       d.dropped_events = get_uint(v, c);
     else if (k == "dropped_names")

@@ -143,6 +143,8 @@ void read_counters(od::array arr, Trace& t, std::vector<uint64_t>& scopes, Curso
 void read_tiles(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 // "cpu_counters" (trace_json_cpu_counters.cpp), nodes by file id as below.
 void read_cpu_counters(od::object obj, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
+// "gpu_metrics" (trace_json_gpu_metrics.cpp), nodes by file id as below.
+void read_gpu_metrics(od::object obj, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 // "checksums" (trace_json_checksums.cpp), nodes by file id as above.
 void read_checksums(od::array arr, Trace& t, std::vector<uint64_t>& nodes, Cursor& c);
 

@@ -83,6 +83,7 @@ void write_diagnostics(JsonWriter& w, const Diagnostics& d) {
   w.field("cupti", d.cupti).field("nvtx", d.nvtx);
   if (d.cpu_counters != "off")
     w.field("cpu_counters", d.cpu_counters);  // off: traces keep their form
+  if (d.gpu_metrics != "off") w.field("gpu_metrics", d.gpu_metrics);
   w.field("dropped_events", d.dropped_events);
   w.field("dropped_names", d.dropped_names);
   if (d.ignored_api_calls)
@@ -407,6 +408,26 @@ void write_trace_json_cpu_counters(JsonWriter& w, const Trace& t) {
   for (const NodeCpuCounters& n : c.nodes) {
     w.newline().begin_object().field("node", n.node).key("values").begin_array();
     for (size_t i = 0; i < c.events.size() && i < kMaxCpuCounters; ++i) w.value(n.values[i]);
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+}
+
+void write_trace_json_gpu_metrics(JsonWriter& w, const Trace& t) {
+  const GpuMetrics& g = t.gpu_metrics;
+  if (g.empty()) return;
+  w.key("gpu_metrics").begin_object().key("metrics").begin_array();
+  for (const std::string& m : g.metrics) w.value(m);
+  w.end_array().key("weights").begin_array();
+  for (int32_t weight : g.weights) w.value(static_cast<int64_t>(weight));
+  w.end_array();
+  w.field("passes", g.passes).field("every", g.every);
+  w.field("occurrences_sampled", g.occurrences_sampled)
+      .field("occurrences_skipped", g.occurrences_skipped);
+  w.key("nodes").begin_array();
+  for (const NodeGpuMetrics& n : g.nodes) {
+    w.newline().begin_object().field("node", n.node).key("values").begin_array();
+    for (double v : n.values) w.value(v);  // not measured: null
     w.end_array().end_object();
   }
   w.end_array().end_object();

@@ -1,6 +1,7 @@
 // Checks a value against its row of the BRICKPROF_* settings table (settings.h).
 #include "trace/model/settings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -49,6 +50,23 @@ std::optional<double> peak_value(std::string_view value) {
   return v;
 }
 
+std::vector<std::string> metric_names(std::string_view value) {
+  std::vector<std::string> names;
+  for (size_t at = 0; at <= value.size();) {
+    size_t comma = value.find(',', at);
+    if (comma == std::string_view::npos) comma = value.size();
+    std::string_view name = value.substr(at, comma - at);
+    auto allowed = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_' || c == '.';
+    };
+    if (name.empty() || !std::all_of(name.begin(), name.end(), allowed)) return {};
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+    at = comma + 1;
+  }
+  return names;
+}
+
 std::string problem(const Setting& s, std::string_view value) {
   switch (s.kind) {
     case Kind::kText:
@@ -67,6 +85,12 @@ std::string problem(const Setting& s, std::string_view value) {
       bool ok = value == "all" || value == "cuda-profiler-api" || value == "cudaProfilerApi" ||
                 (value.substr(0, kScope.size()) == kScope && value.size() > kScope.size());
       return ok ? "" : quoted(value) + " is not " + listed(s.values, " or ");
+    }
+    case Kind::kMetrics: {
+      if (value == "off" || value == "default") return "";
+      if (metric_names(value).empty())
+        return quoted(value) + " is not off, default or a list of metric names";
+      return "";
     }
     case Kind::kFormats: {
       std::vector<std::string> names = parse_formats(value);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace brickprof::settings {
 
@@ -19,6 +20,7 @@ enum class Kind {
   kCount,    // a whole number from `min` to `max`
   kCapture,  // all, cuda-profiler-api (or cudaProfilerApi, as nsys spells it), scope:NAME
   kPeak,     // a positive, finite decimal number (a roofline peak)
+  kMetrics,  // off, default, or a comma list of metric names ([A-Za-z0-9_.]+)
 };
 
 struct Setting {
@@ -76,6 +78,15 @@ inline constexpr Setting kSettings[] = {
      "references and misses, LLC misses; needs a PMU) or software (task-clock, page faults, "
      "context switches)",
      "MODE"},
+    {"BRICKPROF_GPU_METRICS", "--gpu-metrics", Kind::kMetrics, "off,default,NAME,...", 0, 0,
+     "off",
+     "GPU hardware counters per kernel and scope (CUPTI's range profiler, each profiled kernel "
+     "replayed once per pass): off, default (L2 hit rate, DRAM bytes read and written, "
+     "achieved occupancy, SM throughput) or a comma list of Nsight Compute metric names",
+     "WHAT"},
+    {"BRICKPROF_GPU_METRICS_EVERY", "--gpu-metrics-every", Kind::kCount, "", 1, 1000000000, "10",
+     "Profile the kernels of one occurrence in N of each scope path: the 1st, N+1th, ... "
+     "(needs --gpu-metrics)"},
     {"BRICKPROF_SIGNAL_DUMP_SECONDS", "", Kind::kCount, "", 1, 3600, "20", ""},
     {"BRICKPROF_PYTHON_DEPTH", "", Kind::kCount, "", 0, 256, "32", ""},
     {"BRICKPROF_PEAK_GFLOPS", "", Kind::kPeak, "", 0, 0, "the device's", ""},
@@ -116,6 +127,9 @@ std::optional<uint64_t> count_value(const Setting& s, std::string_view value);
 // every share of it meaningless, and PeakOverrides reads 0 as "not given");
 // nothing otherwise.
 std::optional<double> peak_value(std::string_view value);
+// A kMetrics list's names in order, each once; empty if any is not a name
+// (the list "a,,b" or "a b" is refused whole).
+std::vector<std::string> metric_names(std::string_view value);
 // "" if `value` is allowed, else what is wrong with it, in one phrase:
 // "'sometimes' is not deferred, per-layer, immediate or none",
 // "unknown format 'pdf' (json,tree,...)", "empty list".

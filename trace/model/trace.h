@@ -13,6 +13,7 @@
 #include "trace/model/comm.h"
 #include "trace/model/counters.h"
 #include "trace/model/cpu_counters.h"
+#include "trace/model/gpu_metrics.h"
 #include "trace/model/ids.h"
 #include "trace/model/memory.h"
 #include "trace/model/string_table.h"
@@ -156,6 +157,9 @@ struct Diagnostics {
   // BRICKPROF_CPU_COUNTERS: "off", the counters read ("software: task-clock,
   // ..."), or why none could be ("none (no PMU: ...)").
   std::string cpu_counters = "off";
+  // BRICKPROF_GPU_METRICS: "off", what the range profiler collected
+  // ("kernel replay, 2 passes: ..."), or why it could not ("refused: ...").
+  std::string gpu_metrics = "off";
   uint64_t dropped_events = 0;
   // Run-time names (NVTX, brickprof_push_name) recorded as "(other)":
   // the name table was full.
@@ -279,6 +283,8 @@ struct Trace {
   std::vector<TileStats> tiles;
   // The CPU's counters per scope (cpu_counters.h); empty unless asked for.
   CpuCounters cpu_counters;
+  // The GPU's counters per kernel (gpu_metrics.h); empty unless asked for.
+  GpuMetrics gpu_metrics;
   StringTable strings;
 
   std::string_view name(const Node& n) const { return strings.view(n.name); }

@@ -242,3 +242,34 @@ TEST(ConfigTest, KnowsTheCompressedAndPerfettoFormats) {
 
 }  // namespace
 }  // namespace brickprof::agent
+
+namespace brickprof::agent {
+namespace {
+
+// Off by default; default expands to the five metrics; a list is kept in
+// order, each name once; a value that is not names warns and keeps them off.
+TEST(ConfigTest, GpuMetrics) {
+  Config off = read({});
+  EXPECT_TRUE(off.gpu_metrics.empty());
+  EXPECT_EQ(off.gpu_metrics_every, 10u);
+  EXPECT_EQ(read({{"BRICKPROF_GPU_METRICS", "default"}}).gpu_metrics, default_gpu_metrics());
+  EXPECT_EQ(default_gpu_metrics().size(), 5u);
+  Config listed = read({{"BRICKPROF_GPU_METRICS", "dram__bytes_read.sum,lts__t_sectors.sum,"
+                                                  "dram__bytes_read.sum"},
+                        {"BRICKPROF_GPU_METRICS_EVERY", "3"}});
+  EXPECT_EQ(listed.gpu_metrics,
+            (std::vector<std::string>{"dram__bytes_read.sum", "lts__t_sectors.sum"}));
+  EXPECT_EQ(listed.gpu_metrics_every, 3u);
+  EXPECT_TRUE(read({{"BRICKPROF_GPU_METRICS", "off"}}).gpu_metrics.empty());
+  for (const char* bad : {"dram bytes", "a,,b", ",", "l2;hit"}) {
+    Config c = read({{"BRICKPROF_GPU_METRICS", bad}, {"BRICKPROF_GPU_METRICS_EVERY", "0"}});
+    EXPECT_TRUE(c.gpu_metrics.empty()) << bad;
+    EXPECT_EQ(c.gpu_metrics_every, 10u);
+    ASSERT_EQ(c.warnings.size(), 2u) << bad;
+    EXPECT_EQ(c.warnings[0], std::string("BRICKPROF_GPU_METRICS='") + bad +
+                                 "' is not valid; using off");
+  }
+}
+
+}  // namespace
+}  // namespace brickprof::agent

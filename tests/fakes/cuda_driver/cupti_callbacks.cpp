@@ -178,6 +178,7 @@ void attach_tool_if_needed(State& s) {
 }
 
 void forward_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  range_profiler_saw(domain, cbid, data);  // before the client's exit callback stops it
   State& s = state();
   if (!s.subscribed.load() || domain_size(domain) <= cbid || cbid >= kMaxCbid ||
       !s.enabled[domain][cbid].load())
@@ -268,6 +269,18 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
       break;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
       *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+      break;
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      *str = "CUPTI_ERROR_HARDWARE_BUSY";
+      break;
+    case CUPTI_ERROR_INVALID_METRIC_NAME:
+      *str = "CUPTI_ERROR_INVALID_METRIC_NAME";
+      break;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+      *str = "CUPTI_ERROR_NOT_SUPPORTED";
+      break;
+    case CUPTI_ERROR_INVALID_OPERATION:
+      *str = "CUPTI_ERROR_INVALID_OPERATION";
       break;
     default:
       *str = "CUPTI_ERROR_UNKNOWN";

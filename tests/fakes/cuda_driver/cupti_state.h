@@ -68,5 +68,7 @@ uint64_t timestamp();
 bool wants(CUpti_ActivityKind kind);
 void queue_record(const CUpti_Activity* record, size_t size, uint32_t context);
 void discard_context(uint32_t context);
+// The range profiler's view of each driver call (cupti_range_profiler.cpp).
+void range_profiler_saw(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
 
 }  // namespace fake_cupti

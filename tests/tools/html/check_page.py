@@ -375,6 +375,24 @@ def check_memory(page, brickprof, data_dir, out):
     check("532.0MiB of 1.0GiB" in text, "memory ranks: a rank's headroom on the page")
 
 
+def check_gpu_metrics(page, brickprof, data_dir, out):
+    """A trace with GPU metrics: the GPU metrics section has a row per brick and kernel of
+    report --gpu-metrics, with its L2 hit rate and DRAM bytes as the text report prints them."""
+    data = pages.report_page(brickprof, data_dir / "analyses" / "gpu_metrics.json",
+                             out / "gpu_metrics.html")
+    url = (out / "gpu_metrics.html").resolve().as_uri()
+    open_page(page, url)
+    check(page.problems(url) == [], "gpu metrics: no console error, exception or request")
+    check("gpu-metrics" in page.eval("probe.sections()"), "gpu metrics: a GPU metrics section")
+    text = page.eval("document.getElementById('gpu-metrics').innerText")
+    for r in data["views"]["gpu-metrics"]["rows"]:
+        check(r["name"] in text, f"gpu metrics: the section names {r['name']}")
+    for words in ("L2 hit", "DRAM read", "50.2%", "476.8MiB", "1 in 2 occurrences"):
+        check(words in text, f"gpu metrics: the section says {words!r}: {text[:400]!r}")
+    page.eval("probe.show('gpu-metrics')")
+    page.screenshot(str(out / "gpu_metrics.png"))
+
+
 def check_tiles(page, brickprof, data_dir, out):
     """A trace with tiles: the Tiles section has a row per brick and level of report --tiles,
     a card per cache bandwidth, and each level's share of its cache."""
@@ -767,6 +785,7 @@ def main(argv):
         guard("memory", check_memory, page, brickprof, data_dir, out)
         guard("tiles", check_tiles, page, brickprof, data_dir, out)
         guard("cpu counters", check_cpu_counters, page, brickprof, data_dir, out)
+        guard("gpu metrics", check_gpu_metrics, page, brickprof, data_dir, out)
         guard("memory without nodes", check_memory_without_nodes, page, brickprof, data_dir, out)
         guard("markup", check_names_are_markup_free, page, brickprof, data_dir, out)
         check_diff_pages(page, brickprof, data_dir, out)

@@ -34,6 +34,7 @@ VIEWS = [
     "--tokens",
     "--tiles",
     "--cpu-counters",
+    "--gpu-metrics",
 ]
 
 

@@ -505,6 +505,26 @@ def scenario_tokens_and_cpu_counters(brickprof, data, workdir):
         pane.close()
 
 
+def scenario_gpu_metrics(brickprof, data, workdir):
+    """A trace recorded with GPU metrics: a GPU metrics tab (9) shows
+    report --gpu-metrics, its bricks and kernels."""
+    pane = Pane(workdir, 150, 40)
+    try:
+        pane.mark("gpu-metrics")
+        pane.run("%s view %s/analyses/gpu_metrics.json" % (brickprof, data))
+        pane.wait_text("brickprof view  bricklayer (pid 4242", "9 GPU metrics")
+        pane.type("9")
+        pane.wait_text("GPU metrics: kernel replay, 2 passes per kernel",
+                       "L2 hit  DRAM read  DRAM write  Occupancy")
+        # GateProjection's two kernels: L2 hit weighted by sectors, bytes summed.
+        screen = pane.wait_text("GateProjection         1        2      50.2%   476.8MiB")
+        check("rms_norm" in screen, "no rms_norm row", screen)
+        pane.type("q")
+        expect_restored(pane, "gpu-metrics", 0)
+    finally:
+        pane.close()
+
+
 def scenario_exits(brickprof, data, workdir):
     """Bad input and a terminal that cannot move the cursor before the screen;
     Ctrl-C (caught, and ignored by the caller), SIGTERM and a crash signal
@@ -571,7 +591,7 @@ def main():
     scenarios = [scenario_gpu_trace, scenario_cpu_trace_small_terminal, scenario_diff_and_merged,
                  scenario_diff_verdict, scenario_diff_under_base_lacks, scenario_prompt_names,
                  scenario_python_frames, scenario_memory, scenario_tiles,
-                 scenario_tokens_and_cpu_counters,
+                 scenario_tokens_and_cpu_counters, scenario_gpu_metrics,
                  scenario_exits]
     # VIEW_TMUX_ONLY=name,name runs those scenarios alone (while working on one).
     only = os.environ.get("VIEW_TMUX_ONLY")

@@ -4,6 +4,7 @@
 // spelled with escapes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -308,6 +309,36 @@ TEST(JsonRead, CpuCountersNameNodesByFileIdAndSayWhatIsWrong) {
   EXPECT_NE(with("[10,2]", "[10]").find("cpu_counters.nodes[0]: 1 values for 2 events"),
             std::string::npos);
   EXPECT_NE(with("[10,2]", "[10,-2]").find("cpu_counters.nodes[0].values"), std::string::npos);
+}
+
+// GPU metrics name nodes by file id; as many values as metrics, weights that
+// name a metric, and a bad one gets a line that says where.
+TEST(JsonRead, GpuMetricsNameNodesByFileIdAndSayWhatIsWrong) {
+  std::string json(kSparse);
+  json.insert(json.rfind('}'), R"(,"gpu_metrics":{"metrics":["a.pct","b.sum"],"weights":[1,-1],
+    "passes":2,"every":10,"occurrences_sampled":1,"occurrences_skipped":9,
+    "nodes":[{"node":5000000000,"values":[null,2]}]})");
+  Trace t = parse_trace_json(json);
+  ASSERT_EQ(t.gpu_metrics.metrics, (std::vector<std::string>{"a.pct", "b.sum"}));
+  EXPECT_EQ(t.gpu_metrics.weights, (std::vector<int32_t>{1, kSummed}));
+  ASSERT_EQ(t.gpu_metrics.nodes.size(), 1u);
+  EXPECT_EQ(t.gpu_metrics.nodes[0].node, 1u);
+  EXPECT_TRUE(std::isnan(t.gpu_metrics.nodes[0].values[0]));
+  EXPECT_EQ(t.gpu_metrics.nodes[0].values[1], 2.0);
+  EXPECT_EQ(t.gpu_metrics.occurrences_skipped, 9u);
+
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string bad = json;
+    bad.replace(bad.find(from), from.size(), to);
+    return error_of(bad);
+  };
+  EXPECT_NE(with("\"node\":5000000000", "\"node\":6")
+                .find("gpu_metrics.nodes[0]: node refers to unknown node id 6"),
+            std::string::npos);
+  EXPECT_NE(with("[null,2]", "[2]").find("gpu_metrics.nodes[0]: 1 values for 2 metrics"),
+            std::string::npos);
+  EXPECT_NE(with("[1,-1]", "[5,-1]").find("weight 5 names no metric"), std::string::npos);
+  EXPECT_NE(with("[1,-1]", "[1]").find("1 weights for 2 metrics"), std::string::npos);
 }
 
 }  // namespace

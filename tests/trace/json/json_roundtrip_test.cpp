@@ -2,6 +2,8 @@
 // every node, edge, device, thread, PTX module and diagnostic.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/support/test_traces.h"
 #include "trace/json/json_writer.h"
 #include "trace/json/trace_json.h"
@@ -201,6 +203,24 @@ void expect_same(const Trace& a, const Trace& b) {
   for (size_t i = 0; i < a.cpu_counters.nodes.size(); ++i) {
     EXPECT_EQ(a.cpu_counters.nodes[i].node, b.cpu_counters.nodes[i].node);
     EXPECT_EQ(a.cpu_counters.nodes[i].values, b.cpu_counters.nodes[i].values);
+  }
+  EXPECT_EQ(a.diagnostics.gpu_metrics, b.diagnostics.gpu_metrics);
+  EXPECT_EQ(a.gpu_metrics.metrics, b.gpu_metrics.metrics);
+  EXPECT_EQ(a.gpu_metrics.weights, b.gpu_metrics.weights);
+  EXPECT_EQ(a.gpu_metrics.passes, b.gpu_metrics.passes);
+  EXPECT_EQ(a.gpu_metrics.every, b.gpu_metrics.every);
+  EXPECT_EQ(a.gpu_metrics.occurrences_sampled, b.gpu_metrics.occurrences_sampled);
+  EXPECT_EQ(a.gpu_metrics.occurrences_skipped, b.gpu_metrics.occurrences_skipped);
+  ASSERT_EQ(a.gpu_metrics.nodes.size(), b.gpu_metrics.nodes.size());
+  for (size_t i = 0; i < a.gpu_metrics.nodes.size(); ++i) {
+    EXPECT_EQ(a.gpu_metrics.nodes[i].node, b.gpu_metrics.nodes[i].node);
+    const std::vector<double>& x = a.gpu_metrics.nodes[i].values;
+    const std::vector<double>& y = b.gpu_metrics.nodes[i].values;
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+      if (std::isnan(x[k])) EXPECT_TRUE(std::isnan(y[k]));  // written null
+      else EXPECT_EQ(x[k], y[k]);  // exactly: the shortest round-trip form
+    }
   }
   ASSERT_EQ(a.shapes.size(), b.shapes.size());
   for (size_t i = 0; i < a.shapes.size(); ++i) {
@@ -423,6 +443,31 @@ TEST(JsonExport, RoundTripsCpuCounters) {
                                   "LLC-load-misses"};
   original.cpu_counters.nodes.push_back({0, {1, 2, 3, 4, 5}});
   original.cpu_counters.nodes.push_back({1, {UINT64_MAX, 0, 7, 0, 1ull << 60}});
+  MemorySink sink;
+  ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+  Trace back = parse_trace_json(sink.text("json"));
+  expect_same(original, back);
+}
+
+// GPU metrics keep their names, weights, sampling counts and each kernel's
+// values exactly (a value not measured as null); off, nothing is written.
+TEST(JsonExport, RoundTripsGpuMetrics) {
+  Trace original = test::full_trace();
+  {
+    MemorySink sink;
+    ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
+    EXPECT_EQ(sink.text("json").find("gpu_metrics"), std::string::npos);
+  }
+  original.diagnostics.gpu_metrics = "kernel replay, 2 passes";
+  original.gpu_metrics.metrics = {"dram__bytes_read.sum", "lts__t_sector_hit_rate.pct",
+                                  "lts__t_sectors.sum"};
+  original.gpu_metrics.weights = {kSummed, 2, kSummed};
+  original.gpu_metrics.passes = 2;
+  original.gpu_metrics.every = 10;
+  original.gpu_metrics.occurrences_sampled = 3;
+  original.gpu_metrics.occurrences_skipped = 27;
+  original.gpu_metrics.nodes.push_back({0, {4096, 87.5, 1e15}});
+  original.gpu_metrics.nodes.push_back({1, {0.1, std::nan(""), 3}});
   MemorySink sink;
   ASSERT_TRUE(write_outputs(original, {"json"}, sink).failures.empty());
   Trace back = parse_trace_json(sink.text("json"));

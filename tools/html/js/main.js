@@ -144,6 +144,12 @@ function reportPage(data, page) {
         'What the CPU counted in each brick and scope: instructions per cycle, cache misses, ' +
             'time on a CPU',
         (body) => cpuCountersSection(v['cpu-counters'], body));
+  if (v['gpu-metrics'] && v['gpu-metrics'].rows.length)
+    guarded(
+        'gpu-metrics', 'GPU metrics',
+        'The GPU\'s counters per brick and kernel: L2 hit rate, DRAM bytes, occupancy, SM ' +
+            'throughput',
+        (body) => gpuMetricsSection(v['gpu-metrics'], body));
   if (hasRanks(v))
     guarded(
         'ranks', 'Ranks',

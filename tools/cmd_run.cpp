@@ -218,12 +218,20 @@ std::string no_trace_reason(const std::string& before, const Ended& ended, const
 int run(RunOptions o, const std::vector<std::string>& trailing) {
   std::vector<std::string> command = o.command;
   command.insert(command.end(), trailing.begin(), trailing.end());
-  if (command.empty())
-    return fail("run: no command given (usage: brickprof run [options] [--] CMD ARGS...)");
   // A flag's value by its row: settings::setting() checks the name at compile time.
   auto given = [&](const settings::Setting& row) -> std::string& {
     return o.values[&row - settings::kSettings];
   };
+  if (command.empty()) {
+    // `run --gpu-metrics ./app`: the flag took the program as its value.
+    for (size_t i = 0; i < std::size(settings::kSettings); ++i) {
+      const settings::Setting& s = settings::kSettings[i];
+      if (s.variable != "BRICKPROF_OUTPUT" && o.values[i].find('/') != std::string::npos)
+        return fail("run: no command given: " + std::string(s.flag) + " took '" + o.values[i] +
+                    "' as its value (write " + std::string(s.flag) + " VALUE -- CMD ARGS...)");
+    }
+    return fail("run: no command given (usage: brickprof run [options] [--] CMD ARGS...)");
+  }
   std::string& formats = given(settings::setting("BRICKPROF_FORMATS"));
   const char* formats_env = std::getenv("BRICKPROF_FORMATS");
   std::string asked_formats = formats.empty() && formats_env ? formats_env : formats;
@@ -245,6 +253,15 @@ int run(RunOptions o, const std::vector<std::string>& trailing) {
        !given(settings::setting("BRICKPROF_CAPTURE_MAX")).empty()) &&
       (capture.empty() || capture == "all"))
     return fail("run: --capture-every/--capture-max sample capture windows: give --capture too");
+  if (!given(settings::setting("BRICKPROF_GPU_METRICS_EVERY")).empty()) {
+    const char* env = std::getenv("BRICKPROF_GPU_METRICS");
+    const std::string metrics = !given(settings::setting("BRICKPROF_GPU_METRICS")).empty()
+                                    ? given(settings::setting("BRICKPROF_GPU_METRICS"))
+                                    : env ? env : "";
+    if (metrics.empty() || metrics == "off")
+      return fail("run: --gpu-metrics-every samples the kernels --gpu-metrics profiles: give "
+                  "--gpu-metrics too");
+  }
   if (o.checksums) given(settings::setting("BRICKPROF_CHECKSUMS")) = "1";
   if (!formats.empty()) formats = with_the_trace(formats);
   // Where the files go, as the agent will read it; its folder checked now.

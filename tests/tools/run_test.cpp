@@ -169,6 +169,21 @@ TEST(Run, CaptureSamplingReachesTheAgentAndNeedsWindows) {
   EXPECT_EQ(r.exit_code, 2);  // CLI11's range check
 }
 
+TEST(Run, GpuMetricsSamplingNeedsMetricsAndAFlagThatTookTheProgramIsNamed) {
+  CliResult r = run_with_fake({"run", "--gpu-metrics", "default", "--gpu-metrics-every", "3", "--",
+                               "sh", "-c", "echo \"$BRICKPROF_GPU_METRICS $BRICKPROF_GPU_METRICS_EVERY\""});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "default 3\n");
+  r = run_with_fake({"run", "--gpu-metrics-every", "3", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brickprof: run: --gpu-metrics-every samples the kernels --gpu-metrics "
+                   "profiles: give --gpu-metrics too\n");
+  r = run_with_fake({"run", "--gpu-metrics", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brickprof: run: no command given: --gpu-metrics took '/bin/true' as its "
+                   "value (write --gpu-metrics VALUE -- CMD ARGS...)\n");
+}
+
 // --output is checked before the program starts: a missing folder is a
 // usage error and the program never runs.
 TEST(Run, AMissingOutputFolderStopsBeforeTheProgram) {

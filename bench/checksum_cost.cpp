@@ -4,10 +4,11 @@
 //  2. the host-copy path per kernel on the fake driver executing kernels on
 //     the CPU emulator (FAKE_CUDA_KERNELS): bricklayer's bl_add on N floats
 //     launched in child processes alternating three ways: without the
-//     agent, under the agent, and under the agent with BRICKPROF_CHECKSUMS=1.
+//     agent, under the agent, and under the agent with BRICKPROF_CHECKSUMS=host.
 //     checksums - agent = the sync, the copies of its three buffers and their
 //     digests, per launch. What a GPU adds (a real sync and PCIe copies) is
-//     scripts/gpu-check's checksum step.
+//     scripts/gpu-check's checksum step, which also measures the device path
+//     (on the emulator its kernels would be timed as CPU code: no figure).
 //   checksum_cost AGENT FAKE_CUDA_DIR EMULATED_KERNELS KERNELS_PTX [n]
 //   checksum_cost --child PTX N LAUNCHES       (one timed loop; prints ns per launch)
 #include <cuda.h>
@@ -118,13 +119,13 @@ int main(int argc, char** argv) {
   agent.push_back(std::string("BRICKPROF_OUTPUT=") + out_dir + "/trace-%p");
   agent.push_back("BRICKPROF_FORMATS=json");
   std::vector<std::string> checksums = agent;
-  checksums.push_back("BRICKPROF_CHECKSUMS=1");
+  checksums.push_back("BRICKPROF_CHECKSUMS=host");
   // Each child prints its wall ns per launch.
   const std::vector<std::string> child = {argv[0], "--child", argv[4], std::to_string(n),
                                           std::to_string(kLaunches)};
   std::vector<brickprof::bench::ChildCase> configs = {{"fake driver alone", fake, {}},
                                                       {"+ brickprof agent", agent, {}},
-                                                      {"+ agent, --checksums", checksums, {}}};
+                                                      {"+ agent, checksums=host", checksums, {}}};
   if (!brickprof::bench::run_rounds("checksum_cost", child, configs, kRounds)) return 1;
   const std::vector<double> added = brickprof::bench::differences(configs[2], configs[1]);
   const std::string cleanup = std::string("rm -rf ") + out_dir;

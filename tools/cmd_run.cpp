@@ -386,8 +386,9 @@ Command add_run_command(CLI::App& parent) {
   sub->add_flag("--checksums", o->checksums,
                 "Checksum mode: after each kernel, a digest of every device buffer it may have "
                 "written (its pointer arguments inside live allocations), for diff --outputs and "
-                "report --numerics. Each launch's stream is synchronised and its buffers copied "
-                "to the host, so times are perturbed. Env BRICKPROF_CHECKSUMS=1")
+                "report --numerics. Digested on the GPU by the agent's reduction kernels, on the "
+                "kernel's stream, where they can run, else copied to the host; times are "
+                "perturbed either way. Env BRICKPROF_CHECKSUMS=1 (=host: always by host copy)")
       ->group("GPU");
   sub->footer(
       "Everything from CMD on is the program's own (the -- is needed only when CMD starts with "

@@ -329,7 +329,9 @@ void on_resource(GpuState& s, CUpti_CallbackId cbid, const CUpti_ResourceData* r
       python::look_again_if_loaded();  // a program that loaded libpython after we started
       break;
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
-      // Records of a context not yet delivered are lost with it.
+      // Checksum mode's digests in flight there, and records of a context
+      // not yet delivered, are lost with it.
+      if (s.config.checksums) kernel_checksums::context_destroying(s, rd->context);
       flush_activity(s);
       break;
     default:

@@ -31,11 +31,8 @@ std::atomic<bool> g_any{false};  // no lock per GPU record until the agent made 
 
 }  // namespace
 
-// One of the agent's own driver calls is made on this thread while alive.
-struct AgentCall {
-  AgentCall() { ++t_agent_calls; }
-  ~AgentCall() { --t_agent_calls; }
-};
+AgentCall::AgentCall() { ++t_agent_calls; }
+AgentCall::~AgentCall() { --t_agent_calls; }
 
 bool in_agent_call() { return t_agent_calls > 0; }
 

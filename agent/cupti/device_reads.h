@@ -19,7 +19,16 @@ namespace brickprof::agent::device_reads {
 // a longer one is skipped and counted, never cut short.
 inline constexpr uint64_t kMaxBufferBytes = 256ull << 20;
 
-// Whether this thread is inside one of the calls below.
+// While alive, this thread's driver calls are the agent's own (the
+// callbacks note and skip them).
+struct AgentCall {
+  AgentCall();
+  ~AgentCall();
+  AgentCall(const AgentCall&) = delete;
+  AgentCall& operator=(const AgentCall&) = delete;
+};
+
+// Whether this thread is inside one of the calls below (or an AgentCall).
 bool in_agent_call();
 // From the callbacks: a driver call the agent made (its GPU records are ours).
 void note_agent_call(uint64_t correlation);

@@ -57,6 +57,18 @@ bool load_driver(Driver* d, std::string* why) {
   resolve(lib, "cuMemcpyDtoH_v2", &d->memcpy_dtoh, false, &missing);
   resolve(lib, "cuPointerGetAttribute", &d->pointer_get_attribute, false, &missing);
   resolve(lib, "cuFuncGetParamInfo", &d->func_get_param_info, false, &missing);
+  resolve(lib, "cuModuleLoadData", &d->module_load_data, false, &missing);
+  resolve(lib, "cuModuleGetFunction", &d->module_get_function, false, &missing);
+  resolve(lib, "cuLaunchKernel", &d->launch_kernel, false, &missing);
+  resolve(lib, "cuMemPoolCreate", &d->mem_pool_create, false, &missing);
+  resolve(lib, "cuMemAllocFromPoolAsync", &d->mem_alloc_from_pool_async, false, &missing);
+  resolve(lib, "cuMemFreeAsync", &d->mem_free_async, false, &missing);
+  resolve(lib, "cuMemHostAlloc", &d->mem_host_alloc, false, &missing);
+  resolve(lib, "cuMemcpyDtoHAsync_v2", &d->memcpy_dtoh_async, false, &missing);
+  resolve(lib, "cuEventCreate", &d->event_create, false, &missing);
+  resolve(lib, "cuEventRecord", &d->event_record, false, &missing);
+  resolve(lib, "cuEventQuery", &d->event_query, false, &missing);
+  resolve(lib, "cuEventSynchronize", &d->event_synchronize, false, &missing);
   return ok;
 }
 

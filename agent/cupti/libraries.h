@@ -25,6 +25,20 @@ struct Driver {
   decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;
   decltype(&::cuPointerGetAttribute) pointer_get_attribute = nullptr;
   decltype(&::cuFuncGetParamInfo) func_get_param_info = nullptr;  // CUDA 12.4+
+  // Checksum mode's device path (device_digest.h); optional: without any
+  // of them, the host-copy path serves.
+  decltype(&::cuModuleLoadData) module_load_data = nullptr;
+  decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&::cuMemPoolCreate) mem_pool_create = nullptr;
+  decltype(&::cuMemAllocFromPoolAsync) mem_alloc_from_pool_async = nullptr;
+  decltype(&::cuMemFreeAsync) mem_free_async = nullptr;
+  decltype(&::cuMemHostAlloc) mem_host_alloc = nullptr;
+  decltype(&::cuMemcpyDtoHAsync_v2) memcpy_dtoh_async = nullptr;
+  decltype(&::cuEventCreate) event_create = nullptr;
+  decltype(&::cuEventRecord) event_record = nullptr;
+  decltype(&::cuEventQuery) event_query = nullptr;
+  decltype(&::cuEventSynchronize) event_synchronize = nullptr;
 };
 
 struct Cupti {

@@ -223,6 +223,8 @@ bool translate_graph(const CUpti_ActivityGraphTrace2& g, TranslationContext& ctx
 // CUPTI names a local pool's size and use in its records; an imported
 // pool's belong to the process that exported it.
 bool stage_memory(TranslationContext& ctx, const MemoryActivity& m) {
+  // The agent's own (checksum mode's scratch and pool): not the program's.
+  if (ctx.agent_work != nullptr && ctx.agent_work(m.correlation)) return false;
   if (m.time_ns <= 0) {
     ++ctx.zero_timestamp_records;
     return false;

@@ -110,7 +110,10 @@ Config read_config(const char* (*getenv_fn)(const char*)) {
   r.count(setting("BRICKPROF_TEST_CLOCK_SHIFT_NS"), c.test_clock_shift_ns);
   r.choice(setting("BRICKPROF_CMDLINE"), c.cmdline);
   r.choice(setting("BRICKPROF_DUMP_ON"), c.dump_on);
-  if (auto v = r.get(setting("BRICKPROF_CHECKSUMS"))) c.checksums = *v == "1";
+  if (auto v = r.get(setting("BRICKPROF_CHECKSUMS"))) {
+    c.checksums = *v == "1" || *v == "host";
+    c.checksums_host_copy = *v == "host";
+  }
   r.choice(setting("BRICKPROF_CPU_COUNTERS"), c.cpu_counters);
   if (auto v = r.get(setting("BRICKPROF_GPU_METRICS")); v && *v != "off")
     c.gpu_metrics = *v == "default" ? default_gpu_metrics() : settings::metric_names(*v);

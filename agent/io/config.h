@@ -46,8 +46,10 @@ struct Config {
   CmdlineMode cmdline = CmdlineMode::kFull;      // BRICKPROF_CMDLINE
   DumpOn dump_on = DumpOn::kExit;                // BRICKPROF_DUMP_ON
   // After each kernel, digests of the device buffers it may have written
-  // (cupti/kernel_checksums.h); synchronises the launch's stream.
-  bool checksums = false;                        // BRICKPROF_CHECKSUMS=0|1
+  // (cupti/kernel_checksums.h): on the GPU where it can, or (host) always
+  // by copying them to the host.
+  bool checksums = false;                        // BRICKPROF_CHECKSUMS=0|1|host
+  bool checksums_host_copy = false;              // BRICKPROF_CHECKSUMS=host
   // Which CPU counters each scope reads (off, on, software)
   cpu_counters::Mode cpu_counters = cpu_counters::Mode::kOff;  // BRICKPROF_CPU_COUNTERS
   // Hardware counters per kernel through CUPTI's range profiler

@@ -50,8 +50,7 @@ brickprof.mem_free(0x11000, "kv_cache")
 '''
 
 
-def fnv1a(data):
-    h = 0xcbf29ce484222325
+def fnv1a(data, h=0xcbf29ce484222325):
     for b in data:
         h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
     return h
@@ -133,6 +132,17 @@ def check_device_checksum(tmp, fake_cuda_dir):
           "the strided CUDA array was digested")
 
 
+def tree_fnv1a(data):
+    """The digest's hash (trace/README.md): FNV-1a of each 4096-byte chunk,
+    then groups of 64 hashes folded (FNV-1a over their little-endian bytes)
+    until one is left."""
+    level = [fnv1a(data[i:i + 4096]) for i in range(0, len(data), 4096)] or [fnv1a(b"")]
+    while len(level) > 1:
+        level = [fnv1a(b"".join(x.to_bytes(8, "little") for x in level[g:g + 64]))
+                 for g in range(0, len(level), 64)]
+    return level[0]
+
+
 def check_checksums(path):
     """brickprof.checksum's digests: on each layer's RmsNorm, as numpy computes them."""
     import array
@@ -153,8 +163,8 @@ def check_checksums(path):
         dtype, count, data, total = want
         check(c["type"] == dtype and c["count"] == count and c["source"] == "program",
               "checksum %s: %s %s %s" % (c["name"], c["type"], c["count"], c["source"]))
-        check(int(c["fnv1a"], 16) == fnv1a(data), "checksum %s: FNV-1a %s" % (c["name"],
-                                                                                c["fnv1a"]))
+        check(int(c["fnv1a"], 16) == tree_fnv1a(data), "checksum %s: FNV-1a %s" % (c["name"],
+                                                                                     c["fnv1a"]))
         check(abs(c["sum"] - total) <= 1e-9, "checksum %s: sum %r, numpy says %r"
               % (c["name"], c["sum"], total))
 

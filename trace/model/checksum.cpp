@@ -1,9 +1,12 @@
-// Digests of outputs (checksum.h): one pass over the elements.
+// Digests of outputs (checksum.h): the tree of checksum_tree.h on the host.
+// Built with -ffp-contract=off (trace/meson.build): no product may fuse
+// into a sum, or the GPU's digests would differ.
 #include "trace/model/checksum.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
+#include <vector>
 
 namespace brickprof {
 namespace {
@@ -23,58 +26,6 @@ bool parse_name(const std::array<std::string_view, N>& names, std::string_view t
   return false;
 }
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ff;
-  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
-    const float value = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -value : value;
-  }
-  uint32_t bits = sign | ((exponent == 31 ? 255u : exponent + 112u) << 23) | (mantissa << 13);
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-float bf16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-template <typename T>
-T load(const unsigned char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-double element(const unsigned char* p, ElementType type) {
-  switch (type) {
-    case ElementType::kF32: return load<float>(p);
-    case ElementType::kF64: return load<double>(p);
-    case ElementType::kF16: return half_to_float(load<uint16_t>(p));
-    case ElementType::kBf16: return bf16_to_float(load<uint16_t>(p));
-    case ElementType::kI32: return load<int32_t>(p);
-    case ElementType::kI64: return static_cast<double>(load<int64_t>(p));
-    case ElementType::kI8: return load<int8_t>(p);
-    case ElementType::kBytes:
-    case ElementType::kU8: return *p;
-  }
-  return 0;
-}
-
-// splitmix64: a well-mixed 64-bit hash of the element index; its bits are
-// the projections' signs.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 }  // namespace
 
 std::string_view to_string(ElementType type) { return kTypes[static_cast<size_t>(type)]; }
@@ -82,17 +33,7 @@ bool parse(std::string_view text, ElementType* out) { return parse_name(kTypes, 
 std::string_view to_string(ChecksumSource source) { return kSources[static_cast<size_t>(source)]; }
 bool parse(std::string_view text, ChecksumSource* out) { return parse_name(kSources, text, out); }
 
-size_t element_bytes(ElementType type) {
-  switch (type) {
-    case ElementType::kF64:
-    case ElementType::kI64: return 8;
-    case ElementType::kF32:
-    case ElementType::kI32: return 4;
-    case ElementType::kF16:
-    case ElementType::kBf16: return 2;
-    default: return 1;
-  }
-}
+size_t element_bytes(ElementType type) { return digest_tree::size_of(type); }
 
 double element_epsilon(ElementType type) {
   switch (type) {
@@ -104,38 +45,57 @@ double element_epsilon(ElementType type) {
   }
 }
 
-Digest digest_of(const void* data, uint64_t count, ElementType type) {
+Digest digest_of_root(const digest_tree::Record& root, uint64_t count) {
   Digest d;
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  const size_t size = element_bytes(type);
-  for (uint64_t i = 0; i < count * size; ++i) {
-    d.fnv1a ^= bytes[i];
-    d.fnv1a *= 0x100000001b3ull;
-  }
+  d.fnv1a = root.fnv1a;
   d.count = count;
-  double sum_squares = 0;
-  bool any = false;
-  for (uint64_t i = 0; i < count; ++i) {
-    const double x = element(bytes + i * size, type);
-    if (std::isnan(x)) {
-      ++d.nan;
-      continue;
-    }
-    if (std::isinf(x)) {
-      ++d.inf;
-      continue;
-    }
-    d.sum += x;
-    d.l1 += std::fabs(x);
-    sum_squares += x * x;
-    d.min = any ? std::min(d.min, x) : x;
-    d.max = any ? std::max(d.max, x) : x;
-    any = true;
-    const uint64_t signs = mix(i);
-    for (size_t k = 0; k < kProjections; ++k) d.projections[k] += (signs >> k & 1) ? x : -x;
+  d.sum = root.sum;
+  d.l1 = root.l1;
+  d.l2 = std::sqrt(root.squares);
+  if (root.min <= root.max) {  // some element was finite
+    d.min = root.min;
+    d.max = root.max;
   }
-  d.l2 = std::sqrt(sum_squares);
+  d.nan = root.nan;
+  d.inf = root.inf;
+  for (size_t k = 0; k < kProjections; ++k) d.projections[k] = root.projections[k];
   return d;
+}
+
+Digest digest_of(const void* data, uint64_t count, ElementType type) {
+  using digest_tree::Record;
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  const uint64_t size = element_bytes(type), total = count * size;
+  const uint64_t chunks = digest_tree::chunk_count(total);
+  Record chunk;
+  if (chunks == 1) {
+    digest_tree::chunk_record(type, bytes, total, 0, &chunk);
+    return digest_of_root(chunk, count);
+  }
+  // The first level is folded as its chunks are read: one record per group.
+  std::vector<Record> level(digest_tree::group_count(chunks));
+  for (uint64_t g = 0; g < level.size(); ++g) {
+    digest_tree::start(&level[g]);
+    const uint64_t last = std::min(chunks, (g + 1) * digest_tree::kGroup);
+    for (uint64_t c = g * digest_tree::kGroup; c < last; ++c) {
+      const uint64_t at = c * digest_tree::kChunkBytes;
+      digest_tree::chunk_record(type, bytes + at, std::min(digest_tree::kChunkBytes, total - at),
+                                at / size, &chunk);
+      digest_tree::fold(&level[g], chunk);
+    }
+  }
+  while (level.size() > 1) {  // in place: group g is written after its members are read
+    const uint64_t groups = digest_tree::group_count(level.size());
+    for (uint64_t g = 0; g < groups; ++g) {
+      Record group;
+      digest_tree::start(&group);
+      const uint64_t last = std::min<uint64_t>(level.size(), (g + 1) * digest_tree::kGroup);
+      for (uint64_t m = g * digest_tree::kGroup; m < last; ++m) digest_tree::fold(&group, level[m]);
+      level[g] = group;
+    }
+    level.resize(groups);
+  }
+  return digest_of_root(level[0], count);
 }
 
 }  // namespace brickprof

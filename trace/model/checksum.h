@@ -1,8 +1,15 @@
 // Output checksums: a digest of a buffer a kernel or a brick wrote, exact
-// (FNV-1a of its bytes) and approximate (count, sum, norms, extremes,
-// non-finite counts, and random projections that estimate how far two
-// outputs are apart), so two runs can be compared output by output
-// (analysis/analyses/output_diff.h) without keeping the outputs.
+// (FNV-1a 64 over a fixed tree of its bytes) and approximate (count, sum,
+// norms, extremes, non-finite counts, and random projections that estimate
+// how far two outputs are apart), so two runs can be compared output by
+// output (analysis/analyses/output_diff.h) without keeping the outputs.
+//
+// The digest is a fixed tree (checksum_tree.h): 4096-byte chunks, each
+// hashed and summed in order, then groups of 64 records folded in order
+// until one is left, with no fused multiply-add anywhere. The host
+// (digest_of) and checksum mode's reduction kernels on the GPU compute it
+// bit for bit; a buffer of at most 4096 bytes keeps the plain FNV-1a of its
+// bytes.
 #pragma once
 
 #include <array>
@@ -10,13 +17,12 @@
 #include <string>
 #include <string_view>
 
+#include "trace/model/checksum_tree.h"
 #include "trace/model/ids.h"
 #include "trace/model/string_table.h"
 
 namespace brickprof {
 
-// The element types a digest reads; anything else is digested as bytes.
-enum class ElementType : uint8_t { kBytes, kF32, kF64, kF16, kBf16, kI32, kI64, kI8, kU8 };
 std::string_view to_string(ElementType type);
 bool parse(std::string_view text, ElementType* out);
 size_t element_bytes(ElementType type);
@@ -26,10 +32,10 @@ double element_epsilon(ElementType type);
 // Each element x adds sign_k(i) * x to projection k, with sign_k(i) = +-1 drawn
 // from a hash of (k, i): E[(p_k(a) - p_k(b))^2] = ||a - b||^2, so the mean over
 // the projections estimates the distance of two outputs of the same length.
-inline constexpr size_t kProjections = 16;
+inline constexpr size_t kProjections = digest_tree::kProjections;
 
 struct Digest {
-  uint64_t fnv1a = 0xcbf29ce484222325ull;  // FNV-1a 64 of the bytes (the empty buffer's)
+  uint64_t fnv1a = digest_tree::kFnvBasis;  // the tree's root hash (the empty buffer's)
   uint64_t count = 0;                      // elements (bytes for kBytes)
   double sum = 0;                          // finite elements only, as the norms
   double l1 = 0;
@@ -45,6 +51,8 @@ struct Digest {
 
 // Digests `count` elements at `data` (host memory).
 Digest digest_of(const void* data, uint64_t count, ElementType type);
+// The digest of a tree's root record (what the GPU's reduction returns).
+Digest digest_of_root(const digest_tree::Record& root, uint64_t count);
 
 // How a digest was taken.
 enum class ChecksumSource : uint8_t {

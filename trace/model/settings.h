@@ -68,9 +68,10 @@ inline constexpr Setting kSettings[] = {
      "When the trace is written: exit (at the end), or oom (also at an allocation that fails "
      "for lack of device memory, since the process often dies next; a later write replaces it)"},
     // `brickprof run --checksums` sets it (a flag without a value).
-    {"BRICKPROF_CHECKSUMS", "", Kind::kChoice, "0,1", 0, 0, "0",
-     "Checksum mode: after each kernel, digest every device buffer it may have written "
-     "(synchronises: times are perturbed)"},
+    {"BRICKPROF_CHECKSUMS", "", Kind::kChoice, "0,1,host", 0, 0, "0",
+     "Checksum mode: after each kernel, digest every device buffer it may have written: 1 on "
+     "the GPU where it can (on the kernel's stream), host by copying each to the host "
+     "(synchronises); times are perturbed either way"},
     {"BRICKPROF_CMDLINE", "--cmdline", Kind::kChoice, "full,program,none", 0, 0, "full",
      "How much of each command line a trace keeps: full, program (argv[0] only) or none"},
     {"BRICKPROF_CPU_COUNTERS", "--cpu-counters", Kind::kChoice, "off,on,software", 0, 0, "off",

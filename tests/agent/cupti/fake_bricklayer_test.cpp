@@ -343,34 +343,49 @@ TEST_F(FakeBricklayerTest, ExecutedCudaBackendGeneratesTheScalarBackendsTokens) 
   EXPECT_FALSE(of_kind(t, "kernel").empty());
 }
 
-// Checksum mode on the executed CUDA backend (eager): every kernel's
-// written buffers are digested on its node, bricklayer's output and its own
-// brick digests (--checksums) are those of a run without checksum mode (the
-// agent never changes the host), and two such runs line up kernel by
-// kernel, bit-identical (diff --outputs passes with every output identical).
+// Checksum mode on the executed CUDA backend (eager), by both paths: the
+// host-copy path (BRICKPROF_CHECKSUMS=host) and the device path (=1, the
+// agent's reduction kernels run by the emulator from the second library in
+// FAKE_CUDA_KERNELS). Every kernel's written buffers are digested on its
+// node; the device path's digests are the host-copy path's bit for bit;
+// bricklayer's output and its own brick digests (--checksums) are those of
+// a run without checksum mode (the agent never changes the host); two runs
+// line up kernel by kernel, bit-identical (diff --outputs passes with every
+// output identical). The second run is a host-copy one: the device path
+// runs on the emulator as CPU code, ten times the host-copy path's time.
 TEST_F(FakeBricklayerTest, ChecksumModeLeavesTheProgramAloneAndDigestsEveryKernel) {
   if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
-  std::vector<std::string> argv = {BRICKLAYER};
-  argv.insert(argv.end(), kSmallModel.begin(), kSmallModel.end());
-  argv.insert(argv.end(), {"--mode", "eager", "--probe-seconds", "0", "--checksums"});
-  auto traced = [&](const std::string& tag, bool checksums) {
+  // One layer, one token: the emulator digests ~10M elements per run.
+  const std::vector<std::string> argv = {
+      BRICKLAYER, "--backend", "cuda", "--layers", "1",      "--hidden",        "256",
+      "--heads",  "4",         "--kv-heads", "2", "--ffn",  "512",          "--vocab",
+      "512",      "--prompt",  "2",          "--tokens", "1", "--mode",    "eager",
+      "--probe-seconds", "0", "--checksums"};
+  auto traced = [&](const std::string& tag, const char* checksums) {
     std::map<std::string, std::string> env = kExecuting;
+    env["FAKE_CUDA_KERNELS"] = std::string(EMULATED_KERNELS) + ":" + EMULATED_DIGEST_KERNELS;
     env["LD_PRELOAD"] = BRICKPROF_AGENT_PATH;
     env["BRICKPROF_FORMATS"] = "json";
     env["BRICKPROF_OUTPUT"] = (dir_ / tag).string();
-    if (checksums) env["BRICKPROF_CHECKSUMS"] = "1";
+    if (checksums != nullptr) env["BRICKPROF_CHECKSUMS"] = checksums;
     Result r = run(argv, env);
     EXPECT_EQ(r.exit_code(), 0) << r.err;
     std::ifstream in(dir_ / (tag + ".json"));
     return std::make_pair(generated_lines(r.out), json::parse(in));
   };
-  const auto [plain_out, plain] = traced("plain", false);
-  const auto [checked_out, checked] = traced("checked", true);
-  const auto [again_out, again] = traced("again", true);
+  const auto [plain_out, plain] = traced("plain", nullptr);
+  const auto [host_out, host] = traced("host", "host");
+  const auto [device_out, device] = traced("device", "1");
+  const auto [again_out, again] = traced("again", "host");
   ASSERT_NE(plain_out, "");
-  EXPECT_EQ(checked_out, plain_out);
-  EXPECT_EQ(checked["diagnostics"]["checksum_mode"], "host-copy");
-  EXPECT_TRUE(checked["diagnostics"]["warnings"].empty()) << checked["diagnostics"].dump();
+  EXPECT_EQ(host_out, plain_out);
+  EXPECT_EQ(device_out, plain_out);
+  EXPECT_EQ(host["diagnostics"]["checksum_mode"], "host-copy (BRICKPROF_CHECKSUMS=host)");
+  const std::string mode = device["diagnostics"]["checksum_mode"];
+  EXPECT_EQ(mode.rfind("device (", 0), 0u) << mode;
+  EXPECT_EQ(mode.find("by host copy"), std::string::npos) << mode;
+  for (const json* t : {&host, &device})
+    EXPECT_TRUE((*t)["diagnostics"]["warnings"].empty()) << (*t)["diagnostics"].dump();
   auto program_digests = [](const json& t) {
     std::vector<std::string> out;
     for (const json& c : t["checksums"])
@@ -379,21 +394,42 @@ TEST_F(FakeBricklayerTest, ChecksumModeLeavesTheProgramAloneAndDigestsEveryKerne
     return out;
   };
   EXPECT_FALSE(program_digests(plain).empty());
-  EXPECT_EQ(program_digests(checked), program_digests(plain));
-  std::set<uint64_t> digested;
-  for (const json& c : checked["checksums"])
-    if (c["source"] == "host-copy") digested.insert(c["node"].get<uint64_t>());
-  for (const json* k : of_kind(checked, "kernel"))
-    EXPECT_EQ(digested.count((*k)["id"].get<uint64_t>()), 1u)
-        << (*k)["name"] << ": each kernel writes at least one buffer";
+  EXPECT_EQ(program_digests(host), program_digests(plain));
+  EXPECT_EQ(program_digests(device), program_digests(plain));
+  // Each kernel's digests ("kernel ordinal, argument" -> the digest less
+  // where and how it was taken), every kernel digested.
+  auto kernel_digests = [](const json& t, const std::string& source) {
+    std::map<uint64_t, size_t> ordinal;
+    for (const json* k : of_kind(t, "kernel")) ordinal[(*k)["id"].get<uint64_t>()] = ordinal.size();
+    std::map<std::string, json> out;
+    std::set<uint64_t> digested;
+    for (json c : t["checksums"]) {
+      if (c["source"] == "program") continue;
+      EXPECT_EQ(c["source"], source) << c.dump();
+      const uint64_t node = c["node"].get<uint64_t>();
+      digested.insert(node);
+      const std::string key =
+          std::to_string(ordinal.at(node)) + " " + c["name"].get<std::string>();
+      for (const char* field : {"source", "node", "address"}) c.erase(field);
+      out[key] = c;
+    }
+    EXPECT_EQ(digested.size(), ordinal.size()) << "each kernel writes at least one buffer";
+    return out;
+  };
+  const std::map<std::string, json> by_host = kernel_digests(host, "host-copy");
+  const std::map<std::string, json> by_device = kernel_digests(device, "device");
+  ASSERT_FALSE(by_host.empty());
+  ASSERT_EQ(by_device.size(), by_host.size());
+  for (const auto& [key, digest] : by_host)
+    EXPECT_EQ(by_device.at(key), digest) << key << ": the same digest by both paths";
 
-  Result d = run({BRICKPROF_BIN, "diff", "--outputs", "--json", (dir_ / "checked.json").string(),
+  Result d = run({BRICKPROF_BIN, "diff", "--outputs", "--json", (dir_ / "host.json").string(),
                   (dir_ / "again.json").string()},
                  {});
   ASSERT_EQ(d.exit_code(), 0) << d.out << d.err;
   const json diff = json::parse(d.out);
   EXPECT_EQ(diff["identical"], diff["compared"].size());
-  EXPECT_GT(diff["compared"].size(), program_digests(checked).size())
+  EXPECT_GT(diff["compared"].size(), program_digests(host).size())
       << "the kernels' outputs are lined up too";
   EXPECT_TRUE(diff["only_base"].empty());
   EXPECT_TRUE(diff["only_new"].empty());

@@ -126,10 +126,14 @@ TEST(ConfigTest, ChecksumMode) {
   EXPECT_FALSE(read({}).checksums);
   EXPECT_TRUE(read({{"BRICKPROF_CHECKSUMS", "1"}}).checksums);
   EXPECT_FALSE(read({{"BRICKPROF_CHECKSUMS", "0"}}).checksums);
+  EXPECT_FALSE(read({{"BRICKPROF_CHECKSUMS", "1"}}).checksums_host_copy);
+  const Config host = read({{"BRICKPROF_CHECKSUMS", "host"}});
+  EXPECT_TRUE(host.checksums);
+  EXPECT_TRUE(host.checksums_host_copy);
   Config bad = read({{"BRICKPROF_CHECKSUMS", "yes"}});
   EXPECT_FALSE(bad.checksums);
   ASSERT_EQ(bad.warnings.size(), 1u);
-  EXPECT_EQ(bad.warnings[0], "BRICKPROF_CHECKSUMS='yes' is not valid; using 0 (valid: 0, 1)");
+  EXPECT_EQ(bad.warnings[0], "BRICKPROF_CHECKSUMS='yes' is not valid; using 0 (valid: 0, 1, host)");
 }
 
 TEST(ConfigTest, CmdlineModes) {

@@ -4,9 +4,12 @@
 // streams of their own) under `brickprof run --checksums`, and writes what
 // each buffer held after its kernels. Every digest in the trace must be
 // the one of those bytes (an FNV-1a computed here, not by the product's
-// digest_of), on its kernel's node, taken by the host-copy path; the
-// program's output must be what it is without the agent; and the agent's
-// own syncs and copies must not show in the trace.
+// digest_of: each buffer is under 4 KiB, one chunk of the digest's tree),
+// on its kernel's node, taken by the path asked for: on the GPU (the
+// agent's reduction kernels, run by the emulator from the second library
+// in FAKE_CUDA_KERNELS) or by host copy; the program's output must be what
+// it is without the agent; and the agent's own syncs, copies, launches and
+// allocations must not show in the trace.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -72,19 +75,25 @@ uint64_t hex_value(const json& v) { return std::stoull(v.get<std::string>(), nul
 
 class PythonChecksumsTest : public TempDirTest {};
 
-TEST_F(PythonChecksumsTest, EachKernelsBuffersAreDigestedAsTheProgramWroteThem) {
-  if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
-  const std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", FAKE_CUDA_DIR},
-                                                  {"FAKE_CUDA_KERNELS", EMULATED_KERNELS},
-                                                  {"BRICKPROF_AGENT", BRICKPROF_AGENT_PATH}};
-  const fs::path plain_out = dir_ / "plain.txt", traced_out = dir_ / "traced.txt";
+// `on_device`: `brickprof run --checksums` (the device path where it can
+// run); else BRICKPROF_CHECKSUMS=host.
+void expect_digested_as_written(const fs::path& dir, bool on_device) {
+  std::map<std::string, std::string> env = {
+      {"LD_LIBRARY_PATH", FAKE_CUDA_DIR},
+      {"FAKE_CUDA_KERNELS", std::string(EMULATED_KERNELS) + ":" + EMULATED_DIGEST_KERNELS},
+      {"BRICKPROF_AGENT", BRICKPROF_AGENT_PATH}};
+  const fs::path plain_out = dir / "plain.txt", traced_out = dir / "traced.txt";
   const Result plain = run({PYTHON3, kApp.string(), KERNELS_PTX, plain_out.string()}, env);
   ASSERT_EQ(plain.exit_code(), 0) << plain.err;
   ASSERT_EQ(plain.out, "ok\n");
-  const Result traced =
-      run({BRICKPROF_BIN, "run", "--checksums", "--formats", "json", "-o", (dir_ / "t").string(),
-           "--", PYTHON3, kApp.string(), KERNELS_PTX, traced_out.string()},
-          env);
+  std::vector<std::string> argv = {BRICKPROF_BIN, "run", "--formats", "json",
+                                   "-o", (dir / "t").string()};
+  if (on_device)
+    argv.push_back("--checksums");
+  else
+    env["BRICKPROF_CHECKSUMS"] = "host";
+  argv.insert(argv.end(), {"--", PYTHON3, kApp.string(), KERNELS_PTX, traced_out.string()});
+  const Result traced = run(argv, env);
   ASSERT_EQ(traced.exit_code(), 0) << traced.err;
   EXPECT_EQ(traced.out, plain.out);
   const std::map<std::string, Buffer> buffers = read_buffers(traced_out);
@@ -97,11 +106,16 @@ TEST_F(PythonChecksumsTest, EachKernelsBuffersAreDigestedAsTheProgramWroteThem) 
   }
   ASSERT_EQ(buffers.size(), 6u);
 
-  const fs::path file = dir_ / "t.json";
+  const fs::path file = dir / "t.json";
   ASSERT_NO_THROW(brickprof::read_trace_file(file.string()));
   std::ifstream in(file);
   const json t = json::parse(in);
-  EXPECT_EQ(t["diagnostics"]["checksum_mode"], "host-copy");
+  const std::string mode = t["diagnostics"]["checksum_mode"];
+  const std::string source = on_device ? "device" : "host-copy";
+  if (on_device)
+    EXPECT_EQ(mode.rfind("device (", 0), 0u) << mode;
+  else
+    EXPECT_EQ(mode, "host-copy (BRICKPROF_CHECKSUMS=host)");
   EXPECT_TRUE(t["diagnostics"]["warnings"].empty()) << t["diagnostics"].dump();
   ASSERT_TRUE(t.contains("checksums"));
 
@@ -113,7 +127,7 @@ TEST_F(PythonChecksumsTest, EachKernelsBuffersAreDigestedAsTheProgramWroteThem) 
     kernels.push_back({k, {}});
   }
   for (const json& c : t["checksums"]) {
-    EXPECT_EQ(c["source"], "host-copy") << c.dump();
+    EXPECT_EQ(c["source"], source) << c.dump();
     EXPECT_EQ(c["type"], "bytes") << "extern \"C\" kernels name no element type: " << c.dump();
     ASSERT_EQ(kernel_at.count(c["node"].get<uint64_t>()), 1u) << "not on a kernel: " << c.dump();
     kernels[kernel_at[c["node"].get<uint64_t>()]].second[c["name"].get<std::string>()] = &c;
@@ -169,6 +183,17 @@ TEST_F(PythonChecksumsTest, EachKernelsBuffersAreDigestedAsTheProgramWroteThem) 
   for (const json* c : of_kind(t, "transfer")) downloads += (*c)["direction"] == "D2H";
   EXPECT_EQ(downloads, 6u);
   EXPECT_EQ(of_kind(t, "sync").size(), 2u);
+  EXPECT_EQ(of_kind(t, "kernel").size(), 2 + 2 * kThreadLaunches) << "the program's launches only";
+}
+
+TEST_F(PythonChecksumsTest, EachKernelsBuffersAreDigestedOnTheGpuAsTheProgramWroteThem) {
+  if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
+  expect_digested_as_written(dir_, true);
+}
+
+TEST_F(PythonChecksumsTest, EachKernelsBuffersAreDigestedByHostCopyAsTheProgramWroteThem) {
+  if (std::string(EMULATED_KERNELS).empty()) GTEST_SKIP() << "no CUDA emulator on this machine";
+  expect_digested_as_written(dir_, false);
 }
 
 // Without --checksums nothing is digested and the trace says checksum mode

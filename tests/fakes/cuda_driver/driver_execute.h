@@ -1,5 +1,5 @@
-// Optional execution: with FAKE_CUDA_KERNELS naming an emulated kernel
-// library (tests/fakes/cuda_emulator), device memory is real host memory, copies
+// Optional execution: with FAKE_CUDA_KERNELS naming emulated kernel
+// libraries, ':'-separated (tests/fakes/cuda_emulator), device memory is real host memory, copies
 // and memsets move bytes, and launches run on the CPU emulator. Without it
 // the fake only books and reports work, as before.
 #pragma once
@@ -14,8 +14,9 @@
 
 namespace fake_cuda {
 
-// Loads the library on first use; false if FAKE_CUDA_KERNELS is unset.
-// A library that fails to load is reported on stderr and treated as unset.
+// Loads the libraries on first use; false if FAKE_CUDA_KERNELS is unset.
+// A library that fails to load is reported on stderr, and all are treated
+// as unset. A launch runs in the first library whose table has its kernel.
 bool executing();
 
 // Host memory standing in for device memory, filled with 0xff bytes (NaN

@@ -240,6 +240,43 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t b
   return call.finish(CUDA_SUCCESS);
 }
 
+// A device-to-host copy queued on `stream` (CUDA driver API,
+// cuMemcpyDtoHAsync): a source outside every allocation is refused as by
+// cuMemcpyDtoH; into page-locked memory the call returns at once and the
+// bytes are the host's once the stream's work is done (an event recorded
+// after it completes); into pageable memory the driver stages it and
+// returns when it is done ("Memcpy" in the API's synchronisation notes).
+// As every piece of work here, it runs when queued and is booked on the
+// GPU clock, so an event recorded after it completes at its end. A copy
+// into pageable memory while a stream is captured is refused as by CUDA.
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  cuMemcpyDtoHAsync_v2_params p{dst, src, bytes, stream};
+  TRACED(cuMemcpyDtoHAsync_v2, &p);
+  CUcontext ctx = current_context();
+  if (ctx == nullptr) return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (dst == nullptr || src == 0) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!range_is_allocated(src, bytes)) return call.finish(CUDA_ERROR_INVALID_VALUE);
+  const bool pinned = range_is_allocated(reinterpret_cast<uint64_t>(dst), bytes);
+  const CopyLaunch copy{bytes,
+                        CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                        static_cast<uint8_t>(pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED
+                                                    : CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE),
+                        dst,
+                        reinterpret_cast<void*>(src)};
+  if (stream != nullptr && stream->capture != nullptr) {
+    if (!pinned) {
+      stream->invalidated = true;
+      return call.finish(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    }
+    capture_node(stream, CUgraphNode_st{0, true, {}, copy}, ctx);
+    return call.finish(CUDA_SUCCESS);
+  }
+  run_copy(copy, ctx, stream, LaunchOrigin{call.correlation()});
+  if (!pinned) gpu_wait_idle();
+  return call.finish(CUDA_SUCCESS);
+}
+
 // A destination outside every allocation is refused, as for cuMemcpyDtoH
 // below (CUDA driver API, cuMemcpyHtoD: CUDA_ERROR_INVALID_VALUE).
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
@@ -321,6 +358,16 @@ CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream) {
   if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
   event->ns = gpu_run(0).end;
   return call.finish(CUDA_SUCCESS);
+}
+
+// "CUDA_SUCCESS if all captured work has been completed, or
+// CUDA_ERROR_NOT_READY if any captured work is incomplete"; an event never
+// recorded has captured nothing (CUDA driver API, cuEventQuery).
+CUresult CUDAAPI cuEventQuery(CUevent event) {
+  cuEventQuery_params p{event};
+  TRACED(cuEventQuery, &p);
+  if (event == nullptr) return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  return call.finish(now_ns() >= event->ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent event) {

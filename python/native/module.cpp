@@ -251,6 +251,19 @@ const char* dtype_of_format(const char* format, Py_ssize_t itemsize) {
   }
 }
 
+// The dtype the caller named (None: `*dtype` stays null), checked; false
+// with the Python error set when it names none.
+bool asked_dtype(PyObject* arg, const char** dtype, brickprof::ElementType* type) {
+  *dtype = nullptr;
+  if (arg == Py_None) return true;
+  *dtype = PyUnicode_AsUTF8(arg);
+  if (!*dtype) return false;
+  if (brickprof::parse(*dtype, type)) return true;
+  PyErr_Format(PyExc_ValueError,
+               "unknown dtype %R: f32, f64, f16, bf16, i32, i64, i8, u8 or bytes", arg);
+  return false;
+}
+
 // checksum(name, buffer, dtype or None): a digest of a C-contiguous host
 // buffer (bytes, array.array, a numpy array, a memoryview) for the innermost
 // open scope. Its element type is the buffer's format unless `dtype` names
@@ -262,14 +275,7 @@ PyObject* checksum(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!name) return nullptr;
   const char* asked = nullptr;
   brickprof::ElementType type = brickprof::ElementType::kBytes;
-  if (args[2] != Py_None) {
-    asked = PyUnicode_AsUTF8(args[2]);
-    if (!asked) return nullptr;
-    if (!brickprof::parse(asked, &type))
-      return PyErr_Format(PyExc_ValueError,
-                          "unknown dtype %R: f32, f64, f16, bf16, i32, i64, i8, u8 or bytes",
-                          args[2]);
-  }
+  if (!asked_dtype(args[2], &asked, &type)) return nullptr;
   Py_buffer view;
   if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) return nullptr;
   const char* dtype = asked ? asked : dtype_of_format(view.format, view.itemsize);
@@ -298,16 +304,10 @@ PyObject* checksum_address(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const unsigned long long address = PyLong_AsUnsignedLongLong(args[1]);
   const unsigned long long nbytes = PyLong_AsUnsignedLongLong(args[2]);
   if (PyErr_Occurred()) return nullptr;
-  const char* dtype = "bytes";
+  const char* dtype = nullptr;
   brickprof::ElementType type = brickprof::ElementType::kBytes;
-  if (args[3] != Py_None) {
-    dtype = PyUnicode_AsUTF8(args[3]);
-    if (!dtype) return nullptr;
-    if (!brickprof::parse(dtype, &type))
-      return PyErr_Format(PyExc_ValueError,
-                          "unknown dtype %R: f32, f64, f16, bf16, i32, i64, i8, u8 or bytes",
-                          args[3]);
-  }
+  if (!asked_dtype(args[3], &dtype, &type)) return nullptr;
+  if (!dtype) dtype = "bytes";
   const uint64_t count = nbytes / brickprof::element_bytes(type);
   // clang-format off
   Py_BEGIN_ALLOW_THREADS

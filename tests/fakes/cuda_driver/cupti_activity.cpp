@@ -18,6 +18,7 @@
 #include "cupti_state.h"
 #include "driver_state.h"
 #include "fake_cuda.h"
+#include "fork_child.h"
 
 using namespace fake_cupti;
 
@@ -142,6 +143,7 @@ namespace fake_cupti {
 State& state() {
   static State* s = [] {
     auto* st = new State();
+    for (std::mutex* m : {&st->mu, &st->records_mu, &st->deliver_mu}) fake_cuda::renew_in_fork_child(m);
     if (const char* n = std::getenv(fake_cuda::kEnvDropKernels))
       st->kernels_to_drop = std::strtoull(n, nullptr, 10);
     return st;

@@ -37,6 +37,7 @@
 
 #include "cupti_state.h"
 #include "fake_range_profiler.h"
+#include "fork_child.h"
 
 namespace {
 
@@ -104,7 +105,11 @@ struct Profiler {
 };
 
 Profiler& profiler() {
-  static Profiler* p = new Profiler();  // clients call during exit
+  static Profiler* p = [] {
+    auto* made = new Profiler();  // clients call during exit
+    fake_cuda::renew_in_fork_child(&made->mu);
+    return made;
+  }();
   return *p;
 }
 

@@ -57,6 +57,7 @@
 #include "driver_trace.h"
 #include "driver_work.h"
 #include "fake_cuda.h"
+#include "fork_child.h"
 
 // The pool handle cuda.h declares: one per pool, never freed.
 struct CUmemPoolHandle_st {
@@ -121,7 +122,11 @@ struct Memory {
 };
 
 Memory& memory() {
-  static Memory* m = new Memory();  // never freed: clients call in from exit handlers
+  static Memory* m = [] {
+    auto* made = new Memory();  // never freed: clients call in from exit handlers
+    fake_cuda::renew_in_fork_child(&made->mu);
+    return made;
+  }();
   return *m;
 }
 

@@ -13,6 +13,7 @@
 #include "driver_limits.h"
 #include "driver_trace.h"
 #include "fake_cuda.h"
+#include "fork_child.h"
 
 namespace fake_cuda {
 namespace {
@@ -34,7 +35,11 @@ struct State {
 };
 
 State& state() {
-  static State* s = new State();
+  static State* s = [] {
+    auto* made = new State();
+    renew_in_fork_child(&made->mu);
+    return made;
+  }();
   return *s;
 }
 

@@ -7,20 +7,6 @@
 #include <vector>
 
 namespace brickprof::agent {
-namespace {
-
-template <typename F>
-bool resolve(void* lib, const char* name, F* slot, bool required, std::string* why) {
-  *slot = reinterpret_cast<F>(dlsym(lib, name));
-  if (*slot == nullptr && required) {
-    *why = std::string("missing ") + name;
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 std::vector<std::string> cupti_candidates(const char* cuda_home) {
   std::vector<std::string> paths = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
   std::vector<std::string> roots;
@@ -41,34 +27,34 @@ bool load_driver(Driver* d, std::string* why) {
     return false;
   }
   std::string missing;
-  bool ok = resolve(lib, "cuCtxGetCurrent", &d->ctx_get_current, true, &missing) &&
-            resolve(lib, "cuCtxGetDevice", &d->ctx_get_device, true, &missing) &&
-            resolve(lib, "cuCtxSynchronize", &d->ctx_synchronize, true, &missing) &&
-            resolve(lib, "cuDeviceGetCount", &d->device_get_count, true, &missing) &&
-            resolve(lib, "cuDeviceGet", &d->device_get, true, &missing) &&
-            resolve(lib, "cuDeviceGetName", &d->device_get_name, true, &missing) &&
-            resolve(lib, "cuDeviceGetAttribute", &d->device_get_attribute, true, &missing);
+  bool ok = resolve_symbol(lib, "cuCtxGetCurrent", &d->ctx_get_current, true, &missing) &&
+            resolve_symbol(lib, "cuCtxGetDevice", &d->ctx_get_device, true, &missing) &&
+            resolve_symbol(lib, "cuCtxSynchronize", &d->ctx_synchronize, true, &missing) &&
+            resolve_symbol(lib, "cuDeviceGetCount", &d->device_get_count, true, &missing) &&
+            resolve_symbol(lib, "cuDeviceGet", &d->device_get, true, &missing) &&
+            resolve_symbol(lib, "cuDeviceGetName", &d->device_get_name, true, &missing) &&
+            resolve_symbol(lib, "cuDeviceGetAttribute", &d->device_get_attribute, true, &missing);
   if (!ok) *why = "libcuda " + missing;
   // The device's memory size, for the headroom: a trace without it says 0.
-  resolve(lib, "cuDeviceTotalMem_v2", &d->device_total_mem, false, &missing);
+  resolve_symbol(lib, "cuDeviceTotalMem_v2", &d->device_total_mem, false, &missing);
   // Checksum mode and brickprof_checksum of device memory: without them,
   // device buffers are counted as not read.
-  resolve(lib, "cuStreamSynchronize", &d->stream_synchronize, false, &missing);
-  resolve(lib, "cuMemcpyDtoH_v2", &d->memcpy_dtoh, false, &missing);
-  resolve(lib, "cuPointerGetAttribute", &d->pointer_get_attribute, false, &missing);
-  resolve(lib, "cuFuncGetParamInfo", &d->func_get_param_info, false, &missing);
-  resolve(lib, "cuModuleLoadData", &d->module_load_data, false, &missing);
-  resolve(lib, "cuModuleGetFunction", &d->module_get_function, false, &missing);
-  resolve(lib, "cuLaunchKernel", &d->launch_kernel, false, &missing);
-  resolve(lib, "cuMemPoolCreate", &d->mem_pool_create, false, &missing);
-  resolve(lib, "cuMemAllocFromPoolAsync", &d->mem_alloc_from_pool_async, false, &missing);
-  resolve(lib, "cuMemFreeAsync", &d->mem_free_async, false, &missing);
-  resolve(lib, "cuMemHostAlloc", &d->mem_host_alloc, false, &missing);
-  resolve(lib, "cuMemcpyDtoHAsync_v2", &d->memcpy_dtoh_async, false, &missing);
-  resolve(lib, "cuEventCreate", &d->event_create, false, &missing);
-  resolve(lib, "cuEventRecord", &d->event_record, false, &missing);
-  resolve(lib, "cuEventQuery", &d->event_query, false, &missing);
-  resolve(lib, "cuEventSynchronize", &d->event_synchronize, false, &missing);
+  resolve_symbol(lib, "cuStreamSynchronize", &d->stream_synchronize, false, &missing);
+  resolve_symbol(lib, "cuMemcpyDtoH_v2", &d->memcpy_dtoh, false, &missing);
+  resolve_symbol(lib, "cuPointerGetAttribute", &d->pointer_get_attribute, false, &missing);
+  resolve_symbol(lib, "cuFuncGetParamInfo", &d->func_get_param_info, false, &missing);
+  resolve_symbol(lib, "cuModuleLoadData", &d->module_load_data, false, &missing);
+  resolve_symbol(lib, "cuModuleGetFunction", &d->module_get_function, false, &missing);
+  resolve_symbol(lib, "cuLaunchKernel", &d->launch_kernel, false, &missing);
+  resolve_symbol(lib, "cuMemPoolCreate", &d->mem_pool_create, false, &missing);
+  resolve_symbol(lib, "cuMemAllocFromPoolAsync", &d->mem_alloc_from_pool_async, false, &missing);
+  resolve_symbol(lib, "cuMemFreeAsync", &d->mem_free_async, false, &missing);
+  resolve_symbol(lib, "cuMemHostAlloc", &d->mem_host_alloc, false, &missing);
+  resolve_symbol(lib, "cuMemcpyDtoHAsync_v2", &d->memcpy_dtoh_async, false, &missing);
+  resolve_symbol(lib, "cuEventCreate", &d->event_create, false, &missing);
+  resolve_symbol(lib, "cuEventRecord", &d->event_record, false, &missing);
+  resolve_symbol(lib, "cuEventQuery", &d->event_query, false, &missing);
+  resolve_symbol(lib, "cuEventSynchronize", &d->event_synchronize, false, &missing);
   return ok;
 }
 
@@ -84,25 +70,25 @@ void* open_cupti(const std::string& candidate, std::string* file) {
 
 bool resolve_cupti(void* lib, Cupti* c, std::string* why) {
   c->library = lib;
-  return resolve(lib, "cuptiSubscribe", &c->subscribe, true, why) &&
-         resolve(lib, "cuptiSubscribe_v2", &c->subscribe_v2, false, why) &&
-         resolve(lib, "cuptiUnsubscribe", &c->unsubscribe, true, why) &&
-         resolve(lib, "cuptiEnableCallback", &c->enable_callback, true, why) &&
-         resolve(lib, "cuptiEnableDomain", &c->enable_domain, true, why) &&
-         resolve(lib, "cuptiGetCallbackName", &c->get_callback_name, false, why) &&
-         resolve(lib, "cuptiGetResultString", &c->get_result_string, false, why) &&
-         resolve(lib, "cuptiActivityEnable", &c->activity_enable, true, why) &&
-         resolve(lib, "cuptiActivityDisable", &c->activity_disable, true, why) &&
-         resolve(lib, "cuptiActivityRegisterCallbacks", &c->activity_register_callbacks, true,
+  return resolve_symbol(lib, "cuptiSubscribe", &c->subscribe, true, why) &&
+         resolve_symbol(lib, "cuptiSubscribe_v2", &c->subscribe_v2, false, why) &&
+         resolve_symbol(lib, "cuptiUnsubscribe", &c->unsubscribe, true, why) &&
+         resolve_symbol(lib, "cuptiEnableCallback", &c->enable_callback, true, why) &&
+         resolve_symbol(lib, "cuptiEnableDomain", &c->enable_domain, true, why) &&
+         resolve_symbol(lib, "cuptiGetCallbackName", &c->get_callback_name, false, why) &&
+         resolve_symbol(lib, "cuptiGetResultString", &c->get_result_string, false, why) &&
+         resolve_symbol(lib, "cuptiActivityEnable", &c->activity_enable, true, why) &&
+         resolve_symbol(lib, "cuptiActivityDisable", &c->activity_disable, true, why) &&
+         resolve_symbol(lib, "cuptiActivityRegisterCallbacks", &c->activity_register_callbacks, true,
                  why) &&
-         resolve(lib, "cuptiActivityRegisterTimestampCallback", &c->register_timestamp, false,
+         resolve_symbol(lib, "cuptiActivityRegisterTimestampCallback", &c->register_timestamp, false,
                  why) &&
-         resolve(lib, "cuptiActivityFlushAll", &c->activity_flush_all, true, why) &&
-         resolve(lib, "cuptiActivityGetNextRecord", &c->activity_get_next_record, true, why) &&
-         resolve(lib, "cuptiActivityGetNumDroppedRecords", &c->activity_get_num_dropped, true,
+         resolve_symbol(lib, "cuptiActivityFlushAll", &c->activity_flush_all, true, why) &&
+         resolve_symbol(lib, "cuptiActivityGetNextRecord", &c->activity_get_next_record, true, why) &&
+         resolve_symbol(lib, "cuptiActivityGetNumDroppedRecords", &c->activity_get_num_dropped, true,
                  why) &&
-         resolve(lib, "cuptiGetGraphNodeId", &c->get_graph_node_id, false, why) &&
-         resolve(lib, "cuptiGetDeviceId", &c->get_device_id, false, why);
+         resolve_symbol(lib, "cuptiGetGraphNodeId", &c->get_graph_node_id, false, why) &&
+         resolve_symbol(lib, "cuptiGetDeviceId", &c->get_device_id, false, why);
 }
 
 std::string cupti_error(const Cupti& cupti, CUptiResult result) {

@@ -5,6 +5,7 @@
 
 #include <cuda.h>
 #include <cupti.h>
+#include <dlfcn.h>
 
 #include <string>
 #include <vector>
@@ -79,6 +80,18 @@ void* open_cupti(const std::string& candidate, std::string* file);
 // Fills the table from `lib`; false with a reason ("missing
 // cuptiActivityEnable") if a required function is absent.
 bool resolve_cupti(void* lib, Cupti* cupti, std::string* why);
+
+// `name` from `lib` into `slot`. A required one missing is false, with
+// `*why` "missing NAME"; an optional one missing leaves `slot` null.
+template <typename F>
+bool resolve_symbol(void* lib, const char* name, F* slot, bool required, std::string* why) {
+  *slot = reinterpret_cast<F>(dlsym(lib, name));
+  if (*slot == nullptr && required) {
+    *why = std::string("missing ") + name;
+    return false;
+  }
+  return true;
+}
 
 // "CUPTI_ERROR_..." text for a result, or the number.
 std::string cupti_error(const Cupti& cupti, CUptiResult result);

@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent/cupti/libraries.h"
 #include "agent/io/gpu_metric_events.h"
 #include "agent/io/log.h"
 #include "agent/lifecycle/critical_section.h"
@@ -65,38 +66,31 @@ P params(size_t struct_size) {
   return p;
 }
 
-template <typename F>
-bool resolve(void* lib, const char* name, F* slot, std::string* missing) {
-  *slot = reinterpret_cast<F>(dlsym(lib, name));
-  if (*slot == nullptr && missing->empty()) *missing = name;
-  return *slot != nullptr;
-}
-
+// "missing NAME" for the first entry point this CUPTI lacks, or "".
 std::string resolve_api(void* lib, Api* a) {
-  std::string missing;
-  if (lib == nullptr) return "cuptiProfilerInitialize";
-  resolve(lib, "cuptiProfilerInitialize", &a->initialize, &missing);
-  resolve(lib, "cuptiProfilerDeviceSupported", &a->device_supported, &missing);
-  resolve(lib, "cuptiDeviceGetChipName", &a->chip_name, &missing);
-  resolve(lib, "cuptiProfilerGetCounterAvailability", &a->counter_availability, &missing);
-  resolve(lib, "cuptiProfilerHostInitialize", &a->host_initialize, &missing);
-  resolve(lib, "cuptiProfilerHostConfigAddMetrics", &a->host_add_metrics, &missing);
-  resolve(lib, "cuptiProfilerHostGetConfigImageSize", &a->host_config_size, &missing);
-  resolve(lib, "cuptiProfilerHostGetConfigImage", &a->host_config_image, &missing);
-  resolve(lib, "cuptiProfilerHostGetNumOfPasses", &a->host_passes, &missing);
-  resolve(lib, "cuptiProfilerHostEvaluateToGpuValues", &a->host_evaluate, &missing);
-  resolve(lib, "cuptiRangeProfilerEnable", &a->enable, &missing);
-  resolve(lib, "cuptiRangeProfilerDisable", &a->disable, &missing);
-  resolve(lib, "cuptiRangeProfilerGetCounterDataSize", &a->counter_data_size, &missing);
-  resolve(lib, "cuptiRangeProfilerCounterDataImageInitialize", &a->counter_data_initialize,
-          &missing);
-  resolve(lib, "cuptiRangeProfilerSetConfig", &a->set_config, &missing);
-  resolve(lib, "cuptiRangeProfilerStart", &a->start, &missing);
-  resolve(lib, "cuptiRangeProfilerStop", &a->stop, &missing);
-  resolve(lib, "cuptiRangeProfilerDecodeData", &a->decode, &missing);
-  resolve(lib, "cuptiRangeProfilerGetCounterDataInfo", &a->counter_data_info, &missing);
-  resolve(lib, "cuptiRangeProfilerCounterDataGetRangeInfo", &a->range_info, &missing);
-  return missing;
+  if (lib == nullptr) return "missing cuptiProfilerInitialize";
+  std::string why;
+  (void)(resolve_symbol(lib, "cuptiProfilerInitialize", &a->initialize, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerDeviceSupported", &a->device_supported, true, &why) &&
+         resolve_symbol(lib, "cuptiDeviceGetChipName", &a->chip_name, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerGetCounterAvailability", &a->counter_availability, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerHostInitialize", &a->host_initialize, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerHostConfigAddMetrics", &a->host_add_metrics, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerHostGetConfigImageSize", &a->host_config_size, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerHostGetConfigImage", &a->host_config_image, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerHostGetNumOfPasses", &a->host_passes, true, &why) &&
+         resolve_symbol(lib, "cuptiProfilerHostEvaluateToGpuValues", &a->host_evaluate, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerEnable", &a->enable, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerDisable", &a->disable, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerGetCounterDataSize", &a->counter_data_size, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerCounterDataImageInitialize", &a->counter_data_initialize, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerSetConfig", &a->set_config, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerStart", &a->start, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerStop", &a->stop, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerDecodeData", &a->decode, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerGetCounterDataInfo", &a->counter_data_info, true, &why) &&
+         resolve_symbol(lib, "cuptiRangeProfilerCounterDataGetRangeInfo", &a->range_info, true, &why));
+  return why;
 }
 
 // One context's profiler: enabled, configured for the metrics, and its
@@ -584,7 +578,7 @@ bool start(GpuState& s) {
   g_state = state;
   if (const std::string missing = resolve_api(s.cupti.library, &state->api); !missing.empty()) {
     refuse(*state,
-           "this CUPTI has no range profiler (missing " + missing + "; CUDA 12.6 or later has it)");
+           "this CUPTI has no range profiler (" + missing + "; CUDA 12.6 or later has it)");
     return false;
   }
   auto init =

@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
+
+#include "analysis/analyses/rows_by_kind_and_name.h"
 
 namespace brickprof {
 namespace {
@@ -20,9 +21,6 @@ std::optional<double> ratio(const CpuCounterRow& r, int num, int den, double sca
   return scale * static_cast<double>(r.values[num]) / static_cast<double>(r.values[den]);
 }
 
-// Bricks first: the per-brick table a user reads; then layers, then scopes.
-int kind_rank(NodeKind k) { return k == NodeKind::kBrick ? 0 : k == NodeKind::kLayer ? 1 : 2; }
-
 }  // namespace
 
 CpuCounterReport analyze_cpu_counters(const Trace& trace) {
@@ -30,26 +28,24 @@ CpuCounterReport analyze_cpu_counters(const Trace& trace) {
   r.status = trace.diagnostics.cpu_counters;
   const CpuCounters& c = trace.cpu_counters;
   r.events = c.events;
-  std::unordered_map<std::string, size_t> row_of;  // kind and name
+  RowsByKindAndName row_of(trace);
   for (const NodeCpuCounters& n : c.nodes) {
     if (n.node >= trace.nodes.size()) continue;
     const Node& node = trace.nodes[n.node];
-    std::string key = std::to_string(static_cast<int>(node.kind)) + ":";
-    key += trace.name(node);
-    auto [it, fresh] = row_of.emplace(std::move(key), r.rows.size());
+    const auto [index, fresh] = row_of.add(node);
     if (fresh) {
       r.rows.emplace_back();
       r.rows.back().name = std::string(trace.name(node));
       r.rows.back().kind = node.kind;
     }
-    CpuCounterRow& row = r.rows[it->second];
+    CpuCounterRow& row = r.rows[index];
     ++row.scopes;
     row.total_ns += node.end_ns - node.start_ns;
     for (size_t i = 0; i < kMaxCpuCounters; ++i) row.values[i] += n.values[i];
   }
   std::stable_sort(r.rows.begin(), r.rows.end(),
                    [](const CpuCounterRow& a, const CpuCounterRow& b) {
-                     return kind_rank(a.kind) < kind_rank(b.kind);
+                     return row_kind_rank(a.kind) < row_kind_rank(b.kind);
                    });
   const int cycles = event_index(r.events, "cycles");
   const int instructions = event_index(r.events, "instructions");

@@ -5,22 +5,10 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "analysis/analyses/rows_by_kind_and_name.h"
+
 namespace brickprof {
 namespace {
-
-// Bricks first (the table a user reads), then kernels, layers and scopes.
-int kind_rank(NodeKind k) {
-  switch (k) {
-    case NodeKind::kBrick:
-      return 0;
-    case NodeKind::kKernel:
-      return 1;
-    case NodeKind::kLayer:
-      return 2;
-    default:
-      return 3;
-  }
-}
 
 }  // namespace
 
@@ -77,21 +65,19 @@ GpuMetricReport analyze_gpu_metrics(const Trace& trace) {
   r.occurrences_skipped = g.occurrences_skipped;
   if (g.nodes.empty()) return r;
   const std::vector<GpuMetricSum> by_node = gpu_metrics_by_node(trace);
-  std::unordered_map<std::string, size_t> row_of;  // kind and name
+  RowsByKindAndName row_of(trace);
   std::vector<GpuMetricSum> sums;
   for (uint32_t id = 0; id < by_node.size(); ++id) {
     if (by_node[id].kernels() == 0) continue;
     const Node& node = trace.nodes[id];
-    std::string key = std::to_string(static_cast<int>(node.kind)) + ":";
-    key += trace.name(node);
-    auto [it, fresh] = row_of.emplace(std::move(key), r.rows.size());
+    const auto [row, fresh] = row_of.add(node);
     if (fresh) {
       r.rows.emplace_back();
       r.rows.back().name = std::string(trace.name(node));
       r.rows.back().kind = node.kind;
       sums.emplace_back(g);
     }
-    ++r.rows[it->second].nodes;
+    ++r.rows[row].nodes;
   }
   // A row adds up its nodes' kernels' raw values (weighted means do not add
   // up): each kernel once per row, though nested nodes of one name reach it twice.
@@ -100,12 +86,10 @@ GpuMetricReport analyze_gpu_metrics(const Trace& trace) {
     uint32_t at = k.node;
     for (size_t steps = 0; at < trace.nodes.size() && steps <= trace.nodes.size(); ++steps) {
       const Node& node = trace.nodes[at];
-      std::string key = std::to_string(static_cast<int>(node.kind)) + ":";
-      key += trace.name(node);
-      auto it = row_of.find(key);
-      if (it != row_of.end() && std::find(seen.begin(), seen.end(), it->second) == seen.end()) {
-        seen.push_back(it->second);
-        sums[it->second].add(k.values);
+      const std::optional<size_t> row = row_of.find(node);
+      if (row && std::find(seen.begin(), seen.end(), *row) == seen.end()) {
+        seen.push_back(*row);
+        sums[*row].add(k.values);
       }
       at = node.parent;
     }
@@ -115,7 +99,7 @@ GpuMetricReport analyze_gpu_metrics(const Trace& trace) {
     r.rows[i].kernels = sums[i].kernels();
   }
   std::stable_sort(r.rows.begin(), r.rows.end(), [](const GpuMetricRow& a, const GpuMetricRow& b) {
-    return kind_rank(a.kind) < kind_rank(b.kind);
+    return row_kind_rank(a.kind) < row_kind_rank(b.kind);
   });
   return r;
 }
